@@ -1,0 +1,1 @@
+"""The `forge` command line: a thin surface that parses, calls core functions, renders."""

@@ -1,0 +1,71 @@
+"""Entry point of the `forge` command: build the parser, run one command, render it."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from forge_runtime import __version__, hints
+from forge_runtime.cli.render import emit
+from forge_runtime.errors import EXIT_USAGE, ForgeError
+from forge_runtime.result import Result
+
+# Modules under forge_runtime.cli.commands, in the order `forge --help` lists them.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so usage errors get a hint like any other."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's name
+        raise ForgeError(f"{self.prog}: {message}", f"{self.prog} --help")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print JSON with _next_action")
+    parser = _Parser(
+        prog="forge",
+        description="Durable goal budgets, read-only roles and next-action hints for Claude Code.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"forge {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"forge_runtime.cli.commands.{name}").register(sub, common)
+    return parser
+
+
+def parses(command_line: str) -> bool:
+    """True when `command_line` (starting with `forge`) is accepted by forge's own parser."""
+    import shlex
+
+    words = shlex.split(command_line)
+    if not words or words[0] != "forge":
+        return False
+    try:
+        build_parser().parse_args(words[1:])
+    except (ForgeError, SystemExit):
+        return False
+    return True
+
+
+def _no_command() -> Result:
+    return Result(hints.next_("forge doctor", "check that forge is installed and ready"),
+                  lines=["forge: no command given. Run `forge --help` for the list."],
+                  exit_code=EXIT_USAGE)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        result = args.handler(args) if getattr(args, "handler", None) else _no_command()
+    except ForgeError as exc:
+        result = Result(exc.hint(), exit_code=exc.exit_code,
+                        data={"error": exc.message, "code": exc.code})
+    except KeyboardInterrupt:
+        return 130
+    return emit(result, as_json)

@@ -1,0 +1,82 @@
+"""Route one host event to its module, and keep our own bugs out of a person's session.
+
+The contract for every event module:
+    REQUIRED: dict of field name -> type that the event must carry (besides the common ones)
+    handle(event: dict) -> dict | None       the JSON reply, or None for the no-op reply
+    on_failure(problem: str) -> dict | None  optional: the reply when the input is malformed
+                                             or handle() raised; the guard answers deny here,
+                                             everything else answers nothing (fail open),
+                                             unless a goal's contract says fail closed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import BinaryIO, TextIO
+
+EVENT_MODULES = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "user_prompt_submit",
+    "PreToolUse": "pre_tool_use",
+    "Stop": "stop",
+    "SessionEnd": "session_end",
+}
+
+COMMON_FIELDS = {"session_id": str, "hook_event_name": str}
+
+FIX = "forge doctor"
+
+
+class InvalidEvent(ValueError):
+    """The host sent something we cannot read as this event."""
+
+
+def parse_event(raw: bytes, event_name: str, required: dict[str, type]) -> dict:
+    """Decode and check the event; raise InvalidEvent with a precise reason."""
+    if not raw.strip():
+        raise InvalidEvent("empty input (the host sends one JSON object on stdin)")
+    try:
+        event = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidEvent(f"input is not JSON ({exc.__class__.__name__}: {exc})") from None
+    if not isinstance(event, dict):
+        raise InvalidEvent(f"input is a JSON {type(event).__name__}, not an object")
+    for name, kind in {**COMMON_FIELDS, **required}.items():
+        if not isinstance(event.get(name), kind):
+            raise InvalidEvent(f"field {name!r} is missing or not a {kind.__name__}")
+    if event["hook_event_name"] != event_name:
+        raise InvalidEvent(
+            f"hook_event_name is {event['hook_event_name']!r}, expected {event_name!r}")
+    return event
+
+
+def _say(stderr: TextIO, event_name: str, problem: str) -> None:
+    from forge_runtime import hints
+
+    text = hints.error(f"forge {event_name} hook: {problem}", FIX).render()
+    stderr.write(text + "\n")
+
+
+def run(argv: list[str], stdin: BinaryIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Handle one event; always exit 0 and answer in JSON so the host decides by our reply."""
+    if len(argv) != 1 or argv[0] not in EVENT_MODULES:
+        _say(stderr, "launcher", f"expected one event name of {', '.join(EVENT_MODULES)}, "
+                                 f"got {' '.join(argv) or 'nothing'}")
+        return 1
+    event_name = argv[0]
+    module = importlib.import_module(f"forge_runtime.hooks.{EVENT_MODULES[event_name]}")
+    on_failure = getattr(module, "on_failure", lambda problem: None)
+    try:
+        event = parse_event(stdin.read(), event_name, getattr(module, "REQUIRED", {}))
+        reply = module.handle(event)
+    except InvalidEvent as exc:
+        _say(stderr, event_name, str(exc))
+        reply = on_failure(str(exc))
+    except Exception as exc:  # a bug of ours: report it in one line, never a traceback
+        problem = f"internal error {exc.__class__.__name__}: {exc}"
+        _say(stderr, event_name, problem)
+        reply = on_failure(problem)
+    if reply:
+        stdout.write(json.dumps(reply) + "\n")
+    return 0
