@@ -16,19 +16,22 @@ class ForgeError(Exception):
 
     `exit_code` is 1 for an error in use and 2 when forge refuses or fails closed.
     `code` is a stable machine-readable name such as FORGE_GOAL_LEDGER_TAMPERED.
+    `or_` lists fallback commands, shown as `Or:` lines after the `Fix:`.
     """
 
     def __init__(self, message: str, fix: str, *, exit_code: int = EXIT_USAGE,
-                 code: str | None = None, rationale: str | None = None) -> None:
+                 code: str | None = None, rationale: str | None = None,
+                 or_: list[str] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.fix = fix
         self.exit_code = exit_code
         self.code = code
         self.rationale = rationale
+        self.alternatives = list(or_ or ())
 
     def hint(self):
         from forge_runtime import hints
 
         message = f"{self.code}: {self.message}" if self.code else self.message
-        return hints.error(message, self.fix, self.rationale)
+        return hints.error(message, self.fix, self.rationale, or_=self.alternatives)

@@ -1,0 +1,252 @@
+"""Give forge's hooks a Python that has their dependencies, built once per plugin install.
+
+The host installs no Python packages for a plugin. The SessionStart hook therefore makes sure
+the interpreter that runs hooks can import pyyaml, filelock and jsonschema:
+
+- the running interpreter already has them (a pip-installed forge, CI): nothing to do;
+- otherwise a virtual environment `forge-env` under `${CLAUDE_PLUGIN_DATA}` (which survives
+  plugin updates; `${CLAUDE_PLUGIN_ROOT}` does not) is built once, and rebuilt only when the
+  dependency list changes. `hooks/forge-hook` runs `forge-env/bin/python` when it exists.
+
+Building is atomic and safe against two sessions starting at once: one builder at a time holds
+a lock, each build happens in a fresh directory `forge-env.d/<stamp>.<random>` that is renamed
+to `forge-env.d/<stamp>` only once complete, and `forge-env` is a symlink swapped in one
+`os.replace`. A hook therefore sees the old environment or the new one, never half of one.
+
+claude-agent-sdk is deliberately not installed here: hooks never import it and its wheel is
+about 170 MB. Standard library only, since this runs before the dependencies exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import venv
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from forge_runtime.errors import EXIT_OK, EXIT_USAGE, ForgeError
+
+# What hooks import, as pip requirements and as module names; pyproject.toml lists the same
+# requirements (a test keeps the two in step).
+HOOK_REQUIREMENTS: tuple[str, ...] = ("pyyaml>=6.0", "filelock>=3.12", "jsonschema>=4.20")
+HOOK_MODULES: tuple[str, ...] = ("yaml", "filelock", "jsonschema")
+
+ENV_NAME = "forge-env"
+STAMP_FILE = "forge-stamp"
+PIP_TIMEOUT_SECONDS = 240
+
+# Package directory's parent: the plugin root when forge runs from the plugin bundle.
+PACKAGE_PARENT = Path(__file__).resolve().parent.parent
+
+Installer = Callable[[Path, Sequence[str]], None]
+Creator = Callable[[Path], None]
+
+
+def stamp_of(requirements: Sequence[str]) -> str:
+    """A short digest of the dependency list: a changed list means a rebuilt environment."""
+    material = "\n".join(sorted(requirements)).encode("utf-8")
+    return hashlib.sha256(material).hexdigest()[:16]
+
+
+def missing_modules(modules: Sequence[str] = HOOK_MODULES) -> list[str]:
+    """The hook dependencies the running interpreter cannot import (found, not imported)."""
+    return [name for name in modules if importlib.util.find_spec(name) is None]
+
+
+def env_python(env: Path) -> Path:
+    return env / "bin" / "python"
+
+
+def is_current(env: Path, stamp: str) -> bool:
+    """True when `env` is a complete environment built for this dependency list."""
+    try:
+        recorded = (env / STAMP_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return False
+    return recorded == stamp and env_python(env).exists()
+
+
+def _running_inside(env: Path) -> bool:
+    try:
+        return Path(sys.prefix).resolve() == env.resolve()
+    except OSError:
+        return False
+
+
+def create_venv(path: Path) -> None:
+    """A plain virtual environment with pip, from the interpreter running this code."""
+    venv.EnvBuilder(with_pip=True, clear=False, symlinks=True).create(path)
+
+
+def pip_install(python: Path, requirements: Sequence[str]) -> None:
+    """Install `requirements` into the environment of `python`; ForgeError with pip's reason."""
+    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
+               "--no-input", "--quiet", *requirements]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True,
+                              timeout=PIP_TIMEOUT_SECONDS, check=False)
+    except subprocess.TimeoutExpired:
+        raise _BuildFailed(f"pip did not finish within {PIP_TIMEOUT_SECONDS} s") from None
+    if done.returncode != 0:
+        raise _BuildFailed(f"pip failed: {_last_line(done.stderr or done.stdout)}")
+
+
+class _BuildFailed(Exception):
+    """One step of building the environment failed; the message says which and why."""
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+class Bootstrap:
+    """The dependency environment of one plugin install, under its data directory."""
+
+    def __init__(self, data_dir: Path, *, requirements: Sequence[str] = HOOK_REQUIREMENTS,
+                 create: Creator = create_venv, install: Installer = pip_install) -> None:
+        self.data_dir = data_dir
+        self.requirements = tuple(requirements)
+        self.stamp = stamp_of(self.requirements)
+        self.env = data_dir / ENV_NAME
+        self.builds = data_dir / f"{ENV_NAME}.d"
+        self._create = create
+        self._install = install
+
+    def build(self) -> bool:
+        """Make `forge-env` current; True when this call built it, False when it already was.
+
+        Holds an exclusive lock so that sessions starting together build once: the second
+        waits, then finds the environment current.
+        """
+        self.builds.mkdir(parents=True, exist_ok=True)
+        with open(self.data_dir / f"{ENV_NAME}.lock", "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if is_current(self.env, self.stamp):
+                return False
+            final = self.builds / self.stamp
+            if not is_current(final, self.stamp):
+                self._build_into(final)
+            self._point_env_at(final)
+            self._remove_other_builds(keep=final)
+            return True
+
+    def _build_into(self, final: Path) -> None:
+        partial = Path(tempfile.mkdtemp(prefix=f"{self.stamp}.", dir=self.builds))
+        try:
+            self._create(partial)
+            self._install(env_python(partial), self.requirements)
+            (partial / STAMP_FILE).write_text(self.stamp + "\n", encoding="utf-8")
+            shutil.rmtree(final, ignore_errors=True)
+            os.rename(partial, final)
+        except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
+
+    def _point_env_at(self, final: Path) -> None:
+        link = self.data_dir / f".{ENV_NAME}.link-{os.getpid()}"
+        link.unlink(missing_ok=True)
+        link.symlink_to(final.relative_to(self.data_dir), target_is_directory=True)
+        if self.env.is_dir() and not self.env.is_symlink():
+            shutil.rmtree(self.env)  # an environment made by hand; ours are always symlinks
+        os.replace(link, self.env)
+
+    def _remove_other_builds(self, keep: Path) -> None:
+        for entry in self.builds.iterdir():
+            if entry != keep:
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def fix_command(data_dir: Path | None, python: str = sys.executable) -> str:
+    """The full command that retries the bootstrap by hand, showing pip's own output."""
+    data = f" --data {shlex.quote(str(data_dir))}" if data_dir else ""
+    return (f"cd {shlex.quote(str(PACKAGE_PARENT))} && {shlex.quote(python)} "
+            f"-m forge_runtime.bootstrap{data}")
+
+
+def pip_fallback(python: str = sys.executable) -> str:
+    """The other way out: install the hook dependencies into the interpreter itself."""
+    return " ".join([shlex.quote(python), "-m", "pip", "install",
+                     *(shlex.quote(req) for req in HOOK_REQUIREMENTS)])
+
+
+def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | None = None,
+           *, bootstrap: Bootstrap | None = None) -> str:
+    """Make sure hooks will run with their dependencies; return what was the case.
+
+    "present": the running interpreter has them. "ready": forge-env is current.
+    "built": this call built forge-env. Raises ForgeError (one message, one Fix) otherwise.
+    """
+    data = Path(data_dir) if data_dir else None
+    names = ", ".join(HOOK_REQUIREMENTS)
+    or_ = [pip_fallback()] if importlib.util.find_spec("pip") else []
+    if data is None:
+        if not missing_modules():
+            return "present"
+        raise ForgeError(f"forge's hooks need {names} and CLAUDE_PLUGIN_DATA is not set, "
+                         "so there is nowhere to install them", pip_fallback())
+    boot = bootstrap or Bootstrap(data)
+    inside = _running_inside(boot.env)
+    if not inside and not missing_modules():
+        return "present"
+    if is_current(boot.env, boot.stamp):
+        return "ready"
+    if plugin_root and _is_within(data, Path(plugin_root)):
+        raise ForgeError(f"CLAUDE_PLUGIN_DATA ({data}) lies inside the plugin's own directory, "
+                         "which the host replaces on every update", pip_fallback())
+    try:
+        return "built" if boot.build() else "ready"
+    except (_BuildFailed, OSError, subprocess.SubprocessError) as exc:
+        raise ForgeError(
+            f"forge could not install its hook dependencies ({names}) into "
+            f"{boot.env}: {exc}", fix_command(data),
+            rationale="retries the install and shows pip's output; it needs PyPI access once",
+            or_=or_) from None
+
+
+def _is_within(path: Path, parent: Path) -> bool:
+    try:
+        path.resolve().relative_to(parent.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m forge_runtime.bootstrap`: build forge-env by hand, with pip's output shown."""
+    from forge_runtime import hints
+
+    parser = argparse.ArgumentParser(prog="python -m forge_runtime.bootstrap",
+                                     description=main.__doc__)
+    parser.add_argument("--data", default=os.environ.get("CLAUDE_PLUGIN_DATA"),
+                        help="the plugin data directory (default: $CLAUDE_PLUGIN_DATA)")
+    args = parser.parse_args(argv)
+    data = Path(args.data) if args.data else None
+    try:
+        boot = Bootstrap(data, install=_verbose_pip_install) if data else None
+        outcome = ensure(data, bootstrap=boot)
+    except ForgeError as exc:
+        print(exc.hint().render(), file=sys.stderr)
+        return EXIT_USAGE
+    print(f"forge hook dependencies: {outcome}")
+    print(hints.done().render())
+    return EXIT_OK
+
+
+def _verbose_pip_install(python: Path, requirements: Sequence[str]) -> None:
+    done = subprocess.run([str(python), "-m", "pip", "install", *requirements], check=False)
+    if done.returncode != 0:
+        raise _BuildFailed(f"pip exited with status {done.returncode} (its output is above)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

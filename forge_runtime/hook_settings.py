@@ -1,0 +1,113 @@
+"""`forge init --hooks`: wire forge's hooks into `.claude/settings.json` for a pip install.
+
+People who pip-install forge instead of adding the plugin get the same five registrations
+as the plugin's `hooks/hooks.json` (same events, matchers and timeouts), pointing at the
+interpreter that has forge installed, in exec form (`"args"`, no shell). The merge keeps
+every other key and every other hook, replaces forge's own entries instead of adding a
+second copy, and leaves a file it cannot read exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from forge_runtime import resources
+from forge_runtime.errors import ForgeError
+from forge_runtime.initializer import write_atomically
+
+HOOK_MODULE_ARGS = ["-m", "forge_runtime.hooks"]
+LAUNCHER_NAME = "forge-hook"
+
+
+def plugin_registrations(bundle: Path | None = None) -> dict[str, list[dict]]:
+    """The plugin's hook groups by event, as `hooks/hooks.json` declares them."""
+    bundle = bundle or resources.bundle_root()
+    declared = json.loads((bundle / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    return declared["hooks"]
+
+
+def pip_registrations(python: str = sys.executable,
+                      bundle: Path | None = None) -> dict[str, list[dict]]:
+    """The same groups, each hook running `<python> -m forge_runtime.hooks <Event>`."""
+    wired: dict[str, list[dict]] = {}
+    for event, groups in plugin_registrations(bundle).items():
+        wired[event] = []
+        for group in groups:
+            hooks = [{**hook, "command": python, "args": [*HOOK_MODULE_ARGS, event]}
+                     for hook in group["hooks"]]
+            wired[event].append({**group, "hooks": hooks})
+    return wired
+
+
+def is_forge_hook(hook: object) -> bool:
+    """True for a hook entry forge wrote (either the pip form or the plugin launcher)."""
+    if not isinstance(hook, dict):
+        return False
+    args = hook.get("args")
+    if isinstance(args, list) and args[:2] == HOOK_MODULE_ARGS:
+        return True
+    command = str(hook.get("command", ""))
+    return "forge_runtime.hooks" in command or command.endswith(f"/{LAUNCHER_NAME}")
+
+
+def merged(settings: dict, wiring: dict[str, list[dict]]) -> dict:
+    """`settings` with forge's previous entries removed and `wiring` added, others untouched."""
+    hooks = dict(settings.get("hooks") or {})
+    for event in [*hooks, *(name for name in wiring if name not in hooks)]:
+        kept = []
+        for group in hooks.get(event, []):
+            others = [hook for hook in group.get("hooks", []) if not is_forge_hook(hook)]
+            if others:
+                kept.append({**group, "hooks": others})
+            elif not group.get("hooks"):
+                kept.append(group)
+        combined = kept + wiring.get(event, [])
+        if combined:
+            hooks[event] = combined
+        else:
+            hooks.pop(event, None)
+    return {**settings, "hooks": hooks}
+
+
+def _broken(path: Path, problem: str) -> ForgeError:
+    return ForgeError(f"{path} {problem}; forge left it untouched",
+                      f"{shlex.quote(sys.executable)} -m json.tool {shlex.quote(str(path))}",
+                      rationale="shows where the file is broken; repair it, then run "
+                                "forge init --hooks again",
+                      or_=["forge init --hooks"])
+
+
+def read_settings(path: Path) -> dict:
+    """The settings object, `{}` when the file does not exist; ForgeError when unusable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _broken(path, f"cannot be read ({exc.__class__.__name__})") from None
+    try:
+        settings = json.loads(text)
+    except ValueError as exc:
+        raise _broken(path, f"is not valid JSON ({exc})") from None
+    if not isinstance(settings, dict):
+        raise _broken(path, f"holds a JSON {type(settings).__name__}, not an object")
+    hooks = settings.get("hooks")
+    if hooks is not None and not (isinstance(hooks, dict) and all(
+            isinstance(groups, list) and all(isinstance(g, dict) for g in groups)
+            for groups in hooks.values())):
+        raise _broken(path, "has a \"hooks\" key that is not a map of event to hook groups")
+    return settings
+
+
+def wire_hooks(project_root: Path, python: str = sys.executable) -> tuple[Path, bool]:
+    """Merge forge's hooks into `<root>/.claude/settings.json`; return (path, changed)."""
+    path = project_root / ".claude" / "settings.json"
+    settings = read_settings(path)
+    updated = merged(settings, pip_registrations(python))
+    if updated == settings:
+        return path, False
+    write_atomically(path, (json.dumps(updated, indent=2) + "\n").encode("utf-8"))
+    return path, True
