@@ -1,0 +1,12 @@
+"""The host kit: run the real Claude Code CLI offline against a scripted model.
+
+    script.py         rules that answer model requests by their content (+ script.schema.json)
+    server.py         the Messages API server on 127.0.0.1 that plays the model
+    runner.py         `Host`: a fresh HOME + the server + plugins; `Host.run` is one session
+    netns.py          loopback-only network and PID namespace for a session, where allowed
+    hookrecord.py     records forge's hook invocations (stdin, stdout, exit, duration)
+    binary.py         finds the CLI bundled with claude-agent-sdk, or $FORGE_CLAUDE_BIN
+    pytest_plugin.py  fixtures: `claude_host`, `project`, `claude_bin`
+
+Nothing is imported here: `hookrecord` runs on every hook call and must stay light.
+"""

@@ -1,0 +1,99 @@
+"""Run a session in its own network and PID namespaces: only loopback, and nothing outlives it.
+
+`unshare -n -p -f --kill-child` gives the session a network namespace whose only interface
+is its own loopback, and a PID namespace whose init is this module's `main`. So the host can
+reach nothing at all, not even the vendor's servers by mistake, and when init dies the
+kernel kills every process the session left behind (a hung tool, a background shell).
+
+The model server lives in the test process, outside the namespace; a loopback port there is
+unreachable from inside. So `main` listens on 127.0.0.1:<port> inside the namespace and
+relays each connection to the server's Unix socket (a filesystem socket crosses network
+namespaces). Then it runs the session command as its child and exits with its code.
+
+Needs root (or unprivileged user namespaces) and `ip`; `available()` says when it cannot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+
+MODULE = "forge_runtime.hostkit.netns"
+
+
+@functools.cache
+def available() -> tuple[bool, str]:
+    """Whether this machine can isolate a session, and if not, why (for the test report)."""
+    unshare, ip = shutil.which("unshare"), shutil.which("ip")
+    if not unshare or not ip:
+        return False, "`unshare` or `ip` is not installed"
+    try:
+        probe = subprocess.run(
+            [unshare, "-n", "-p", "-f", "--kill-child", "--", ip, "link", "set", "lo", "up"],
+            capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"`unshare -n -p` failed to start: {exc}"
+    if probe.returncode != 0:
+        reason = probe.stderr.strip().splitlines()[-1:] or [f"exit {probe.returncode}"]
+        return False, f"`unshare -n -p` is not permitted here: {reason[0]}"
+    return True, "loopback-only network and PID namespace (unshare -n -p)"
+
+
+def wrap(command: list[str], unix_path: str, port: int) -> list[str]:
+    """`command` run inside fresh namespaces, with 127.0.0.1:<port> relayed to `unix_path`."""
+    return [shutil.which("unshare") or "unshare", "-n", "-p", "-f", "--kill-child", "--",
+            sys.executable, "-m", MODULE, unix_path, str(port), "--", *command]
+
+
+def _pump(source: socket.socket, target: socket.socket) -> None:
+    try:
+        while data := source.recv(65536):
+            target.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for sock, how in ((target, socket.SHUT_WR), (source, socket.SHUT_RD)):
+            with contextlib.suppress(OSError):
+                sock.shutdown(how)
+
+
+def _relay_one(client: socket.socket, unix_path: str) -> None:
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(unix_path)
+    except OSError:
+        client.close()
+        upstream.close()
+        return
+    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
+    back.start()
+    _pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
+
+
+def _serve(listener: socket.socket, unix_path: str) -> None:
+    while True:
+        client, _ = listener.accept()
+        threading.Thread(target=_relay_one, args=(client, unix_path), daemon=True).start()
+
+
+def main(argv: list[str]) -> int:
+    unix_path, port, separator, *command = argv
+    if separator != "--" or not command:
+        sys.stderr.write(f"usage: python -m {MODULE} UNIX_SOCKET PORT -- COMMAND...\n")
+        return 2
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    listener = socket.create_server(("127.0.0.1", int(port)))
+    threading.Thread(target=_serve, args=(listener, unix_path), daemon=True).start()
+    return subprocess.run(command).returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

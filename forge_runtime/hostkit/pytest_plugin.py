@@ -1,0 +1,106 @@
+"""pytest fixtures that make a host test read like a story: a scripted model, a session, checks.
+
+Enable with `pytest_plugins = ["forge_runtime.hostkit.pytest_plugin"]` in a conftest.py.
+
+    @pytest.mark.host
+    def test_deny_blocks_the_tool(claude_host, project):
+        host = claude_host('''
+            rules:
+              - when: {last_is_tool_result: true}
+                reply: {text: "The tool was refused."}
+              - reply: {tool_calls: [{name: Bash, input: {command: "touch {cwd}/x"}}]}
+        ''')
+        session = host.run("make x", cwd=project, args=["--allowedTools", "Bash"])
+        assert session.terminal_reason == "completed"
+
+`claude_host(script, plugin_dirs=None, **options)` returns a started `Host` (closed after
+the test) with the forge plugin loaded unless `plugin_dirs` says otherwise; `script` is a
+`Script`, a dict, YAML/JSON text, or a path. `project` is an empty git repository.
+Tests using the binary skip, saying why, only when no Claude Code binary exists at all.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+from forge_runtime.hostkit.runner import Host
+from forge_runtime.hostkit.script import Script
+
+FORGE_PLUGIN_DIR = Path(__file__).resolve().parents[2]
+
+
+def as_script(script: Script | dict | str | Path) -> Script:
+    """A `Script` from any of the forms a test may hold one in."""
+    if isinstance(script, Script):
+        return script
+    if isinstance(script, dict):
+        return Script(script)
+    if isinstance(script, Path) or (isinstance(script, str) and "\n" not in script
+                                    and script.endswith((".yaml", ".yml", ".json"))):
+        return Script.load(script)
+    import textwrap
+
+    return Script.parse(textwrap.dedent(script))
+
+
+def write_plugin(root: Path, name: str, hooks: dict[str, list[dict]]) -> Path:
+    """A minimal plugin at `root`: a manifest and `hooks/hooks.json` with `hooks` per event.
+
+    `hooks` maps an event to its hook-group list exactly as hooks.json spells it, e.g.
+    {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}.
+    """
+    (root / ".claude-plugin").mkdir(parents=True, exist_ok=True)
+    (root / "hooks").mkdir(exist_ok=True)
+    manifest = {"name": name, "version": "0.0.1", "description": f"{name} (a test plugin)"}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest, indent=2))
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
+    return root
+
+
+def init_git_project(path: Path) -> Path:
+    """An empty git repository with one commit, as a person's project would be."""
+    path.mkdir(parents=True, exist_ok=True)
+    git = ["git", "-c", "user.name=forge test", "-c", "user.email=test@forge.invalid",
+           "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q", str(path)], check=True)
+    (path / "README.md").write_text("A project for a forge host test.\n")
+    subprocess.run([*git, "-C", str(path), "add", "README.md"], check=True)
+    subprocess.run([*git, "-C", str(path), "commit", "-q", "-m", "start"], check=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    """The real Claude Code binary; the test skips, saying why, when there is none at all."""
+    try:
+        return find_claude()
+    except ClaudeNotFound as exc:
+        pytest.skip(f"no Claude Code binary: {exc}")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A fresh git project for the session's working directory."""
+    return init_git_project(tmp_path / "project")
+
+
+@pytest.fixture
+def claude_host(tmp_path: Path, claude_bin: Path):
+    """Factory: `claude_host(script, plugin_dirs=None, **Host options)` -> a started Host."""
+    hosts: list[Host] = []
+
+    def make(script, plugin_dirs=None, **options) -> Host:
+        plugins = [FORGE_PLUGIN_DIR] if plugin_dirs is None else plugin_dirs
+        host = Host(tmp_path / f"host-{len(hosts) + 1}", as_script(script),
+                    plugin_dirs=plugins, claude_bin=claude_bin, **options)
+        hosts.append(host)
+        return host
+
+    yield make
+    for host in hosts:
+        host.close()

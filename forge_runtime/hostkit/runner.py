@@ -1,0 +1,340 @@
+"""Run real Claude Code sessions offline against a scripted model, and report what happened.
+
+    from forge_runtime.hostkit.runner import Host
+    from forge_runtime.hostkit.script import Script
+
+    with Host(tmp_path / "host", Script.load("script.yaml"), plugin_dirs=[plugin]) as host:
+        first = host.run("/goal the file done.txt exists", cwd=project)
+        again = host.run("keep going", cwd=project, resume=first.session_id)
+    assert first.terminal_reason == "completed"
+    assert [h.event for h in first.hooks] == ["SessionStart", "UserPromptSubmit", ...]
+
+A `Host` is one pretend machine: a fresh HOME (so no real settings, credentials or
+transcripts leak in or out), one model server, and the plugins to load. Each `run` is one
+`claude -p` process with `--output-format stream-json --include-hook-events` and a debug
+file, bounded by a timeout, after which everything it started is killed.
+
+Hooks run through forge's launcher are recorded with their real stdin by pointing
+`FORGE_PYTHON` at `hookrecord` (same Python, same process); every plugin's hooks also show
+up as the host's own stream events in `SessionResult.hook_events`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from forge_runtime.hostkit import netns
+from forge_runtime.hostkit.binary import find_claude
+from forge_runtime.hostkit.hookrecord import LOG_ENV
+from forge_runtime.hostkit.script import Script
+from forge_runtime.hostkit.server import ModelServer
+
+API_KEY = "sk-ant-hostkit-not-a-real-key"
+QUIET_ENV = {
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+}
+PASSED_THROUGH_ENV = ("PATH", "LANG", "LC_ALL", "TERM")
+DEFAULT_TIMEOUT = 60.0
+
+
+@dataclass
+class HookCall:
+    """One hook invocation as recorded around forge's launcher."""
+
+    event: str
+    stdin: dict
+    stdout: str
+    stderr: str
+    exit_code: int
+    duration_s: float
+    started: float
+
+    @property
+    def reply(self) -> dict | None:
+        """The hook's JSON answer on stdout, or None when it printed nothing."""
+        text = self.stdout.strip()
+        return json.loads(text) if text else None
+
+
+@dataclass
+class SessionResult:
+    """Everything one session did, as the host and our model server saw it."""
+
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    events: list[dict]
+    requests: list[dict]
+    hooks: list[HookCall]
+    stdout: str
+    stderr: str
+    debug_log_path: Path
+    run_dir: Path
+    isolation: str
+
+    @cached_property
+    def result(self) -> dict | None:
+        """The host's final `result` event (what `--output-format json` prints), if any."""
+        finals = [e for e in self.events if e.get("type") == "result"]
+        return finals[-1] if finals else None
+
+    @property
+    def terminal_reason(self) -> str | None:
+        return (self.result or {}).get("terminal_reason")
+
+    @property
+    def session_id(self) -> str | None:
+        for event in self.events:
+            if event.get("session_id"):
+                return event["session_id"]
+        return None
+
+    @property
+    def hook_events(self) -> list[dict]:
+        """The host's own `hook_response` stream events: every plugin's hooks, no stdin."""
+        return [e for e in self.events if e.get("subtype") == "hook_response"]
+
+    @property
+    def debug_log(self) -> str:
+        try:
+            return self.debug_log_path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def hooks_for(self, event: str) -> list[HookCall]:
+        return [h for h in self.hooks if h.event == event]
+
+    def plugin_errors(self) -> list[str]:
+        """Debug-log lines where the host reports a plugin or hook problem."""
+        return [line for line in self.debug_log.splitlines()
+                if "[ERROR]" in line and any(w in line.lower() for w in ("plugin", "hook"))]
+
+    @property
+    def transcript_path(self) -> Path | None:
+        for hook in self.hooks:
+            if hook.stdin.get("transcript_path"):
+                return Path(hook.stdin["transcript_path"])
+        return None
+
+    def transcript(self) -> list[dict]:
+        """The session's transcript entries (the host's internal JSON-lines format)."""
+        path = self.transcript_path
+        if path is None or not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+
+    def model_requests(self) -> list[dict]:
+        """Request bodies the main model slot saw (the /goal evaluator's left out)."""
+        from forge_runtime.hostkit.script import Request
+
+        return [r["body"] for r in self.requests
+                if not Request(r["body"]).is_goal_evaluator and "messages" in r["body"]]
+
+
+class Host:
+    """A pretend machine for real Claude Code sessions: fresh HOME, model server, plugins.
+
+    `isolate_network`: run each session in a loopback-only network namespace (and a PID
+    namespace that takes every leftover process down with it) where the machine allows;
+    `isolation` says what was used and why.
+    """
+
+    def __init__(self, workdir: str | Path, script: Script, *,
+                 plugin_dirs: Sequence[str | Path] = (), env: dict[str, str] | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, isolate_network: bool = True,
+                 claude_bin: str | Path | None = None) -> None:
+        self.workdir = Path(workdir).resolve()
+        self.home = self.workdir / "home"
+        self.tmpdir = self.home / "tmp"
+        self.tmpdir.mkdir(parents=True, exist_ok=True)
+        self.plugin_dirs = [Path(p).resolve() for p in plugin_dirs]
+        self.env = dict(env or {})
+        self.timeout = timeout
+        self.claude_bin = Path(claude_bin) if claude_bin else find_claude()
+        can_isolate, reason = netns.available() if isolate_network else (False, "not asked")
+        self.isolated = can_isolate
+        self.isolation = reason if can_isolate else f"none ({reason})"
+        self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
+                                  unix_path=self.workdir / "model.sock" if can_isolate else None)
+        self._python_shim = self._write_python_shim()
+        self._runs = 0
+        self.server.start()
+
+    def __enter__(self) -> Host:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.server.stop()
+
+    @property
+    def script(self) -> Script:
+        return self.server.script
+
+    def run(self, prompt: str, *, cwd: str | Path, resume: str | None = None,
+            args: Sequence[str] = (), env: dict[str, str] | None = None,
+            timeout: float | None = None) -> SessionResult:
+        """Run one `claude -p <prompt>` in `cwd` and return what happened.
+
+        `resume` continues an earlier session by id; `args` adds CLI flags such as
+        `--permission-mode acceptEdits`, `--allowedTools Bash`, `--mcp-config f.json`,
+        `--agents '{...}'`; `env` adds to (and overrides) the session's environment.
+        """
+        cwd = Path(cwd).resolve()
+        self._runs += 1
+        run_dir = self.workdir / f"run-{self._runs}"
+        run_dir.mkdir()
+        self._trust(cwd)
+        self.server.variables["cwd"] = str(cwd)
+        command = [str(self.claude_bin), "-p", prompt, "--output-format", "stream-json",
+                   "--verbose", "--include-hook-events", "--debug-file",
+                   str(run_dir / "debug.log")]
+        for plugin in self.plugin_dirs:
+            command += ["--plugin-dir", str(plugin)]
+        if resume:
+            command += ["--resume", resume]
+        command += list(args)
+        if self.isolated:
+            command = netns.wrap(command, str(self.server.unix_path), self.server.port)
+        first_request = len(self.server.requests)
+        started = time.monotonic()
+        exit_code, timed_out = self._spawn(command, cwd, run_dir, self._environment(run_dir, env),
+                                           timeout or self.timeout)
+        duration = time.monotonic() - started
+        return SessionResult(
+            exit_code=exit_code, timed_out=timed_out, duration_s=duration,
+            events=_json_lines(run_dir / "stdout.jsonl"),
+            requests=self.server.requests[first_request:],
+            hooks=_hook_calls(run_dir / "hooks.jsonl"),
+            stdout=(run_dir / "stdout.jsonl").read_text(encoding="utf-8", errors="replace"),
+            stderr=(run_dir / "stderr.txt").read_text(encoding="utf-8", errors="replace"),
+            debug_log_path=run_dir / "debug.log", run_dir=run_dir, isolation=self.isolation)
+
+    def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
+        env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}
+        env.update(QUIET_ENV)
+        env.update({
+            "HOME": str(self.home),
+            "TMPDIR": str(self.tmpdir),
+            "CLAUDE_CODE_TMPDIR": str(self.tmpdir),
+            "ANTHROPIC_BASE_URL": self.server.url,
+            "ANTHROPIC_API_KEY": API_KEY,
+            "FORGE_PYTHON": str(self._python_shim),
+            LOG_ENV: str(run_dir / "hooks.jsonl"),
+        })
+        env.update(self.env)
+        env.update(extra or {})
+        return env
+
+    def _spawn(self, command: list[str], cwd: Path, run_dir: Path, env: dict[str, str],
+               timeout: float) -> tuple[int | None, bool]:
+        with (run_dir / "stdout.jsonl").open("wb") as out, \
+                (run_dir / "stderr.txt").open("wb") as err:
+            proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=err, start_new_session=True)
+            try:
+                return proc.wait(timeout=timeout), False
+            except subprocess.TimeoutExpired:
+                return None, True
+            finally:
+                kill_tree(proc)
+
+    def _trust(self, cwd: Path) -> None:
+        """Pre-answer the first-run and trust questions the host would otherwise ask."""
+        config_path = self.home / ".claude.json"
+        config = json.loads(config_path.read_text()) if config_path.exists() else {
+            "hasCompletedOnboarding": True,
+            "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+            "projects": {},
+        }
+        config["projects"].setdefault(str(cwd), {"hasTrustDialogAccepted": True})
+        config_path.write_text(json.dumps(config, indent=2))
+
+    def _write_python_shim(self) -> Path:
+        """An executable `FORGE_PYTHON` that runs each forge hook through the recorder."""
+        shim = self.workdir / "forge-python"
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m forge_runtime.hostkit.hookrecord'
+                        ' "$@"\n')
+        shim.chmod(0o755)
+        return shim
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid`, read from /proc (no psutil needed)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(proc: subprocess.Popen) -> None:
+    """Kill the session process, its process group and every descendant, then reap it.
+
+    Descendants are collected before anything dies, since orphans get re-parented and
+    tools may start their own process groups.
+    """
+    doomed = _descendants(proc.pid) if Path("/proc").is_dir() else []
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    for pid in doomed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+def _json_lines(path: Path) -> list[dict]:
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def _hook_calls(path: Path) -> list[HookCall]:
+    if not path.exists():
+        return []
+    calls = []
+    for record in _json_lines(path):
+        try:
+            stdin = json.loads(record["stdin"])
+        except ValueError:
+            stdin = {"_raw": record["stdin"]}
+        event = stdin.get("hook_event_name") or (record["argv"] or ["?"])[-1]
+        calls.append(HookCall(event, stdin, record["stdout"], record["stderr"],
+                              record["exit_code"], record["duration_s"], record["started"]))
+    calls.sort(key=lambda call: call.started)  # hooks append when they end; order by start
+    return calls

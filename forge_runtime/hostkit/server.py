@@ -1,0 +1,269 @@
+"""A scripted Messages API server on loopback, speaking the API the way Claude Code uses it.
+
+The host sends `POST /v1/messages?beta=true` with `"stream": true`; the answer is the SSE
+sequence the host accepts (message_start, per block content_block_start / deltas /
+content_block_stop, message_delta with the stop reason, message_stop), sent as one complete
+body with Content-Length. A request with `"stream": false` gets the plain JSON message.
+
+Every request is kept in `requests` and appended to a JSON-lines log with the API key
+redacted. The server also listens on a Unix socket when asked, so a session inside a
+loopback-only network namespace can reach it through a relay (see `netns`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import socket
+import socketserver
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from forge_runtime.hostkit.script import Request, Script, expand, reply_kind
+
+SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization"}
+
+_ERROR_TYPES = {
+    400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+    404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
+    500: "api_error", 503: "api_error", 529: "overloaded_error",
+}
+
+DEFAULT_USAGE = {"input_tokens": 100, "output_tokens": 20,
+                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+
+
+def build_message(reply: dict, *, model: str, message_id: str, tool_ids) -> dict:
+    """The complete assistant message a text/tool_calls/verdict reply stands for."""
+    content: list[dict] = []
+    if "verdict" in reply:
+        content.append({"type": "text", "text": json.dumps(reply["verdict"])})
+    if reply.get("text"):
+        content.append({"type": "text", "text": reply["text"]})
+    for call in reply.get("tool_calls", []):
+        content.append({"type": "tool_use", "id": call.get("id") or next(tool_ids),
+                        "name": call["name"], "input": call.get("input", {})})
+    has_tools = any(block["type"] == "tool_use" for block in content)
+    stop_reason = reply.get("stop_reason") or ("tool_use" if has_tools else "end_turn")
+    return {"id": message_id, "type": "message", "role": "assistant", "model": model,
+            "content": content, "stop_reason": stop_reason, "stop_sequence": None,
+            "usage": {**DEFAULT_USAGE, **reply.get("usage", {})}}
+
+
+def sse_events(message: dict) -> list[tuple[str, dict]]:
+    """The message as the (event, data) sequence of a streamed response."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None,
+             "usage": {**usage, "output_tokens": 1}}
+    events: list[tuple[str, dict]] = [("message_start", {"type": "message_start",
+                                                         "message": start})]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            opening = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        else:
+            opening = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": index,
+                                     "content_block": opening}),
+            ("content_block_delta", {"type": "content_block_delta", "index": index,
+                                     "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": index}),
+        ]
+    events += [
+        ("message_delta", {"type": "message_delta",
+                           "delta": {"stop_reason": message["stop_reason"],
+                                     "stop_sequence": None},
+                           "usage": {"output_tokens": usage["output_tokens"]}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return events
+
+
+def encode_sse(events: list[tuple[str, dict]]) -> bytes:
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                   for name, data in events).encode()
+
+
+def redact(headers) -> dict[str, str]:
+    return {k.lower(): ("[redacted]" if k.lower() in SECRET_HEADERS else v)
+            for k, v in headers.items()}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "forge-hostkit"
+    protocol_version = "HTTP/1.1"
+    kit: ModelServer  # set on the per-server subclass
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        """Silence the default stderr access log; `ModelServer.requests` is the log."""
+
+    def do_GET(self):  # noqa: N802 - http.server's naming
+        self._send_json(404, _error_body(404, f"no GET endpoint {self.path}"))
+
+    def do_POST(self):  # noqa: N802
+        path = urlsplit(self.path).path
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw or b"{}")
+            if not isinstance(body, dict):
+                raise ValueError("the body is not a JSON object")
+        except ValueError as exc:
+            self.kit.record(self, {"unparsed": raw.decode("utf-8", "replace")}, None, "bad_json")
+            self._send_json(400, _error_body(400, f"request body is not JSON: {exc}"))
+            return
+        if path == "/v1/messages/count_tokens":
+            self.kit.record(self, body, None, "count_tokens")
+            self._send_json(200, {"input_tokens": len(raw) // 4})
+            return
+        if path != "/v1/messages":
+            self.kit.record(self, body, None, "not_found")
+            self._send_json(404, _error_body(404, f"no endpoint {path}"))
+            return
+        self.kit.answer(self, body)
+
+    def _send_json(self, status: int, payload: dict, extra_headers=()) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("request-id", f"req_hostkit_{time.monotonic_ns()}")
+        for name, value in extra_headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_sse(self, message: dict) -> None:
+        data = encode_sse(sse_events(message))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def drop(self) -> None:
+        """Close the connection without a byte of response, as a crashed upstream would."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _error_body(status: int, message: str) -> dict:
+    return {"type": "error", "error": {"type": _ERROR_TYPES.get(status, "api_error"),
+                                       "message": message}}
+
+
+class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def get_request(self):
+        conn, _ = super().get_request()
+        return conn, ("unix", 0)  # http.server expects a (host, port) client address
+
+
+class _TCPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+
+class ModelServer:
+    """Answers the host's model requests from a `Script`; use as a context manager.
+
+    `variables` fills reply placeholders such as `{cwd}`; the runner sets `cwd` per session.
+    """
+
+    def __init__(self, script: Script, *, log_path: str | Path | None = None,
+                 unix_path: str | Path | None = None) -> None:
+        self.script = script
+        self.log_path = Path(log_path) if log_path else None
+        self.unix_path = Path(unix_path) if unix_path else None
+        self.variables: dict[str, str] = {}
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._servers: list[socketserver.BaseServer] = []
+        self._threads: list[threading.Thread] = []
+        self._ids = itertools.count(1)
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ModelServer:
+        handler = type("Handler", (_Handler,), {"kit": self})
+        tcp = _TCPServer(("127.0.0.1", 0), handler)
+        self.port = tcp.server_address[1]
+        self._servers.append(tcp)
+        if self.unix_path is not None:
+            self._servers.append(_UnixHTTPServer(str(self.unix_path), handler))
+        for server in self._servers:
+            thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                      name="hostkit-model-server", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        if self.unix_path is not None:
+            self.unix_path.unlink(missing_ok=True)
+        self._servers.clear()
+
+    def __enter__(self) -> ModelServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def record(self, handler: _Handler, body: dict, rule_name: str | None, outcome: str) -> dict:
+        """Keep one request (key redacted) in memory and in the JSON-lines log."""
+        entry = {"n": 0, "time": time.time(), "method": handler.command, "path": handler.path,
+                 "headers": redact(handler.headers), "body": body, "rule": rule_name,
+                 "outcome": outcome}
+        with self._lock:
+            entry["n"] = len(self.requests) + 1
+            self.requests.append(entry)
+            if self.log_path is not None:
+                with self.log_path.open("a", encoding="utf-8") as log:
+                    log.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        return entry
+
+    def answer(self, handler: _Handler, body: dict) -> None:
+        rule, reply = self.script.answer(Request(body, handler.path))
+        reply = expand(reply, dict(self.variables))
+        kind = reply_kind(reply)
+        rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
+        self.record(handler, body, rule_name, kind if rule else "no_rule_matched")
+        if kind == "drop_connection":
+            handler.drop()
+        elif kind == "hang":
+            self._stopping.wait()
+            handler.drop()
+        elif kind == "error":
+            error = reply["error"]
+            status = error["status"]
+            headers = ([("retry-after", str(error["retry_after"]))]
+                       if "retry_after" in error else [])
+            message = error.get("message", f"scripted {status} from the forge host kit")
+            handler._send_json(status, _error_body(status, message), headers)
+        else:
+            n = next(self._ids)
+            message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
+                                    message_id=f"msg_hostkit_{n:06d}",
+                                    tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
+                                              itertools.count()))
+            if body.get("stream"):
+                handler.send_sse(message)
+            else:
+                handler._send_json(200, message)
