@@ -1,0 +1,183 @@
+"""`forge doctor`: is this install and this project ready for forge, and if not, what fixes it.
+
+Each check answers one question and, when the answer is no, carries the one full command
+that repairs it. The checks only read: doctor never changes anything it inspects.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from forge_runtime import bootstrap, resources
+from forge_runtime.project import Project
+
+MIN_PYTHON = (3, 11)
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd")
+VERSION_TIMEOUT_SECONDS = 20
+
+
+@dataclass(frozen=True)
+class Check:
+    """One question about the install: its answer, and the command that fixes a "no"."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _python_command() -> str:
+    return shlex.quote(sys.executable)
+
+
+def check_python() -> Check:
+    found = ".".join(map(str, sys.version_info[:3]))
+    if sys.version_info[:2] >= MIN_PYTHON:
+        return Check("python", True, f"Python {found} at {sys.executable}")
+    wanted = ".".join(map(str, MIN_PYTHON))
+    return Check("python", False, f"Python {found} is older than {wanted}",
+                 f"python{wanted} -m pip install forge-runtime")
+
+
+def check_dependencies() -> Check:
+    missing = bootstrap.missing_modules()
+    if not missing:
+        return Check("dependencies", True,
+                     f"hook dependencies importable: {', '.join(bootstrap.HOOK_MODULES)}")
+    return Check("dependencies", False, f"cannot import {', '.join(missing)}",
+                 bootstrap.pip_fallback())
+
+
+def _restore(root: Path, relative: str) -> str:
+    """How to get a shipped plugin file back: from git in a checkout, else a reinstall."""
+    if (root / ".git").exists():
+        return f"git -C {shlex.quote(str(root))} checkout -- {shlex.quote(relative)}"
+    return f"{_python_command()} -m pip install --force-reinstall forge-runtime"
+
+
+def _plugin_problem(root: Path) -> tuple[str, str] | None:
+    """The first thing wrong with the plugin bundle at `root`, with its fix; None if sound."""
+    manifest = ".claude-plugin/plugin.json"
+    try:
+        if json.loads((root / manifest).read_text(encoding="utf-8")).get("name") != "forge":
+            return f"{manifest} does not name the plugin forge", _restore(root, manifest)
+    except (OSError, ValueError, AttributeError):
+        return f"{manifest} is missing or not a JSON object", _restore(root, manifest)
+    hooks_file = "hooks/hooks.json"
+    try:
+        events = json.loads((root / hooks_file).read_text(encoding="utf-8"))["hooks"]
+        absent = [event for event in HOOK_EVENTS if event not in events]
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{hooks_file} is missing or unreadable", _restore(root, hooks_file)
+    if absent:
+        return f"{hooks_file} does not register {', '.join(absent)}", _restore(root, hooks_file)
+    launcher = root / "hooks" / "forge-hook"
+    if not (launcher.is_file() and os.access(launcher, os.X_OK)):
+        return "hooks/forge-hook is missing or not executable", \
+            f"chmod +x {shlex.quote(str(launcher))}"
+    return None
+
+
+def check_hook_wiring(project: Project) -> Check:
+    """The plugin bundle when forge runs from one; otherwise `.claude/settings.json`."""
+    from forge_runtime import hook_settings
+    from forge_runtime.errors import ForgeError
+
+    root = resources.plugin_root()
+    if root is not None:
+        problem = _plugin_problem(root)
+        if problem:
+            return Check("plugin", False, problem[0], problem[1])
+        return Check("plugin", True, f"plugin bundle at {root}: manifest, five hooks, launcher")
+    settings_path = project.root / ".claude" / "settings.json"
+    try:
+        settings = hook_settings.read_settings(settings_path)
+    except ForgeError as exc:
+        return Check("hooks", False, exc.message, exc.fix)
+    wired = {event for event, groups in (settings.get("hooks") or {}).items()
+             for group in groups for hook in group.get("hooks", [])
+             if hook_settings.is_forge_hook(hook)}
+    absent = [event for event in HOOK_EVENTS if event not in wired]
+    if absent:
+        return Check("hooks", False, f".claude/settings.json does not run forge for "
+                                     f"{', '.join(absent)}", "forge init --hooks")
+    return Check("hooks", True, ".claude/settings.json runs forge's five hooks")
+
+
+def _state_problem(state: Path) -> str | None:
+    """Why the state file's front matter cannot be read, or None when it can."""
+    import yaml
+
+    text = state.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---" or "---" not in (line.strip() for line in lines[1:]):
+        return "has no front matter between --- lines"
+    end = [line.strip() for line in lines[1:]].index("---") + 1
+    try:
+        front = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        return f"front matter is not YAML ({exc.__class__.__name__})"
+    if not isinstance(front, dict) or "goal" not in front:
+        return "front matter has no goal: key"
+    return None
+
+
+def check_project(project: Project) -> Check:
+    if not (project.forge_dir / "installed.json").is_file():
+        return Check("project", False, f"forge is not installed in {project.root}", "forge init")
+    state = project.state_path
+    shown = state.relative_to(project.root).as_posix()
+    if not state.is_file():
+        return Check("project", False, f"{shown} is missing", "forge init")
+    try:
+        problem = _state_problem(state)
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = f"cannot be read ({exc.__class__.__name__})"
+    except ImportError:
+        return Check("project", False, "cannot read the state file without pyyaml",
+                     bootstrap.pip_fallback())
+    if problem:
+        aside = shlex.quote(f"{shown}.broken")
+        return Check("project", False, f"{shown} {problem}",
+                     f"mv {shlex.quote(shown)} {aside} && forge init")
+    return Check("project", True, f".forge/ installed in {project.root}; {shown} parses")
+
+
+def check_host_binary() -> Check:
+    from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+
+    try:
+        binary = find_claude()
+    except ClaudeNotFound as exc:
+        return Check("host", False, str(exc),
+                     f"{_python_command()} -m pip install claude-agent-sdk")
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
+                              timeout=VERSION_TIMEOUT_SECONDS, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Check("host", False, f"{binary} --version failed: {exc}",
+                     f"{_python_command()} -m pip install --force-reinstall claude-agent-sdk")
+    version = done.stdout.strip()
+    if done.returncode != 0 or not version:
+        return Check("host", False, f"{binary} --version exited {done.returncode}",
+                     f"{_python_command()} -m pip install --force-reinstall claude-agent-sdk")
+    return Check("host", True, f"Claude Code {version} at {binary}")
+
+
+def run_checks(project: Project) -> list[Check]:
+    """Every check, in the order a person would fix them."""
+    checks: list[Callable[[], Check]] = [
+        check_python, check_dependencies, lambda: check_hook_wiring(project),
+        lambda: check_project(project), check_host_binary,
+    ]
+    return [check() for check in checks]
