@@ -83,6 +83,7 @@ class SessionResult:
     stderr: str
     debug_log_path: Path
     run_dir: Path
+    home: Path
     isolation: str
 
     @cached_property
@@ -124,10 +125,11 @@ class SessionResult:
 
     @property
     def transcript_path(self) -> Path | None:
-        for hook in self.hooks:
-            if hook.stdin.get("transcript_path"):
-                return Path(hook.stdin["transcript_path"])
-        return None
+        """The host's transcript of this session, under the fresh HOME."""
+        if not self.session_id:
+            return None
+        found = sorted(self.home.glob(f".claude/projects/*/{self.session_id}.jsonl"))
+        return found[0] if found else None
 
     def transcript(self) -> list[dict]:
         """The session's transcript entries (the host's internal JSON-lines format)."""
@@ -224,7 +226,8 @@ class Host:
             hooks=_hook_calls(run_dir / "hooks.jsonl"),
             stdout=(run_dir / "stdout.jsonl").read_text(encoding="utf-8", errors="replace"),
             stderr=(run_dir / "stderr.txt").read_text(encoding="utf-8", errors="replace"),
-            debug_log_path=run_dir / "debug.log", run_dir=run_dir, isolation=self.isolation)
+            debug_log_path=run_dir / "debug.log", run_dir=run_dir, home=self.home,
+            isolation=self.isolation)
 
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}

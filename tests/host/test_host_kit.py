@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import sys
+import uuid
+from pathlib import Path
+
 import pytest
+
+from forge_runtime.hostkit import netns
+from forge_runtime.hostkit.pytest_plugin import write_plugin
 
 pytestmark = pytest.mark.host
 
@@ -42,3 +50,121 @@ def test_forge_plugin_loads_cleanly_and_every_hook_sees_the_real_stdin(claude_ho
     assert pre_tool["tool_input"]["command"] == f"echo hello > {project}/hello.txt"
     assert [r["rule"] for r in session.requests] == [
         "first turn runs a command", "finish once the tool answered"]
+
+
+def _hook(code: str) -> dict:
+    """An exec-form hook running `code` with this test's Python."""
+    return {"type": "command", "command": sys.executable, "args": ["-c", code]}
+
+
+DENY_BASH = _hook(
+    "import json; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',"
+    " 'permissionDecision': 'deny', 'permissionDecisionReason': 'DENIED-BY-TEST'}}))")
+
+
+def test_a_pretooluse_deny_really_blocks_the_tool(claude_host, project, tmp_path):
+    plugin = write_plugin(tmp_path / "denier", "denier",
+                          {"PreToolUse": [{"matcher": "Bash", "hooks": [DENY_BASH]}]})
+    host = claude_host("""
+        rules:
+          - name: model reads the refusal
+            when: {last_tool_result_is_error: true, last_tool_result_contains: DENIED-BY-TEST}
+            reply: {text: "The shell was refused."}
+          - name: model tries the shell
+            when: {last_is_tool_result: false}
+            reply:
+              tool_calls: [{name: Bash, input: {command: "touch {cwd}/ran.txt"}}]
+        """, plugin_dirs=[plugin])
+    session = host.run("touch ran.txt", cwd=project, args=["--permission-mode", "acceptEdits",
+                                                          "--allowedTools", "Bash"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    assert not (project / "ran.txt").exists()
+    assert [r["rule"] for r in session.requests] == ["model tries the shell",
+                                                     "model reads the refusal"]
+    assert session.result["result"] == "The shell was refused."
+    assert session.plugin_errors() == []
+
+
+def test_stop_continue_false_ends_a_native_goal_session(claude_host, project, tmp_path):
+    stopper = _hook("import json; print(json.dumps({'continue': False,"
+                    " 'stopReason': 'STOPPED-BY-TEST'}))")
+    plugin = write_plugin(tmp_path / "stopper", "stopper", {"Stop": [{"hooks": [stopper]}]})
+    host = claude_host("""
+        rules:
+          - name: evaluator says not yet
+            when: {goal_evaluator: true}
+            reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+          - name: model works
+            reply: {text: "Working on it."}
+        """, plugin_dirs=[plugin])
+    session = host.run("/goal the file never.txt exists", cwd=project, timeout=30)
+
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    assert not session.timed_out
+    turns = [r for r in session.requests if r["rule"] == "model works"]
+    assert len(turns) == 1
+    goal_set = [e for e in session.transcript() if "Goal set:" in json.dumps(e)]
+    assert goal_set, "the host never recorded the native goal"
+
+
+def test_a_scripted_529_is_retried_by_the_host(claude_host, project):
+    host = claude_host("""
+        rules:
+          - name: overloaded once
+            times: 1
+            reply: {error: {status: 529, retry_after: 0}}
+          - name: answer
+            reply: {text: "Answered after a retry."}
+        """)
+    session = host.run("hello", cwd=project)
+
+    assert session.terminal_reason == "completed", session.stderr
+    assert [r["rule"] for r in session.requests] == ["overloaded once", "answer"]
+    assert session.result["result"] == "Answered after a retry."
+
+
+def _processes_named(marker: str) -> list[int]:
+    """Pids whose command line holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("isolate_network", [True, False], ids=["namespaced", "plain"])
+def test_a_hung_session_is_killed_at_the_timeout_with_everything_it_started(
+        claude_host, project, isolate_network):
+    marker = f"hostkit-hang-{uuid.uuid4().hex}"
+    host = claude_host({"rules": [{"reply": {"tool_calls": [{"name": "Bash", "input": {
+        "command": f"echo started > {{cwd}}/started.txt; exec -a {marker} sleep 300"}}]}}]},
+        isolate_network=isolate_network)
+    session = host.run("hang", cwd=project, args=["--allowedTools", "Bash"], timeout=3)
+
+    assert session.timed_out
+    assert session.exit_code is None
+    assert (project / "started.txt").exists(), "the hanging tool never started"
+    assert _processes_named(marker) == []
+
+
+def test_a_namespaced_session_has_only_loopback(claude_host, project):
+    available, reason = netns.available()
+    if not available:
+        pytest.skip(f"this machine cannot isolate sessions: {reason}")
+    host = claude_host("""
+        rules:
+          - when: {last_is_tool_result: true}
+            reply: {text: "Listed."}
+          - reply:
+              tool_calls: [{name: Bash, input: {command: "ip -o link show > {cwd}/links.txt"}}]
+        """)
+    session = host.run("list the network links", cwd=project, args=["--allowedTools", "Bash"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    links = (project / "links.txt").read_text().splitlines()
+    assert [line.split(":")[1].strip() for line in links] == ["lo"]
+    assert session.isolation.startswith("loopback-only")
