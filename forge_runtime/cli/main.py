@@ -12,7 +12,7 @@ from forge_runtime.errors import EXIT_USAGE, ForgeError
 from forge_runtime.result import Result
 
 # Modules under forge_runtime.cli.commands, in the order `forge --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("init", "doctor")
+COMMAND_MODULES: tuple[str, ...] = ("init", "doctor", "hints")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,16 +38,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parses(command_line: str) -> bool:
-    """True when `command_line` (starting with `forge`) is accepted by forge's own parser."""
+    """True when `command_line` (starting with `forge`) is accepted by forge's own parser.
+
+    `--help` and `--version` count as accepted (argparse exits 0 for them); their text is
+    swallowed, since this only asks whether the command is valid.
+    """
+    import contextlib
+    import io
     import shlex
 
     words = shlex.split(command_line)
     if not words or words[0] != "forge":
         return False
     try:
-        build_parser().parse_args(words[1:])
-    except (ForgeError, SystemExit):
+        with contextlib.redirect_stdout(io.StringIO()):
+            build_parser().parse_args(words[1:])
+    except ForgeError:
         return False
+    except SystemExit as exc:
+        return exc.code == 0
     return True
 
 

@@ -1,0 +1,135 @@
+"""`forge hints audit`: check the hint commands forge can enumerate without running anything.
+
+Two places hold hints that can be read ahead of time:
+
+- the Markdown forge ships and installs (workflows, skills): `Next:`/`Or:`/`Fix:` lines and
+  inline `forge ...` code spans, which agents copy as they are;
+- forge's own source: string literals handed to `hints.next_`, `hints.error`, `ForgeError`
+  and `or_=[...]`, found by reading the syntax tree, never by importing or running code.
+
+Each command must carry no placeholder such as `<id>`, and a `forge` command must parse
+with forge's own parser. Hints assembled at run time (f-strings) are counted, not checked
+here: the CLI contract test runs every command and checks what they really print.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from forge_runtime.hints import has_placeholder
+
+_HINT_LINE = re.compile(r"^\s*(?:[-*>]\s*)?`?(Next|Or|Fix):\s+(.+?)`?\s*$")
+_FORGE_SPAN = re.compile(r"`(forge(?:\s[^`]*)?)`")
+# Call (as written) -> index of its command argument.
+_HINT_CALLS = {"hints.next_": 0, "hints.error": 1, "ForgeError": 1, "errors.ForgeError": 1}
+_FIX_KEYWORDS = {"fix", "command"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str          # file:line
+    command: str
+    problem: str
+
+
+@dataclass
+class Audit:
+    checked: int = 0
+    dynamic: int = 0
+    files: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    def check(self, where: str, command: str) -> None:
+        from forge_runtime.cli.main import parses
+
+        self.checked += 1
+        command = command.strip()
+        if has_placeholder(command):
+            self.findings.append(Finding(where, command, "holds a placeholder"))
+        elif command.split()[:1] == ["forge"] and not parses(command):
+            self.findings.append(Finding(where, command, "does not parse as a forge command"))
+
+
+def markdown_commands(text: str) -> list[tuple[int, str]]:
+    """(line number, command) for each hint line and inline `forge ...` span of a document."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _HINT_LINE.match(line)
+        if match:
+            found.append((number, match.group(2)))
+            continue
+        found.extend((number, span) for span in _FORGE_SPAN.findall(line))
+    return found
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level `NAME = "text"` assignments, so `hints.error(msg, FIX)` can be resolved."""
+    names = {}
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)):
+            names.update({t.id: node.value.value for t in node.targets
+                          if isinstance(t, ast.Name)})
+    return names
+
+
+def _call_name(node: ast.Call) -> str | None:
+    """`hints.next_`, `ForgeError`: the callee as written, when it is a plain (dotted) name."""
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
+def source_commands(source: str) -> tuple[list[tuple[int, str]], int]:
+    """(line, command) for each literal hint command in Python source, and a count of the
+    ones built at run time, which cannot be checked without running the code."""
+    tree = ast.parse(source)
+    names = _constants(tree)
+    found: list[tuple[int, str]] = []
+    dynamic = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _call_name(node)
+        candidates: list[ast.expr] = []
+        if name in _HINT_CALLS and len(node.args) > _HINT_CALLS[name]:
+            candidates.append(node.args[_HINT_CALLS[name]])
+        for keyword in node.keywords:
+            if name in _HINT_CALLS and keyword.arg in _FIX_KEYWORDS:
+                candidates.append(keyword.value)
+            if keyword.arg == "or_" and isinstance(keyword.value, ast.List | ast.Tuple):
+                candidates.extend(keyword.value.elts)
+        for expr in candidates:
+            if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+                found.append((expr.lineno, expr.value))
+            elif isinstance(expr, ast.Name) and expr.id in names:
+                found.append((expr.lineno, names[expr.id]))
+            else:
+                dynamic += 1
+    return found, dynamic
+
+
+def audit(markdown_roots: list[tuple[Path, str]], source_root: Path) -> Audit:
+    """Audit every Markdown file under each (directory, label) and every module under
+    `source_root`; labels name where a finding is (e.g. `.forge` for an installed copy)."""
+    result = Audit()
+    for root, label in markdown_roots:
+        for path in sorted(root.rglob("*.md")):
+            result.files += 1
+            shown = f"{label}/{path.relative_to(root).as_posix()}"
+            for number, command in markdown_commands(path.read_text(encoding="utf-8")):
+                result.check(f"{shown}:{number}", command)
+    for path in sorted(source_root.rglob("*.py")):
+        result.files += 1
+        found, dynamic = source_commands(path.read_text(encoding="utf-8"))
+        result.dynamic += dynamic
+        shown = f"forge_runtime/{path.relative_to(source_root).as_posix()}"
+        for number, command in found:
+            result.check(f"{shown}:{number}", command)
+    return result
