@@ -1,7 +1,31 @@
-"""PreToolUse: nothing yet beyond validating the event."""
+"""PreToolUse: the guard. Deny what a role may not use and what touches protected paths.
+
+Allowing is answering nothing, so the host's own permission flow still applies; the guard
+only ever adds denials. Malformed input and any failure inside the guard are denials too
+(`on_failure`): the host lets a crashed or timed-out hook through, so the guard must never
+be the part that fails open. The rules live in `forge_runtime.guard`.
+"""
 
 REQUIRED: dict[str, type] = {"tool_name": str, "tool_input": dict}
 
 
 def handle(event: dict) -> dict | None:
-    return None
+    from forge_runtime.guard.decide import decide
+
+    hint = decide(event)
+    return None if hint is None else deny(hint.render())
+
+
+def on_failure(problem: str) -> dict:
+    from forge_runtime import hints
+
+    hint = hints.error(f"forge guard cannot read this tool call ({problem}), so it denies",
+                       "forge doctor", "the guard never lets a call through unchecked")
+    return deny(hint.render())
+
+
+def deny(reason: str) -> dict:
+    """The host's PreToolUse deny reply; the reason reaches the model as the tool result."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                   "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}

@@ -1,0 +1,149 @@
+"""The guard's decision for one tool call: allow (None) or deny with a hint-contract reason.
+
+Two independent checks, both only ever restricting:
+1. Roles. The roles in force are the subagent's (from `agent_type`), the session's guarded
+   mode, and (for forge's SDK sessions) the role the caller names; the tool must be allowed
+   by every one of them.
+2. Protected paths, for every session: file tools and Bash may not write the ledger,
+   forge's guard files or the goal fields of state.md; an MCP tool may not even name them.
+
+Fail closed: any exception while deciding is a deny, as is a broken project rule file for
+a guarded session. The host lets a crashing or slow hook through, so the guard must answer
+deny itself, fast. Sessions with no role that call a tool which cannot write anything
+(Read, Grep, ...) are answered after one `stat` of the mode file.
+"""
+
+from __future__ import annotations
+
+import os
+
+from forge_runtime.guard import modes, paths
+from forge_runtime.guard.roles import NOTHING, Role
+
+WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"})
+MCP_PREFIX = "mcp__"
+GUARD = "forge guard"
+DOCTOR = "forge doctor"
+PROTECTION_RATIONALE = ("forge protects the goal ledger, its guard files and the goal fields of "
+                        "state.md in every session; only its hooks and a person change them")
+
+
+def decide(event: dict, *, env: dict[str, str] | None = None,
+           role: Role | None = None):
+    """None to let the call through, else the `Hint` that explains the deny.
+
+    `role` is an extra role imposed by the caller (forge's SDK sessions).
+    """
+    from forge_runtime import hints
+
+    try:
+        return _decide(event, dict(os.environ) if env is None else env, role)
+    except Exception as exc:  # fail closed: a guard that cannot decide denies
+        return hints.error(f"{GUARD} could not decide ({exc.__class__.__name__}: {exc}), so it "
+                           "denies", DOCTOR, "the guard never lets a call through unchecked")
+
+
+def _decide(event: dict, env: dict[str, str], role: Role | None):
+    tool = event["tool_name"]
+    tool_input = event["tool_input"]
+    session_id = event["session_id"]
+    if not isinstance(tool, str) or not isinstance(tool_input, dict) \
+            or not isinstance(session_id, str):
+        raise ValueError("tool_name, tool_input or session_id has the wrong type")
+    agent_type = event.get("agent_type")
+    if agent_type is not None and not isinstance(agent_type, str):
+        raise ValueError("agent_type is not a string")
+    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
+    from forge_runtime.project import find_project
+
+    project = find_project(env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())
+    cwd = cwd or str(project.root)
+    guard_dir = paths.guard_dir(project)
+    mode = modes.read_mode(guard_dir, session_id)
+    touches_world = tool in WRITING_TOOLS or tool.startswith(MCP_PREFIX)
+    rule_file = paths.rule_file(project)
+    guarded = role is not None or mode is not None or agent_type is not None
+    if not guarded and not touches_world:
+        return None
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.guard import rules as rules_module
+
+    try:
+        rules = rules_module.load(rule_file, guard_dir)
+    except ForgeError as exc:
+        if guarded:
+            return exc.hint()
+        rules = rules_module.DEFAULT_RULES
+    for current, from_mode in _roles_in_force(rules, agent_type, mode, role):
+        if not current.allows(tool):
+            return _role_denial(current, tool, session_id, from_mode)
+    if not touches_world:
+        return None
+    protected = paths.protected_paths(project, rules.protected)
+    finding = _protection_finding(tool, tool_input, cwd, env, protected)
+    if finding is None:
+        return None
+    from forge_runtime import hints
+
+    fix = finding.entry.fix if finding.entry else "forge guard roles"
+    return hints.error(f"{GUARD}: {tool} {finding.message}", fix, PROTECTION_RATIONALE)
+
+
+def _roles_in_force(rules, agent_type: str | None, mode: str | None,
+                    role: Role | None) -> list[tuple[Role, bool]]:
+    """Each role that applies, paired with whether it comes from the session's mode."""
+    in_force = []
+    if agent_type is not None:
+        agent_role = rules.role_for_agent(agent_type)
+        if agent_role is not None:
+            in_force.append((agent_role, False))
+    if mode is not None:
+        in_force.append((rules.roles.get(mode, NOTHING), True))
+    if role is not None:
+        in_force.append((role, False))
+    return in_force
+
+
+def _role_denial(role: Role, tool: str, session_id: str, from_mode: bool):
+    from forge_runtime import hints
+
+    allowed = ", ".join(role.tools) or "nothing"
+    message = f"{GUARD}: the {role.name} role may not use {tool} (it may use {allowed})"
+    if from_mode:
+        return hints.error(message, f"forge mode exit --session {session_id}",
+                           "a person ends the mode when the read-only step is done; until "
+                           "then keep to reading and asking")
+    return hints.error(message, "forge guard roles",
+                       "this role only reads and asks; report what should change instead")
+
+
+def _protection_finding(tool: str, tool_input: dict, cwd: str, env: dict[str, str],
+                        protected: list[paths.Protected]):
+    if tool == "Bash":
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            raise ValueError("Bash input has no command string")
+        from forge_runtime.guard import shell
+
+        return shell.analyse(command, cwd, env, protected)
+    if tool.startswith(MCP_PREFIX):
+        return _mcp_finding(tool_input, protected)
+    from forge_runtime.guard import edits
+
+    return edits.check(tool, tool_input, cwd, env, protected)
+
+
+def _mcp_finding(tool_input: dict, protected: list[paths.Protected]):
+    """An MCP tool is opaque: refuse it when any of its arguments names a protected path."""
+    import json
+
+    from forge_runtime.guard.shell import Finding
+
+    text = json.dumps(tool_input, ensure_ascii=False).lower()
+    for marker in paths.MARKERS:
+        if marker in text:
+            return Finding(f"names a protected location ({marker}) in its arguments")
+    for entry in protected:
+        if entry.path.lower() in text:
+            return Finding(f"names {entry.label} in its arguments", entry)
+    return None

@@ -1,0 +1,99 @@
+"""What the host's file tools (Write, Edit, MultiEdit, NotebookEdit) would do to protected paths.
+
+Every protected tree is off limits. `.forge/local/state.md` is special: its Markdown body
+(the checklist) belongs to the agent, its front matter (the hook-owned `goal:` fields) does
+not. So an edit of state.md is simulated on the current text and allowed only when the
+front matter comes out byte-for-byte unchanged; a state.md written from nothing may only
+carry `goal: null`. Comparing text, not parsed YAML, keeps this on the standard library
+and leaves no room for two spellings of one value.
+"""
+
+from __future__ import annotations
+
+from forge_runtime.guard.paths import FRONT_MATTER, Protected, expand, hit
+from forge_runtime.guard.shell import Finding
+
+FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+              "NotebookEdit": "notebook_path"}
+EMPTY_FRONT_MATTER = "---\ngoal: null\n---\n"
+
+
+def check(tool: str, tool_input: dict, cwd: str, env: dict[str, str],
+          protected: list[Protected]) -> Finding | None:
+    """Why this file-tool call must be refused, or None."""
+    word = tool_input.get(FILE_TOOLS[tool])
+    if not isinstance(word, str):
+        return Finding(f"{tool} input has no {FILE_TOOLS[tool]} string, so forge cannot tell "
+                       "what it writes")
+    path = expand(word, cwd, env)
+    if path is None:
+        return Finding(f"{tool} names `{word}`, a path forge cannot resolve")
+    entry = hit(path, protected, destructive=False)
+    if entry is None:
+        return None
+    if entry.kind == FRONT_MATTER and path == entry.path and tool != "NotebookEdit":
+        return _check_state_edit(tool, tool_input, path, entry)
+    return Finding(f"{tool} would write {entry.label} ({word})", entry)
+
+
+def front_matter(text: str) -> str | None:
+    """The front matter block of a Markdown text, fences included; None when it has none."""
+    if not text.startswith("---"):
+        return None
+    first_newline = text.find("\n")
+    if first_newline == -1 or text[:first_newline].rstrip() != "---":
+        return None
+    position = first_newline + 1
+    while position <= len(text):
+        end = text.find("\n", position)
+        line = text[position:] if end == -1 else text[position:end]
+        if line.rstrip() in ("---", "..."):
+            return text[:len(text) if end == -1 else end + 1]
+        if end == -1:
+            return None
+        position = end + 1
+    return None
+
+
+def _check_state_edit(tool: str, tool_input: dict, path: str,
+                      entry: Protected) -> Finding | None:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            current: str | None = handle.read()
+    except FileNotFoundError:
+        current = None
+    after = _apply(tool, tool_input, current)
+    if after is None:
+        return Finding(f"{tool} input for state.md is malformed, so forge cannot tell whether "
+                       "it changes the goal fields", entry)
+    before_fm = front_matter(current) if current is not None else EMPTY_FRONT_MATTER
+    if front_matter(after) != before_fm:
+        return Finding(f"{tool} would change {entry.label} (only forge's hooks write the "
+                       "`goal:` front matter; edit the checklist below it instead)", entry)
+    return None
+
+
+def _apply(tool: str, tool_input: dict, current: str | None) -> str | None:
+    """The file text after the tool runs; None when the input is not what the tool takes."""
+    if tool == "Write":
+        content = tool_input.get("content")
+        return content if isinstance(content, str) else None
+    edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
+    if not isinstance(edits, list):
+        return None
+    text = current or ""
+    for edit in edits:
+        if not isinstance(edit, dict):
+            return None
+        old, new = edit.get("old_string"), edit.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str):
+            return None
+        if edit.get("replace_all") is True:
+            text = text.replace(old, new)
+        elif old == "" and not text:
+            text = new
+        else:
+            text = text.replace(old, new, 1)
+    return text
+
+

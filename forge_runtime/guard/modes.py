@@ -1,0 +1,102 @@
+"""Main-session guarded modes: a session put into a role's mode gets that role's tools only.
+
+A forge workflow step that must not write (clarify, review) runs in the main thread, where
+no `agent_type` names a role. `forge mode enter clarifier --session ID` records the mode in
+forge's guard directory (beside the ledger, outside the work tree, and itself a protected
+path); the PreToolUse hook reads it on every call of that session.
+
+A mode only restricts: entering one is open to anyone, agents included. Leaving is a
+person's act (`forge mode exit`), and the guard refuses it from an agent's Bash, so
+nothing an agent writes can loosen the guard. A mode file that exists but cannot be read
+keeps the session guarded with no tools at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from datetime import UTC, datetime
+
+from forge_runtime.errors import EXIT_USAGE, ForgeError
+
+MODES_DIR = "modes"
+UNREADABLE = "unreadable"
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def mode_path(guard_dir: str, session_id: str) -> str:
+    """The mode file of a session; odd session ids are hashed so they cannot escape the dir."""
+    name = session_id if _SAFE_ID.match(session_id) else (
+        "sha256-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest())
+    return os.path.join(guard_dir, MODES_DIR, name + ".json")
+
+
+def read_mode(guard_dir: str, session_id: str) -> str | None:
+    """The role the session is restricted to; None when it has no mode.
+
+    Returns UNREADABLE for a mode file that exists but is not a valid mode record, which the
+    guard treats as a role that may use nothing (fail closed).
+    """
+    path = mode_path(guard_dir, session_id)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return UNREADABLE
+    role = record.get("role") if isinstance(record, dict) else None
+    return role if isinstance(role, str) and role else UNREADABLE
+
+
+def enter(guard_dir: str, session_id: str, role: str) -> str:
+    """Put the session into `role`'s mode; return the mode file's path."""
+    path = mode_path(guard_dir, session_id)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    record = {"role": role, "session_id": session_id,
+              "entered_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(record, handle)
+    os.replace(temporary, path)
+    return path
+
+
+def leave(guard_dir: str, session_id: str) -> bool:
+    """Take the session out of its mode; False when it had none."""
+    try:
+        os.remove(mode_path(guard_dir, session_id))
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def all_modes(guard_dir: str) -> list[tuple[str, str]]:
+    """(session id, role) of every session in a mode, sorted by session id."""
+    directory = os.path.join(guard_dir, MODES_DIR)
+    try:
+        names = sorted(os.listdir(directory))
+    except FileNotFoundError:
+        return []
+    found = []
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                record = json.load(handle)
+            found.append((str(record["session_id"]), str(record["role"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            found.append((name[:-len(".json")], UNREADABLE))
+    return found
+
+
+def require_session(session_id: str | None) -> str:
+    """The session to act on: the argument, else the host's `CLAUDE_CODE_SESSION_ID`."""
+    session_id = session_id or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    if not session_id:
+        raise ForgeError("no session given and CLAUDE_CODE_SESSION_ID is not set",
+                         "forge mode status", exit_code=EXIT_USAGE)
+    return session_id

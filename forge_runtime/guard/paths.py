@@ -1,0 +1,107 @@
+"""The paths no agent may write, and how a path an agent names is matched against them.
+
+Protected, for every role including an unguarded main session:
+- the goal ledger (`Project.ledger_root`, normally `<git common dir>/forge-goals/`);
+- forge's guard files: the guard directory (main-session modes, the rule cache) and the
+  project rule file `.forge/guard.yaml`;
+- the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable).
+
+A path is compared after what the shell or the host would do to it: `~` and `$VAR`
+expansion, joining a relative path to the working directory, `..` and symlinks resolved
+(`os.path.realpath`). Destroying, moving or re-permissioning a directory that holds a
+protected path (`rm -rf .git`) counts as touching it. Hard links are not visible to
+`realpath`, which is why `ln` with a protected source is refused too (see `shell`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from string import Template
+
+from forge_runtime.project import Project
+
+GUARD_DIR_NAME = "forge-guard"
+RULE_FILE = "guard.yaml"
+
+TREE = "tree"
+FRONT_MATTER = "front matter"
+
+# Words whose mere mention makes a shell command sensitive (it must then be provably
+# read-only). Generic names such as `state.md` are matched by resolved path instead.
+MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
+           "forge_runtime.hooks", "goal-ledger")
+
+
+@dataclass(frozen=True)
+class Protected:
+    """One protected path: what it is called in messages and the command to use instead."""
+
+    path: str
+    label: str
+    kind: str
+    fix: str
+
+
+def guard_dir(project: Project) -> str:
+    """Where forge keeps main-session modes and the rule cache: beside the ledger."""
+    if project.git_common_dir is not None:
+        return str(project.git_common_dir / GUARD_DIR_NAME)
+    return str(project.local_dir / "guard")
+
+
+def rule_file(project: Project) -> str:
+    return str(project.forge_dir / RULE_FILE)
+
+
+def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Protected]:
+    """Every protected path of `project`, resolved; `extra` are project-rule additions."""
+    found = [
+        Protected(os.path.realpath(project.ledger_root), "the goal ledger", TREE,
+                  "forge goal status"),
+        Protected(os.path.realpath(guard_dir(project)), "forge's guard files", TREE,
+                  "forge guard roles"),
+        Protected(os.path.realpath(rule_file(project)), "forge's guard rule file", TREE,
+                  "forge guard roles"),
+        Protected(os.path.realpath(project.state_path), "the goal fields of state.md",
+                  FRONT_MATTER, "forge goal sync"),
+    ]
+    for relative in extra:
+        path = os.path.realpath(os.path.join(project.root, relative))
+        found.append(Protected(path, f"the protected path {relative}", TREE,
+                               "forge guard roles"))
+    return found
+
+
+def expand(word: str, cwd: str, env: dict[str, str]) -> str | None:
+    """`word` as the absolute, resolved path it names, or None when it cannot be known.
+
+    Unknown variables and command substitutions leave a `$` or a backquote behind: such a
+    word names a path forge cannot predict.
+    """
+    if word == "~" or word.startswith("~/"):
+        home = env.get("HOME") or os.path.expanduser("~")
+        word = home + word[1:]
+    if "$" in word:
+        word = Template(word).safe_substitute(env)
+    if "$" in word or "`" in word or "\0" in word or not word:
+        return None
+    return os.path.realpath(os.path.join(cwd, word))
+
+
+
+def inside(path: str, protected: str) -> bool:
+    return path == protected or path.startswith(protected.rstrip(os.sep) + os.sep)
+
+
+def holds(path: str, protected: str) -> bool:
+    """True when `path` is a directory above `protected` (destroying it destroys that)."""
+    return protected.startswith(path.rstrip(os.sep) + os.sep)
+
+
+def hit(path: str, protected: list[Protected], *, destructive: bool) -> Protected | None:
+    """The protected entry `path` touches: inside it, or (when destructive) above it."""
+    for entry in protected:
+        if inside(path, entry.path) or (destructive and holds(path, entry.path)):
+            return entry
+    return None

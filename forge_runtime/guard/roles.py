@@ -1,0 +1,62 @@
+"""Roles: who may use which tools, and how a hook event names its role.
+
+A role is an allow-list of tool names; everything else is denied while the role is in force
+(the host's own `allowed_tools` is only a pre-approval list, so the guard is what makes an
+allow-list binding). Roles come from two places, and both only ever restrict:
+
+- a subagent's `agent_type` in the hook input (forge's plugin agents arrive as
+  `forge:clarifier`; any `forge:` agent is guarded, so an unknown one is denied everything);
+- the main session's guarded mode (`forge mode enter clarifier --session ID`), see `modes`.
+
+The defaults below must list exactly the tools in the front matter of `agents/<role>.md`
+(a test holds them together).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+PLUGIN_PREFIX = "forge:"
+
+
+@dataclass(frozen=True)
+class Role:
+    """A named allow-list of tools; `*` patterns match tool families such as `mcp__docs__*`."""
+
+    name: str
+    tools: tuple[str, ...]
+    description: str = ""
+
+    def allows(self, tool_name: str) -> bool:
+        return any(
+            tool_name == allowed or ("*" in allowed and fnmatchcase(tool_name, allowed))
+            for allowed in self.tools
+        )
+
+    def narrowed_to(self, tools: tuple[str, ...]) -> Role:
+        """This role with only the tools both lists name: a project file may narrow a default."""
+        return Role(self.name, tuple(t for t in self.tools if t in tools), self.description)
+
+
+READ_ONLY = ("Read", "Grep", "Glob")
+
+DEFAULT_ROLES: dict[str, Role] = {
+    role.name: role
+    for role in (
+        Role("clarifier", (*READ_ONLY, "WebFetch", "WebSearch", "AskUserQuestion"),
+             "turns a request into questions and a brief; reads and asks, never writes"),
+        Role("reviewer", READ_ONLY, "reviews a change and reports findings; never edits"),
+        Role("advisor", READ_ONLY, "a council advisor: reads and gives an opinion; never edits"),
+    )
+}
+
+# A role name that matches no rule: deny everything (an unknown guarded role fails closed).
+NOTHING = Role("unknown", (), "a guarded role forge has no rules for: nothing is allowed")
+
+
+def role_name_of_agent(agent_type: str) -> str | None:
+    """The role an agent type asks for: `forge:clarifier` -> `clarifier`; others -> None."""
+    if agent_type.startswith(PLUGIN_PREFIX):
+        return agent_type[len(PLUGIN_PREFIX):]
+    return None

@@ -1,0 +1,182 @@
+"""The roles in force for a project: forge's defaults, extended by `.forge/guard.yaml`.
+
+The project file can add roles (and the agent types that take them), narrow a default
+role, and add protected paths. It cannot widen a default role: where it names one, the
+role keeps only the tools both lists name. Example:
+
+    roles:
+      security-reviewer:
+        tools: [Read, Grep, Glob]
+        agents: [security-reviewer, acme:security-reviewer]
+    protected:
+      - secrets/
+
+The file is validated with jsonschema, and a broken file is an error naming its line; the
+guard then denies every guarded role (see `decide`). Validating costs yaml and jsonschema
+imports (about 75 ms), too much for every tool call, so the validated form is cached in
+forge's guard directory keyed by the file's sha256; a tool call then reads two small files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.guard.roles import DEFAULT_ROLES, NOTHING, PLUGIN_PREFIX, Role
+
+INVALID = "FORGE_GUARD_RULES_INVALID"
+FIX = "forge guard roles"
+CACHE_NAME = "rules-cache.json"
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "roles": {
+            "type": "object",
+            "propertyNames": {"pattern": "^[a-z][a-z0-9-]{0,63}$"},
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["tools"],
+                "properties": {
+                    "tools": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "agents": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "description": {"type": "string"},
+                },
+            },
+        },
+        "protected": {"type": "array", "items": {"type": "string", "minLength": 1}},
+    },
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Roles by name, which agent types take which role, and extra protected paths."""
+
+    roles: dict[str, Role]
+    agents: dict[str, str] = field(default_factory=dict)
+    protected: tuple[str, ...] = ()
+
+    def role_for_agent(self, agent_type: str) -> Role | None:
+        """The role of a subagent; None when the agent type is not guarded at all."""
+        name = self.agents.get(agent_type)
+        if name is None and agent_type.startswith(PLUGIN_PREFIX):
+            name = agent_type[len(PLUGIN_PREFIX):]
+        if name is None:
+            return None
+        return self.roles.get(name, NOTHING)
+
+
+DEFAULT_RULES = Rules(dict(DEFAULT_ROLES))
+
+
+def load(rule_file: str, cache_dir: str) -> Rules:
+    """The project's rules; raises ForgeError (exit 2) naming the line of a broken file."""
+    try:
+        with open(rule_file, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        return DEFAULT_RULES
+    except OSError as exc:
+        raise _invalid(rule_file, None, f"cannot be read ({exc.strerror})") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    cached = _read_cache(cache_dir, digest)
+    if cached is None:
+        cached = validate(raw, rule_file)
+        _write_cache(cache_dir, digest, cached)
+    return _merge(cached)
+
+
+def validate(raw: bytes, rule_file: str) -> dict:
+    """Parse and check the rule file; raise ForgeError naming the offending line."""
+    import jsonschema
+    import yaml
+
+    try:
+        text = raw.decode("utf-8")
+        document = yaml.safe_load(text)
+    except UnicodeDecodeError as exc:
+        raise _invalid(rule_file, None, f"is not UTF-8 ({exc.reason})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise _invalid(rule_file, line, f"is not valid YAML ({getattr(exc, 'problem', exc)})") \
+            from None
+    document = {} if document is None else document
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(SCHEMA).iter_errors(document))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "top level"
+        line = _line_of(text, list(error.absolute_path))
+        raise _invalid(rule_file, line, f"at {where}: {error.message}")
+    return document
+
+
+def _line_of(text: str, path: list) -> int | None:
+    """The 1-based line of the YAML node at `path` (the deepest one that exists)."""
+    import yaml
+
+    node = yaml.compose(text)
+    line = node.start_mark.line + 1 if node is not None else None
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            match = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+            if match is None:
+                break
+            line, node = match[0].start_mark.line + 1, match[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
+                and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _invalid(rule_file: str, line: int | None, problem: str) -> ForgeError:
+    where = f"{rule_file}:{line}" if line else rule_file
+    return ForgeError(f"guard rule file {where} {problem}", FIX, exit_code=EXIT_REFUSED,
+                      code=INVALID)
+
+
+def _merge(document: dict) -> Rules:
+    roles = dict(DEFAULT_ROLES)
+    agents: dict[str, str] = {}
+    for name, spec in (document.get("roles") or {}).items():
+        tools = tuple(spec["tools"])
+        if name in roles:
+            roles[name] = roles[name].narrowed_to(tools)
+        else:
+            roles[name] = Role(name, tools, spec.get("description", ""))
+        for agent_type in spec.get("agents", ()):
+            agents[agent_type] = name
+    return Rules(roles, agents, tuple(document.get("protected") or ()))
+
+
+def _read_cache(cache_dir: str, digest: str) -> dict | None:
+    try:
+        with open(os.path.join(cache_dir, CACHE_NAME), encoding="utf-8") as handle:
+            cache = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if isinstance(cache, dict) and cache.get("sha256") == digest \
+            and isinstance(cache.get("rules"), dict):
+        return cache["rules"]
+    return None
+
+
+def _write_cache(cache_dir: str, digest: str, document: dict) -> None:
+    """Best effort: a cache that cannot be written only costs the next call a validation."""
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        path = os.path.join(cache_dir, CACHE_NAME)
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump({"sha256": digest, "rules": document}, handle)
+        os.replace(temporary, path)
+    except OSError:
+        pass

@@ -1,0 +1,456 @@
+"""What a Bash command would do to protected paths, read with `shlex` instead of run.
+
+The analysis is deliberately one-sided: it looks for ways a command could write, move,
+delete or re-permission a protected path, and refuses when it finds one or cannot rule one
+out. It is not complete and cannot be (a shell is a programming language); the ledger's
+own tamper detection stays the real defence, and this makes tampering deliberate rather
+than accidental. What it catches:
+
+- redirections (`>`, `>>`, `&>`, `>|`, `<>`) into a protected path;
+- any command not known to be read-only (`rm`, `mv`, `cp`, `ln`, `chmod`, `chown`, `tee`,
+  `truncate`, `touch`, `dd of=`, `sed -i`, `perl -i`, git's writing subcommands, ...)
+  naming a protected path, after `~`/`$VAR`/glob/brace expansion, `cd`, `..` and symlinks;
+- destroying or re-permissioning a directory that holds a protected path (`rm -rf .git`,
+  `chmod -R`, `git clean -x`, `find -delete` whose name tests match a protected file);
+- a command whose path is a command substitution (`rm -rf $(...)`): unknowable, refused;
+- a pipeline that mentions a protected location (`forge-goals`, `.forge/local`, ...) or
+  runs inside one, and also runs anything not known to be read-only (`xargs rm`,
+  `python -c`, `perl -e`, `bash -c`, heredocs, ...);
+- forge's own hook-side entry points run by an agent (`forge ledger activate|charge`,
+  `forge mode exit`, `forge init --force`, the hook launcher, `goal-ledger.sh`).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from forge_runtime.guard.paths import FRONT_MATTER, MARKERS, Protected, expand, hit, inside
+
+OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})
+INPUT_REDIRECTS = frozenset({"<", "<<", "<<<", "<&", "<<-"})
+PIPES = frozenset({"|", "|&"})
+
+READERS = frozenset({
+    "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ls", "stat",
+    "wc", "file", "diff", "cmp", "sha256sum", "sha1sum", "sha512sum", "md5sum", "b2sum",
+    "cksum", "readlink", "realpath", "basename", "dirname", "test", "[", "[[", "echo", "printf",
+    "true", "false", "pwd", "cd", "pushd", "popd", "jq", "od", "xxd", "hexdump", "strings",
+    "tree", "du", "df", "which", "type", "column", "cut", "tr", "nl", "fold", "base64",
+    "sed", "date", "id", "whoami", "uname", "env", "printenv", "sleep", "exit", "set",
+})
+DESTROYERS = frozenset({"rm", "rmdir", "unlink", "shred", "mv", "srm"})
+REPERMISSIONERS = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+FIND_ACTIONS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint",
+                          "-fprint0", "-fprintf", "-fls"})
+FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
+                             "-iregex", "-lname", "-ilname"})
+GIT_READERS = frozenset({
+    "status", "log", "show", "diff", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame",
+    "grep", "describe", "shortlog", "reflog", "branch", "tag", "add", "commit", "fetch",
+    "pull", "push", "merge", "rebase", "switch", "config", "remote", "version", "help",
+    "cherry-pick", "revert", "bisect", "notes", "name-rev", "for-each-ref", "show-ref",
+    "merge-base", "rev-list", "count-objects", "fsck", "init", "clone",
+})
+# Wrappers that run the rest of the line as a command; value = options taking an argument.
+WRAPPERS = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
+    "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}),
+    "nohup": frozenset(), "time": frozenset({"-f", "-o"}), "nice": frozenset({"-n"}),
+    "ionice": frozenset({"-c", "-n", "-p"}), "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a",
+                        "--arg-file", "--delimiter", "--max-args", "--max-procs"}),
+}
+FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"))
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SUBSTITUTION = re.compile(r"\$\(|`|^\$$")
+_GLOB = re.compile(r"[*?\[]")
+_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_WALK_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Why a command is refused: the protected entry it touches (if known) and what it does."""
+
+    message: str
+    entry: Protected | None = None
+
+
+@dataclass
+class _Simple:
+    """One simple command: its words and the files its redirections write."""
+
+    words: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Context:
+    cwd: str | None
+    env: dict[str, str]
+    protected: list[Protected]
+    depth: int = 0
+
+
+def analyse(command: str, cwd: str, env: dict[str, str],
+            protected: list[Protected]) -> Finding | None:
+    """The first reason to refuse `command`, or None when it touches no protected path."""
+    return _analyse(command, _Context(cwd, dict(env), protected))
+
+
+def _analyse(command: str, ctx: _Context) -> Finding | None:
+    if ctx.depth > 8:
+        return Finding("nests shells too deeply for forge to follow")
+    pipelines = _parse(command)
+    if pipelines is None:
+        if _mentions(command):
+            return Finding("cannot be parsed (unbalanced quotes) and names a protected path")
+        return None
+    # A heredoc's body is the input of a command on another line: judge the whole text.
+    heredoc_mention = "<<" in command and _mentions(command)
+    for pipeline in pipelines:
+        outcome = _check_pipeline(pipeline, ctx)
+        if isinstance(outcome, Finding):
+            return outcome
+        sensitive, unproven = outcome
+        if unproven and (sensitive or heredoc_mention):
+            return Finding(f"names a protected location and runs {unproven}, which forge "
+                           "cannot prove read-only")
+    return None
+
+
+def _tokens(command: str) -> list[str] | None:
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def _is_operator(token: str) -> bool:
+    return bool(token) and all(char in "();<>|&" for char in token)
+
+
+def _parse(command: str) -> list[list[_Simple]] | None:
+    """The command as pipelines of simple commands; None when shlex cannot read it."""
+    tokens = _tokens(command)
+    if tokens is None:
+        return None
+    pipelines: list[list[_Simple]] = [[_Simple()]]
+    position = 0
+    while position < len(tokens):
+        token = tokens[position]
+        position += 1
+        if not _is_operator(token):
+            pipelines[-1][-1].words.append(token)
+        elif token in OUTPUT_REDIRECTS or (">" in token and "<" not in token):
+            target = tokens[position] if position < len(tokens) else ""
+            position += 1
+            if not (token.endswith("&") and (target.isdigit() or target == "-")):
+                pipelines[-1][-1].writes.append(target)
+        elif token in INPUT_REDIRECTS or token.startswith("<"):
+            position += 1
+        elif token in PIPES:
+            pipelines[-1].append(_Simple())
+        else:
+            pipelines.append([_Simple()])
+    return [[simple for simple in p if simple.words or simple.writes] for p in pipelines]
+
+
+def _mentions(text: str) -> bool:
+    lowered = text.lower()
+    return any(marker in lowered for marker in MARKERS)
+
+
+def _check_pipeline(pipeline: list[_Simple], ctx: _Context) -> Finding | tuple[bool, str | None]:
+    """A Finding, or (does the pipeline name a protected place, its first unproven command)."""
+    sensitive = False
+    unproven: str | None = None
+    for simple in pipeline:
+        for target in simple.writes:
+            finding = _check_path(target, ctx, destructive=False, verb="writes to")
+            if finding:
+                return finding
+        words = _assign(simple.words, ctx)
+        if not words:
+            continue
+        outcome = _check_simple(words, ctx)
+        if isinstance(outcome, Finding):
+            return outcome
+        reader, touches = outcome
+        sensitive = sensitive or touches or _mentions(" ".join(simple.words + simple.writes))
+        sensitive = sensitive or _in_sensitive_dir(ctx)
+        if not reader and unproven is None:
+            unproven = os.path.basename(words[0])
+    return sensitive, unproven
+
+
+def _assign(words: list[str], ctx: _Context) -> list[str]:
+    """Record leading `NAME=value` words (later words may use them); return the rest."""
+    index = 0
+    while index < len(words) and _ASSIGNMENT.match(words[index]):
+        name, _, value = words[index].partition("=")
+        ctx.env[name] = value
+        index += 1
+    return words[index:]
+
+
+def _in_sensitive_dir(ctx: _Context) -> bool:
+    """Working inside a protected tree, or in `.forge/local` or the git dir beside one.
+
+    From there a bare relative name (`state.md`, `forge-goals`) reaches a protected path
+    through code forge cannot read. The project root is not counted, or nothing would run.
+    """
+    if ctx.cwd is None:
+        return False
+    for entry in ctx.protected:
+        parent = os.path.dirname(entry.path)
+        beside = parent == ctx.cwd and (entry.kind == FRONT_MATTER
+                                        or os.path.basename(parent) == ".git")
+        if beside or inside(ctx.cwd, entry.path):
+            return True
+    return False
+
+
+def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
+    """A Finding, or (is the command known read-only, does it name a protected path)."""
+    words = _unwrap(words)
+    if not words:
+        return True, False
+    name = os.path.basename(words[0])
+    args = words[1:]
+    if name in SHELLS and "-c" in args[:-1]:
+        return _nested(args[args.index("-c") + 1], ctx) or (True, False)
+    if name == "eval":
+        return _nested(" ".join(args), ctx) or (True, False)
+    if name in ("cd", "pushd"):
+        _change_dir(args, ctx)
+        return True, False
+    forge_args = _forge_args(name, args)
+    if forge_args is not None:
+        return _check_forge(forge_args)
+    if name == "find":
+        return _check_find(args, ctx)
+    if name == "git":
+        return _check_git(args, ctx)
+    return _check_generic(name, args, ctx)
+
+
+def _unwrap(words: list[str]) -> list[str]:
+    """Strip `sudo`, `env`, `nohup`, `xargs` and the like down to the command they run."""
+    while words and os.path.basename(words[0]) in WRAPPERS:
+        takes_value = WRAPPERS[os.path.basename(words[0])]
+        rest = words[1:]
+        while rest and (rest[0].startswith("-") or _ASSIGNMENT.match(rest[0])):
+            option = rest.pop(0)
+            if option in takes_value and rest:
+                rest.pop(0)
+        if os.path.basename(words[0]) == "timeout" and rest:
+            rest.pop(0)  # the duration
+        if os.path.basename(words[0]) in ("nice",) and rest and rest[0].lstrip("-").isdigit():
+            rest.pop(0)
+        if os.path.basename(words[0]) == "xargs":
+            return rest or ["xargs"]  # runs with unknown arguments: never read-only by name
+        words = rest
+    return words
+
+
+def _nested(code: str, ctx: _Context) -> Finding | None:
+    return _analyse(code, _Context(ctx.cwd, ctx.env, ctx.protected, ctx.depth + 1))
+
+
+def _change_dir(args: list[str], ctx: _Context) -> None:
+    target = next((a for a in args if not a.startswith("-")), "~")
+    ctx.cwd = expand(target, ctx.cwd, ctx.env) if ctx.cwd is not None else None
+
+
+def _forge_args(name: str, args: list[str]) -> list[str] | None:
+    if name == "forge":
+        return args
+    if name.startswith("python") and args[:2] == ["-m", "forge_runtime"]:
+        return args[2:]
+    return None
+
+
+def _check_forge(args: list[str]) -> Finding | tuple[bool, bool]:
+    words = [a for a in args if not a.startswith("-")]
+    for forbidden in FORBIDDEN_FORGE:
+        if tuple(words[:2]) == forbidden:
+            return Finding(f"runs `forge {' '.join(forbidden)}`, which only forge's hooks or "
+                           "a person may run")
+    if words[:1] == ["init"] and "--force" in args:
+        return Finding("runs `forge init --force`, which would overwrite the goal fields of "
+                       "state.md")
+    return True, False
+
+
+def _candidates(args: list[str]) -> list[str]:
+    """The words of a command that may name files: operands and `--opt=value`/`of=` values."""
+    found = []
+    for arg in args:
+        if arg.startswith("-"):
+            if "=" in arg:
+                found.append(arg.split("=", 1)[1])
+            continue
+        if "=" in arg and not arg.startswith(("/", ".", "~")):
+            found.append(arg.split("=", 1)[1])
+        found.append(arg)
+    return found
+
+
+def _expansions(word: str, ctx: _Context) -> list[str | None]:
+    """Every path a word can become after brace and glob expansion; None when unknowable."""
+    if ctx.cwd is None:
+        return [None]
+    results: list[str | None] = []
+    for variant in _braces(word):
+        path = expand(variant, ctx.cwd, ctx.env)
+        if path is not None and _GLOB.search(variant):
+            matched = glob.glob(path)
+            results.extend(os.path.realpath(m) for m in matched)
+            if matched:
+                continue
+        results.append(path)
+    return results
+
+
+def _braces(word: str) -> list[str]:
+    match = _BRACE.search(word)
+    if not match:
+        return [word]
+    head, tail = word[:match.start()], word[match.end():]
+    return [out for part in match.group(1).split(",") for out in _braces(head + part + tail)]
+
+
+def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str) -> Finding | None:
+    for path in _expansions(word, ctx):
+        if path is None:
+            if destructive and _SUBSTITUTION.search(word):
+                return Finding(f"{verb} a path made by a command substitution, which forge "
+                               "cannot know before it runs")
+            continue
+        entry = hit(path, ctx.protected, destructive=destructive)
+        if entry and inside(path, entry.path):
+            return Finding(f"{verb} {entry.label} ({word})", entry)
+        if entry:
+            return Finding(f"{verb} {word}, which holds {entry.label}", entry)
+    return None
+
+
+def _touches(words: list[str], ctx: _Context) -> bool:
+    return any(
+        path is not None and hit(path, ctx.protected, destructive=False) is not None
+        for word in words for path in _expansions(word, ctx)
+    )
+
+
+def _check_generic(name: str, args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
+    candidates = _candidates(args)
+    if name in DESTROYERS:
+        verb = "moves" if name == "mv" else "deletes"
+        for word in candidates:
+            finding = _check_path(word, ctx, destructive=True, verb=verb)
+            if finding:
+                return finding
+    if name in REPERMISSIONERS:
+        recursive = any(a == "--recursive" or (a.startswith("-") and not a.startswith("--")
+                                                   and "R" in a) for a in args)
+        for word in candidates:
+            finding = _check_path(word, ctx, destructive=recursive, verb="re-permissions")
+            if finding:
+                return finding
+    reader = name in READERS and not (name == "sed" and _sed_in_place(args))
+    if not reader:
+        for word in candidates:
+            finding = _check_path(word, ctx, destructive=False, verb=f"runs {name} on")
+            if finding:
+                return _state_body_hint(finding)
+    return reader, _touches(candidates, ctx)
+
+
+def _sed_in_place(args: list[str]) -> bool:
+    return any(a.startswith(("-i", "--in-place")) or (a.startswith("-") and not
+               a.startswith("--") and "i" in a) for a in args)
+
+
+def _state_body_hint(finding: Finding) -> Finding:
+    if finding.entry and finding.entry.kind == FRONT_MATTER:
+        return Finding(finding.message + "; edit its checklist with the Edit tool instead",
+                       finding.entry)
+    return finding
+
+
+def _check_find(args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
+    starts = []
+    for arg in args:
+        if arg.startswith(("-", "(", "!")):
+            break
+        starts.append(arg)
+    starts = starts or ["."]
+    acting = any(a in FIND_ACTIONS for a in args)
+    if not acting:
+        return True, _touches(starts, ctx)
+    patterns = [args[i + 1] for i, a in enumerate(args[:-1]) if a in FIND_NAME_TESTS]
+    for start in starts:
+        for path in _expansions(start, ctx):
+            if path is None:
+                continue
+            entry = hit(path, ctx.protected, destructive=False)
+            if entry:
+                return Finding(f"runs find -delete/-exec inside {entry.label} ({start})", entry)
+            for candidate in ctx.protected:
+                if path != candidate.path and candidate.path.startswith(path.rstrip("/") + "/") \
+                        and _find_may_match(candidate.path, patterns):
+                    return Finding(f"runs find -delete/-exec over {candidate.label} ({start})",
+                                   candidate)
+    return False, _touches(starts, ctx)
+
+
+def _find_may_match(root: str, patterns: list[str]) -> bool:
+    """Could a find name test match `root` or anything under it? Unsure means yes."""
+    from fnmatch import fnmatch
+
+    if not patterns or any("/" in p or p.startswith("^") for p in patterns):
+        return True
+    names = [os.path.basename(root)]
+    for count, (_, dirs, files) in enumerate(os.walk(root)):
+        names.extend(dirs + files)
+        if count > _WALK_LIMIT or len(names) > _WALK_LIMIT:
+            return True
+    return any(fnmatch(name, pattern) for name in names for pattern in patterns)
+
+
+def _check_git(args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
+    rest = list(args)
+    while rest and rest[0].startswith("-"):
+        option = rest.pop(0)
+        if option == "-C" and rest:
+            _change_dir([rest.pop(0)], ctx)
+        elif option == "-c" and rest:
+            rest.pop(0)
+    if not rest:
+        return True, False
+    sub, operands = rest[0], rest[1:]
+    flags = "".join(a.lstrip("-") for a in operands if a.startswith("-") and
+                    not a.startswith("--"))
+    sweeping = (sub == "clean" and ("x" in flags or "X" in flags)) or (
+        sub == "stash" and ("a" in flags or "--all" in operands))
+    if sweeping:
+        paths = [a for a in operands if not a.startswith("-")] or ["."]
+        for word in paths:
+            finding = _check_path(word, ctx, destructive=True, verb=f"runs git {sub} over")
+            if finding:
+                return finding
+    if sub in GIT_READERS:
+        return True, _touches(_candidates(operands), ctx)
+    return _check_generic(f"git {sub}", operands, ctx)
