@@ -1,7 +1,37 @@
-"""Stop: nothing yet beyond validating the event."""
+"""Stop: charge the finished turn to the session's goal; end autonomy at the ceiling.
+
+Fail closed for a session bound to a goal: when the input is malformed or forge itself
+fails, a bound session's autonomy ends (`continue: false`) instead of running unbudgeted.
+A session with no goal gets nothing, whatever happens.
+"""
+
+from __future__ import annotations
+
+import os
 
 REQUIRED: dict[str, type] = {}
 
 
 def handle(event: dict) -> dict | None:
-    return None
+    from forge_runtime.goal.events import on_stop
+
+    return on_stop(event)
+
+
+def on_failure(problem: str) -> dict | None:
+    """End autonomy when the failing session is bound to a goal; no-op for any other."""
+    from forge_runtime.goal import sessions
+    from forge_runtime.project import find_project
+
+    session = os.environ.get("CLAUDE_CODE_SESSION_ID", "")
+    try:
+        bound = sessions.BOUND in sessions.involvement(find_project().ledger_root, session)
+    except Exception:  # we cannot even tell: a goal might be running, so stop it
+        bound = True
+    if not bound:
+        return None
+    from forge_runtime import hints
+
+    text = hints.error(f"FORGE_GOAL_HOOK_FAILED: forge's Stop hook failed ({problem}), so "
+                       f"this goal's turns cannot be counted", "forge goal verify").render()
+    return {"continue": False, "stopReason": text}

@@ -1,7 +1,16 @@
-"""UserPromptSubmit: nothing yet beyond validating the event."""
+"""UserPromptSubmit: note a `/goal` prompt for confirmation at its first Stop.
+
+A prompt here may come from a person or from something a model scheduled, so nothing is
+activated yet (see forge_runtime/goal/events.py). Sessions without a goal pay a string
+check and two stats.
+"""
+
+from __future__ import annotations
 
 REQUIRED: dict[str, type] = {"prompt": str}
 
 
 def handle(event: dict) -> dict | None:
-    return None
+    from forge_runtime.goal.events import on_prompt
+
+    return on_prompt(event)

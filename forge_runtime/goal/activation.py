@@ -1,0 +1,128 @@
+"""Rules 1-3: what a person's `/goal <objective>` does to the ledger.
+
+- A new objective: a new nonce, turn 0, one activation, ceiling 20.
+- The same objective (same hash) always maps to the same nonce:
+  - exhausted (turn_count reached the ceiling): one more tranche, a new activation id,
+    activation_count + 1, ceiling 20 x activation_count, the count kept;
+  - completed or cancelled: reopened with the count it had (clearing never resets a budget);
+  - still active: the session is bound to it and no count or ceiling changes.
+Callers only get here once the transcript shows a person's `/goal` (see events.py): agent
+state never activates anything.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from forge_runtime.goal import records, state
+from forge_runtime.goal.ledger import (
+    ACTIVE,
+    CANCELLED,
+    COMPLETE,
+    TRANCHE,
+    Head,
+    Ledger,
+    new_nonce,
+    tampered,
+)
+from forge_runtime.goal.objective import normalise, objective_hash
+from forge_runtime.project import Project
+
+OBJECTIVES_DIR = "objectives"
+REPOSITORY_ID = "repository-id"
+
+NEW, TRANCHE_ADDED, REOPENED, BOUND = "new", "tranche", "reopened", "bound"
+
+
+@dataclass(frozen=True)
+class Activation:
+    """What an activation did (`outcome`) and the goal as it now stands."""
+
+    outcome: str
+    goal: dict
+
+
+def repository_id(ledger_root: Path) -> str:
+    """This repository's ledger identity, created once; every goal and binding carries it."""
+    path = ledger_root / REPOSITORY_ID
+    ledger_root.mkdir(parents=True, exist_ok=True)
+    records.create_exclusive(path, uuid.uuid4().hex.encode("ascii"))
+    try:
+        text = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        raise tampered("the ledger's repository-id file cannot be read") from None
+    if path.is_symlink() or len(text.strip()) != 32:
+        raise tampered("the ledger's repository-id file is not forge's")
+    return text.strip()
+
+
+def find_nonce(ledger_root: Path, digest: str) -> str | None:
+    """The nonce of the goal with this objective hash, or None if there never was one."""
+    path = ledger_root / OBJECTIVES_DIR / digest
+    try:
+        if path.is_symlink():
+            raise tampered(f"objective index {digest[:12]} is a symlink")
+        nonce = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        raise tampered(f"objective index {digest[:12]} cannot be read") from None
+    if len(nonce) != 32 or not Ledger(ledger_root, nonce).exists():
+        raise tampered(f"objective index {digest[:12]} names goal {nonce!r}, which is missing")
+    return nonce
+
+
+def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
+    return {"nonce": nonce, "objective": objective, "objective_hash": objective_hash(objective),
+            "activation_id": str(uuid.uuid4()), "activation_count": 1, "turn_count": 0,
+            "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository}
+
+
+def _create(ledger_root: Path, objective: str, repository: str, session: str | None) -> str:
+    """Write a new goal, then publish it under its objective; the first writer wins a race."""
+    nonce = new_nonce()
+    Ledger(ledger_root, nonce).create(_fresh_goal(nonce, objective, repository),
+                                      session=session)
+    index = ledger_root / OBJECTIVES_DIR
+    index.mkdir(parents=True, exist_ok=True)
+    if records.create_exclusive(index / objective_hash(objective), nonce.encode("ascii")):
+        return nonce
+    return find_nonce(ledger_root, objective_hash(objective))  # another process won
+
+
+def _reactivate(ledger: Ledger, repository: str, session: str | None) -> tuple[str, Head]:
+    with ledger.lock():
+        ledger.verify()  # a full check before granting anything
+        head = ledger.settle()
+        goal = dict(head.goal)
+        if goal.get("repository") != repository:
+            raise tampered(f"goal {ledger.nonce} belongs to another repository's ledger")
+        if goal["turn_count"] >= goal["turn_ceiling"]:
+            goal.update(activation_id=str(uuid.uuid4()), status=ACTIVE,
+                        activation_count=goal["activation_count"] + 1)
+            goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
+            return TRANCHE_ADDED, ledger.append(head, "activate", goal, session=session)
+        if goal["status"] in (COMPLETE, CANCELLED):
+            goal["status"] = ACTIVE
+            return REOPENED, ledger.append(head, "reopen", goal, session=session)
+        return BOUND, ledger.append(head, "bind", goal, session=session)
+
+
+def activate(project: Project, objective: str, session: str | None = None) -> Activation:
+    """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md."""
+    objective = normalise(objective)
+    root = project.ledger_root
+    repository = repository_id(root)
+    nonce = find_nonce(root, objective_hash(objective))
+    if nonce is None:
+        nonce = _create(root, objective, repository, session)
+        created = Ledger(root, nonce).head()
+        if created.seq == 1:
+            state.write_goal(project.state_path, created.goal)
+            return Activation(NEW, created.goal)
+    ledger = Ledger(root, nonce)
+    outcome, head = _reactivate(ledger, repository, session)
+    state.write_goal(project.state_path, head.goal)
+    return Activation(outcome, head.goal)

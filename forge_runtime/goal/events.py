@@ -1,0 +1,182 @@
+"""The goal side of the host's UserPromptSubmit and Stop events.
+
+Activation is two-phase, because of what the host writes when (measured, HOST.md):
+1. UserPromptSubmit sees `/goal X` but cannot tell a person's prompt from one a model
+   scheduled, and the transcript that would tell does not exist yet. forge records a
+   *pending* activation for the session (objective + prompt_id) and nothing else.
+2. The prompt's first Stop reads the transcript: only when it shows the person's
+   `/goal` command entry for that prompt_id and the host's `Goal set:` reply does forge
+   activate (rules 2-3), bind the session and charge that first turn. Otherwise the
+   pending activation is dropped: a model-caused `/goal` never activates.
+
+Each later Stop of a bound session reads only what the transcript gained since the last
+event (offset kept in the binding), applies the host's verdicts (met, cleared, impossible)
+and charges the turn. A session with no binding and no pending activation costs two stats.
+"""
+
+from __future__ import annotations
+
+import os
+
+from forge_runtime import hints
+from forge_runtime.errors import ForgeError
+from forge_runtime.goal import sessions, transcript
+from forge_runtime.goal.objective import parse_goal_prompt
+from forge_runtime.project import Project, find_project
+
+EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
+STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
+_END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
+             transcript.IMPOSSIBLE: "cancel"}
+
+
+def project_of(event: dict) -> Project:
+    return find_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
+
+
+def is_bound(event: dict) -> bool:
+    """True when this session is bound to a goal (for fail-closed decisions)."""
+    return sessions.BOUND in sessions.involvement(project_of(event).ledger_root,
+                                                  event["session_id"])
+
+
+# -- hook replies -------------------------------------------------------------------------
+
+def stop_session(text: str) -> dict:
+    """The Stop reply that ends native autonomy."""
+    return {"continue": False, "stopReason": text}
+
+
+def refusal_text(error: ForgeError) -> str:
+    return error.hint().render()
+
+
+def exhausted_text(goal: dict) -> str:
+    head = (f"{EXHAUSTED_CODE}: goal {goal['nonce']} used {goal['turn_count']} of "
+            f"{goal['turn_ceiling']} turns ({goal['activation_count']} x 20); forge stopped it.")
+    hint = hints.next_(f"/goal {goal['objective']}", "adds one more tranche of 20 turns",
+                       or_=["/goal clear"])
+    return head + "\n" + hint.render()
+
+
+def stuck_reply(goal: dict, unchanged: int) -> dict:
+    text = (f"{STUCK_CODE}: the checklist and next step in .forge/local/state.md have not "
+            f"changed for {unchanged} charged turns ({goal['turn_count']} of "
+            f"{goal['turn_ceiling']} used). Tick finished steps or rethink the plan.")
+    text += "\n" + hints.next_("forge goal status", "see the budget and next step").render()
+    return {"systemMessage": text,
+            "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": text}}
+
+
+# -- UserPromptSubmit ---------------------------------------------------------------------
+
+def on_prompt(event: dict) -> dict | None:
+    """Record a pending `/goal`, and apply verdicts that ended a bound session's goal."""
+    goal_prompt = parse_goal_prompt(event["prompt"])
+    sets_goal = goal_prompt is not None and goal_prompt.sets_goal
+    project = project_of(event)
+    involved = sessions.involvement(project.ledger_root, event["session_id"])
+    if not sets_goal and sessions.BOUND not in involved:
+        return None
+    if sessions.BOUND in involved:
+        _follow_transcript(project, event)
+    if sets_goal:
+        from forge_runtime.goal import qualification
+
+        try:
+            qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
+        except ForgeError as exc:
+            return {"decision": "block", "reason": refusal_text(exc)}
+        sessions.write_pending(project.ledger_root, event["session_id"], {
+            "objective": goal_prompt.objective, "prompt_id": event.get("prompt_id")})
+    return None
+
+
+def _follow_transcript(project: Project, event: dict) -> None:
+    """Apply every verdict the transcript gained since the session's last event."""
+    binding = sessions.read_binding(project.ledger_root, event["session_id"])
+    chunk = transcript.read_since(event.get("transcript_path") or "", binding.get("offset", 0))
+    _apply_verdicts(project, binding, chunk.verdicts(), event["session_id"])
+    binding.update(offset=chunk.end_offset)
+    sessions.write_binding(project.ledger_root, event["session_id"], binding)
+
+
+def _apply_verdicts(project: Project, binding: dict, verdicts, session: str) -> None:
+    from forge_runtime.goal.charging import end
+    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.objective import normalise
+
+    ledger = Ledger(project.ledger_root, binding["nonce"])
+    for verdict in verdicts:
+        if verdict.condition is not None and \
+                normalise(verdict.condition) != binding.get("objective"):
+            continue
+        end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
+            f"host verdict: {verdict.outcome}")
+
+
+# -- Stop ---------------------------------------------------------------------------------
+
+def on_stop(event: dict) -> dict | None:
+    """Confirm a pending activation, then charge this turn to the session's goal."""
+    project = project_of(event)
+    session = event["session_id"]
+    involved = sessions.involvement(project.ledger_root, session)
+    if not involved:
+        return None
+    try:
+        return _stop_bound(project, event, involved)
+    except ForgeError as exc:
+        return stop_session(refusal_text(exc))
+
+
+def _confirm_pending(project: Project, event: dict, binding: dict | None,
+                     chunk: transcript.Chunk) -> tuple[dict | None, transcript.Chunk]:
+    from forge_runtime.goal import activation, qualification
+
+    session = event["session_id"]
+    pending = sessions.read_pending(project.ledger_root, session)
+    set_at = None
+    if pending and isinstance(pending.get("prompt_id"), str):
+        set_at = chunk.person_set_goal(pending["prompt_id"], str(pending.get("objective")))
+    if set_at is None:  # not a person's /goal: never activates
+        sessions.drop_pending(project.ledger_root, session)
+        return binding, chunk
+    qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
+    started = activation.activate(project, pending["objective"], session)
+    sessions.drop_pending(project.ledger_root, session)
+    binding = {"nonce": started.goal["nonce"], "objective": started.goal["objective"],
+               "repository": started.goal["repository"]}
+    return binding, chunk.after(set_at)
+
+
+def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
+    from forge_runtime.goal import activation, charging
+    from forge_runtime.goal.ledger import EXHAUSTED, Ledger, tampered
+
+    session = event["session_id"]
+    binding = sessions.read_binding(project.ledger_root, session) \
+        if sessions.BOUND in involved else None
+    offset = binding.get("offset", 0) if binding else 0
+    chunk = transcript.read_since(event.get("transcript_path") or "", offset)
+    if sessions.PENDING in involved:
+        binding, chunk = _confirm_pending(project, event, binding, chunk)
+    if binding is None:
+        return None
+    if binding.get("repository") != activation.repository_id(project.ledger_root):
+        raise tampered(f"session {session} is bound to a goal of another repository")
+    turn = chunk.last_turn or binding.get("last_turn")
+    if turn is None:
+        raise tampered("the transcript shows no finished turn to charge", "forge goal status")
+    verdicts = chunk.verdicts()
+    _apply_verdicts(project, binding, [v for v in verdicts if not v.after_last_turn], session)
+    ledger = Ledger(project.ledger_root, binding["nonce"])
+    result = charging.charge(ledger, project.state_path, turn, session)
+    _apply_verdicts(project, binding, [v for v in verdicts if v.after_last_turn], session)
+    binding.update(offset=chunk.end_offset, last_turn=turn)
+    sessions.write_binding(project.ledger_root, session, binding)
+    if result.goal["status"] == EXHAUSTED:
+        return stop_session(exhausted_text(result.goal))
+    if result.stuck:
+        return stuck_reply(result.goal, result.unchanged_turns)
+    return None

@@ -1,0 +1,280 @@
+"""A goal's ledger: an append-only, hash-chained sequence of records under one directory.
+
+Layout under `Project.ledger_root` (shared by every worktree of a repository):
+
+    objectives/<objective hash>        the goal's nonce: one objective, one goal, forever
+    <nonce>/records/00000001.json ...  write-once records, each sealing the one before
+    <nonce>/head.json                  {"seq", "hash"} of the last record: a fast pointer
+    <nonce>/turns/<turn key>           one empty file per charged turn (idempotency)
+    <nonce>/lock                       the writers' lock
+    sessions/<session id>.json         which goal a session is bound to (see sessions.py)
+
+Every record holds the whole goal as it stands after it (`goal`: nonce, objective, counts,
+ceiling, status), so the current goal is the last record and no reader replays the chain.
+
+Two levels of checking, chosen so that a Stop costs the same on turn 2,000 as on turn 20:
+- `Ledger.head()` (every charge, O(1)): the head pointer names the last record, that record
+  matches its own hash and the pointer, the record before it is the one it seals, and one
+  more link chosen by the head hash (a rolling audit that walks the whole chain over time).
+  No record may exist beyond the head except the one a crash left between writing a record
+  and moving the pointer; that one is adopted when it seals the head, else it is tampering.
+- `Ledger.verify()` (activation, `forge goal verify`, `forge ledger verify`): every record,
+  every link, and every transition against the rules (a charge adds exactly one turn, the
+  ceiling is 20 x activations, a tranche only after exhaustion, and so on).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.goal import records
+from forge_runtime.goal.lock import locked
+
+TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
+VERIFY_FIX = "forge goal verify"
+TRANCHE = 20
+OBJECTIVES_DIR = "objectives"
+HEAD_NAME = "head.json"
+TURNS_DIR = "turns"
+
+ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
+STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
+
+
+def tampered(message: str, fix: str = VERIFY_FIX) -> ForgeError:
+    """The fail-closed error for a ledger or state that is not what forge wrote."""
+    return ForgeError(message, fix, exit_code=EXIT_REFUSED, code=TAMPERED)
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def turn_key(turn_id: str) -> str:
+    """A file name for a turn identity, whatever characters the identity holds."""
+    return hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:40]
+
+
+@dataclass(frozen=True)
+class Head:
+    """The last record of a goal, checked; `goal` is the goal as it stands now."""
+
+    record: dict
+    stale_pointer: bool  # a crash left the pointer one record behind
+
+    @property
+    def seq(self) -> int:
+        return self.record["seq"]
+
+    @property
+    def goal(self) -> dict:
+        return self.record["goal"]
+
+
+class Ledger:
+    """The records of one goal (one nonce)."""
+
+    def __init__(self, ledger_root: Path, nonce: str) -> None:
+        self.root = ledger_root
+        self.nonce = nonce
+        self.dir = ledger_root / nonce
+        self.records_dir = self.dir / records.RECORDS_DIR
+        self.head_path = self.dir / HEAD_NAME
+        self.turns_dir = self.dir / TURNS_DIR
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        return self.head_path.exists() or self.records_dir.exists()
+
+    def _record(self, seq: int) -> dict:
+        try:
+            return records.read_record(self.records_dir, seq)
+        except records.RecordError as exc:
+            raise tampered(f"goal {self.nonce}: record {exc}") from None
+
+    def _check_link(self, record: dict, before: dict) -> None:
+        if record.get("prev") != before["hash"]:
+            raise tampered(f"goal {self.nonce}: record {record['seq']} does not follow record "
+                           f"{before['seq']} (reordered, replaced or removed)")
+
+    def head(self) -> Head:
+        """The last record, checked in O(1) (see the module docstring)."""
+        try:
+            pointer = records.read_json_file(self.head_path)
+        except records.RecordError as exc:
+            raise tampered(f"goal {self.nonce}: head {exc}") from None
+        seq = pointer.get("seq")
+        if not isinstance(seq, int) or seq < 1:
+            raise tampered(f"goal {self.nonce}: head.json names no record")
+        last = self._record(seq)
+        if last.get("hash") != pointer.get("hash"):
+            raise tampered(f"goal {self.nonce}: record {seq} is not the one head.json names")
+        stale = False
+        follower = self.records_dir / records.record_name(seq + 1)
+        if os.path.lexists(follower):
+            adopted = self._record(seq + 1)
+            self._check_link(adopted, last)
+            if os.path.lexists(self.records_dir / records.record_name(seq + 2)):
+                raise tampered(f"goal {self.nonce}: records appended out of sequence "
+                               f"after record {seq + 1}")
+            last, stale = adopted, True
+        if last["seq"] > 1:
+            self._check_link(last, self._record(last["seq"] - 1))
+            self._audit_one_link(last)
+        self._check_goal_fields(last)
+        return Head(last, stale)
+
+    def _audit_one_link(self, last: dict) -> None:
+        """Check one more link, picked by the head hash, so every link gets checked in time."""
+        if last["seq"] < 3:
+            return
+        seq = 2 + int(last["hash"][:12], 16) % (last["seq"] - 2)
+        self._check_link(self._record(seq), self._record(seq - 1))
+
+    def _check_goal_fields(self, record: dict) -> None:
+        goal = record.get("goal")
+        if not isinstance(goal, dict) or goal.get("nonce") != self.nonce:
+            raise tampered(f"goal {self.nonce}: record {record['seq']} belongs to another goal")
+
+    def verify(self) -> dict:
+        """Check every record and transition; return the goal as the chain says it is."""
+        head = self.head()
+        before: dict | None = None
+        for seq in range(1, head.seq + 1):
+            record = self._record(seq)
+            if before is None:
+                if record.get("prev") != records.GENESIS_PREV:
+                    raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
+            else:
+                self._check_link(record, before)
+            self._check_goal_fields(record)
+            check_transition(before, record, self.nonce)
+            before = record
+        names = {entry for entry in os.listdir(self.records_dir) if not entry.startswith(".")}
+        expected = {records.record_name(seq) for seq in range(1, head.seq + 1)}
+        if names - expected:
+            raise tampered(f"goal {self.nonce}: unexpected files in records: "
+                           f"{', '.join(sorted(names - expected))}")
+        return head.goal
+
+    def history(self) -> list[dict]:
+        """Every record, oldest first, after a full verification."""
+        self.verify()
+        return [self._record(seq) for seq in range(1, self.head().seq + 1)]
+
+    def turn_charged(self, turn_id: str, head: Head) -> bool:
+        """True when `turn_id` has been charged already (its marker, or the last record)."""
+        if head.record.get("turn") == turn_id:
+            return True
+        return os.path.lexists(self.turns_dir / turn_key(turn_id))
+
+    # -- writing (callers hold `self.lock()`) ---------------------------------------------
+
+    def lock(self):
+        return locked(self.dir)
+
+    def _publish(self, record: dict) -> None:
+        data = records.canonical({"seq": record["seq"], "hash": record["hash"]})
+        records.replace_atomically(self.head_path, data)
+        turn = record.get("turn")
+        if turn:
+            self.turns_dir.mkdir(exist_ok=True)
+            records.create_exclusive(self.turns_dir / turn_key(turn), b"")
+
+    def settle(self) -> Head:
+        """The checked head, finishing what a crash interrupted (pointer and turn marker)."""
+        head = self.head()
+        if head.stale_pointer or (head.record.get("turn") and not os.path.lexists(
+                self.turns_dir / turn_key(head.record["turn"]))):
+            self._publish(head.record)
+            head = Head(head.record, False)
+        return head
+
+    def append(self, head: Head, kind: str, goal: dict, **fields) -> Head:
+        """Write the record after `head`; the caller holds the lock and has settled."""
+        record = records.seal({**fields, "seq": head.seq + 1, "prev": head.record["hash"],
+                               "kind": kind, "at": now(), "goal": goal})
+        check_transition(head.record, record, self.nonce)
+        if not records.write_record(self.records_dir, record):
+            raise tampered(f"goal {self.nonce}: record {record['seq']} appeared while locked")
+        self._publish(record)
+        return Head(record, False)
+
+    def create(self, goal: dict, **fields) -> Head:
+        """Write the genesis record of a new goal directory."""
+        self.records_dir.mkdir(parents=True, exist_ok=True)
+        record = records.seal({**fields, "seq": 1, "prev": records.GENESIS_PREV,
+                               "kind": "activate", "at": now(), "goal": goal})
+        check_transition(None, record, self.nonce)
+        with self.lock():
+            if not records.write_record(self.records_dir, record):
+                raise tampered(f"goal {self.nonce}: a genesis record exists already")
+            self._publish(record)
+        return Head(record, False)
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(16)
+
+
+# -- the rules every transition obeys ----------------------------------------------------------
+
+_FIXED = ("nonce", "objective", "objective_hash", "repository")
+
+
+def check_transition(before: dict | None, record: dict, nonce: str) -> None:
+    """Raise the tamper error unless `record` may follow `before` under the contract."""
+    goal = record.get("goal") or {}
+    kind = record.get("kind")
+
+    def refuse(why: str) -> ForgeError:
+        return tampered(f"goal {nonce}: record {record.get('seq')} ({kind}) {why}")
+
+    if goal.get("status") not in STATUSES:
+        raise refuse(f"has an unknown status {goal.get('status')!r}")
+    if goal.get("turn_ceiling") != TRANCHE * goal.get("activation_count", 0):
+        raise refuse("has a ceiling that is not 20 x activations")
+    if not 0 <= goal.get("turn_count", -1) <= goal["turn_ceiling"]:
+        raise refuse("has a turn count outside 0..ceiling")
+    if before is None:
+        if kind != "activate" or goal.get("activation_count") != 1 or goal["turn_count"] != 0 \
+                or goal["status"] != ACTIVE:
+            raise refuse("is not a fresh activation at turn 0")
+        return
+    old = before["goal"]
+    if any(goal.get(key) != old.get(key) for key in _FIXED):
+        raise refuse("changes the goal's identity")
+    counts_same = (goal["turn_count"] == old["turn_count"]
+                   and goal["activation_count"] == old["activation_count"])
+    same_activation = goal.get("activation_id") == old.get("activation_id")
+    if kind == "charge":
+        ok = (old["status"] == ACTIVE and goal["status"] == ACTIVE and same_activation
+              and goal["turn_count"] == old["turn_count"] + 1
+              and goal["activation_count"] == old["activation_count"]
+              and isinstance(record.get("turn"), str))
+    elif kind == "activate":  # one more tranche, only for an exhausted goal
+        ok = (old["turn_count"] >= old["turn_ceiling"] and goal["status"] == ACTIVE
+              and goal["activation_count"] == old["activation_count"] + 1
+              and goal["turn_count"] == old["turn_count"] and not same_activation)
+    elif kind == "reopen":
+        ok = (old["status"] in (COMPLETE, CANCELLED) and goal["status"] == ACTIVE
+              and counts_same and old["turn_count"] < old["turn_ceiling"])
+    elif kind in ("bind", "checkpoint"):
+        ok = counts_same and goal["status"] == old["status"] and same_activation
+    elif kind == "exhaust":
+        ok = (counts_same and old["status"] == ACTIVE and goal["status"] == EXHAUSTED
+              and goal["turn_count"] == goal["turn_ceiling"])
+    elif kind in ("complete", "cancel"):
+        wanted = COMPLETE if kind == "complete" else CANCELLED
+        ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted
+    else:
+        ok = False
+    if not ok:
+        raise refuse(f"is not a valid step from {old['status']} at turn {old['turn_count']}")

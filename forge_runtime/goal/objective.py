@@ -1,0 +1,51 @@
+"""An objective's identity: the same words always name the same goal.
+
+Rule 2 of the contract: the objective hash is taken over the normalised text (Unicode NFC,
+whitespace collapsed, trimmed), so re-typing `/goal` with different spacing or a composed
+vs decomposed accent still finds the goal and its consumed budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from dataclasses import dataclass
+
+# What the host's `/goal` accepts as "clear the goal" (its own aliases).
+CLEAR_WORDS = frozenset({"clear", "stop", "off", "reset", "none", "cancel"})
+GOAL_COMMAND = "/goal"
+
+
+def normalise(text: str) -> str:
+    """NFC, every run of whitespace one space, no leading or trailing space."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def objective_hash(text: str) -> str:
+    """The stable identity of an objective: sha256 of its normalised UTF-8 text."""
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class GoalPrompt:
+    """A prompt that is a `/goal` command: set an objective, clear, or show (no argument)."""
+
+    objective: str | None
+
+    @property
+    def is_clear(self) -> bool:
+        return self.objective is not None and self.objective.lower() in CLEAR_WORDS
+
+    @property
+    def sets_goal(self) -> bool:
+        return bool(self.objective) and not self.is_clear
+
+
+def parse_goal_prompt(prompt: str) -> GoalPrompt | None:
+    """The `/goal` command in `prompt`, or None when the prompt is anything else."""
+    text = prompt.strip()
+    if text != GOAL_COMMAND and not text.startswith(GOAL_COMMAND + " ") and \
+            not text.startswith(GOAL_COMMAND + "\t") and not text.startswith(GOAL_COMMAND + "\n"):
+        return None
+    objective = normalise(text[len(GOAL_COMMAND):])
+    return GoalPrompt(objective or None)

@@ -1,0 +1,123 @@
+"""One ledger record: a small JSON file, created exclusively, never rewritten.
+
+Each record carries the sequence number, the hash of the record before it (`prev`) and its
+own hash over everything else, so an edit, a deletion or a reordering breaks the chain.
+A record is created by writing a temporary file, fsyncing it and hard-linking it into
+place: `os.link` fails if the name exists (no writer can overwrite a record) and makes the
+record appear whole or not at all, so a crash never leaves a half record that verifies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+
+GENESIS_PREV = "0" * 64
+RECORDS_DIR = "records"
+
+
+class RecordError(Exception):
+    """A record that is missing, unreadable, not a plain file, or fails its own hash."""
+
+
+def record_name(seq: int) -> str:
+    return f"{seq:08d}.json"
+
+
+def canonical(fields: dict) -> bytes:
+    """The bytes a record's hash is taken over: sorted keys, no whitespace, UTF-8."""
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def seal(fields: dict) -> dict:
+    """`fields` plus its own `hash`."""
+    body = {key: value for key, value in fields.items() if key != "hash"}
+    return {**body, "hash": hashlib.sha256(canonical(body)).hexdigest()}
+
+
+def read_json_file(path: Path) -> dict:
+    """A JSON object from a regular file that is not a symlink, or RecordError."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise RecordError(f"{path.name} is missing") from None
+    except OSError as exc:
+        raise RecordError(f"{path.name} cannot be opened ({exc.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RecordError(f"{path.name} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read()
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise RecordError(f"{path.name} is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"{path.name} is not a JSON object")
+    return data
+
+
+def read_record(records_dir: Path, seq: int) -> dict:
+    """Record `seq`, checked against its own hash and its name."""
+    record = read_json_file(records_dir / record_name(seq))
+    if record.get("seq") != seq:
+        raise RecordError(f"{record_name(seq)} holds sequence number {record.get('seq')!r}")
+    if seal(record).get("hash") != record.get("hash"):
+        raise RecordError(f"{record_name(seq)} does not match its own hash (edited)")
+    return record
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a new name in `directory` durable (no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_temp(directory: Path, data: bytes) -> Path:
+    temp = directory / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return temp
+
+
+def create_exclusive(path: Path, data: bytes) -> bool:
+    """Create `path` holding `data`, whole or not at all; False when it already exists."""
+    temp = _write_temp(path.parent, data)
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(temp)
+    fsync_dir(path.parent)
+    return True
+
+
+def replace_atomically(path: Path, data: bytes) -> None:
+    """Rewrite a mutable pointer file (never a record): readers see the old or the new."""
+    temp = _write_temp(path.parent, data)
+    os.replace(temp, path)
+    fsync_dir(path.parent)
+
+
+def write_record(records_dir: Path, record: dict) -> bool:
+    """Create the sealed `record` under its sequence name; False if that name is taken."""
+    return create_exclusive(records_dir / record_name(record["seq"]), canonical(record))

@@ -1,0 +1,102 @@
+"""Which host session is bound to which goal, and `/goal` prompts awaiting confirmation.
+
+    <ledger_root>/sessions/<session id>.json          binding: nonce, repository,
+                                                       transcript offset, last turn seen
+    <ledger_root>/sessions/<session id>.pending.json  a `/goal` prompt seen at
+                                                       UserPromptSubmit, not yet confirmed
+
+Hooks of a session with no goal only ask `involvement()`: two stat calls, nothing imported.
+A binding is never a grant of autonomy on its own: it names a goal whose ledger is checked
+on every event, and a pending file is only a reminder to look at the transcript.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from pathlib import Path
+
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+
+SESSIONS_DIR = "sessions"
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+BOUND, PENDING = "bound", "pending"
+
+
+def _paths(ledger_root: Path, session_id: str) -> tuple[str, str] | None:
+    if not _SAFE_ID.match(session_id):
+        return None
+    base = os.path.join(ledger_root, SESSIONS_DIR, session_id)
+    return base + ".json", base + ".pending.json"
+
+
+def involvement(ledger_root: Path, session_id: str) -> set[str]:
+    """{"bound"} / {"pending"} / both / empty: the hot-path question, two stats."""
+    paths = _paths(ledger_root, session_id)
+    if paths is None:
+        return set()
+    found = set()
+    if os.path.lexists(paths[0]):
+        found.add(BOUND)
+    if os.path.lexists(paths[1]):
+        found.add(PENDING)
+    return found
+
+
+def _read(path: str) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict) or os.path.islink(path):
+        raise ForgeError(f"session file {os.path.basename(path)} is not forge's",
+                         "forge goal verify", exit_code=EXIT_REFUSED,
+                         code="FORGE_GOAL_LEDGER_TAMPERED")
+    return data
+
+
+def _write(path: str, data: dict) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temp = f"{path}.{os.getpid()}.tmp"
+    with open(temp, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    os.replace(temp, path)
+
+
+def read_binding(ledger_root: Path, session_id: str) -> dict | None:
+    paths = _paths(ledger_root, session_id)
+    return _read(paths[0]) if paths else None
+
+
+def write_binding(ledger_root: Path, session_id: str, binding: dict) -> None:
+    paths = _paths(ledger_root, session_id)
+    if paths is None:
+        raise ForgeError(f"session id {session_id!r} is not a host session id",
+                         "forge doctor", exit_code=EXIT_REFUSED)
+    _write(paths[0], binding)
+
+
+def read_pending(ledger_root: Path, session_id: str) -> dict | None:
+    paths = _paths(ledger_root, session_id)
+    return _read(paths[1]) if paths else None
+
+
+def write_pending(ledger_root: Path, session_id: str, pending: dict) -> None:
+    paths = _paths(ledger_root, session_id)
+    if paths is None:
+        raise ForgeError(f"session id {session_id!r} is not a host session id",
+                         "forge doctor", exit_code=EXIT_REFUSED)
+    _write(paths[1], pending)
+
+
+def drop_pending(ledger_root: Path, session_id: str) -> None:
+    """Forget a pending `/goal` once the transcript has confirmed or refuted it."""
+    paths = _paths(ledger_root, session_id)
+    if paths:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(paths[1])

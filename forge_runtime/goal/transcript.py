@@ -1,0 +1,150 @@
+"""What the host's session transcript (JSON lines) says about goals and turns.
+
+Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py):
+- A person's `/goal X` leaves a `user` entry (not `isMeta`) whose `promptId` is the prompt's
+  id and whose content holds `<command-name>/goal</command-name>` and
+  `<command-args>X</command-args>`, then a `system` entry (subtype `local_command`, parent =
+  that entry) holding `Goal set: X`. Neither exists yet when UserPromptSubmit runs (in `-p`
+  mode the transcript file does not exist at all then); both exist at the prompt's first Stop.
+- A prompt a model caused (a scheduled wake-up whose text is `/goal X`) reaches the
+  transcript as a `user` entry with `isMeta: true, promptSource: "system"` and no `Goal set`.
+- Verdicts are `attachment` entries of type `goal_status`: `sentinel: true, met: false` when a
+  goal is set, `sentinel: true, met: true` when it is cleared, `met: true` (no sentinel) when
+  the evaluator judged it met, `impossible: true` when judged impossible.
+- Each turn ends with an `assistant` entry; its `uuid` is this module's turn identity.
+
+Readers start at a byte offset and return the new one, so a Stop reads only what the host
+appended since the last event of that session, however long the session grows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+from forge_runtime.goal.objective import normalise
+
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_COMMAND = "<command-name>/goal</command-name>"
+_GOAL_SET = "Goal set:"
+_INTERESTING = ('"assistant"', "goal_status", _COMMAND.replace("/", "\\/"), _COMMAND,
+                "local_command")
+
+MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The host's judgement of its native goal: met, cleared or impossible."""
+
+    outcome: str
+    condition: str | None
+    after_last_turn: bool  # written after the newest assistant entry (judges that turn)
+
+
+@dataclass
+class Chunk:
+    """What was appended to a transcript between two offsets."""
+
+    entries: list[dict] = field(default_factory=list)
+    end_offset: int = 0
+
+    @property
+    def last_turn(self) -> str | None:
+        """The identity of the newest turn: the uuid of its closing assistant entry."""
+        for entry in reversed(self.entries):
+            if entry.get("type") == "assistant" and not entry.get("isSidechain"):
+                return entry.get("uuid")
+        return None
+
+    def verdicts(self) -> list[Verdict]:
+        """Goal verdicts in order, each marked as before or after the newest turn."""
+        found: list[Verdict] = []
+        seen_last_turn = self.last_turn is None
+        last = self.last_turn
+        for entry in self.entries:
+            if entry.get("type") == "assistant" and entry.get("uuid") == last:
+                seen_last_turn = True
+                continue
+            attachment = entry.get("attachment")
+            if entry.get("type") != "attachment" or not isinstance(attachment, dict) or \
+                    attachment.get("type") != "goal_status":
+                continue
+            outcome = _outcome(attachment)
+            if outcome:
+                found.append(Verdict(outcome, attachment.get("condition"),
+                                     seen_last_turn and last is not None))
+        return found
+
+    def person_set_goal(self, prompt_id: str, objective: str) -> int | None:
+        """Where the host confirmed it set `objective` for the person's prompt, or None.
+
+        The answer is the index of the `Goal set:` entry: only what follows it belongs
+        to the goal (earlier verdicts and turns in the session were about something else).
+        """
+        wanted = normalise(objective)
+        command_uuids = set()
+        for index, entry in enumerate(self.entries):
+            kind = entry.get("type")
+            if kind == "user" and _is_person_goal_command(entry, prompt_id, wanted):
+                command_uuids.add(entry.get("uuid"))
+            elif kind == "system" and entry.get("subtype") == "local_command" \
+                    and entry.get("parentUuid") in command_uuids \
+                    and _GOAL_SET in str(entry.get("content", "")):
+                return index
+        return None
+
+    def after(self, index: int) -> Chunk:
+        """The entries after `index`, ending at the same offset."""
+        return Chunk(self.entries[index + 1:], self.end_offset)
+
+
+def _outcome(attachment: dict) -> str | None:
+    if attachment.get("impossible"):
+        return IMPOSSIBLE
+    if attachment.get("met") is True:
+        return CLEARED if attachment.get("sentinel") else MET
+    return None
+
+
+def _is_person_goal_command(entry: dict, prompt_id: str, objective: str) -> bool:
+    if entry.get("isMeta") or entry.get("promptSource") == "system" or \
+            entry.get("isSidechain") or entry.get("promptId") != prompt_id:
+        return False
+    content = (entry.get("message") or {}).get("content")
+    if not isinstance(content, str) or _COMMAND not in content:
+        return False
+    args = _ARGS.search(content)
+    return args is not None and normalise(args.group(1)) == objective
+
+
+def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
+    """The complete lines appended after `offset`, parsed where they can matter to goals.
+
+    A missing file reads as empty (the transcript does not exist before the first Stop). A
+    line still being written (no newline yet) is left for the next read.
+    """
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if offset > size:  # the file was replaced or truncated: read it all again
+                offset = 0
+            handle.seek(offset)
+            data = handle.read()
+    except FileNotFoundError:
+        return Chunk([], offset)
+    complete = data.rfind(b"\n") + 1
+    entries = []
+    for raw in data[:complete].split(b"\n"):
+        line = raw.decode("utf-8", "replace")
+        if not any(token in line for token in _INTERESTING):
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return Chunk(entries, offset + complete)

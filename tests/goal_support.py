@@ -1,0 +1,92 @@
+"""Shared helpers for the goal-ledger tests: a project, a host-like transcript, events."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from forge_runtime.goal import events
+from forge_runtime.project import Project, find_project
+
+
+def make_project(tmp_path: Path) -> Project:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    return find_project(root)
+
+
+class Session:
+    """A host session as forge's hooks see it: events in, a JSON-lines transcript on disk.
+
+    The entries mirror what Claude Code 2.1.332 writes (see forge_runtime/goal/transcript.py
+    and the host tests that check the same flows against the real binary).
+    """
+
+    def __init__(self, project: Project, session_id: str | None = None) -> None:
+        self.project = project
+        self.id = session_id or str(uuid.uuid4())
+        self.transcript = project.root.parent / f"{self.id}.jsonl"
+        self.prompt_id = None
+        self.last_uuid = None
+
+    def _append(self, entry: dict) -> dict:
+        entry.setdefault("uuid", str(uuid.uuid4()))
+        entry.setdefault("parentUuid", self.last_uuid)
+        entry.setdefault("sessionId", self.id)
+        self.last_uuid = entry["uuid"]
+        with self.transcript.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+        return entry
+
+    def event(self, name: str, **fields) -> dict:
+        return {"session_id": self.id, "transcript_path": str(self.transcript),
+                "cwd": str(self.project.root), "hook_event_name": name,
+                "prompt_id": self.prompt_id, **fields}
+
+    # -- what the host writes ----------------------------------------------------------
+
+    def person_goal(self, objective: str) -> dict | None:
+        """A person types `/goal <objective>`: UserPromptSubmit, then the host sets it."""
+        self.prompt_id = str(uuid.uuid4())
+        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=f"/goal {objective}"))
+        self._append({"type": "attachment", "attachment": {
+            "type": "goal_status", "met": False, "sentinel": True, "condition": objective}})
+        command = self._append({"type": "user", "promptId": self.prompt_id, "message": {
+            "role": "user", "content": "<command-name>/goal</command-name>\n"
+            "<command-message>goal</command-message>\n"
+            f"<command-args>{objective}</command-args>"}})
+        self._append({"type": "system", "subtype": "local_command", "parentUuid": command["uuid"],
+                      "content": f"<local-command-stdout>Goal set: {objective}"
+                                 "</local-command-stdout>"})
+        return reply
+
+    def model_goal(self, objective: str) -> dict | None:
+        """A prompt a model scheduled whose text is `/goal ...`: the host sets no goal."""
+        self.prompt_id = str(uuid.uuid4())
+        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=f"/goal {objective}"))
+        self._append({"type": "user", "promptId": self.prompt_id, "isMeta": True,
+                      "promptSource": "system",
+                      "message": {"role": "user", "content": f"/goal {objective}"}})
+        return reply
+
+    def prompt(self, text: str) -> dict | None:
+        self.prompt_id = str(uuid.uuid4())
+        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=text))
+        self._append({"type": "user", "promptId": self.prompt_id,
+                      "message": {"role": "user", "content": text}})
+        return reply
+
+    def turn(self) -> dict | None:
+        """The model answers once; the host runs the Stop hooks."""
+        self._append({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "working"}]}})
+        return self.stop()
+
+    def stop(self) -> dict | None:
+        """A Stop event for the turn the transcript ends with (repeatable)."""
+        return events.on_stop(self.event("Stop", stop_hook_active=True))
+
+    def verdict(self, **attachment) -> None:
+        self._append({"type": "attachment", "attachment": {"type": "goal_status",
+                                                           **attachment}})
