@@ -1,0 +1,111 @@
+"""Where a hook's time goes: the imports it pays for beyond the bare interpreter.
+
+Runs a command with PYTHONPROFILEIMPORTTIME=1 (the same as `python -X importtime`, but it
+passes through the launcher unchanged), parses the import tree the interpreter prints on
+stderr, drops what `python3 -c pass` imports anyway, and names each module that forge's
+code pulls in, with the forge module that imported it and its cumulative time. Import
+profiling itself slows imports down, so read these as shares, not as exact costs; each
+figure is the smallest seen over a few runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from bench.measure import Command, run_once
+
+_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)\s*$")
+STARTUP = "(startup)"
+FORGE = "forge_runtime"
+
+
+@dataclass
+class Node:
+    name: str
+    self_us: int
+    cumulative_us: int
+    level: int
+    children: list[Node] = field(default_factory=list)
+
+
+def parse(stderr: str) -> list[Node]:
+    """The import tree: top-level imports, each with the imports it caused.
+
+    The interpreter prints a module when its import finishes, children first and one
+    indentation step deeper than their parent.
+    """
+    pending: list[Node] = []
+    for line in stderr.splitlines():
+        match = _LINE.match(line)
+        if not match:
+            continue
+        self_us, cumulative_us, indent, name = match.groups()
+        node = Node(name, int(self_us), int(cumulative_us), len(indent) // 2)
+        while pending and pending[-1].level > node.level:
+            node.children.insert(0, pending.pop())
+        pending.append(node)
+    return pending
+
+
+def _names(nodes: list[Node]) -> set[str]:
+    found = set()
+    for node in nodes:
+        found.add(node.name)
+        found |= _names(node.children)
+    return found
+
+
+def pulled_in(nodes: list[Node], importer: str, baseline: set[str]) -> list[tuple[str, str, int]]:
+    """(importer, module, cumulative µs) for each non-forge module forge code imported."""
+    edges = []
+    for node in nodes:
+        if node.name in baseline:
+            continue
+        if node.name.split(".")[0] == FORGE:
+            edges.extend(pulled_in(node.children, node.name, baseline))
+        else:
+            edges.append((importer, node.name, node.cumulative_us))
+    return edges
+
+
+def _forge_self_us(nodes: list[Node]) -> int:
+    total = 0
+    for node in nodes:
+        if node.name.split(".")[0] == FORGE:
+            total += node.self_us
+        total += _forge_self_us(node.children)
+    return total
+
+
+def _profile(command: Command) -> list[Node]:
+    env = {**command.env, "PYTHONPROFILEIMPORTTIME": "1"}
+    run = run_once(replace(command, env=env))
+    return parse(run.stderr.decode(errors="replace"))
+
+
+def baseline(floor: Command) -> set[str]:
+    """Modules the bare interpreter imports (site, encodings, ...): not forge's cost."""
+    return _names(_profile(floor))
+
+
+def breakdown(command: Command, startup: set[str], *, before_each=None, runs: int = 3,
+              top: int = 8) -> dict:
+    """What `command` imports beyond `startup`, smallest figures over `runs` runs."""
+    totals, forge_self, edges = [], [], {}
+    for _ in range(runs):
+        if before_each:
+            before_each()
+        tree = _profile(command)
+        totals.append(sum(node.cumulative_us for node in tree if node.name not in startup))
+        forge_self.append(_forge_self_us(tree))
+        for importer, module, cost in pulled_in(tree, STARTUP, startup):
+            key = (importer, module)
+            edges[key] = min(cost, edges.get(key, cost))
+    heaviest = sorted(edges.items(), key=lambda item: -item[1])[:top]
+    return {
+        "imports_ms": round(min(totals) / 1000, 2),
+        "forge_code_ms": round(min(forge_self) / 1000, 2),
+        "heaviest": [{"module": module, "imported_by": importer, "ms": round(cost / 1000, 2)}
+                     for (importer, module), cost in heaviest],
+    }

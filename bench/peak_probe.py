@@ -1,0 +1,59 @@
+"""Run `-m module args` or `-c code` like the interpreter would, then report peak memory.
+
+Usage: python [-S] peak_probe.py -m MODULE [ARGS...] | -c CODE [ARGS...]
+with FORGE_BENCH_PEAK_FILE naming the file that receives the peak resident set in KiB.
+
+Runs as a plain script (standard library only, works under -S) in the process being
+measured, because only the process itself can read its own high-water mark: the kernel's
+`ru_maxrss` for a child also counts the parent it was spawned from (see measure.py).
+"""
+
+import os
+import sys
+
+
+def _peak_kib() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform == "darwin" else peak
+
+
+def _run(flag: str, target: str, args: list[str]) -> None:
+    if flag == "-m":
+        import runpy
+
+        sys.path[0] = os.getcwd()
+        sys.argv = [target, *args]
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    elif flag == "-c":
+        sys.path[0] = ""
+        sys.argv = ["-c", *args]
+        exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
+    else:
+        raise SystemExit(f"peak_probe: expected -m or -c, got {flag!r}")
+
+
+def main() -> None:
+    report = os.environ["FORGE_BENCH_PEAK_FILE"]
+    flag, target, *args = sys.argv[1:]
+    code: object = 0
+    try:
+        _run(flag, target, args)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        with open(report, "w", encoding="ascii") as out:
+            out.write(f"{_peak_kib()}\n")
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()

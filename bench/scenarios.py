@@ -1,0 +1,212 @@
+"""What the bench measures: each scenario builds its inputs and says what a valid run looks like.
+
+A scenario whose feature does not exist yet raises `NotAvailable` with a plain reason, and
+the report says so instead of inventing a number. A scenario whose run does not do what it
+claims (a "deny" that allows, a charge that charges nothing) is reported as invalid: a
+fast wrong answer is not a measurement.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bench.measure import Command, Run
+from bench.workspace import Workspace
+
+
+class NotAvailable(Exception):
+    """The scenario's feature does not exist in this checkout yet."""
+
+
+@dataclass
+class Plan:
+    """A prepared scenario: the command, how to reset between runs, and what a valid run is."""
+
+    command: Command
+    expect: Callable[[Run], str | None] = field(default=lambda run: None)
+    before_each: Callable[[], None] | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    group: str
+    title: str
+    prepare: Callable[[Workspace], Plan]
+    is_hook: bool = False
+
+
+def require_module(module: str, what: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise NotAvailable(f"{what} ({module}) does not exist yet")
+
+
+def require_command(command_line: str) -> None:
+    from forge_runtime.cli.main import parses
+
+    if not parses(command_line):
+        name = " ".join(command_line.split()[:2])
+        raise NotAvailable(f"`{name}` does not exist yet")
+
+
+# -- what a valid run looks like ------------------------------------------------------------
+
+def _reply(run: Run) -> dict | None:
+    text = run.stdout.decode(errors="replace").strip()
+    return json.loads(text) if text else None
+
+
+def _decision(run: Run) -> str | None:
+    reply = _reply(run) or {}
+    return (reply.get("hookSpecificOutput") or {}).get("permissionDecision")
+
+
+def _hook_ran(run: Run) -> str | None:
+    if run.exit_code != 0:
+        return f"the hook exited {run.exit_code}: {run.stderr.decode(errors='replace')[-300:]}"
+    try:
+        _reply(run)
+    except ValueError:
+        return f"the hook printed something that is not JSON: {run.stdout[:200]!r}"
+    return None
+
+
+def expect_silent(run: Run) -> str | None:
+    """A hook with nothing to say: exit 0 and no reply (the host's no-op)."""
+    return _hook_ran(run) or (f"expected no reply, got {run.stdout[:300]!r}"
+                              if run.stdout.strip() else None)
+
+
+def expect_allowed(run: Run) -> str | None:
+    """PreToolUse that lets the tool run: no deny (silence or an explicit allow)."""
+    return _hook_ran(run) or (f"expected the tool allowed, got {_decision(run)!r}"
+                              if _decision(run) in ("deny", "ask") else None)
+
+
+def expect_denied(run: Run) -> str | None:
+    return _hook_ran(run) or (None if _decision(run) == "deny" else
+                              f"expected a deny, got {run.stdout[:300]!r}")
+
+
+def expect_hint(run: Run) -> str | None:
+    """A CLI command: ends in the hint contract, and did not crash."""
+    from forge_runtime import hints
+
+    text = (run.stdout + run.stderr).decode(errors="replace")
+    if "Traceback" in text or not hints.parse_lines(text):
+        return f"no hint in the output (exit {run.exit_code}): {text[-300:]!r}"
+    return None
+
+
+# -- scenarios that need nothing but the hook frame -----------------------------------------
+
+def floor_with_site(space: Workspace) -> Plan:
+    return Plan(space.floor())
+
+
+def floor_without_site(space: Workspace) -> Plan:
+    return Plan(space.floor("-S"))
+
+
+def pre_tool_use_unguarded(space: Workspace) -> Plan:
+    event = space.event("PreToolUse", tool_name="Read",
+                        tool_input={"file_path": str(space.root / "README.md")},
+                        tool_use_id="toolu_bench_read")
+    return Plan(space.hook(event), expect_allowed)
+
+
+def user_prompt_ordinary(space: Workspace) -> Plan:
+    event = space.event("UserPromptSubmit", prompt="Add a --verbose flag to the CLI")
+    return Plan(space.hook(event), _hook_ran)
+
+
+def stop_no_goal(space: Workspace) -> Plan:
+    event = space.event("Stop", stop_hook_active=False,
+                        last_assistant_message="Added the flag.", background_tasks=[],
+                        session_crons=[])
+    return Plan(space.hook(event), expect_silent)
+
+
+# -- the guard --------------------------------------------------------------------------------
+
+CLARIFIER = "forge:clarifier"
+BENIGN_BASH = "git status --short && grep -rn TODO . | head -20 > notes.txt"
+LEDGER_BASH = "rm -rf .git/forge-goals"
+
+
+def _guard_present() -> None:
+    require_module("forge_runtime.guard", "the guard")
+
+
+def pre_tool_use_role_deny(space: Workspace) -> Plan:
+    _guard_present()
+    event = space.event("PreToolUse", agent_id="a1b2c3", agent_type=CLARIFIER,
+                        tool_name="Write",
+                        tool_input={"file_path": str(space.root / "notes.md"),
+                                    "content": "a clarifier must not write\n"},
+                        tool_use_id="toolu_bench_write")
+    return Plan(space.hook(event), expect_denied)
+
+
+def pre_tool_use_bash_checked(space: Workspace) -> Plan:
+    _guard_present()
+    event = space.event("PreToolUse", tool_name="Bash",
+                        tool_input={"command": BENIGN_BASH, "description": "find TODOs"},
+                        tool_use_id="toolu_bench_bash")
+    return Plan(space.hook(event), expect_allowed,
+                note="a writing command that stays clear of protected paths: allowed")
+
+
+def pre_tool_use_bash_ledger(space: Workspace) -> Plan:
+    _guard_present()
+    event = space.event("PreToolUse", tool_name="Bash",
+                        tool_input={"command": LEDGER_BASH, "description": "clean up"},
+                        tool_use_id="toolu_bench_rm")
+    return Plan(space.hook(event), expect_denied)
+
+
+# -- CLI commands over artifacts, and the hint audit ------------------------------------------
+
+def artifact_listing(command: str, count: int) -> Callable[[Workspace], Plan]:
+    def prepare(space: Workspace) -> Plan:
+        require_command(f"forge {command} --json")
+        raise NotAvailable(f"`forge {command}` exists, but the bench cannot yet create "
+                           f"{count:,} artifacts: wire their builder in bench/scenarios.py")
+    return prepare
+
+
+def hints_audit(space: Workspace) -> Plan:
+    require_command("forge hints audit")
+    return Plan(space.forge("hints", "audit"), expect_hint)
+
+
+def all_scenarios() -> list[Scenario]:
+    from bench import goal
+
+    return [
+        Scenario("floor", "floor", "python3 -c pass", floor_with_site),
+        Scenario("floor-no-site", "floor", "python3 -S -c pass", floor_without_site),
+        Scenario("pre-tool-use-unguarded", "PreToolUse",
+                 "PreToolUse, unguarded session (Read)", pre_tool_use_unguarded, True),
+        Scenario("pre-tool-use-role-deny", "PreToolUse",
+                 f"PreToolUse, {CLARIFIER} calls Write (deny)", pre_tool_use_role_deny, True),
+        Scenario("pre-tool-use-bash-checked", "PreToolUse",
+                 "PreToolUse, Bash checked against protected paths (allow)",
+                 pre_tool_use_bash_checked, True),
+        Scenario("pre-tool-use-bash-ledger", "PreToolUse",
+                 "PreToolUse, Bash deleting the ledger (deny)", pre_tool_use_bash_ledger, True),
+        Scenario("user-prompt-ordinary", "UserPromptSubmit",
+                 "UserPromptSubmit, ordinary prompt", user_prompt_ordinary, True),
+        *goal.activation_scenarios(),
+        Scenario("stop-no-goal", "Stop", "Stop, session without a goal", stop_no_goal, True),
+        *goal.charging_scenarios(),
+        *goal.verify_scenarios(),
+        *[Scenario(f"{command}-{count}", "CLI", f"forge {command} --json, {count:,} artifacts",
+                   artifact_listing(command, count))
+          for command in ("list", "tree") for count in (100, 2000)],
+        Scenario("hints-audit", "CLI", "forge hints audit", hints_audit),
+    ]

@@ -1,0 +1,96 @@
+"""The targets of issue 6, checked against one bench run.
+
+Time targets are ratios of medians to the interpreter floor (`python3 -c pass`) measured
+in the same run, because ratios hold on a noisy machine where milliseconds do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bench.suite import MEASURED, Outcome
+
+FLOOR_KEY = "floor"
+PEAK_LIMIT_MB = 40.0
+
+# (scenario key, limit as a multiple of the floor, why this path has this limit)
+FLOOR_LIMITS = (
+    ("pre-tool-use-unguarded", 1.5, "hook, session without a goal"),
+    ("user-prompt-ordinary", 1.5, "hook, session without a goal"),
+    ("stop-no-goal", 1.5, "hook, session without a goal"),
+    ("pre-tool-use-bash-checked", 1.5, "the guard's allow path"),
+    ("pre-tool-use-role-deny", 2.0, "the guard's deny path"),
+    ("pre-tool-use-bash-ledger", 2.0, "the guard's deny path"),
+    ("stop-charge-200", 2.0, "Stop charging a 200-turn ledger"),
+)
+GROWTH = ("stop-charge-2000", "stop-charge-20", 1.25)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One target: what it asks, what was measured, and whether it holds (None: unmeasured)."""
+
+    subject: str
+    limit: str
+    measured: str
+    met: bool | None
+    margin: str = ""
+
+    def as_json(self) -> dict:
+        return {"subject": self.subject, "limit": self.limit, "measured": self.measured,
+                "met": self.met, "margin": self.margin}
+
+
+def peak_mb(outcome: Outcome) -> float | None:
+    if outcome.measurement is None or outcome.measurement.peak_kib is None:
+        return None
+    return outcome.measurement.peak_kib * 1024 / 1e6
+
+
+def _margin(value: float, limit: float, unit: str) -> str:
+    if value <= limit:
+        return f"{limit - value:.2f}{unit} to spare"
+    return f"missed by {value - limit:.2f}{unit} ({(value / limit - 1) * 100:.0f}% over)"
+
+
+def _unmeasured(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return "not run"
+    return f"{outcome.status}: {outcome.reason}"
+
+
+def evaluate(outcomes: list[Outcome]) -> list[Check]:
+    by_key = {o.scenario.key: o for o in outcomes}
+    floor = by_key.get(FLOOR_KEY)
+    floor_ms = floor.median_ms if floor and floor.status == MEASURED else None
+    checks = []
+    for key, limit, why in FLOOR_LIMITS:
+        outcome = by_key.get(key)
+        subject = f"{why}: {outcome.scenario.title if outcome else key}"
+        if outcome is None or outcome.status != MEASURED or floor_ms is None:
+            checks.append(Check(subject, f"<= {limit}x floor", _unmeasured(outcome), None))
+            continue
+        ratio = outcome.median_ms / floor_ms
+        checks.append(Check(subject, f"<= {limit}x floor", f"{ratio:.2f}x", ratio <= limit,
+                            _margin(ratio, limit, "x")))
+    big, small, limit = GROWTH
+    big_o, small_o = by_key.get(big), by_key.get(small)
+    subject = "charging a 2,000-turn ledger vs a 20-turn one"
+    if big_o and small_o and big_o.status == small_o.status == MEASURED:
+        ratio = big_o.median_ms / small_o.median_ms
+        checks.append(Check(subject, f"<= {limit}x", f"{ratio:.2f}x", ratio <= limit,
+                            _margin(ratio, limit, "x")))
+    else:
+        missing = big_o if not big_o or big_o.status != MEASURED else small_o
+        checks.append(Check(subject, f"<= {limit}x", _unmeasured(missing), None))
+    for outcome in outcomes:
+        if not outcome.scenario.is_hook or outcome.status != MEASURED:
+            continue
+        peak = peak_mb(outcome)
+        subject = f"peak memory: {outcome.scenario.title}"
+        if peak is None:
+            checks.append(Check(subject, f"< {PEAK_LIMIT_MB:.0f} MB", "not probed", None))
+            continue
+        checks.append(Check(subject, f"< {PEAK_LIMIT_MB:.0f} MB", f"{peak:.1f} MB",
+                            peak < PEAK_LIMIT_MB, _margin(peak, PEAK_LIMIT_MB, " MB")))
+    return checks

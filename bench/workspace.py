@@ -1,0 +1,124 @@
+"""A throwaway git project, and the commands that run forge in it the way the host does.
+
+Hooks run through the plugin's own launcher (`hooks/forge-hook <Event>`), with the
+environment the host gives them (CLAUDE_PLUGIN_ROOT, CLAUDE_PROJECT_DIR) and
+FORGE_PYTHON naming the interpreter under test, with the project as working directory.
+CLI commands run as `python -m forge_runtime ...` with the plugin root first on the path,
+so the bench always measures the code in this checkout, whatever else is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.measure import PROBE, Command
+
+# Variables of the calling shell that would make a measured process behave unlike a hook
+# started by the host: our own switches, import profiling, bytecode writes turned off.
+_DROPPED_PREFIXES = ("CLAUDE", "FORGE_")
+_DROPPED = {"PYTHONPATH", "PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE",
+            "PYTHONSTARTUP", "PYTHONINSPECT"}
+
+
+def clean_environ() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items()
+            if name not in _DROPPED and not name.startswith(_DROPPED_PREFIXES)}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A git project under `base`, plus the bench's own scratch files beside it."""
+
+    plugin_root: Path
+    python: str
+    root: Path
+    scratch: Path
+
+    @classmethod
+    def create(cls, plugin_root: Path, python: str, base: Path, name: str = "project"
+               ) -> Workspace:
+        root = base / name
+        scratch = base / f"{name}-bench"
+        root.mkdir(parents=True)
+        scratch.mkdir()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        (root / "README.md").write_text("A project the forge bench works in.\n")
+        space = cls(plugin_root.resolve(), python, root.resolve(), scratch.resolve())
+        space._write_probe_python()
+        return space
+
+    # -- environments -------------------------------------------------------------------
+
+    def hook_env(self, **extra: str) -> dict[str, str]:
+        return {**clean_environ(), "CLAUDE_PLUGIN_ROOT": str(self.plugin_root),
+                "CLAUDE_PROJECT_DIR": str(self.root), "FORGE_PYTHON": self.python, **extra}
+
+    def cli_env(self) -> dict[str, str]:
+        return {**clean_environ(), "PYTHONPATH": str(self.plugin_root),
+                "CLAUDE_PROJECT_DIR": str(self.root)}
+
+    @property
+    def _probe_python(self) -> Path:
+        return self.scratch / "probe-python"
+
+    def _write_probe_python(self) -> None:
+        """An executable that the launcher can exec in place of Python, to probe memory."""
+        self._probe_python.write_text(
+            f"#!/bin/sh\nexec {shlex.quote(self.python)} {shlex.quote(str(PROBE))} \"$@\"\n")
+        self._probe_python.chmod(0o755)
+
+    # -- commands -----------------------------------------------------------------------
+
+    def floor(self, *flags: str) -> Command:
+        """`python [flags] -c pass`: the cost of starting the interpreter and nothing else."""
+        env = clean_environ()
+        return Command(argv=(self.python, *flags, "-c", "pass"), env=env, cwd=self.root,
+                       probe_argv=(self.python, *flags, str(PROBE), "-c", "pass"))
+
+    def hook(self, event: dict, **extra_env: str) -> Command:
+        """The launcher running one hook event, stdin JSON in, as the host runs it."""
+        env = self.hook_env(**extra_env)
+        return Command(argv=(str(self.plugin_root / "hooks" / "forge-hook"),
+                             event["hook_event_name"]),
+                       env=env, cwd=self.root, stdin=json.dumps(event).encode(),
+                       probe_argv=(str(self.plugin_root / "hooks" / "forge-hook"),
+                                   event["hook_event_name"]),
+                       probe_env={**env, "FORGE_PYTHON": str(self._probe_python)})
+
+    def forge(self, *args: str) -> Command:
+        """One `forge` CLI command."""
+        return Command(argv=(self.python, "-m", "forge_runtime", *args), env=self.cli_env(),
+                       cwd=self.root,
+                       probe_argv=(self.python, str(PROBE), "-m", "forge_runtime", *args))
+
+    def run_forge(self, *args: str) -> subprocess.CompletedProcess:
+        """Run a `forge` command for setup (not measured); raise with its output on failure."""
+        done = subprocess.run([self.python, "-m", "forge_runtime", *args], env=self.cli_env(),
+                              cwd=self.root, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"forge {' '.join(args)} exited {done.returncode}: "
+                               f"{(done.stdout + done.stderr).strip()[-400:]}")
+        return done
+
+    # -- host-shaped events ---------------------------------------------------------------
+
+    def transcript(self, session_id: str) -> Path:
+        path = self.scratch / "transcripts" / f"{session_id}.jsonl"
+        path.parent.mkdir(exist_ok=True)
+        path.touch()
+        return path
+
+    def event(self, name: str, session_id: str | None = None, **fields) -> dict:
+        """A hook input shaped like the host's (see the host notes' captured samples)."""
+        session_id = session_id or str(uuid.uuid4())
+        return {"session_id": session_id,
+                "transcript_path": str(self.transcript(session_id)),
+                "cwd": str(self.root), "prompt_id": str(uuid.uuid4()),
+                "permission_mode": "default", "effort": {"level": "medium"},
+                "hook_event_name": name, **fields}

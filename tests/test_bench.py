@@ -1,0 +1,167 @@
+"""The bench works end to end, and the parts its numbers rest on are sound.
+
+No timing is asserted anywhere: CI machines are noisy, and timing targets live in the
+bench's own report, not in tests.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import imports, targets
+from bench.measure import Command, Spread, peak_kib, run_once
+from bench.scenarios import all_scenarios
+from bench.suite import INVALID, MEASURED, NOT_AVAILABLE, Outcome, Settings, run_all
+from bench.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory) -> tuple[dict, str, str]:
+    out = tmp_path_factory.mktemp("bench-out")
+    done = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return (json.loads((out / "results.json").read_text()), (out / "RESULTS.md").read_text(),
+            done.stdout)
+
+
+def test_quick_run_reports_every_scenario_with_numbers_or_a_plain_reason(quick_run):
+    results, _, _ = quick_run
+    by_key = {s["key"]: s for s in results["scenarios"]}
+    assert list(by_key) == [s.key for s in all_scenarios()]
+    for entry in by_key.values():
+        if entry["status"] == MEASURED:
+            wall = entry["wall_ms"]
+            assert 0 < wall["min"] <= wall["p10"] <= wall["median"] <= wall["p90"] <= wall["max"]
+            assert wall["runs"] == results["runs"]
+            assert entry["ratio_to_floor"] > 0
+            assert entry["peak_mb"] > 0
+        else:
+            assert entry["status"] in (NOT_AVAILABLE, INVALID)
+            assert entry["reason"], entry
+            assert "wall_ms" not in entry
+    assert by_key["floor"]["status"] == by_key["floor-no-site"]["status"] == MEASURED
+    assert by_key["floor"]["ratio_to_floor"] == 1.0
+
+
+def test_quick_run_measures_the_hooks_that_exist_in_every_checkout(quick_run):
+    results, _, _ = quick_run
+    by_key = {s["key"]: s for s in results["scenarios"]}
+    for key in ("pre-tool-use-unguarded", "user-prompt-ordinary", "stop-no-goal"):
+        assert by_key[key]["status"] == MEASURED, by_key[key]
+        assert by_key[key]["hook"] is True
+        assert "imports" in by_key[key]
+
+
+def test_quick_run_checks_every_target_and_prints_the_table(quick_run):
+    results, markdown, stdout = quick_run
+    subjects = " ".join(check["subject"] for check in results["targets"])
+    for key, _, _ in targets.FLOOR_LIMITS:
+        title = next(s.title for s in all_scenarios() if s.key == key)
+        assert title in subjects
+    assert "2,000-turn ledger vs a 20-turn one" in subjects
+    for check in results["targets"]:
+        assert check["met"] in (True, False, None)
+    assert results["concurrency"]["processes"] == 8
+    assert "| python3 -c pass |" in markdown
+    assert "python3 -S -c pass" in stdout and "Targets (issue 6):" in stdout
+
+
+def test_unavailable_features_are_named_not_measured(quick_run):
+    results, markdown, _ = quick_run
+    for entry in results["scenarios"]:
+        if entry["status"] == NOT_AVAILABLE:
+            assert entry["reason"] in markdown
+
+
+# -- the parts the numbers rest on -------------------------------------------------------------
+
+def test_spread_orders_its_figures():
+    spread = Spread.of([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert (spread.low, spread.median, spread.high, spread.count) == (1.0, 3.0, 5.0, 5)
+    assert spread.low <= spread.p10 <= spread.median <= spread.p90 <= spread.high
+    assert Spread.of([7.0]).p90 == 7.0
+
+
+def test_peak_probe_sees_the_process_itself_not_the_big_parent(tmp_path):
+    """ru_maxrss would report this test process's 300 MB for a child; the probe must not."""
+    ballast = bytearray(300 * 1024 * 1024)
+    ballast[::4096] = b"\1" * len(ballast[::4096])
+    space = Workspace.create(ROOT, sys.executable, tmp_path)
+    small = peak_kib(space.floor("-S"))
+    grows = space.floor("-S")
+    grows = Command(grows.argv, grows.env, grows.cwd,
+                    probe_argv=(*grows.probe_argv[:-1], "b = bytearray(80 * 2**20); b[::4096] = "
+                                "b'1' * len(b[::4096])"))
+    big = peak_kib(grows)
+    assert small < 100 * 1024
+    assert big - small > 70 * 1024
+    del ballast
+
+
+def test_peak_probe_keeps_the_exit_code_and_output(tmp_path):
+    space = Workspace.create(ROOT, sys.executable, tmp_path)
+    command = space.forge("--version")
+    assert peak_kib(command) > 0
+    run = run_once(command)
+    assert run.exit_code == 0 and b"forge" in run.stdout
+
+
+def test_hook_commands_go_through_the_launcher_with_the_hosts_environment(tmp_path):
+    space = Workspace.create(ROOT, sys.executable, tmp_path)
+    command = space.hook(space.event("Stop", stop_hook_active=False))
+    assert command.argv == (str(ROOT / "hooks" / "forge-hook"), "Stop")
+    assert command.env["CLAUDE_PROJECT_DIR"] == str(space.root)
+    assert command.env["CLAUDE_PLUGIN_ROOT"] == str(ROOT)
+    assert command.env["FORGE_PYTHON"] == sys.executable
+    assert command.cwd == space.root and (space.root / ".git").is_dir()
+    assert json.loads(command.stdin)["hook_event_name"] == "Stop"
+
+
+SAMPLE_IMPORTTIME = """\
+import time: self [us] | cumulative | imported package
+import time:       100 |        100 |     _json
+import time:       200 |        300 |   json.decoder
+import time:       300 |        600 | json
+import time:        50 |         50 |       yaml.error
+import time:       400 |        450 |     yaml
+import time:        10 |        460 |   forge_runtime.goal.state
+import time:        20 |        480 | forge_runtime.hooks.stop
+import time:         5 |          5 | site
+"""
+
+
+def test_import_tree_follows_the_interpreters_indentation():
+    tree = imports.parse(SAMPLE_IMPORTTIME)
+    assert [node.name for node in tree] == ["json", "forge_runtime.hooks.stop", "site"]
+    state = tree[1].children[0]
+    assert state.name == "forge_runtime.goal.state"
+    assert [child.name for child in state.children] == ["yaml"]
+    assert [child.name for child in state.children[0].children] == ["yaml.error"]
+
+
+def test_import_breakdown_blames_the_forge_module_that_imported():
+    edges = imports.pulled_in(imports.parse(SAMPLE_IMPORTTIME), imports.STARTUP, {"site"})
+    assert edges == [(imports.STARTUP, "json", 600), ("forge_runtime.goal.state", "yaml", 450)]
+
+
+def test_targets_report_margins_and_say_when_nothing_was_measured(tmp_path):
+    settings = Settings(runs=2, warmup=0, memory_runs=1, python=sys.executable,
+                        plugin_root=ROOT)
+    chosen = [s for s in all_scenarios() if s.key in ("floor", "stop-no-goal")]
+    outcomes = run_all(chosen, settings, tmp_path, progress=io.StringIO())
+    checks = {c.subject: c for c in targets.evaluate(outcomes)}
+    no_goal = next(c for s, c in checks.items() if "Stop, session without a goal" in s
+                   and "peak" not in s)
+    assert no_goal.met in (True, False) and no_goal.measured.endswith("x")
+    growth = checks["charging a 2,000-turn ledger vs a 20-turn one"]
+    assert growth.met is None and growth.measured == "not run"
+    assert all(isinstance(o, Outcome) for o in outcomes)
