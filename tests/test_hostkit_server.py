@@ -1,0 +1,170 @@
+"""The scripted Messages API server, spoken to over HTTP the way the host speaks to it."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+
+import pytest
+
+from forge_runtime.hostkit.script import Script
+from forge_runtime.hostkit.server import ModelServer
+
+TOOL_SCRIPT = {"rules": [
+    {"name": "finish", "when": {"last_is_tool_result": True}, "reply": {"text": "Done here."}},
+    {"name": "write", "reply": {"text": "Writing.", "tool_calls": [
+        {"name": "Write", "input": {"file_path": "{cwd}/done.txt", "content": "done\n"}}]}},
+]}
+
+
+def body(*messages, stream=True, **extra):
+    return {"model": "claude-test", "max_tokens": 100, "stream": stream,
+            "messages": list(messages) or [{"role": "user", "content": "go"}], **extra}
+
+
+def post(server, payload, path="/v1/messages?beta=true", connection=None, raw=None):
+    conn = connection or http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    data = raw if raw is not None else json.dumps(payload).encode()
+    conn.request("POST", path, data, {"content-type": "application/json",
+                                      "x-api-key": "sk-secret-123",
+                                      "authorization": "Bearer sk-secret-456"})
+    response = conn.getresponse()
+    return response, response.read()
+
+
+def sse(data: bytes) -> list[tuple[str, dict]]:
+    events = []
+    for chunk in data.decode().strip().split("\n\n"):
+        name_line, data_line = chunk.split("\n")
+        assert name_line.startswith("event: ") and data_line.startswith("data: ")
+        events.append((name_line[7:], json.loads(data_line[6:])))
+    return events
+
+
+@pytest.fixture
+def server(tmp_path):
+    with ModelServer(Script(TOOL_SCRIPT), log_path=tmp_path / "requests.jsonl") as running:
+        running.variables["cwd"] = "/project"
+        yield running
+
+
+def test_a_streamed_answer_follows_the_order_the_host_accepts(server):
+    response, data = post(server, body())
+
+    assert response.status == 200
+    assert response.getheader("content-type") == "text/event-stream"
+    assert int(response.getheader("content-length")) == len(data)
+    events = sse(data)
+    assert [name for name, _ in events] == [
+        "message_start",
+        "content_block_start", "content_block_delta", "content_block_stop",
+        "content_block_start", "content_block_delta", "content_block_stop",
+        "message_delta", "message_stop"]
+    assert events[0][1]["message"]["content"] == []
+    assert events[0][1]["message"]["usage"]["input_tokens"] > 0
+    assert events[2][1]["delta"] == {"type": "text_delta", "text": "Writing."}
+    tool_start = events[4][1]["content_block"]
+    assert tool_start["type"] == "tool_use" and tool_start["input"] == {}
+    assert tool_start["name"] == "Write" and tool_start["id"].startswith("toolu_")
+    delta = events[5][1]["delta"]
+    assert delta["type"] == "input_json_delta"
+    assert json.loads(delta["partial_json"]) == {"file_path": "/project/done.txt",
+                                                 "content": "done\n"}
+    assert events[7][1]["delta"]["stop_reason"] == "tool_use"
+
+
+def test_a_non_streamed_request_gets_the_whole_message_as_json(server):
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
+                                                   "name": "Write", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                              "content": [{"type": "text", "text": "ok"}]}]},
+                {"role": "system", "content": "a mid-conversation system message"}]
+    response, data = post(server, body(*messages, stream=False, thinking={"type": "x"},
+                                       context_management={}, output_config={"effort": "low"}))
+
+    assert response.status == 200
+    message = json.loads(data)
+    assert message["content"] == [{"type": "text", "text": "Done here."}]
+    assert message["stop_reason"] == "end_turn"
+    assert server.requests[-1]["rule"] == "finish"
+
+
+def test_ids_differ_between_answers(server):
+    ids = [json.loads(post(server, body(stream=False))[1])["content"][1]["id"] for _ in range(2)]
+    assert ids[0] != ids[1]
+
+
+def test_the_log_keeps_every_request_with_the_key_redacted(server, tmp_path):
+    post(server, body())
+    post(server, body(stream=False))
+
+    lines = [json.loads(line) for line in
+             (tmp_path / "requests.jsonl").read_text().splitlines()]
+    assert [entry["n"] for entry in lines] == [1, 2]
+    assert lines == server.requests
+    assert lines[0]["path"] == "/v1/messages?beta=true"
+    assert lines[0]["headers"]["x-api-key"] == "[redacted]"
+    assert lines[0]["headers"]["authorization"] == "[redacted]"
+    assert "sk-secret" not in (tmp_path / "requests.jsonl").read_text()
+    assert lines[0]["body"]["messages"] == [{"role": "user", "content": "go"}]
+
+
+@pytest.mark.parametrize(("status", "kind"), [(429, "rate_limit_error"), (500, "api_error"),
+                                              (529, "overloaded_error")])
+def test_scripted_errors_carry_the_status_and_the_api_error_shape(tmp_path, status, kind):
+    script = Script({"rules": [{"reply": {"error": {"status": status, "retry_after": 0}}}]})
+    with ModelServer(script) as server:
+        response, data = post(server, body())
+    assert response.status == status
+    assert response.getheader("retry-after") == "0"
+    assert json.loads(data)["error"]["type"] == kind
+
+
+def test_a_dropped_connection_sends_nothing_back():
+    with ModelServer(Script({"rules": [{"reply": {"drop_connection": True}}]})) as server:
+        with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+            post(server, body())
+        assert server.requests[0]["outcome"] == "drop_connection"
+
+
+def test_a_hanging_answer_is_released_when_the_server_stops():
+    server = ModelServer(Script({"rules": [{"reply": {"hang": True}}]})).start()
+    failures = []
+
+    def ask():
+        try:
+            post(server, body())
+        except (http.client.HTTPException, OSError) as exc:
+            failures.append(exc)
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    asker.join(0.3)
+    assert asker.is_alive(), "a hang reply answered anyway"
+    server.stop()
+    asker.join(5)
+    assert not asker.is_alive() and failures
+
+
+def test_bad_requests_get_api_errors(server):
+    response, data = post(server, None, raw=b"{not json")
+    assert response.status == 400
+    assert json.loads(data)["error"]["type"] == "invalid_request_error"
+    response, _ = post(server, body(), path="/v1/complete")
+    assert response.status == 404
+    response, data = post(server, body(), path="/v1/messages/count_tokens?beta=true")
+    assert response.status == 200 and json.loads(data)["input_tokens"] > 0
+
+
+def test_the_unix_socket_serves_the_same_script(tmp_path):
+    path = tmp_path / "model.sock"
+    with ModelServer(Script(TOOL_SCRIPT), unix_path=path) as server:
+        conn = http.client.HTTPConnection("localhost", timeout=5)
+        conn.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.sock.connect(str(path))
+        response, data = post(server, body(stream=False), connection=conn)
+        assert response.status == 200 and json.loads(data)["stop_reason"] == "tool_use"
+    assert not path.exists()
