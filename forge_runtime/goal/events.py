@@ -117,11 +117,17 @@ def _apply_verdicts(project: Project, binding: dict, verdicts, session: str) -> 
 
 # -- Stop ---------------------------------------------------------------------------------
 
-def on_stop(event: dict) -> dict | None:
-    """Confirm a pending activation, then charge this turn to the session's goal."""
+def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
+    """Confirm a pending activation, then charge this turn to the session's goal.
+
+    `confirm_pending` is False for `forge ledger charge`, whose transcript path comes from a
+    command line rather than the host.
+    """
     project = project_of(event)
     session = event["session_id"]
     involved = sessions.involvement(project.ledger_root, session)
+    if not confirm_pending:
+        involved.discard(sessions.PENDING)
     if not involved:
         return None
     try:

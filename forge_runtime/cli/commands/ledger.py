@@ -1,0 +1,93 @@
+"""`forge ledger activate|charge|verify`: the ledger helper behind goal-ledger.sh/.ps1.
+
+The seed contract's entry point (`.forge/hooks/lib/goal-ledger.sh activate --project
+<root> --state .forge/local/state.md`) lands here, on the same code the hooks run: there
+is one implementation of the rules. `activate` without a session checks qualification
+(rule 9) and reports: it never activates, because activation is a person's `/goal`, which
+only the host's hooks see. `charge` runs the Stop hook's charging for a session that is
+already bound; it never confirms a pending activation (a transcript path given on a command
+line proves nothing about a person).
+"""
+
+from __future__ import annotations
+
+from forge_runtime import hints
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.result import Result
+
+
+def register(subparsers, common) -> None:
+    parser = subparsers.add_parser("ledger", parents=[common], help="the goal ledger helper",
+                                   description="Activate, charge and verify goal ledgers.")
+    actions = parser.add_subparsers(dest="ledger_action", metavar="ACTION", required=True,
+                                    parser_class=type(parser))
+    shared = {"parents": [common]}
+    activate = actions.add_parser("activate", help="check that a goal may run here", **shared)
+    _project_args(activate)
+    activate.set_defaults(handler=run_activate)
+    charge = actions.add_parser("charge", help="charge a session's last turn", **shared)
+    _session_args(charge)
+    charge.set_defaults(handler=run_charge)
+    verify = actions.add_parser("verify", help="check every record of every goal", **shared)
+    _project_args(verify)
+    verify.set_defaults(handler=run_verify)
+
+
+def _project_args(parser) -> None:
+    parser.add_argument("--project", help="the project root (default: here)")
+    parser.add_argument("--state", help="accepted for the seed contract; always state.md")
+
+
+def _session_args(parser) -> None:
+    _project_args(parser)
+    parser.add_argument("--session", help="the host session id")
+    parser.add_argument("--transcript", help="the host session's transcript (JSON lines)")
+
+
+def _project(args):
+    from forge_runtime.project import find_project
+
+    return find_project(args.project)
+
+
+def _event(args, name: str, **fields) -> dict:
+    if not args.session or not args.transcript:
+        raise ForgeError("forge ledger charge needs --session and --transcript",
+                         "forge ledger charge --help")
+    project = _project(args)
+    return {"session_id": args.session, "transcript_path": args.transcript,
+            "cwd": str(project.root), "hook_event_name": name, **fields}
+
+
+def _reply_result(reply: dict | None, quiet: str) -> Result:
+    if reply and reply.get("continue") is False:
+        text = reply["stopReason"]
+        return Result(hints.error(text.splitlines()[0], "forge goal status"),
+                      text.splitlines()[1:], {"reply": reply}, EXIT_REFUSED)
+    return Result(hints.next_("forge goal status"), [quiet], {"reply": reply})
+
+
+def run_activate(args) -> Result:
+    from forge_runtime.goal import qualification
+
+    project = _project(args)
+    qualification.require(project)
+    return Result(hints.wait("a person runs /goal with an objective in Claude Code"),
+                  ["qualified: dependencies load, the ledger is writable and lockable"],
+                  {"qualified": True, "ledger_root": str(project.ledger_root)})
+
+
+def run_charge(args) -> Result:
+    from forge_runtime.goal.events import on_stop
+
+    reply = on_stop(_event(args, "Stop"), confirm_pending=False)
+    return _reply_result(reply, "turn charged (or already charged)")
+
+
+def run_verify(args) -> Result:
+    from forge_runtime.goal import status as core
+
+    goals = core.verify_all(_project(args))
+    lines = [f"ok  {goal['nonce']}  {goal['turn_count']}/{goal['turn_ceiling']}"
+             for goal in goals]
+    return Result(hints.done(f"{len(goals)} goal ledger(s) verified"), lines, {"goals": goals})

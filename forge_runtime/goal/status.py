@@ -1,0 +1,85 @@
+"""Read-only views of goals for `forge goal ...` and `forge ledger verify`, plus `sync`.
+
+Which goal a command means: the one state.md names; with no goal there, the goal whose
+ledger moved last. Every view verifies the whole chain first (the CLI is not a hot path).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from forge_runtime.errors import EXIT_USAGE, ForgeError
+from forge_runtime.goal import consistency, state
+from forge_runtime.goal.ledger import HEAD_NAME, Ledger, tampered
+from forge_runtime.project import Project
+
+
+@dataclass(frozen=True)
+class GoalView:
+    """A verified goal and how the state file stands against it."""
+
+    goal: dict
+    state_turn_count: int | None
+    next_step: str | None
+    consistent: bool
+    problem: str | None
+
+
+def goal_nonces(project: Project) -> list[str]:
+    """Every goal in the repository's ledger, most recently changed first."""
+    root = project.ledger_root
+    if not root.is_dir():
+        return []
+    found = []
+    for name in os.listdir(root):
+        head = root / name / HEAD_NAME
+        if len(name) == 32 and os.path.lexists(head):
+            found.append((os.lstat(head).st_mtime_ns, name))
+    return [name for _, name in sorted(found, reverse=True)]
+
+
+def chosen_nonce(project: Project, nonce: str | None = None) -> str | None:
+    """The goal a command is about: `nonce`, else state.md's, else the latest one."""
+    if nonce:
+        if not Ledger(project.ledger_root, nonce).exists():
+            raise ForgeError(f"no goal {nonce} in this repository's ledger",
+                             "forge goal status", exit_code=EXIT_USAGE)
+        return nonce
+    try:
+        current = state.read(project.state_path).goal
+    except ForgeError:
+        current = None
+    if current and isinstance(current.get("nonce"), str) and \
+            Ledger(project.ledger_root, current["nonce"]).exists():
+        return current["nonce"]
+    nonces = goal_nonces(project)
+    return nonces[0] if nonces else None
+
+
+def view(project: Project, nonce: str) -> GoalView:
+    """The goal, fully verified, and whether state.md agrees with it."""
+    goal = Ledger(project.ledger_root, nonce).verify()
+    try:
+        current = consistency.check(project.state_path, goal)
+    except ForgeError as exc:
+        return GoalView(goal, None, None, False, exc.message)
+    return GoalView(goal, current.goal.get("turn_count"), current.next_step, True, None)
+
+
+def sync(project: Project, nonce: str) -> dict:
+    """Rewrite state.md's goal fields from the verified ledger; the body stays untouched."""
+    ledger = Ledger(project.ledger_root, nonce)
+    with ledger.lock():
+        goal = ledger.verify()
+        try:
+            state.write_goal(project.state_path, goal)
+        except ForgeError as exc:
+            raise tampered(f"state file cannot be synced: {exc.message}",
+                           f"forge goal verify --nonce {nonce}") from None
+    return goal
+
+
+def verify_all(project: Project) -> list[dict]:
+    """Every goal of the repository, fully verified; the first failure raises."""
+    return [Ledger(project.ledger_root, nonce).verify() for nonce in goal_nonces(project)]
