@@ -113,14 +113,14 @@ class Bootstrap:
     """The dependency environment of one plugin install, under its data directory."""
 
     def __init__(self, data_dir: Path, *, requirements: Sequence[str] = HOOK_REQUIREMENTS,
-                 create: Creator = create_venv, install: Installer = pip_install) -> None:
+                 create: Creator | None = None, install: Installer | None = None) -> None:
         self.data_dir = data_dir
         self.requirements = tuple(requirements)
         self.stamp = stamp_of(self.requirements)
         self.env = data_dir / ENV_NAME
         self.builds = data_dir / f"{ENV_NAME}.d"
-        self._create = create
-        self._install = install
+        self._create = create or create_venv
+        self._install = install or pip_install
 
     def build(self) -> bool:
         """Make `forge-env` current; True when this call built it, False when it already was.
