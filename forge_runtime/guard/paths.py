@@ -73,11 +73,12 @@ def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Prote
     return found
 
 
-def expand(word: str, cwd: str, env: dict[str, str]) -> str | None:
+def expand(word: str, cwd: str, env: dict[str, str], *, follow: bool = True) -> str | None:
     """`word` as the absolute, resolved path it names, or None when it cannot be known.
 
     Unknown variables and command substitutions leave a `$` or a backquote behind: such a
-    word names a path forge cannot predict.
+    word names a path forge cannot predict. With `follow=False` a final symlink is kept as
+    itself (`rm link` removes the link, not what it points to).
     """
     if word == "~" or word.startswith("~/"):
         home = env.get("HOME") or os.path.expanduser("~")
@@ -86,7 +87,10 @@ def expand(word: str, cwd: str, env: dict[str, str]) -> str | None:
         word = Template(word).safe_substitute(env)
     if "$" in word or "`" in word or "\0" in word or not word:
         return None
-    return os.path.realpath(os.path.join(cwd, word))
+    joined = os.path.join(cwd, word)
+    if follow or not os.path.islink(joined.rstrip(os.sep)) or joined.endswith(os.sep):
+        return os.path.realpath(joined)
+    return os.path.join(os.path.realpath(os.path.dirname(joined)), os.path.basename(joined))
 
 
 

@@ -43,6 +43,7 @@ READERS = frozenset({
     "sed", "date", "id", "whoami", "uname", "env", "printenv", "sleep", "exit", "set",
 })
 DESTROYERS = frozenset({"rm", "rmdir", "unlink", "shred", "mv", "srm"})
+COPIERS = frozenset({"cp", "install", "rsync", "scp"})
 REPERMISSIONERS = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 FIND_ACTIONS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint",
@@ -308,16 +309,16 @@ def _candidates(args: list[str]) -> list[str]:
     return found
 
 
-def _expansions(word: str, ctx: _Context) -> list[str | None]:
+def _expansions(word: str, ctx: _Context, *, follow: bool = True) -> list[str | None]:
     """Every path a word can become after brace and glob expansion; None when unknowable."""
     if ctx.cwd is None:
         return [None]
     results: list[str | None] = []
     for variant in _braces(word):
-        path = expand(variant, ctx.cwd, ctx.env)
+        path = expand(variant, ctx.cwd, ctx.env, follow=follow)
         if path is not None and _GLOB.search(variant):
             matched = glob.glob(path)
-            results.extend(os.path.realpath(m) for m in matched)
+            results.extend(expand(m, ctx.cwd, ctx.env, follow=follow) for m in matched)
             if matched:
                 continue
         results.append(path)
@@ -332,8 +333,9 @@ def _braces(word: str) -> list[str]:
     return [out for part in match.group(1).split(",") for out in _braces(head + part + tail)]
 
 
-def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str) -> Finding | None:
-    for path in _expansions(word, ctx):
+def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str,
+                follow: bool = True) -> Finding | None:
+    for path in _expansions(word, ctx, follow=follow):
         if path is None:
             if destructive and _SUBSTITUTION.search(word):
                 return Finding(f"{verb} a path made by a command substitution, which forge "
@@ -347,10 +349,10 @@ def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str) -> Fi
     return None
 
 
-def _touches(words: list[str], ctx: _Context) -> bool:
+def _touches(words: list[str], ctx: _Context, *, follow: bool = True) -> bool:
     return any(
         path is not None and hit(path, ctx.protected, destructive=False) is not None
-        for word in words for path in _expansions(word, ctx)
+        for word in words for path in _expansions(word, ctx, follow=follow)
     )
 
 
@@ -359,9 +361,12 @@ def _check_generic(name: str, args: list[str], ctx: _Context) -> Finding | tuple
     if name in DESTROYERS:
         verb = "moves" if name == "mv" else "deletes"
         for word in candidates:
-            finding = _check_path(word, ctx, destructive=True, verb=verb)
+            finding = _check_path(word, ctx, destructive=True, verb=verb, follow=False)
             if finding:
                 return finding
+        return False, _touches(candidates, ctx, follow=False)
+    if name in COPIERS:
+        return _check_copy(name, args, ctx)
     if name in REPERMISSIONERS:
         recursive = any(a == "--recursive" or (a.startswith("-") and not a.startswith("--")
                                                    and "R" in a) for a in args)
@@ -376,6 +381,22 @@ def _check_generic(name: str, args: list[str], ctx: _Context) -> Finding | tuple
             if finding:
                 return _state_body_hint(finding)
     return reader, _touches(candidates, ctx)
+
+
+def _check_copy(name: str, args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
+    """A copy reads its sources and writes only its destination (`-t DIR` or the last word)."""
+    operands = [a for a in args if not a.startswith("-")]
+    targets = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-t", "--target-directory")]
+    targets += [a.split("=", 1)[1] for a in args if a.startswith("--target-directory=")]
+    if not targets and operands:
+        targets = operands[-1:]
+    if "--remove-source-files" in args:
+        targets += operands
+    for word in targets:
+        finding = _check_path(word, ctx, destructive=False, verb=f"runs {name} over")
+        if finding:
+            return finding
+    return True, _touches(operands, ctx)
 
 
 def _sed_in_place(args: list[str]) -> bool:

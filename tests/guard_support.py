@@ -1,0 +1,31 @@
+"""A forge project on disk for guard tests: git repo, ledger records, state.md, an event maker."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+STATE = ("---\ngoal:\n  nonce: n1\n  turn_count: 3\n  turn_ceiling: 20\n---\n"
+         "## Checklist\n- [ ] read\n")
+RECORD = '{"seq": 1, "goal": {"turn_count": 3}}\n'
+
+
+def make_project(root: Path) -> Path:
+    """A git project with a ledger record and a state file, as a running goal leaves them."""
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    records = root / ".git" / "forge-goals" / "n1" / "records"
+    records.mkdir(parents=True)
+    (records / "00000001.json").write_text(RECORD)
+    local = root / ".forge" / "local"
+    local.mkdir(parents=True)
+    (local / "state.md").write_text(STATE)
+    (local / ".gitignore").write_text("*\n")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    return root
+
+
+def event(tool: str, tool_input: dict, cwd: Path, **extra) -> dict:
+    return {"session_id": "sess-1", "hook_event_name": "PreToolUse", "tool_name": tool,
+            "tool_input": tool_input, "cwd": str(cwd), "tool_use_id": "toolu_1", **extra}

@@ -1,0 +1,222 @@
+"""Bash commands against the protected paths: what is caught, including quoting and path tricks."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+import pytest
+
+from forge_runtime.guard import paths, shell
+from forge_runtime.project import find_project
+from tests.guard_support import make_project
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = make_project(tmp_path / "proj")
+    (tmp_path / "link-to-git").symlink_to(root / ".git")
+    (root / "ledger-link").symlink_to(root / ".git" / "forge-goals")
+    return root
+
+
+def verdict(project, command: str, cwd=None):
+    found = find_project(project)
+    env = {"HOME": str(project.parent), "PROJ": str(project), "PATH": os.environ["PATH"]}
+    return shell.analyse(command, str(cwd or project), env, paths.protected_paths(found))
+
+
+DENIED = [
+    # redirections, every operator
+    "echo x > .git/forge-goals/n1/records/00000001.json",
+    "echo x >> .git/forge-goals/n1/records/00000001.json",
+    "echo x >| .forge/local/state.md",
+    "echo x &> .forge/local/state.md",
+    "cat <> .forge/local/state.md",
+    "printf x>.forge/local/state.md",
+    "ls 2> .git/forge-guard/modes/s.json",
+    # deleting, moving, copying over, linking
+    "rm -rf .git/forge-goals",
+    "rm -f .git/forge-goals/n1/records/00000001.json",
+    "rm -rf .git",
+    "rm -rf .forge",
+    "rm -rf .",
+    "unlink .forge/local/state.md",
+    "rmdir .git/forge-goals/n1/records",
+    "shred -u .git/forge-goals/n1/records/00000001.json",
+    "mv .git/forge-goals /tmp/elsewhere",
+    "mv .git .git-old",
+    "mv /tmp/fake.json .git/forge-goals/n1/records/00000001.json",
+    "cp /tmp/fake.json .git/forge-goals/n1/records/00000001.json",
+    "cp -r /tmp/fake .git/forge-goals/",
+    "install -m 644 /tmp/f .git/forge-goals/n1/f",
+    "ln -sf /tmp/x .git/forge-goals/n1/records/00000001.json",
+    "ln .git/forge-goals/n1/records/00000001.json hardlink",
+    "rsync -a /tmp/x/ .git/forge-goals/",
+    "mkdir .git/forge-goals/n2",
+    # re-permissioning
+    "chmod 000 .git/forge-goals",
+    "chmod -R u-w .git",
+    "chown -R nobody .forge",
+    "chattr +i .git/forge-goals/n1/records/00000001.json",
+    "touch .git/forge-goals/n1/records/00000001.json",
+    # writers by path
+    "tee .forge/local/state.md < /tmp/x",
+    "echo x | tee -a .git/forge-goals/n1/log",
+    "truncate -s 0 .git/forge-goals/n1/records/00000001.json",
+    "dd if=/dev/zero of=.git/forge-goals/n1/records/00000001.json",
+    "sed -i 's/3/0/' .forge/local/state.md",
+    "sed -i.bak -e 's/3/0/' .forge/local/state.md",
+    "sed --in-place 's/3/0/' .forge/local/state.md",
+    "perl -pi -e 's/3/0/' .forge/local/state.md",
+    "sort -o .forge/local/state.md .forge/local/state.md",
+    # git commands touching them
+    "git checkout -- .forge/local/state.md",
+    "git rm --cached .forge/local/state.md",
+    "git clean -fdx",
+    "git clean -fX .forge",
+    "git stash --all",
+    "git -C .forge/local restore state.md",
+    # interpreters writing by path
+    "python3 -c \"open('.git/forge-goals/n1/records/00000001.json','w').write('{}')\"",
+    "python -c 'import shutil; shutil.rmtree(\".git/forge-goals\")'",
+    "perl -e 'unlink \".forge/local/state.md\"'",
+    "node -e \"require('fs').writeFileSync('.forge/local/state.md','')\"",
+    "ruby -e 'File.delete(\".git/forge-goals/n1/records/00000001.json\")'",
+    "python3 - <<'EOF'\nimport os\nos.remove('.git/forge-goals/n1/records/00000001.json')\nEOF",
+    # find
+    "find .git/forge-goals -type f -delete",
+    "find . -name '*.json' -delete",
+    "find . -type f -exec rm {} +",
+    "find .git -name 00000001.json -exec truncate -s0 {} ;",
+    # pipelines and wrappers
+    "ls .git/forge-goals/n1/records/* | xargs rm",
+    "sudo rm -rf .git/forge-goals",
+    "env -i rm -rf .git/forge-goals",
+    "nohup rm -rf .git/forge-goals &",
+    "timeout 5 rm -rf .git/forge-goals",
+    "bash -c 'rm -rf .git/forge-goals'",
+    "sh -c \"echo x > .forge/local/state.md\"",
+    "eval rm -rf .git/forge-goals",
+    "true && rm -rf .git/forge-goals",
+    "false || rm -rf .git/forge-goals",
+    "(cd .git && rm -rf forge-goals)",
+    "ls; rm -rf .git/forge-goals",
+    "ls\nrm -rf .git/forge-goals",
+    # quoting
+    "rm -rf '.git/forge-goals'",
+    'rm -rf ".git/forge-goals"',
+    "rm -rf .git/forge\\-goals",
+    "rm -rf .git/'forge'\"-goals\"",
+    # path tricks: relative, .., symlinks, ~, absolute, variables, globs, braces
+    "rm -rf ./src/../.git/forge-goals",
+    "rm -rf src/../.forge/local/state.md",
+    "rm -rf ../link-to-git/forge-goals",
+    "rm -rf ledger-link/n1",
+    "rm -rf ~/proj/.git/forge-goals",
+    "rm -rf $HOME/proj/.git/forge-goals",
+    "rm -rf ${PROJ}/.forge/local/state.md",
+    "D=.git/forge-goals; rm -rf $D",
+    "rm -rf .git/forge-*",
+    "rm -rf .git/forge-goal?",
+    "rm -rf .gi[t]",
+    "rm -rf .git/forge-{goals,other}",
+    "cd .git && rm -rf forge-goals",
+    "cd .git; cd forge-goals; rm -rf n1",
+    "cd .forge/local && echo x > state.md",
+    "cd .forge/local && python3 -c 'open(\"state.md\",\"w\")'",
+    # unknowable targets
+    "rm -rf $(git rev-parse --git-dir)",
+    "rm -rf `git rev-parse --git-dir`",
+    "rm -rf \"$(git rev-parse --git-common-dir)/forge-goals\"",
+    # forge's own hook-side entry points
+    "forge ledger charge --project .",
+    "forge ledger activate --project . --state .forge/local/state.md",
+    "python3 -m forge_runtime ledger charge",
+    "forge mode exit --session sess-1",
+    "forge init --force",
+    "echo '{}' | python3 -m forge_runtime.hooks UserPromptSubmit",
+    ".forge/hooks/lib/goal-ledger.sh activate --project .",
+    # unparseable but naming a protected path
+    "rm -rf .git/forge-goals 'unbalanced",
+]
+
+ALLOWED = [
+    "ls -la",
+    "cat .forge/local/state.md",
+    "cat .git/forge-goals/n1/records/00000001.json | jq .",
+    "grep -r turn_count .forge/local/state.md",
+    "ls .git/forge-goals/n1/records | wc -l",
+    "sha256sum .git/forge-goals/n1/records/*",
+    "git status && git diff",
+    "git log --oneline -5 > /tmp/log.txt",
+    "git add src/app.py && git commit -m 'change'",
+    "git clean -fd",
+    "echo hello > hello.txt",
+    "echo hello >> src/app.py",
+    "rm -rf build dist",
+    "rm -rf ./*",
+    "find . -name '*.pyc' -delete",
+    "find src -type f -delete",
+    "chmod +x src/app.py",
+    "sed -n 1,5p .forge/local/state.md",
+    "cp .forge/local/state.md /tmp/state-copy.md",
+    "python3 -m pytest -q",
+    "npm test && cat .forge/local/state.md",
+    "forge goal status",
+    "forge goal verify --json",
+    "forge mode enter clarifier --session sess-1",
+    "forge guard roles",
+    "echo $UNKNOWN > out.txt",
+    "ls 2>&1 | head",
+    "make build 2>/dev/null",
+    "mv src/app.py src/main.py",
+    "rm -rf \"$TMPDIR/scratch\"",
+    "rm ledger-link",
+    "cp -r .git/forge-goals /tmp/ledger-backup",
+    "",
+]
+
+
+@pytest.mark.parametrize("command", DENIED)
+def test_writes_to_protected_paths_are_caught(project, command):
+    assert verdict(project, command) is not None
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_ordinary_commands_pass(project, command):
+    assert verdict(project, command) is None
+
+
+def test_the_finding_names_what_is_protected(project):
+    finding = verdict(project, "rm -rf .git/forge-goals")
+    assert finding.entry.label == "the goal ledger"
+    assert "deletes the goal ledger" in finding.message
+    above = verdict(project, "rm -rf .git")
+    assert "holds the goal ledger" in above.message
+
+
+def test_paths_are_resolved_from_the_working_directory(project):
+    assert verdict(project, "rm -rf ../.git", cwd=project / "src") is not None
+    assert verdict(project, "rm -rf ../.git", cwd=project) is None
+
+
+def test_a_symlink_made_outside_the_project_still_leads_to_the_ledger(project, tmp_path):
+    (tmp_path / "innocent").symlink_to(project / ".git" / "forge-goals" / "n1")
+    assert verdict(project, f"rm -rf {tmp_path}/innocent/records") is not None
+
+
+def test_outside_git_the_fallback_ledger_is_protected(tmp_path):
+    root = tmp_path / "plain"
+    (root / ".forge" / "local" / "goals" / "n1").mkdir(parents=True)
+    found = find_project(root)
+    protected = paths.protected_paths(found)
+    assert shell.analyse("rm -rf .forge/local/goals", str(root), {}, protected) is not None
+    assert shell.analyse("rm -rf src", str(root), {}, protected) is None
+
+
+def test_deeply_nested_shells_are_refused_rather_than_followed(project):
+    command = "rm -rf x"
+    for _ in range(10):
+        command = f"bash -c {shlex.quote(command)}"
+    assert "too deeply" in verdict(project, command).message
