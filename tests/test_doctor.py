@@ -1,0 +1,167 @@
+"""`forge doctor`: each check says yes or names its own fix; exit 0 when ready, 1 otherwise."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from forge_runtime import bootstrap, doctor, resources
+from forge_runtime.cli.main import main
+from forge_runtime.project import find_project
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("FORGE_CLAUDE_BIN", raising=False)
+    return root
+
+
+def doctor_json(capsys) -> tuple[int, dict]:
+    code = main(["doctor", "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def failing(payload: dict) -> dict[str, str]:
+    return {c["name"]: c["fix"] for c in payload["checks"] if not c["ok"]}
+
+
+def test_a_ready_project_passes_every_check(project, capsys):
+    main(["init"])
+    capsys.readouterr()
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("Done.\n  all 5 checks passed")
+    code, payload = doctor_json(capsys)
+    assert code == 0 and payload["ok"] is True and failing(payload) == {}
+    assert [c["name"] for c in payload["checks"]] == [
+        "python", "dependencies", "plugin", "project", "host"]
+    assert payload["_hint"]["marker"] == "Done"
+
+
+def test_an_uninitialised_project_is_fixed_by_forge_init(project, capsys):
+    code, payload = doctor_json(capsys)
+    assert code == 1
+    assert failing(payload) == {"project": "forge init"}
+    assert payload["_next_action"] == "forge init"
+    main(["init"])
+    capsys.readouterr()
+    assert doctor_json(capsys)[0] == 0
+
+
+def test_a_broken_state_file_gets_a_fix_that_really_fixes_it(project, capsys):
+    main(["init"])
+    (project / ".forge/local/state.md").write_text("---\ngoal: [unclosed\n---\n")
+    capsys.readouterr()
+    code, payload = doctor_json(capsys)
+    fix = failing(payload)["project"]
+    assert code == 1 and "front matter is not YAML" in payload["checks"][3]["detail"]
+    subprocess.run(["sh", "-c", fix.replace("forge init", "python3 -m forge_runtime init")],
+                   cwd=project, check=True, capture_output=True)
+    assert (project / ".forge/local/state.md.broken").exists()
+    assert doctor_json(capsys)[0] == 0
+
+
+@pytest.mark.parametrize("text, detail", [
+    ("no front matter\n", "has no front matter"),
+    ("---\njust: text\n---\n", "has no goal: key"),
+])
+def test_state_front_matter_problems_are_named(project, capsys, text, detail):
+    main(["init"])
+    (project / ".forge/local/state.md").write_text(text)
+    capsys.readouterr()
+    check = doctor.check_project(find_project(project))
+    assert not check.ok and detail in check.detail
+
+
+def test_missing_dependencies_name_the_pip_command(monkeypatch):
+    monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["jsonschema"])
+    check = doctor.check_dependencies()
+    assert (check.ok, check.fix) == (False, bootstrap.pip_fallback())
+    assert "jsonschema" in check.detail
+
+
+def test_a_missing_host_binary_names_the_install_command(project, monkeypatch, tmp_path):
+    monkeypatch.setenv("FORGE_CLAUDE_BIN", str(tmp_path / "nowhere" / "claude"))
+    check = doctor.check_host_binary()
+    assert not check.ok and check.fix.endswith("-m pip install claude-agent-sdk")
+
+
+def test_a_host_binary_that_fails_is_reported(project, monkeypatch, tmp_path):
+    fake = tmp_path / "claude"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("FORGE_CLAUDE_BIN", str(fake))
+    check = doctor.check_host_binary()
+    assert not check.ok and "exited 3" in check.detail
+
+
+def test_the_real_host_binary_reports_its_version():
+    check = doctor.check_host_binary()
+    assert check.ok and "(Claude Code)" in check.detail
+
+
+@pytest.fixture
+def plugin_copy(tmp_path) -> Path:
+    copy = tmp_path / "plugin"
+    shutil.copytree(REPO / ".claude-plugin", copy / ".claude-plugin")
+    shutil.copytree(REPO / "hooks", copy / "hooks")
+    return copy
+
+
+def test_a_sound_plugin_bundle_has_no_problem(plugin_copy):
+    assert doctor._plugin_problem(plugin_copy) is None
+
+
+def test_a_launcher_without_its_executable_bit_is_fixed_by_chmod(plugin_copy):
+    (plugin_copy / "hooks/forge-hook").chmod(0o644)
+    detail, fix = doctor._plugin_problem(plugin_copy)
+    assert "not executable" in detail
+    subprocess.run(fix, shell=True, check=True)
+    assert doctor._plugin_problem(plugin_copy) is None
+
+
+def test_a_hooks_file_missing_an_event_is_named(plugin_copy):
+    hooks_file = plugin_copy / "hooks/hooks.json"
+    declared = json.loads(hooks_file.read_text())
+    del declared["hooks"]["Stop"]
+    hooks_file.write_text(json.dumps(declared))
+    detail, fix = doctor._plugin_problem(plugin_copy)
+    assert detail == "hooks/hooks.json does not register Stop"
+    assert "pip install --force-reinstall forge-runtime" in fix   # the copy is not a checkout
+
+
+def test_without_a_plugin_bundle_the_settings_wiring_is_checked(project, monkeypatch):
+    monkeypatch.setattr(resources, "plugin_root", lambda: None)
+    check = doctor.check_hook_wiring(find_project(project))
+    assert (check.name, check.ok, check.fix) == ("hooks", False, "forge init --hooks")
+    main(["init", "--hooks"])
+    assert doctor.check_hook_wiring(find_project(project)).ok
+
+
+def test_unreadable_settings_are_a_failed_check_not_a_crash(project, monkeypatch):
+    monkeypatch.setattr(resources, "plugin_root", lambda: None)
+    (project / ".claude").mkdir()
+    (project / ".claude/settings.json").write_text("{broken")
+    check = doctor.check_hook_wiring(find_project(project))
+    assert not check.ok and "-m json.tool" in check.fix
+
+
+def test_several_failures_give_the_first_fix_and_the_others_as_fallbacks(project, capsys,
+                                                                        monkeypatch, tmp_path):
+    monkeypatch.setenv("FORGE_CLAUDE_BIN", str(tmp_path / "nowhere"))
+    code, payload = doctor_json(capsys)
+    assert code == 1
+    assert payload["_hint"]["error"] == "2 of 5 checks failed: project, host"
+    assert payload["_next_action"] == "forge init"
+    assert payload["_hint"]["or"][0].endswith("-m pip install claude-agent-sdk")
