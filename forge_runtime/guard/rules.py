@@ -110,8 +110,11 @@ def validate(raw: bytes, rule_file: str) -> dict:
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(SCHEMA).iter_errors(document))
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "top level"
-        line = _line_of(text, list(error.absolute_path))
+        path = list(error.absolute_path)
+        if "propertyNames" in error.absolute_schema_path:  # the bad key is the instance
+            path.append(error.instance)
+        where = "/".join(str(part) for part in path) or "top level"
+        line = _line_of(text, path)
         raise _invalid(rule_file, line, f"at {where}: {error.message}")
     return document
 

@@ -1,0 +1,99 @@
+"""The project rule file `.forge/guard.yaml`: extends, never widens, errors name the line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.guard import rules
+from forge_runtime.guard.roles import NOTHING
+
+
+@pytest.fixture
+def files(tmp_path):
+    return tmp_path / "guard.yaml", tmp_path / "cache"
+
+
+def load(files, text: str | None):
+    rule_file, cache = files
+    if text is not None:
+        rule_file.write_text(text)
+    return rules.load(str(rule_file), str(cache))
+
+
+def test_no_file_means_the_defaults(files):
+    loaded = load(files, None)
+    assert loaded is rules.DEFAULT_RULES
+    assert loaded.role_for_agent("forge:clarifier").name == "clarifier"
+    assert loaded.role_for_agent("general-purpose") is None
+    assert loaded.role_for_agent("forge:nonexistent") is NOTHING
+
+
+def test_a_project_adds_roles_agents_and_protected_paths(files):
+    loaded = load(files, """
+roles:
+  security-reviewer:
+    tools: [Read, Grep]
+    agents: [security-reviewer, acme:sec]
+protected: [secrets/]
+""")
+    assert loaded.roles["security-reviewer"].tools == ("Read", "Grep")
+    assert loaded.role_for_agent("acme:sec").name == "security-reviewer"
+    assert loaded.role_for_agent("security-reviewer").name == "security-reviewer"
+    assert loaded.protected == ("secrets/",)
+
+
+def test_a_project_cannot_widen_a_default_role(files):
+    loaded = load(files, "roles:\n  clarifier:\n    tools: [Read, Write, Bash]\n")
+    assert loaded.roles["clarifier"].tools == ("Read",)
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("roles:\n  a:\n    tools: [Read\n", 4, "not valid YAML"),
+    ("roles:\n  ok:\n    tools: [Read]\n  Bad Name:\n    tools: [Read]\n", 4, "roles"),
+    ("roles:\n  r:\n    tools: Read\n", 3, "roles/r/tools"),
+    ("roles:\n  r:\n    tool: [Read]\n", 2, "roles/r"),
+    ("protected:\n  - ok\n  - 7\n", 3, "protected/1"),
+    ("unknown: true\n", 1, "top level"),
+    ("- a list\n", 1, "top level"),
+])
+def test_a_broken_file_is_an_error_naming_its_line(files, text, line, words):
+    with pytest.raises(ForgeError) as raised:
+        load(files, text)
+    error = raised.value
+    assert error.code == rules.INVALID and error.exit_code == EXIT_REFUSED
+    assert f"guard.yaml:{line} " in error.message, error.message
+    assert words in error.message
+    assert error.fix == "forge guard roles"
+
+
+def test_a_file_that_is_not_utf8_is_an_error(files):
+    files[0].write_bytes(b"roles: \xff\n")
+    with pytest.raises(ForgeError, match="not UTF-8"):
+        rules.load(str(files[0]), str(files[1]))
+
+
+def test_the_validated_form_is_cached_by_content(files, monkeypatch):
+    text = "roles:\n  auditor:\n    tools: [Read]\n"
+    load(files, text)
+    cache = json.loads((files[1] / rules.CACHE_NAME).read_text())
+    assert cache["rules"] == {"roles": {"auditor": {"tools": ["Read"]}}}
+
+    def no_validation(*args):
+        raise AssertionError("validated again although the file did not change")
+
+    monkeypatch.setattr(rules, "validate", no_validation)
+    assert load(files, None).roles["auditor"].tools == ("Read",)
+    monkeypatch.undo()
+    changed = load(files, "roles:\n  auditor:\n    tools: [Grep]\n")
+    assert changed.roles["auditor"].tools == ("Grep",)
+
+
+def test_an_unwritable_cache_only_costs_time(files, tmp_path):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache dir should be")
+    files[0].write_text("roles:\n  auditor:\n    tools: [Read]\n")
+    loaded = rules.load(str(files[0]), str(blocker / "cache"))
+    assert loaded.roles["auditor"].tools == ("Read",)
