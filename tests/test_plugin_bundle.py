@@ -1,0 +1,72 @@
+"""The plugin bundle passes the real host's own validator with nothing to report."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from forge_runtime.hostkit.binary import find_claude
+
+REPO = Path(__file__).resolve().parents[1]
+TARGETS = [".", ".claude-plugin/plugin.json"]
+PROFILES = [[], ["--profile", "directory"]]
+
+
+def validate(target: str, extra: list[str], home: Path) -> tuple[int, dict]:
+    env = {**os.environ, "HOME": str(home), "DISABLE_TELEMETRY": "1",
+           "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    done = subprocess.run([str(find_claude()), "plugin", "validate", target, "--strict",
+                           *extra, "--json"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("extra", PROFILES, ids=["strict", "directory"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_host_validator_reports_nothing(target, extra, tmp_path):
+    code, report = validate(target, extra, tmp_path)
+    assert code == 0 and report["success"] is True, report
+    for part in [report["manifest"], *report["contents"]]:
+        assert part["errors"] == [] and part["warnings"] == [], part
+    assert report["advice"] == []
+    if extra:
+        directory = report["directory"]
+        assert directory["findings"] == [] and directory["undecided"] == []
+        assert directory["incomplete"] is False and directory["failure"] is None
+
+
+def test_the_validator_sees_the_five_hooks_and_the_skill(tmp_path):
+    _, report = validate(".claude-plugin/plugin.json", [], tmp_path)
+    events = [hook["event"] for hook in report["provides"]["hooks"]]
+    assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"]
+    assert all(hook["command"] == "${CLAUDE_PLUGIN_ROOT}/hooks/forge-hook"
+               and hook["args"] == [hook["event"]] for hook in report["provides"]["hooks"])
+    assert "forge:forge-status" in report["provides"]["skills"]
+    assert not [name for name in report["provides"]["skills"] + report["provides"]["commands"]
+                if name.split(":")[-1] == "goal"]
+
+
+def test_the_icon_is_a_real_square_png():
+    manifest = json.loads((REPO / ".claude-plugin/plugin.json").read_text())
+    data = (REPO / manifest["icon"]).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width == height >= 128
+    assert data[-8:-4] == b"IEND"
+
+
+def test_the_launcher_is_executable_and_every_hook_uses_it_in_exec_form():
+    assert os.access(REPO / "hooks/forge-hook", os.X_OK)
+    declared = json.loads((REPO / "hooks/hooks.json").read_text())["hooks"]
+    for event, groups in declared.items():
+        for group in groups:
+            for hook in group["hooks"]:
+                assert hook["command"] == "${CLAUDE_PLUGIN_ROOT}/hooks/forge-hook"
+                assert hook["args"] == [event]
