@@ -1,0 +1,161 @@
+"""The guard's decision: roles from agent_type and modes, protection for all, fail closed."""
+
+from __future__ import annotations
+
+import pytest
+
+from forge_runtime import hints
+from forge_runtime.cli.main import parses
+from forge_runtime.guard import modes, paths
+from forge_runtime.guard.decide import decide
+from forge_runtime.guard.roles import Role
+from forge_runtime.project import find_project
+from tests.guard_support import event, make_project
+
+
+@pytest.fixture
+def project(tmp_path):
+    return make_project(tmp_path / "proj")
+
+
+def ask(project, tool, tool_input, **extra):
+    env = {"HOME": str(project.parent), "CLAUDE_PROJECT_DIR": str(project)}
+    return decide(event(tool, tool_input, project, **extra), env=env)
+
+
+def enter_mode(project, role, session="sess-1"):
+    modes.enter(paths.guard_dir(find_project(project)), session, role)
+
+
+WRITES = [
+    ("Write", {"file_path": "notes.md", "content": "x"}),
+    ("Edit", {"file_path": "src/app.py", "old_string": "hi", "new_string": "ho"}),
+    ("MultiEdit", {"file_path": "src/app.py", "edits": []}),
+    ("NotebookEdit", {"notebook_path": "n.ipynb", "new_source": ""}),
+    ("Bash", {"command": "ls"}),
+    ("mcp__files__write_file", {"path": "notes.md", "content": "x"}),
+    ("Agent", {"description": "d", "prompt": "p", "subagent_type": "general-purpose"}),
+]
+
+
+def assert_contract(hint):
+    """A deny reason is Error + Fix, and the Fix is a real forge command."""
+    assert hint is not None, "expected a deny"
+    lines = hints.parse_lines(hint.render())
+    assert [marker for marker, _ in lines][:2] == ["Error", "Fix"]
+    assert parses(hint.text), hint.text
+    assert not hints.has_placeholder(hint.text)
+
+
+@pytest.mark.parametrize("tool, tool_input", WRITES)
+def test_the_clarifier_subagent_is_denied_every_writing_tool(project, tool, tool_input):
+    hint = ask(project, tool, tool_input, agent_type="forge:clarifier", agent_id="a1")
+    assert_contract(hint)
+    assert f"the clarifier role may not use {tool}" in hint.error
+    assert hint.text == "forge guard roles"
+
+
+@pytest.mark.parametrize("tool, tool_input", WRITES)
+def test_a_session_in_clarify_mode_is_denied_every_writing_tool(project, tool, tool_input):
+    enter_mode(project, "clarifier")
+    hint = ask(project, tool, tool_input)
+    assert_contract(hint)
+    assert hint.text == "forge mode exit --session sess-1"
+
+
+def test_a_mode_binds_only_its_own_session(project):
+    enter_mode(project, "clarifier", session="other")
+    assert ask(project, "Write", {"file_path": "notes.md", "content": "x"}) is None
+
+
+def test_reading_is_allowed_in_every_role(project):
+    enter_mode(project, "clarifier")
+    for tool, tool_input in [("Read", {"file_path": "src/app.py"}), ("Grep", {"pattern": "x"}),
+                             ("Glob", {"pattern": "*"})]:
+        assert ask(project, tool, tool_input) is None
+        assert ask(project, tool, tool_input, agent_type="forge:reviewer") is None
+
+
+def test_a_subagent_in_a_guarded_session_gets_both_restrictions(project):
+    enter_mode(project, "reviewer")
+    hint = ask(project, "WebFetch", {"url": "http://127.0.0.1/"}, agent_type="forge:clarifier")
+    assert "the reviewer role may not use WebFetch" in hint.error
+
+
+def test_an_unknown_forge_agent_is_denied_everything(project):
+    hint = ask(project, "Read", {"file_path": "x"}, agent_type="forge:made-up")
+    assert_contract(hint)
+    assert "may use nothing" in hint.error
+
+
+def test_other_agents_and_the_main_session_are_not_role_guarded(project):
+    write = {"file_path": "notes.md", "content": "x"}
+    assert ask(project, "Write", write) is None
+    assert ask(project, "Write", write, agent_type="general-purpose") is None
+    assert ask(project, "mcp__files__write_file", {"path": "notes.md"}) is None
+
+
+def test_an_unreadable_mode_file_denies_everything(project):
+    path = modes.mode_path(paths.guard_dir(find_project(project)), "sess-1")
+    import os
+
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as handle:
+        handle.write("{not json")
+    assert ask(project, "Read", {"file_path": "x"}) is not None
+
+
+@pytest.mark.parametrize("tool, tool_input", [
+    ("Bash", {"command": "rm -rf .git/forge-goals"}),
+    ("Bash", {"command": "chmod -R 000 .git"}),
+    ("Bash", {"command": "echo '---' > .forge/local/state.md"}),
+    ("Write", {"file_path": ".git/forge-goals/n1/records/00000001.json", "content": "{}"}),
+    ("Edit", {"file_path": ".forge/local/state.md", "old_string": "turn_count: 3",
+              "new_string": "turn_count: 0"}),
+    ("mcp__files__delete", {"path": ".git/forge-goals/n1"}),
+])
+def test_protected_paths_are_denied_to_an_unguarded_main_session(project, tool, tool_input):
+    hint = ask(project, tool, tool_input)
+    assert_contract(hint)
+    assert hint.error.startswith(f"forge guard: {tool} ")
+
+
+def test_a_project_role_guards_its_agents(project):
+    (project / ".forge" / "guard.yaml").write_text(
+        "roles:\n  auditor:\n    tools: [Read]\n    agents: [auditor]\n")
+    assert ask(project, "Bash", {"command": "ls"}, agent_type="auditor") is not None
+    assert ask(project, "Read", {"file_path": "x"}, agent_type="auditor") is None
+
+
+def test_a_broken_rule_file_denies_guarded_sessions_but_not_others(project):
+    (project / ".forge" / "guard.yaml").write_text("roles:\n  x:\n    tools: Read\n")
+    hint = ask(project, "Read", {"file_path": "x"}, agent_type="anything")
+    assert_contract(hint)
+    assert "guard.yaml:3" in hint.error and "FORGE_GUARD_RULES_INVALID" in hint.error
+    assert ask(project, "Bash", {"command": "ls"}) is None
+    assert ask(project, "Bash", {"command": "rm -rf .git/forge-goals"}) is not None
+
+
+def test_an_sdk_role_is_imposed_on_top(project):
+    env = {"HOME": str(project.parent)}
+    role = Role("sdk", ("Read", "Bash"))
+    assert decide(event("Bash", {"command": "ls"}, project), env=env, role=role) is None
+    assert decide(event("Write", {"file_path": "a", "content": ""}, project), env=env,
+                  role=role) is not None
+    assert decide(event("Bash", {"command": "rm -rf .git"}, project), env=env,
+                  role=role) is not None
+
+
+@pytest.mark.parametrize("broken", [
+    {},
+    {"session_id": "s", "tool_name": "Bash"},
+    {"session_id": "s", "tool_name": "Bash", "tool_input": "rm -rf /"},
+    {"session_id": 7, "tool_name": "Read", "tool_input": {}},
+    {"session_id": "s", "tool_name": None, "tool_input": {}},
+    {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": ["rm"]}},
+    {"session_id": "s", "tool_name": "Read", "tool_input": {}, "agent_type": 3},
+])
+def test_malformed_events_are_denied_with_a_contract_reason(broken):
+    hint = decide(broken, env={})
+    assert_contract(hint)
+    assert "could not decide" in hint.error

@@ -1,0 +1,135 @@
+"""The PreToolUse hook end to end: stdin in, the host's deny reply out, never fail open."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from forge_runtime.guard.roles import DEFAULT_ROLES
+from forge_runtime.hooks import dispatch
+from tests.guard_support import event, make_project
+
+LAUNCHER = Path(__file__).resolve().parents[1] / "hooks" / "forge-hook"
+CLARIFIER = DEFAULT_ROLES["clarifier"]
+
+
+def run_hook(raw: bytes) -> tuple[dict | None, str]:
+    out, err = io.StringIO(), io.StringIO()
+    assert dispatch.run(["PreToolUse"], io.BytesIO(raw), out, err) == 0
+    return (json.loads(out.getvalue()) if out.getvalue() else None), err.getvalue()
+
+
+def is_deny(reply: dict | None) -> bool:
+    output = (reply or {}).get("hookSpecificOutput", {})
+    return output.get("permissionDecision") == "deny" and bool(
+        output.get("permissionDecisionReason"))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = make_project(tmp_path / "proj")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
+    return root
+
+
+def test_a_deny_is_the_hosts_reply_shape_with_a_contract_reason(project):
+    reply, err = run_hook(json.dumps(event("Write", {"file_path": "a", "content": ""}, project,
+                                           agent_type="forge:clarifier")).encode())
+    assert is_deny(reply)
+    reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.splitlines()[0].startswith("Error: forge guard: the clarifier role")
+    assert reason.splitlines()[1] == "Fix: forge guard roles"
+    assert reply["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+    assert err == ""
+
+
+def test_an_allowed_call_gets_no_reply_so_the_hosts_permissions_still_apply(project):
+    reply, err = run_hook(json.dumps(event("Write", {"file_path": "a", "content": ""},
+                                           project)).encode())
+    assert reply is None and err == ""
+
+
+@pytest.mark.parametrize("raw", [b"", b"not json", b"[1]", b"{}", b'{"session_id": "s"}',
+                                 b'{"session_id":"s","hook_event_name":"Stop"}',
+                                 b"\xff\xfe", json.dumps({
+                                     "session_id": "s", "hook_event_name": "PreToolUse",
+                                     "tool_name": "Read", "tool_input": []}).encode()])
+def test_malformed_input_is_denied_with_a_one_line_report(raw):
+    reply, err = run_hook(raw)
+    assert is_deny(reply)
+    assert "Traceback" not in err and err.startswith("Error: forge PreToolUse hook")
+
+
+def test_an_internal_error_is_a_deny(project, monkeypatch):
+    from forge_runtime.guard import decide as decide_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(decide_module, "_decide", broken)
+    reply, _ = run_hook(json.dumps(event("Read", {"file_path": "a"}, project)).encode())
+    assert is_deny(reply)
+    assert "RuntimeError: boom" in reply["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_the_launcher_denies_as_a_real_process(project):
+    env = {**os.environ, "FORGE_PYTHON": sys.executable}
+    stdin = json.dumps(event("Bash", {"command": "rm -rf .git/forge-goals"}, project))
+    done = subprocess.run([str(LAUNCHER), "PreToolUse"], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert is_deny(json.loads(done.stdout))
+    assert (project / ".git" / "forge-goals" / "n1").is_dir()
+
+
+def test_an_unguarded_read_imports_nothing_heavy(project):
+    code = ("import sys, io, json\nfrom forge_runtime.hooks import dispatch\n"
+            f"raw = json.dumps({event('Read', {'file_path': 'a'}, project)!r}).encode()\n"
+            "dispatch.run(['PreToolUse'], io.BytesIO(raw), io.StringIO(), io.StringIO())\n"
+            "heavy = {'yaml', 'jsonschema', 'filelock', 'shlex', 'glob'} & set(sys.modules)\n"
+            "print(sorted(heavy))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)}, timeout=30)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8),
+                                                                      children, max_size=4),
+    max_leaves=12)
+tool_names = st.sampled_from(["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Agent",
+                              "mcp__files__write", "Task", "KillShell"]) | st.text(max_size=12)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tool=tool_names, tool_input=st.dictionaries(st.text(max_size=10), json_values,
+                                                   max_size=4),
+       extra=st.dictionaries(st.sampled_from(["cwd", "agent_id", "permission_mode",
+                                              "transcript_path", "tool_use_id"]),
+                             json_values, max_size=3))
+def test_a_guarded_role_never_gets_an_allow_for_a_tool_it_lacks(project, tool, tool_input,
+                                                                  extra):
+    raw = {"session_id": "sess-1", "hook_event_name": "PreToolUse", "tool_name": tool,
+           "tool_input": tool_input, **extra, "agent_type": "forge:clarifier"}
+    reply, err = run_hook(json.dumps(raw).encode())
+    assert "Traceback" not in err
+    if not CLARIFIER.allows(tool):
+        assert is_deny(reply), (tool, reply)
+
+
+@settings(max_examples=150, deadline=None)
+@given(raw=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
+def test_random_input_never_crashes_and_never_allows_unread(raw):
+    reply, err = run_hook(raw)
+    assert "Traceback" not in err
+    assert is_deny(reply)
