@@ -12,7 +12,8 @@ from forge_runtime.errors import EXIT_USAGE, ForgeError
 from forge_runtime.result import Result
 
 # Modules under forge_runtime.cli.commands, in the order `forge --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("init", "doctor", "hints", "guard", "mode", "goal", "ledger")
+COMMAND_MODULES: tuple[str, ...] = ("init", "doctor", "hints", "guard", "mode", "goal", "ledger",
+                                   "demo")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -24,9 +24,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,6 +93,11 @@ class SessionResult:
         """The host's final `result` event (what `--output-format json` prints), if any."""
         finals = [e for e in self.events if e.get("type") == "result"]
         return finals[-1] if finals else None
+
+    @cached_property
+    def init(self) -> dict:
+        """The host's `init` event: version, loaded plugins, tools, agents, skills."""
+        return next((e for e in self.events if e.get("subtype") == "init"), {})
 
     @property
     def terminal_reason(self) -> str | None:
@@ -170,11 +177,19 @@ class Host:
         can_isolate, reason = netns.available() if isolate_network else (False, "not asked")
         self.isolated = can_isolate
         self.isolation = reason if can_isolate else f"none ({reason})"
+        # A Unix socket path must stay under ~100 bytes, so it lives in a short temp dir.
+        self._socket_dir = Path(tempfile.mkdtemp(prefix="fhk-", dir=_short_tmp())) \
+            if can_isolate else None
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
-                                  unix_path=self.workdir / "model.sock" if can_isolate else None)
+                                  unix_path=self._socket_dir / "model.sock"
+                                  if self._socket_dir else None)
         self._python_shim = self._write_python_shim()
         self._runs = 0
-        self.server.start()
+        try:
+            self.server.start()
+        except OSError:
+            self.close()
+            raise
 
     def __enter__(self) -> Host:
         return self
@@ -184,6 +199,8 @@ class Host:
 
     def close(self) -> None:
         self.server.stop()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
 
     @property
     def script(self) -> Script:
@@ -276,6 +293,11 @@ class Host:
                         ' "$@"\n')
         shim.chmod(0o755)
         return shim
+
+
+def _short_tmp() -> str | None:
+    """/tmp when it exists (short), else the default temp dir."""
+    return "/tmp" if os.path.isdir("/tmp") else None
 
 
 def _descendants(pid: int) -> list[int]:

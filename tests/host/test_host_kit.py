@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from forge_runtime.hostkit import netns
-from forge_runtime.hostkit.pytest_plugin import write_plugin
+from forge_runtime.hostkit.projects import write_plugin
 
 pytestmark = pytest.mark.host
 

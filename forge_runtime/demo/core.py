@@ -1,0 +1,126 @@
+"""The demo's working parts: the throwaway project, its host sessions, forge runs, the report."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from forge_runtime import resources
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.hostkit.projects import init_git_project
+from forge_runtime.hostkit.runner import Host, SessionResult
+from forge_runtime.hostkit.script import Script
+
+DEMO_DIR = Path(__file__).resolve().parent
+SESSION_TIMEOUT = 60.0
+
+
+class DemoFailed(ForgeError):
+    """A step did not see what it exists to show; the demo stops and says which."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"forge demo: {message}", "forge doctor", exit_code=EXIT_REFUSED,
+                         code="FORGE_DEMO_FAILED",
+                         rationale="check the install, then run forge demo --keep forge-demo "
+                                   "to inspect the project")
+
+
+@dataclass
+class Section:
+    """One part of the report: a title and a few plain lines."""
+
+    title: str
+    lines: list[str]
+
+
+@dataclass
+class ForgeRun:
+    """One `forge ...` command the demo ran in the project."""
+
+    args: tuple[str, ...]
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+
+@dataclass
+class Demo:
+    """The state every step shares: the work dir, the project, sessions and forge runs."""
+
+    workdir: Path
+    plugin_dir: Path
+    kept: bool = False
+    project: Path = field(init=False)
+    sessions: dict[str, SessionResult] = field(default_factory=dict)
+    forge_runs: list[ForgeRun] = field(default_factory=list)
+    _hosts: dict[str, Host] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.project = init_git_project(self.workdir / "project")
+
+    def forge(self, *args: str) -> ForgeRun:
+        """Run `forge <args>` in the project as a person would, and keep its output."""
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(self.project), "NO_COLOR": "1"}
+        done = subprocess.run([sys.executable, "-m", "forge_runtime", *args], cwd=self.project,
+                              env=env, capture_output=True, text=True, timeout=60)
+        run = ForgeRun(args, done.returncode, done.stdout, done.stderr)
+        self.forge_runs.append(run)
+        return run
+
+    def session(self, name: str, prompt: str, *, script: str = "script",
+                args: tuple[str, ...] = ()) -> SessionResult:
+        """Run one real host session in the project against `forge_runtime/demo/<script>.yaml`.
+
+        Sessions on the same script share one Host (one HOME), so a later one may resume.
+        """
+        host = self._hosts.get(script)
+        if host is None:
+            host = Host(self.workdir / f"host-{script}", Script.load(DEMO_DIR / f"{script}.yaml"),
+                        plugin_dirs=[self.plugin_dir], timeout=SESSION_TIMEOUT)
+            self._hosts[script] = host
+        result = host.run(prompt, cwd=self.project, args=args)
+        if result.timed_out:
+            raise DemoFailed(f"the {name} session did not finish in {SESSION_TIMEOUT:.0f} s")
+        self.sessions[name] = result
+        return result
+
+    def close(self) -> None:
+        for host in self._hosts.values():
+            host.close()
+
+
+def plugin_dir(workdir: Path) -> Path:
+    """The forge plugin to load: the checkout this package runs from, else one built from
+    the files a wheel install carries (hooks, workflows, skills) plus a manifest."""
+    root = resources.plugin_root()
+    if root is not None:
+        return root
+    bundle = resources.bundle_root()
+    built = workdir / "forge-plugin"
+    for name in resources.BUNDLED_DIRS:
+        shutil.copytree(bundle / name, built / name)
+    (built / ".claude-plugin").mkdir()
+    (built / ".claude-plugin" / "plugin.json").write_text(json.dumps(
+        {"name": "forge", "description": "forge, as installed from the wheel"}))
+    return built
+
+
+def make_workdir(keep: str | None) -> Path:
+    """A fresh directory for the demo: `keep` (must be new or empty), else a temporary one."""
+    if keep is None:
+        return Path(tempfile.mkdtemp(prefix="forge-demo-")).resolve()
+    path = Path(keep).resolve()
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise ForgeError(f"{path} already exists and is not an empty directory",
+                         f"forge demo --keep {path.name}-2")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,101 @@
+"""The demo's story, one small step per thing forge does. See the package docstring to add one."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from forge_runtime import hints
+from forge_runtime.demo.core import Demo, DemoFailed, Section
+
+GOAL = "the file done.txt exists"
+
+
+def install_forge(demo: Demo) -> Section:
+    """A new git project, with forge's files installed the way a person would."""
+    run = demo.forge("init")
+    if run.exit_code != 0:
+        raise DemoFailed(f"forge init failed: {run.stderr.strip() or run.stdout.strip()}")
+    installed = sorted(p.relative_to(demo.project).as_posix()
+                       for p in (demo.project / ".forge").rglob("*") if p.is_file())
+    where = demo.project if demo.kept else "in a temporary directory (--keep keeps it)"
+    return Section("A new project with forge installed", [
+        f"a new git project {where}",
+        f"`forge init` installed {len(installed)} files under .forge/ "
+        f"(workflows, skills, the goal state file {'.forge/local/state.md'})",
+    ])
+
+
+def person_sets_a_goal(demo: Demo) -> Section:
+    """A person types `/goal`; the host works turn by turn while forge's hooks watch."""
+    session = demo.session("goal", f"/goal {GOAL}", args=("--permission-mode", "acceptEdits"))
+    if session.terminal_reason != "completed":
+        raise DemoFailed(f"the /goal session ended with {session.terminal_reason!r}, not "
+                         f"'completed' (host stderr: {session.stderr.strip()[:200]})")
+    if errors := session.plugin_errors():
+        raise DemoFailed(f"the host reported a plugin problem: {errors[0]}")
+    turns = session.model_requests()
+    checks = [r for r in session.requests if r["rule"] and r["rule"].startswith("goal check")]
+    fired = Counter(hook.event for hook in session.hooks)
+    failed = [hook for hook in session.hooks if hook.exit_code != 0]
+    if failed:
+        raise DemoFailed(f"forge's {failed[0].event} hook exited {failed[0].exit_code}: "
+                         f"{failed[0].stderr.strip()[:200]}")
+    slowest = max(hook.duration_s for hook in session.hooks)
+    created = (demo.project / "done.txt").exists()
+    verdict = "met" if checks and checks[-1]["rule"] == "goal check - met" else "not met"
+    return Section(f"A person types: /goal {GOAL}", [
+        f"The real Claude Code host worked {len(checks)} turns ({len(turns)} model requests); "
+        f"after each turn it asked its goal evaluator, whose last answer was: {verdict}.",
+        f"The model {'created' if created else 'did NOT create'} done.txt with its Write tool.",
+        "forge's hooks fired with the host's real input: "
+        + ", ".join(f"{event} x{count}" for event, count in fired.items())
+        + f" (all exit 0, slowest {slowest * 1000:.0f} ms).",
+    ])
+
+
+def ledger_charged_the_turns(demo: Demo) -> Section:
+    """The goal ledger recorded the person's activation and charged each turn."""
+    status = demo.forge("goal", "status", "--json")
+    verify = demo.forge("goal", "verify", "--json")
+    if status.exit_code != 0 or verify.exit_code != 0:
+        raise DemoFailed(f"forge goal status/verify failed: {status.stdout}{verify.stdout}")
+    goal = status.json().get("goal") or {}
+    if not goal.get("turn_count"):
+        raise DemoFailed("the goal ledger charged no turn for the /goal session")
+    demo.forge("goal", "status")  # the text a person sees, for the hint-contract step
+    return Section("What forge recorded", [
+        f"goal {goal['nonce']}: \"{goal['objective']}\", status {goal['status']}",
+        f"turns charged {goal['turn_count']} of {goal['turn_ceiling']} "
+        f"({goal['activation_count']} activation by a person); at the ceiling forge stops "
+        "native autonomy",
+        f"ledger: hash-chained records in {demo.project / '.git' / 'forge-goals'}, "
+        f"verified intact ({verify.json()['_hint'].get('rationale')})",
+    ])
+
+
+def hint_contract(demo: Demo) -> Section:
+    """Every forge output the demo produced ends with exactly one hint, naming real commands."""
+    from forge_runtime.cli.main import parses
+
+    checked = []
+    for run in demo.forge_runs:
+        if "--json" in run.args:
+            hint = run.json().get("_hint", {})
+            commands = [hint.get("command"), *hint.get("or", [])]
+            ending = hint.get("marker")
+        else:
+            found = hints.parse_lines(run.stdout + run.stderr)
+            enders = [marker for marker, _ in found if marker in ("Next", "Wait", "Done", "Fix")]
+            if len(enders) != 1:
+                raise DemoFailed(f"`forge {' '.join(run.args)}` ended with {len(enders)} hints")
+            commands = [rest for marker, rest in found if marker in ("Next", "Fix", "Or")]
+            ending = enders[0]
+        bad = [c for c in commands if c and (hints.has_placeholder(c) or not parses(c))]
+        if bad:
+            raise DemoFailed(f"`forge {' '.join(run.args)}` names a command forge rejects: "
+                             f"{bad[0]}")
+        checked.append(f"forge {' '.join(run.args)} -> {ending}")
+    return Section("Every forge output ends with one next step", checked)
+
+
+STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns, hint_contract)

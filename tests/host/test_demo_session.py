@@ -1,0 +1,54 @@
+"""`forge demo` end to end: the real host, the bundled script, the report a newcomer reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.host
+
+
+def forge(*args, cwd, env=None):
+    return subprocess.run([sys.executable, "-m", "forge_runtime", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bin):
+    kept = tmp_path / "demo"
+    done = forge("demo", "--keep", str(kept), "--json", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["_hint"] == {"marker": "Done", "rationale": f"the demo project is kept in {kept}"}
+    goal = report["sessions"]["goal"]
+    assert goal["terminal_reason"] == "completed"
+    assert set(goal["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "Stop",
+                                  "SessionEnd"}
+    titles = [section["title"] for section in report["sections"]]
+    assert titles[1] == "A person types: /goal the file done.txt exists"
+    assert titles[-1] == "Every forge output ends with one next step"
+    recorded = "\n".join(report["sections"][2]["lines"])
+    assert "turns charged 2 of 20" in recorded
+    project = kept / "project"
+    assert (project / "done.txt").read_text() == "done\n"
+    assert (project / ".forge" / "local" / "state.md").is_file()
+    assert any((project / ".git" / "forge-goals").iterdir())
+
+
+def test_demo_text_report_ends_with_a_hint_and_leaves_nothing_behind(tmp_path, claude_bin):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    done = forge("demo", cwd=tmp_path, env={**os.environ, "TMPDIR": str(temp)})
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("forge demo: the real Claude Code 2.1.")
+    assert lines[-2:] == ["Next: forge demo --keep forge-demo",
+                          "  run it again and keep the project to look inside"]
+    assert "forge's hooks fired with the host's real input" in done.stdout
+    assert "temporary directory" in done.stdout
+    assert list(temp.iterdir()) == []
