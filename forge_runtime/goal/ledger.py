@@ -178,6 +178,8 @@ class Ledger:
     # -- writing (callers hold `self.lock()`) ---------------------------------------------
 
     def lock(self):
+        if not self.dir.is_dir() or self.dir.is_symlink():
+            raise tampered(f"goal {self.nonce}: its ledger directory is missing or replaced")
         return locked(self.dir)
 
     def _publish(self, record: dict) -> None:

@@ -134,7 +134,8 @@ def _parse_front(path: Path, front: list[str]) -> dict:
 def read(path: Path) -> StateFile:
     """Parse state.md; ForgeError (FORGE_GOAL_STATE_INVALID) when it is not forge's format."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as handle:  # keep the body's bytes
+            text = handle.read()
     except FileNotFoundError:
         raise invalid(path, "is missing") from None
     except (OSError, UnicodeDecodeError) as exc:

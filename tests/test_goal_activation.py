@@ -1,0 +1,120 @@
+"""Rules 2-3: a new objective, the same one again (bind, tranche, reopen), a changed one."""
+
+from __future__ import annotations
+
+import pytest
+from goal_support import make_project
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from forge_runtime.errors import ForgeError
+from forge_runtime.goal import activation, state
+from forge_runtime.goal.charging import charge, end
+from forge_runtime.goal.ledger import Ledger
+
+
+def _spend(project, goal: dict, turns: int, tag: str = "") -> dict:
+    ledger = Ledger(project.ledger_root, goal["nonce"])
+    for turn in range(turns):
+        goal = charge(ledger, project.state_path, f"{tag}{goal['turn_count']}-{turn}", "s").goal
+    return goal
+
+
+def test_a_new_objective_starts_a_fresh_goal(tmp_path):
+    project = make_project(tmp_path)
+    started = activation.activate(project, "  ship   the parser ")
+    goal = started.goal
+    assert started.outcome == activation.NEW
+    assert (goal["turn_count"], goal["activation_count"], goal["turn_ceiling"],
+            goal["status"]) == (0, 1, 20, "active")
+    assert goal["objective"] == "ship the parser" and len(goal["nonce"]) == 32
+    assert state.read(project.state_path).goal == state.mirror(goal)
+
+
+def test_the_same_objective_before_exhaustion_binds_and_changes_nothing(tmp_path):
+    project = make_project(tmp_path)
+    goal = _spend(project, activation.activate(project, "ship it").goal, 7)
+    again = activation.activate(project, "ship   it")
+    assert again.outcome == activation.BOUND
+    assert {k: again.goal[k] for k in ("nonce", "turn_count", "turn_ceiling",
+                                      "activation_count", "activation_id")} == \
+        {k: goal[k] for k in ("nonce", "turn_count", "turn_ceiling", "activation_count",
+                              "activation_id")}
+
+
+def test_each_reinvocation_after_exhaustion_adds_exactly_one_tranche(tmp_path):
+    project = make_project(tmp_path)
+    goal = activation.activate(project, "ship it").goal
+    ids = {goal["activation_id"]}
+    for tranche in (1, 2, 3):
+        goal = _spend(project, goal, 25, tag=f"t{tranche}-")  # 5 more Stops are refused
+        assert (goal["turn_count"], goal["status"]) == (20 * tranche, "exhausted")
+        again = activation.activate(project, "ship it")
+        assert again.outcome == activation.TRANCHE_ADDED
+        goal = again.goal
+        assert goal["turn_ceiling"] == 20 * (tranche + 1)
+        assert goal["activation_count"] == tranche + 1
+        assert goal["turn_count"] == 20 * tranche  # never reset
+        ids.add(goal["activation_id"])
+    assert len(ids) == 4
+
+
+def test_a_changed_objective_always_starts_from_zero(tmp_path):
+    project = make_project(tmp_path)
+    first = _spend(project, activation.activate(project, "ship it").goal, 20)
+    other = activation.activate(project, "ship it now").goal
+    assert other["nonce"] != first["nonce"] and other["turn_count"] == 0
+
+
+@pytest.mark.parametrize("kind", ["cancel", "complete"])
+def test_a_cleared_or_completed_goal_reopens_with_its_count(tmp_path, kind):
+    project = make_project(tmp_path)
+    goal = _spend(project, activation.activate(project, "ship it").goal, 9)
+    end(Ledger(project.ledger_root, goal["nonce"]), project.state_path, kind, "s", "test")
+    again = activation.activate(project, "ship it")
+    assert again.outcome == activation.REOPENED
+    assert (again.goal["turn_count"], again.goal["turn_ceiling"],
+            again.goal["status"]) == (9, 20, "active")
+
+
+def test_clearing_an_exhausted_goal_is_no_way_around_the_budget(tmp_path):
+    project = make_project(tmp_path)
+    goal = _spend(project, activation.activate(project, "ship it").goal, 20)
+    end(Ledger(project.ledger_root, goal["nonce"]), project.state_path, "cancel", "s", "x")
+    again = activation.activate(project, "ship it").goal
+    assert (again["turn_count"], again["turn_ceiling"]) == (20, 40)
+
+
+def test_activation_refuses_a_tampered_ledger(tmp_path):
+    project = make_project(tmp_path)
+    goal = _spend(project, activation.activate(project, "ship it").goal, 3)
+    record = Ledger(project.ledger_root, goal["nonce"]).records_dir / "00000002.json"
+    record.write_text(record.read_text().replace('"turn_count":1', '"turn_count":0'))
+    with pytest.raises(ForgeError) as caught:
+        activation.activate(project, "ship it")
+    assert caught.value.code == "FORGE_GOAL_LEDGER_TAMPERED"
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["spend5", "spend20", "again", "clear", "met"]), max_size=12))
+def test_any_sequence_never_loses_turns_or_grants_more_than_20_per_activation(tmp_path, steps):
+    import uuid
+
+    project = make_project(tmp_path / uuid.uuid4().hex)
+    goal = activation.activate(project, "ship it").goal
+    spent = 0
+    for step in steps:
+        before = goal["turn_count"]
+        if step.startswith("spend"):
+            goal = _spend(project, goal, int(step[5:]), tag=uuid.uuid4().hex)
+            spent += goal["turn_count"] - before
+        elif step == "again":
+            goal = activation.activate(project, "ship it").goal
+        else:
+            goal = end(Ledger(project.ledger_root, goal["nonce"]), project.state_path,
+                       "cancel" if step == "clear" else "complete", "s", step)
+        assert goal["turn_count"] >= before
+        assert goal["turn_count"] <= goal["turn_ceiling"] == 20 * goal["activation_count"]
+    assert goal["turn_count"] == spent
+    assert Ledger(project.ledger_root, goal["nonce"]).verify() == goal

@@ -1,0 +1,285 @@
+"""Rules 1, 4, 5, 7, 8 and 9 through the hooks' own entry points, with host-shaped input."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from goal_support import Session, make_project
+
+from forge_runtime.goal import sessions, state
+from forge_runtime.goal.ledger import Ledger
+from forge_runtime.hooks import stop
+
+OBJECTIVE = "the parser passes its tests"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
+    return make_project(tmp_path)
+
+
+def _goal(project) -> dict:
+    return state.read(project.state_path).goal
+
+
+def _stop_text(reply) -> str:
+    assert reply is not None and reply["continue"] is False
+    return reply["stopReason"]
+
+
+def test_a_persons_goal_charges_from_its_own_turn(project):
+    session = Session(project)
+    assert session.person_goal(OBJECTIVE) is None
+    assert not project.state_path.exists()  # nothing until the host confirms it
+    assert session.turn() is None
+    assert _goal(project)["turn_count"] == 1
+    session.turn()
+    assert _goal(project)["turn_count"] == 2
+
+
+def test_a_model_caused_goal_never_activates(project):
+    session = Session(project)
+    session.model_goal(OBJECTIVE)
+    assert session.turn() is None
+    assert not project.state_path.exists()
+    assert sessions.involvement(project.ledger_root, session.id) == set()
+
+
+def test_a_model_caused_goal_cannot_reactivate_an_exhausted_goal(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    for _ in range(20):
+        session.turn()
+    session.model_goal(OBJECTIVE)
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in _stop_text(session.turn())
+    assert (_goal(project)["turn_count"], _goal(project)["turn_ceiling"]) == (20, 20)
+
+
+def test_a_repeated_stop_for_the_same_turn_counts_once(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    for _ in range(3):
+        assert session.stop() is None
+    assert _goal(project)["turn_count"] == 1
+
+
+def test_the_ceiling_stops_the_session_and_every_later_stop(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    replies = [session.turn() for _ in range(20)]
+    text = _stop_text(replies[-1])
+    assert all(reply is None or "systemMessage" in reply for reply in replies[:-1])
+    assert text.splitlines()[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal ")
+    assert "20 of 20 turns" in text
+    assert text.splitlines()[1:] == [f"Next: /goal {OBJECTIVE}",
+                                     "  adds one more tranche of 20 turns", "Or: /goal clear"]
+    assert _stop_text(session.turn()) == text
+    assert _stop_text(Session(project, session.id).stop()) == text
+    kinds = [r["kind"] for r in Ledger(project.ledger_root, _goal(project)["nonce"]).history()]
+    assert kinds[-2:] == ["checkpoint", "exhaust"] and kinds.count("charge") == 20
+
+
+def test_the_checkpoint_records_the_next_unchecked_step(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    text = project.state_path.read_text()
+    project.state_path.write_text(text + "- [x] lexer\n- [ ] parser tables\n")
+    for _ in range(19):
+        session.turn()
+    records = Ledger(project.ledger_root, _goal(project)["nonce"]).history()
+    assert records[-2]["kind"] == "checkpoint"
+    assert records[-2]["next_step"] == "parser tables"
+
+
+def test_another_session_without_a_goal_is_never_charged_or_stopped(project):
+    worker = Session(project)
+    worker.person_goal(OBJECTIVE)
+    for _ in range(20):
+        worker.turn()
+    bystander = Session(project)
+    bystander.prompt("what does this repo do?")
+    assert bystander.turn() is None
+    assert _goal(project)["turn_count"] == 20
+    assert sessions.involvement(project.ledger_root, bystander.id) == set()
+
+
+def test_an_agent_writing_an_active_goal_into_state_gets_nothing(project):
+    fake = {"nonce": "f" * 32, "objective": "x", "objective_hash": "0" * 64,
+            "activation_id": "a", "activation_count": 9, "turn_count": 0,
+            "turn_ceiling": 180, "status": "active"}
+    project.state_path.parent.mkdir(parents=True)
+    project.state_path.write_text(state.render(fake, "body\n"))
+    session = Session(project)
+    session.prompt("keep going")
+    assert session.turn() is None
+    assert not project.ledger_root.exists() or not any(
+        name for name in os.listdir(project.ledger_root) if len(name) == 32)
+
+
+@pytest.mark.parametrize("outcome, attachment", [
+    ("cancelled", {"met": True, "sentinel": True}),
+    ("complete", {"met": True, "condition": OBJECTIVE}),
+    ("cancelled", {"met": False, "impossible": True, "condition": OBJECTIVE}),
+])
+def test_when_the_native_goal_ends_forge_stops_charging(project, outcome, attachment):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    session.turn()
+    session.verdict(**attachment)
+    session.prompt("thanks, now explain the code")  # the person drives on
+    for _ in range(25):
+        assert session.turn() is None
+    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (2, outcome)
+
+
+def test_a_verdict_for_this_turn_is_applied_after_charging_it(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session._append({"type": "assistant", "message": {}})
+    session.verdict(met=True, condition=OBJECTIVE)
+    assert session.stop() is None
+    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (1, "complete")
+
+
+def test_a_verdict_about_another_condition_is_ignored(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    session.verdict(met=True, condition="something else")
+    session.turn()
+    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (2, "active")
+
+
+def test_a_resumed_session_binds_without_changing_counts(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    for _ in range(5):
+        session.turn()
+    resumed = Session(project)
+    resumed.person_goal(OBJECTIVE)
+    resumed.turn()
+    goal = _goal(project)
+    assert (goal["turn_count"], goal["turn_ceiling"], goal["activation_count"]) == (6, 20, 1)
+
+
+# -- rule 7: fail closed ----------------------------------------------------------------
+
+def _tamper_state(project, **changes):
+    parsed = state.read(project.state_path)
+    project.state_path.write_text(state.render({**parsed.goal, **changes}, parsed.body))
+
+
+def _running(project, turns: int = 4) -> Session:
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    for _ in range(turns):
+        session.turn()
+    return session
+
+
+@pytest.mark.parametrize("change", [
+    {"turn_count": 1}, {"turn_count": 2}, {"turn_count": 9}, {"turn_ceiling": 200},
+    {"nonce": "0" * 32}, {"activation_count": 5}, {"activation_id": "mine"},
+])
+def test_a_hand_edited_state_ends_autonomy(project, change):
+    session = _running(project)
+    _tamper_state(project, **change)
+    text = _stop_text(session.turn())
+    assert text.startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file")
+    assert text.splitlines()[-1] == "Fix: forge goal sync"
+    assert Ledger(project.ledger_root, _goal(project)["nonce"] if "nonce" not in change
+                  else session_nonce(project, session)).verify()["turn_count"] == 4
+
+
+def session_nonce(project, session) -> str:
+    return sessions.read_binding(project.ledger_root, session.id)["nonce"]
+
+
+def test_a_state_lagging_by_one_turn_is_allowed(project):
+    session = _running(project)
+    _tamper_state(project, turn_count=3)
+    assert session.turn() is None
+    assert _goal(project)["turn_count"] == 5
+
+
+def test_a_deleted_state_file_or_goal_ends_autonomy(project):
+    session = _running(project)
+    parsed = state.read(project.state_path)
+    project.state_path.write_text(state.render(None, parsed.body))
+    assert "no goal" in _stop_text(session.turn())
+    project.state_path.unlink()
+    assert "missing" in _stop_text(session.turn())
+
+
+def test_a_tampered_record_ends_autonomy_and_deletes_nothing(project):
+    session = _running(project)
+    ledger = Ledger(project.ledger_root, session_nonce(project, session))
+    last = sorted(ledger.records_dir.iterdir())[-1]
+    last.write_text(last.read_text().replace('"turn_count":4', '"turn_count":1'))
+    before = sorted(p.name for p in ledger.records_dir.iterdir())
+    text = _stop_text(session.turn())
+    assert "FORGE_GOAL_LEDGER_TAMPERED" in text and text.endswith("Fix: forge goal verify")
+    assert sorted(p.name for p in ledger.records_dir.iterdir()) == before
+
+
+def test_a_deleted_goal_directory_ends_autonomy(project):
+    import shutil
+
+    session = _running(project)
+    shutil.rmtree(project.ledger_root / session_nonce(project, session))
+    assert "FORGE_GOAL_LEDGER_TAMPERED" in _stop_text(session.turn())
+
+
+def test_a_binding_from_another_repository_ends_autonomy(project):
+    session = _running(project)
+    binding = sessions.read_binding(project.ledger_root, session.id)
+    sessions.write_binding(project.ledger_root, session.id, {**binding, "repository": "x" * 32})
+    assert "another repository" in _stop_text(session.turn())
+
+
+def test_an_internal_failure_stops_a_bound_session_and_nobody_else(project, monkeypatch):
+    session = _running(project, 1)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", session.id)
+    reply = stop.on_failure("internal error KeyError: 'x'")
+    assert reply["continue"] is False and "FORGE_GOAL_HOOK_FAILED" in reply["stopReason"]
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "another-session")
+    assert stop.on_failure("input is not JSON") is None
+
+
+# -- rule 8: stuck warning; rule 9: qualification ----------------------------------------
+
+def test_unchanged_progress_for_5_charged_turns_warns_without_touching_the_budget(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    replies = [session.turn() for _ in range(7)]
+    warned = [index for index, reply in enumerate(replies) if reply]
+    assert warned == [5]
+    reply = replies[5]
+    assert reply["systemMessage"].startswith("FORGE_GOAL_STUCK_WARNING")
+    assert reply["hookSpecificOutput"]["additionalContext"] == reply["systemMessage"]
+    assert "continue" not in reply and _goal(project)["turn_count"] == 7
+    text = project.state_path.read_text()
+    project.state_path.write_text(text + "- [ ] a new step\n")
+    assert [session.turn() for _ in range(5)] == [None] * 5
+
+
+def test_a_goal_whose_hooks_are_not_forges_is_blocked(project, tmp_path, monkeypatch):
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "x/forge-hook"}]}]}}))
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(plugin))
+    session = Session(project)
+    reply = session.person_goal(OBJECTIVE)
+    assert reply["decision"] == "block"
+    assert reply["reason"].startswith("Error: BLOCKED: the Stop hook is not forge's")
+    assert reply["reason"].splitlines()[-1] == "Fix: forge doctor"
+    assert session.turn() is None and not project.state_path.exists()

@@ -1,0 +1,41 @@
+"""Rule 2: an objective's identity survives spacing and Unicode normal forms."""
+
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forge_runtime.goal.objective import normalise, objective_hash, parse_goal_prompt
+
+words = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Z", "C")), min_size=1),
+                 min_size=1, max_size=6)
+spaces = st.text(alphabet=" \t\n\u00a0\u2003", min_size=1, max_size=3)
+
+
+@given(words, spaces, spaces, spaces)
+def test_the_hash_ignores_how_whitespace_is_typed(parts, lead, sep, tail):
+    typed = lead + sep.join(parts) + tail
+    assert objective_hash(typed) == objective_hash(" ".join(parts))
+
+
+@given(st.text(min_size=1))
+def test_the_hash_is_the_same_for_composed_and_decomposed_text(text):
+    assert objective_hash(unicodedata.normalize("NFD", text)) == \
+        objective_hash(unicodedata.normalize("NFC", text))
+
+
+def test_different_objectives_have_different_hashes():
+    assert objective_hash("ship the parser") != objective_hash("ship the lexer")
+    assert normalise("  café \t au  lait ") == "café au lait"
+
+
+def test_goal_prompts_are_read_like_the_host_reads_them():
+    assert parse_goal_prompt("/goal  ship   it ").objective == "ship it"
+    assert parse_goal_prompt("/goal ship it").sets_goal
+    for word in ("clear", "stop", "off", "reset", "none", "cancel", "CLEAR"):
+        assert parse_goal_prompt(f"/goal {word}").is_clear
+        assert not parse_goal_prompt(f"/goal {word}").sets_goal
+    bare = parse_goal_prompt("/goal")
+    assert bare is not None and not bare.sets_goal and not bare.is_clear
+    assert parse_goal_prompt("/goals are nice") is None
+    assert parse_goal_prompt("please /goal x") is None

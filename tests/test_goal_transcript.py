@@ -1,0 +1,83 @@
+"""What forge reads from the host transcript: a person's /goal, verdicts, turns, offsets."""
+
+from __future__ import annotations
+
+import json
+
+from forge_runtime.goal import transcript
+
+
+def _write(path, *entries, partial: str = ""):
+    with path.open("a", encoding="utf-8") as handle:
+        for entry in entries:
+            handle.write(json.dumps(entry) + "\n")
+        handle.write(partial)
+
+
+def _person_goal(prompt_id: str, objective: str) -> list[dict]:
+    return [
+        {"type": "user", "uuid": "u1", "promptId": prompt_id, "message": {
+            "role": "user", "content": "<command-name>/goal</command-name>\n"
+            f"  <command-message>goal</command-message>\n  <command-args>{objective}"
+            "</command-args>"}},
+        {"type": "system", "subtype": "local_command", "uuid": "s1", "parentUuid": "u1",
+         "content": f"<local-command-stdout>Goal set: {objective}</local-command-stdout>"},
+    ]
+
+
+def test_a_persons_goal_is_confirmed_for_its_prompt_only(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write(path, *_person_goal("p1", "ship  it"))
+    chunk = transcript.read_since(path)
+    assert chunk.person_set_goal("p1", "ship it") == 1
+    assert chunk.person_set_goal("p2", "ship it") is None
+    assert chunk.person_set_goal("p1", "ship something else") is None
+
+
+def test_a_model_caused_goal_prompt_is_never_a_persons(tmp_path):
+    path = tmp_path / "t.jsonl"
+    entries = _person_goal("p1", "ship it")
+    entries[0].update(isMeta=True, promptSource="system")
+    _write(path, *entries)
+    assert transcript.read_since(path).person_set_goal("p1", "ship it") is None
+
+
+def test_a_goal_set_without_the_command_entry_is_not_confirmed(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write(path, _person_goal("p1", "ship it")[1])
+    assert transcript.read_since(path).person_set_goal("p1", "ship it") is None
+
+
+def test_verdicts_are_read_and_placed_around_the_last_turn(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write(path,
+           {"type": "attachment", "attachment": {"type": "goal_status", "met": False,
+                                                 "sentinel": True, "condition": "c"}},
+           {"type": "attachment", "attachment": {"type": "goal_status", "met": True,
+                                                 "condition": "c"}},
+           {"type": "assistant", "uuid": "a1", "message": {}},
+           {"type": "attachment", "attachment": {"type": "goal_status", "met": True,
+                                                 "sentinel": True}},
+           {"type": "attachment", "attachment": {"type": "goal_status", "met": False,
+                                                 "impossible": True, "condition": "c"}})
+    chunk = transcript.read_since(path)
+    assert chunk.last_turn == "a1"
+    assert [(v.outcome, v.after_last_turn) for v in chunk.verdicts()] == [
+        ("met", False), ("cleared", True), ("impossible", True)]
+
+
+def test_reading_resumes_at_the_offset_and_leaves_a_partial_line(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write(path, {"type": "assistant", "uuid": "a1", "message": {}})
+    first = transcript.read_since(path)
+    _write(path, {"type": "assistant", "uuid": "a2", "message": {}},
+           partial='{"type": "assistant", "uuid": "a3"')
+    second = transcript.read_since(path, first.end_offset)
+    assert [e["uuid"] for e in second.entries] == ["a2"]
+    assert second.last_turn == "a2"
+    assert transcript.read_since(path, second.end_offset).entries == []
+
+
+def test_a_missing_transcript_reads_as_nothing(tmp_path):
+    chunk = transcript.read_since(tmp_path / "absent.jsonl", 0)
+    assert chunk.entries == [] and chunk.last_turn is None
