@@ -27,6 +27,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("doctor",): [[]],
     ("hints",): [[]],
     ("hints", "audit"): [[]],
+    ("demo",): [["--keep", "."]],  # refusal path; full run: tests/host/test_demo_session.py
 }
 
 TERMINAL = {hints.NEXT, hints.WAIT, hints.DONE, hints.FIX}
