@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from guard_support import event, make_project
 
 from forge_runtime import hints
 from forge_runtime.cli.main import parses
@@ -10,7 +11,6 @@ from forge_runtime.guard import modes, paths
 from forge_runtime.guard.decide import decide
 from forge_runtime.guard.roles import Role
 from forge_runtime.project import find_project
-from tests.guard_support import event, make_project
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from guard_support import STATE, make_project
 
 from forge_runtime.guard import edits, paths
 from forge_runtime.project import find_project
-from tests.guard_support import STATE, make_project
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from guard_support import event, make_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forge_runtime.guard.roles import DEFAULT_ROLES
 from forge_runtime.hooks import dispatch
-from tests.guard_support import event, make_project
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "hooks" / "forge-hook"
 CLARIFIER = DEFAULT_ROLES["clarifier"]

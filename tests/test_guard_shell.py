@@ -6,10 +6,10 @@ import os
 import shlex
 
 import pytest
+from guard_support import make_project
 
 from forge_runtime.guard import paths, shell
 from forge_runtime.project import find_project
-from tests.guard_support import make_project
 
 
 @pytest.fixture
