@@ -27,6 +27,11 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("doctor",): [[]],
     ("hints",): [[]],
     ("hints", "audit"): [[]],
+    ("guard", "roles"): [[]],
+    ("guard", "check"): [["--role", "clarifier", "--tool", "Write"], ["--tool", "Read"]],
+    ("mode", "enter"): [["clarifier", "--session", "contract-1"], ["nobody", "--session", "x"]],
+    ("mode", "exit"): [["--session", "contract-1"]],
+    ("mode", "status"): [[]],
     ("demo",): [["--keep", "."]],  # refusal path; full run: tests/host/test_demo_session.py
 }
 
