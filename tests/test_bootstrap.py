@@ -8,17 +8,15 @@ loopback port where nothing listens for the failure path.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 import threading
 import time
 import tomllib
-import zipfile
 from pathlib import Path
 
 import pytest
+from offline_pip import clean_env, make_wheelhouse, refusing_index
 
 from forge_runtime import bootstrap
 from forge_runtime.errors import ForgeError
@@ -26,16 +24,6 @@ from forge_runtime.errors import ForgeError
 REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = REPO / "hooks" / "forge-hook"
 EVENT = json.dumps({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"})
-STAND_INS = [("pyyaml", "6.0.2", "yaml"), ("filelock", "3.12.4", "filelock"),
-             ("jsonschema", "4.20.0", "jsonschema")]
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """The test's environment without any pip settings of this machine, plus `extra`."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("PIP_", "FORGE_", "CLAUDE_", "PYTHON"))}
-    return {**env, "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-            **extra}
 
 
 def run_session_start(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
@@ -56,26 +44,8 @@ def bare_python(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def dead_index():
-    """An index URL on a loopback port that refuses connections (bound, never listening)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/simple"
-    sock.close()
-
-
-def make_wheelhouse(root: Path) -> Path:
-    """Tiny stand-in wheels named like the hook dependencies, so pip can install offline."""
-    root.mkdir(parents=True)
-    for dist, version, module in STAND_INS:
-        info = f"{dist}-{version}.dist-info"
-        with zipfile.ZipFile(root / f"{dist}-{version}-py3-none-any.whl", "w") as wheel:
-            wheel.writestr(f"{module}/__init__.py", f"STAND_IN = {dist!r}\n")
-            wheel.writestr(f"{info}/METADATA",
-                           f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-            wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: forge-tests\n"
-                                            "Root-Is-Purelib: true\nTag: py3-none-any\n")
-            wheel.writestr(f"{info}/RECORD", "")
-    return root
+    with refusing_index() as url:
+        yield url
 
 
 def test_hook_requirements_match_the_package_dependencies():

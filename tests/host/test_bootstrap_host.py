@@ -1,0 +1,91 @@
+"""The SessionStart bootstrap inside the real host: the first session after install builds
+forge-env under the host's own CLAUDE_PLUGIN_DATA and the session's later hooks run in it;
+without network the person gets one message with a Fix, and the session goes on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from offline_pip import clean_env, make_wheelhouse, refusing_index
+
+pytestmark = pytest.mark.host
+
+SAY_HELLO = """
+rules:
+  - name: answer
+    reply: {text: "Hello."}
+"""
+# Written into the stand-in environment: every interpreter start there appends its prefix.
+PROBE_PTH = ("import os, sys; p = os.environ.get('FORGE_TEST_PROBE'); "
+             "p and open(p, 'a').write(sys.prefix + '\\n')\n")
+
+
+@pytest.fixture
+def bare_bin(tmp_path) -> Path:
+    """A bin directory whose python3 lacks the hook dependencies, for the launcher's PATH."""
+    env = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    return env / "bin"
+
+
+def session_env(bare_bin: Path, **pip: str) -> dict[str, str]:
+    """No FORGE_PYTHON, so the launcher picks forge-env or the first python3 on PATH."""
+    base = clean_env()
+    pip_settings = {key: value for key, value in base.items() if key.startswith("PIP_")}
+    return {"FORGE_PYTHON": "", "PATH": f"{bare_bin}:{base['PATH']}", **pip_settings, **pip}
+
+
+def test_first_session_builds_forge_env_and_later_hooks_run_in_it(claude_host, project,
+                                                                  tmp_path, bare_bin):
+    wheels = make_wheelhouse(tmp_path / "wheels", {"forge_test_probe.pth": PROBE_PTH})
+    probe = tmp_path / "probe.txt"
+    host = claude_host(SAY_HELLO)
+    env = session_env(bare_bin, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels),
+                      FORGE_TEST_PROBE=str(probe))
+    session = host.run("hi", cwd=project, env=env, timeout=240)
+
+    assert session.terminal_reason == "completed", session.stderr
+    assert session.plugin_errors() == []
+    responses = {e["hook_event"]: e for e in session.hook_events}
+    assert responses["SessionStart"]["exit_code"] == 0
+    assert responses["SessionStart"]["output"] == ""              # silent when it works
+    forge_env = next(host.home.glob(".claude/plugins/data/*/forge-env"))
+    assert forge_env.is_symlink()
+    assert not forge_env.resolve().is_relative_to(Path(__file__).resolve().parents[2])
+    # Each hook after SessionStart (UserPromptSubmit, Stop, SessionEnd) started its
+    # interpreter inside forge-env.
+    assert [e["hook_event"] for e in session.hook_events][1:] == ["UserPromptSubmit", "Stop"]
+    prefixes = probe.read_text().splitlines()
+    assert len(prefixes) >= 2
+    assert {Path(p).resolve() for p in prefixes} == {forge_env.resolve()}
+
+    again = host.run("hi again", cwd=project, env=env, timeout=120)
+    assert again.terminal_reason == "completed"
+    assert {e["hook_event"]: e["output"] for e in again.hook_events}["SessionStart"] == ""
+    assert len(list(forge_env.parent.glob("forge-env.d/*"))) == 1    # not built twice
+
+
+def test_without_network_the_person_sees_one_message_and_the_session_goes_on(
+        claude_host, project, bare_bin):
+    host = claude_host(SAY_HELLO)
+    with refusing_index() as index:
+        env = session_env(bare_bin, PIP_INDEX_URL=index, PIP_RETRIES="0", PIP_TIMEOUT="5")
+        session = host.run("hi", cwd=project, env=env, timeout=240)
+
+    assert session.terminal_reason == "completed", session.stderr
+    start = next(e for e in session.hook_events if e["hook_event"] == "SessionStart")
+    assert start["exit_code"] == 0 and "Traceback" not in start["stderr"]
+    message = json.loads(start["output"])["systemMessage"]
+    assert message.startswith("Error: forge could not install its hook dependencies")
+    assert message.count("\nFix: ") == 1
+    # The host shows it to the person (a hook_system_message in the transcript) ...
+    shown = [entry["attachment"]["content"] for entry in session.transcript()
+             if entry.get("attachment", {}).get("type") == "hook_system_message"]
+    assert shown == [message]
+    # ... and not to the model.
+    assert all("forge could not install" not in json.dumps(body)
+               for body in session.model_requests())
