@@ -1,27 +1,233 @@
-"""Scenarios that need the goal ledger: a `/goal` activation, Stop charging a goal whose
-ledger already holds 20, 200 and 2,000 turns, and `forge goal verify` over those ledgers."""
+"""Scenarios that need the goal ledger.
+
+- UserPromptSubmit for a person's `/goal` (records the pending activation);
+- the Stop that confirms it from the transcript and activates (the goal's first turn);
+- Stop charging a goal whose ledger already holds 20, 200 and 2,000 turns;
+- `forge goal verify` over those ledgers.
+
+Ledgers are built through forge's own hook functions, turn by turn, with tranches added
+the only way the contract allows (exhaustion, then a person's `/goal` again), so a
+2,000-turn ledger holds 2,000 charges and 100 tranches. Before each measured run a
+snapshot puts the ledger, state.md and the binding back, so every run charges the same
+next turn from the same state.
+"""
 
 from __future__ import annotations
 
-from bench.scenarios import NotAvailable, Plan, Scenario, require_command, require_module
+import contextlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.scenarios import (
+    Plan,
+    Scenario,
+    expect_hint,
+    expect_hook_ran,
+    require_command,
+    require_module,
+)
+from bench.session import HostSession, hook_environment
+from bench.snapshot import Snapshot
 from bench.workspace import Workspace
 
 SIZES = (20, 200, 2000)
+OBJECTIVE = "Make every test in tests/test_parser.py pass"
 
 
 def _ledger_present() -> None:
-    require_module("forge_runtime.goal.charging", "the goal ledger's charging")
+    require_module("forge_runtime.goal.events", "the goal ledger's hook functions")
 
 
-def activation(space: Workspace) -> Plan:
+@dataclass
+class BuiltGoal:
+    """A goal charged `turns` times, active, its sessions bound to it."""
+
+    space: Workspace
+    sessions: list[HostSession]
+    nonce: str
+
+    def goal(self) -> dict:
+        from forge_runtime.goal.ledger import Ledger
+
+        return Ledger(self.space.project().ledger_root, self.nonce).head().goal
+
+    def snapshot(self, name: str) -> Snapshot:
+        project = self.space.project()
+        return Snapshot([project.ledger_root, project.state_path],
+                        self.space.scratch / f"snapshot-{name}")
+
+
+def _expect_no_reply(reply: dict | None, what: str) -> None:
+    if reply and (reply.get("continue") is False or reply.get("decision") == "block"):
+        raise RuntimeError(f"forge refused {what}: {reply}")
+
+
+def _person_goal(session: HostSession) -> None:
+    from forge_runtime.goal import events
+
+    _expect_no_reply(events.on_prompt(session.goal_prompt(OBJECTIVE)), "a person's /goal")
+    session.host_sets_goal(OBJECTIVE)
+
+
+def _turn(session: HostSession, number: int) -> dict | None:
+    """One model turn and its Stop; the reply (None, a stuck warning, or exhaustion)."""
+    from forge_runtime.goal import events
+
+    session.model_turn(number)
+    reply = events.on_stop(session.stop_event())
+    session.evaluator_says_not_met(OBJECTIVE)
+    return reply
+
+
+@contextlib.contextmanager
+def _no_fsync():
+    """Setup only: skip fsync while building a ledger in this process.
+
+    The records are byte for byte what forge writes; only their durability across a power
+    cut is skipped, which a throwaway fixture does not need. Measured runs are separate
+    processes and pay every fsync.
+    """
+    real = os.fsync
+    os.fsync = lambda fd: None
+    try:
+        yield
+    finally:
+        os.fsync = real
+
+
+def _build(space: Workspace, turns: int, sessions: int) -> BuiltGoal:
+    from forge_runtime.goal import activation, events
+    from forge_runtime.goal.ledger import EXHAUSTED
+    from forge_runtime.goal.sessions import read_binding
+
+    hosts = [HostSession(space) for _ in range(sessions)]
+    with hook_environment(space), _no_fsync():
+        for host in hosts:
+            _person_goal(host)
+        for number in range(1, turns + 1):
+            host = hosts[(number - 1) % sessions] if number <= sessions else hosts[0]
+            reply = _turn(host, number)
+            if reply and reply.get("continue") is False:
+                if events.EXHAUSTED_CODE not in reply.get("stopReason", ""):
+                    raise RuntimeError(f"forge stopped the bench's goal: {reply}")
+                if number < turns:
+                    _person_goal(host)
+        project = space.project()
+        built = BuiltGoal(space, hosts, read_binding(project.ledger_root, hosts[0].id)["nonce"])
+        if built.goal()["status"] == EXHAUSTED:  # room for the measured turns
+            activation.activate(project, OBJECTIVE, hosts[0].id)
+    goal = built.goal()
+    if goal["turn_count"] != turns or goal["status"] != "active":
+        raise RuntimeError(f"the bench built {goal['turn_count']} turns "
+                           f"({goal['status']}), not {turns}")
+    return built
+
+
+def _clone(source: BuiltGoal, space: Workspace) -> BuiltGoal:
+    """The same goal in another project: ledger, state file and transcripts copied."""
+    mine, theirs = space.project(), source.space.project()
+    shutil.copytree(theirs.ledger_root, mine.ledger_root)
+    mine.state_path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(theirs.state_path, mine.state_path)
+    hosts = []
+    for host in source.sessions:
+        shutil.copy2(host.transcript, space.transcript(host.id))
+        hosts.append(HostSession(space, host.id))
+    return BuiltGoal(space, hosts, source.nonce)
+
+
+_built: dict[tuple[Path, int, int], BuiltGoal] = {}
+
+
+def build_goal(space: Workspace, turns: int, sessions: int = 1) -> BuiltGoal:
+    """A goal charged exactly `turns` turns, left active with room for more turns.
+
+    The first session activates it; the others bind to it with the same `/goal` (each
+    binding charges that session's first turn). At each ceiling a person's `/goal` adds a
+    tranche, confirmed at the next Stop as in a real session. A goal of the same shape is
+    built once per bench run and copied into each project that needs it.
+    """
+    if turns < sessions:
+        raise ValueError("every session charges at least its first turn")
+    key = (space.root.parent, turns, sessions)
+    if key not in _built:
+        source = Workspace.create(space.plugin_root, space.python, space.root.parent,
+                                  f"goal-{turns}-turns-{sessions}-sessions")
+        _built[key] = _build(source, turns, sessions)
+    return _clone(_built[key], space)
+
+
+# -- what a valid run does ---------------------------------------------------------------------
+
+def _turn_count(space: Workspace) -> int | None:
+    from forge_runtime.goal import state
+
+    goal = state.read(space.project().state_path).goal
+    return goal["turn_count"] if goal else None
+
+
+def _charged(space: Workspace, wanted: int):
+    def expect(run) -> str | None:
+        problem = expect_hook_ran(run)
+        if problem:
+            return problem
+        if b'"continue": false' in run.stdout:
+            return f"forge stopped the session: {run.stdout[:300]!r}"
+        count = _turn_count(space)
+        return None if count == wanted else f"turn count is {count}, expected {wanted}"
+    return expect
+
+
+# -- scenarios -----------------------------------------------------------------------------------
+
+def goal_prompt(space: Workspace) -> Plan:
+    """UserPromptSubmit for `/goal ...` in a project with no goal yet."""
+    from forge_runtime.goal import sessions
+
     _ledger_present()
-    raise NotAvailable("the bench does not drive activation yet")
+    host = HostSession(space)
+    event = host.goal_prompt(OBJECTIVE)
+    project = space.project()
+    snapshot = Snapshot([project.ledger_root], space.scratch / "snapshot")
+
+    def expect(run) -> str | None:
+        problem = expect_hook_ran(run) or (
+            f"the /goal was refused: {run.stdout[:300]!r}" if run.stdout.strip() else None)
+        if problem:
+            return problem
+        if sessions.PENDING not in sessions.involvement(project.ledger_root, host.id):
+            return "no pending activation was recorded"
+        return None
+
+    return Plan(space.hook(event), expect, snapshot.restore,
+                note="records a pending activation; the transcript confirms it at Stop")
+
+
+def goal_confirm(space: Workspace) -> Plan:
+    """The first Stop of a person's `/goal`: confirm from the transcript, activate, charge."""
+    _ledger_present()
+    host = HostSession(space)
+    with hook_environment(space):
+        _person_goal(host)
+    host.model_turn(1)
+    project = space.project()
+    snapshot = Snapshot([project.ledger_root, project.state_path],
+                        space.scratch / "snapshot")
+    return Plan(space.hook(host.stop_event()), _charged(space, 1), snapshot.restore)
 
 
 def charging(turns: int):
     def prepare(space: Workspace) -> Plan:
         _ledger_present()
-        raise NotAvailable("the bench does not prepare ledgers yet")
+        built = build_goal(space, turns)
+        host = built.sessions[0]
+        host.model_turn(turns + 1)
+        snapshot = built.snapshot("charge")
+        return Plan(space.hook(host.stop_event()), _charged(space, turns + 1),
+                    snapshot.restore,
+                    note=f"charges turn {turns + 1} of a ceiling of {turns + 20}")
     return prepare
 
 
@@ -29,13 +235,23 @@ def verifying(turns: int):
     def prepare(space: Workspace) -> Plan:
         require_command("forge goal verify")
         _ledger_present()
-        raise NotAvailable("the bench does not prepare ledgers yet")
+        build_goal(space, turns)
+
+        def expect(run) -> str | None:
+            problem = expect_hint(run)
+            if problem or run.exit_code:
+                return problem or f"verify exited {run.exit_code}: {run.stdout[-300:]!r}"
+            return None if f"{turns}/{turns + 20}".encode() in run.stdout else \
+                f"verify did not report {turns} turns: {run.stdout[-300:]!r}"
+        return Plan(space.forge("goal", "verify"), expect)
     return prepare
 
 
 def activation_scenarios() -> list[Scenario]:
     return [Scenario("user-prompt-goal", "UserPromptSubmit",
-                     "UserPromptSubmit, a person's /goal (activation)", activation, True)]
+                     "UserPromptSubmit, a person's /goal", goal_prompt, True),
+            Scenario("stop-activate", "Stop",
+                     "Stop confirming that /goal (activation, turn 1)", goal_confirm, True)]
 
 
 def charging_scenarios() -> list[Scenario]:

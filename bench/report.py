@@ -65,10 +65,14 @@ def _verdict(check: Check) -> str:
 def _concurrency_line(result: dict) -> str:
     if result.get("status") != MEASURED:
         return f"Concurrency: {result.get('status')}: {result.get('reason')}"
-    return (f"Concurrency: {result['processes']} processes charging one goal at once, "
-            f"{result['rounds']} rounds: {result['turns_per_second']:.1f} turns/s, "
-            f"{result['lost']} lost, {result['duplicated']} duplicated "
-            f"({result['charged']} of {result['expected']} turns recorded)")
+    chain = "the chain verifies" if result["chain_verified"] else \
+        f"THE CHAIN FAILS VERIFICATION: {result['chain_problem']}"
+    return (f"Concurrency: {result['processes']} Stop hooks charging one goal at once "
+            f"(from turn {result['start_turns']}), {result['rounds']} rounds: "
+            f"{result['round_wall_ms']:.0f} ms per round, "
+            f"{result['turns_per_second']:.1f} turns/s; {result['lost']} lost, "
+            f"{result['duplicated']} duplicated ({result['charged']} of {result['expected']} "
+            f"turns recorded), {result['failed_processes']} hook failures; {chain}")
 
 
 # -- terminal ---------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def _decision(run: Run) -> str | None:
     return (reply.get("hookSpecificOutput") or {}).get("permissionDecision")
 
 
-def _hook_ran(run: Run) -> str | None:
+def expect_hook_ran(run: Run) -> str | None:
     if run.exit_code != 0:
         return f"the hook exited {run.exit_code}: {run.stderr.decode(errors='replace')[-300:]}"
     try:
@@ -77,18 +77,18 @@ def _hook_ran(run: Run) -> str | None:
 
 def expect_silent(run: Run) -> str | None:
     """A hook with nothing to say: exit 0 and no reply (the host's no-op)."""
-    return _hook_ran(run) or (f"expected no reply, got {run.stdout[:300]!r}"
+    return expect_hook_ran(run) or (f"expected no reply, got {run.stdout[:300]!r}"
                               if run.stdout.strip() else None)
 
 
 def expect_allowed(run: Run) -> str | None:
     """PreToolUse that lets the tool run: no deny (silence or an explicit allow)."""
-    return _hook_ran(run) or (f"expected the tool allowed, got {_decision(run)!r}"
+    return expect_hook_ran(run) or (f"expected the tool allowed, got {_decision(run)!r}"
                               if _decision(run) in ("deny", "ask") else None)
 
 
 def expect_denied(run: Run) -> str | None:
-    return _hook_ran(run) or (None if _decision(run) == "deny" else
+    return expect_hook_ran(run) or (None if _decision(run) == "deny" else
                               f"expected a deny, got {run.stdout[:300]!r}")
 
 
@@ -121,7 +121,7 @@ def pre_tool_use_unguarded(space: Workspace) -> Plan:
 
 def user_prompt_ordinary(space: Workspace) -> Plan:
     event = space.event("UserPromptSubmit", prompt="Add a --verbose flag to the CLI")
-    return Plan(space.hook(event), _hook_ran)
+    return Plan(space.hook(event), expect_hook_ran)
 
 
 def stop_no_goal(space: Workspace) -> Plan:

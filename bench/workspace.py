@@ -53,6 +53,12 @@ class Workspace:
         space._write_probe_python()
         return space
 
+    def project(self):
+        """forge's view of this project (where its state file and ledger live)."""
+        from forge_runtime.project import find_project
+
+        return find_project(self.root)
+
     # -- environments -------------------------------------------------------------------
 
     def hook_env(self, **extra: str) -> dict[str, str]:

@@ -70,7 +70,12 @@ def test_quick_run_checks_every_target_and_prints_the_table(quick_run):
     assert "2,000-turn ledger vs a 20-turn one" in subjects
     for check in results["targets"]:
         assert check["met"] in (True, False, None)
-    assert results["concurrency"]["processes"] == 8
+    together = results["concurrency"]
+    assert together["processes"] == 8
+    if together["status"] == MEASURED:
+        assert together["turns_per_second"] > 0
+        assert (together["lost"], together["duplicated"], together["chain_verified"]) \
+            == (0, 0, True)
     assert "| python3 -c pass |" in markdown
     assert "python3 -S -c pass" in stdout and "Targets (issue 6):" in stdout
 
