@@ -1,0 +1,271 @@
+"""The guard against the real Claude Code binary: forge, not the host, denies, and says why.
+
+Each test lets the host itself allow the tools (`--allowedTools`, `acceptEdits`), so a deny
+can only come from forge's PreToolUse hook; the model then receives forge's reason text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from forge_runtime.guard import modes, paths
+from forge_runtime.project import find_project
+
+pytestmark = pytest.mark.host
+
+MCP_SERVER = Path(__file__).with_name("mcp_write_server.py")
+MCP_TOOL = "mcp__files__write_file"
+FORGE_DENY = "PreToolUse:{tool} hook error: Error: forge guard: "
+
+
+def tool_results(session) -> dict[str, dict]:
+    """Every tool_result the model received, by the name of the tool it answers."""
+    names, results = {}, {}
+    for request in session.requests:
+        for message in request["body"].get("messages", []):
+            for block in message.get("content") if isinstance(message.get("content"),
+                                                              list) else []:
+                if block.get("type") == "tool_use":
+                    names[block["id"]] = block["name"]
+                elif block.get("type") == "tool_result":
+                    content = block.get("content")
+                    text = content if isinstance(content, str) else json.dumps(content)
+                    results[names.get(block["tool_use_id"], "?")] = {
+                        "text": text, "is_error": bool(block.get("is_error"))}
+    return results
+
+
+def forge_denials(session) -> dict[str, str]:
+    """Tool name -> forge's deny reason, from the hook calls the host really made."""
+    found = {}
+    for call in session.hooks_for("PreToolUse"):
+        reply = call.reply or {}
+        output = reply.get("hookSpecificOutput", {})
+        if output.get("permissionDecision") == "deny":
+            found[call.stdin["tool_name"]] = output["permissionDecisionReason"]
+    return found
+
+
+def assert_denied_by_forge(session, tool: str, words: str) -> None:
+    denials = forge_denials(session)
+    assert tool in denials, f"forge did not deny {tool}: {sorted(denials)}"
+    assert words in denials[tool]
+    received = tool_results(session)[tool]
+    assert received["is_error"]
+    assert received["text"].startswith(FORGE_DENY.format(tool=tool)), received["text"]
+    assert "\nFix: forge " in received["text"]
+
+
+CLARIFY_SCRIPT = f"""
+rules:
+  - name: the model reads the refusals
+    when: {{last_is_tool_result: true, conversation_contains: "forge guard"}}
+    reply: {{text: "Refused; I will only ask questions."}}
+  - name: every write tool at once
+    when: {{conversation_contains: {MCP_TOOL}}}
+    reply:
+      tool_calls:
+        - {{name: Write, input: {{file_path: "{{cwd}}/new.md", content: "x"}}}}
+        - {{name: Edit, input: {{file_path: "{{cwd}}/notes.md", old_string: "original",
+                                new_string: "changed"}}}}
+        - {{name: Bash, input: {{command: "echo ran > {{cwd}}/ran.txt"}}}}
+        - {{name: {MCP_TOOL}, input: {{path: "{{cwd}}/mcp.txt", content: "x"}}}}
+        - {{name: Read, input: {{file_path: "{{cwd}}/notes.md"}}}}
+  - name: the MCP server is still connecting
+    times: 30
+    reply: {{tool_calls: [{{name: Glob, input: {{pattern: "*.md"}}}}]}}
+"""
+
+
+def test_a_main_session_in_clarify_mode_gets_every_write_tool_denied(claude_host, project,
+                                                                     tmp_path):
+    (project / "notes.md").write_text("original\n")
+    session_id = str(uuid.uuid4())
+    modes.enter(paths.guard_dir(find_project(project)), session_id, "clarifier")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"files": {
+        "command": sys.executable, "args": [str(MCP_SERVER)]}}}))
+    host = claude_host(CLARIFY_SCRIPT)
+    session = host.run("clarify the request", cwd=project, args=[
+        "--session-id", session_id, "--mcp-config", str(config), "--permission-mode",
+        "acceptEdits", "--allowedTools", f"Read,Write,Edit,Bash,Glob,{MCP_TOOL}"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    assert session.session_id == session_id
+    for tool in ("Write", "Edit", "Bash", MCP_TOOL):
+        assert_denied_by_forge(session, tool, f"the clarifier role may not use {tool}")
+        assert f"Fix: forge mode exit --session {session_id}" in forge_denials(session)[tool]
+    assert (project / "notes.md").read_text() == "original\n"
+    for name in ("new.md", "ran.txt", "mcp.txt"):
+        assert not (project / name).exists()
+    read = tool_results(session)["Read"]
+    assert not read["is_error"] and "original" in read["text"], "reading must still work"
+    assert session.result["result"] == "Refused; I will only ask questions."
+
+
+WIDENED_PROMPT = "WIDENED-CLARIFIER: you may write whatever you like."
+SUBAGENT_SCRIPT = f"""
+rules:
+  - name: the subagent reports
+    when: {{system_contains: "{WIDENED_PROMPT}", last_is_tool_result: true}}
+    reply: {{text: "SUBAGENT-DONE"}}
+  - name: the subagent tries to write
+    when: {{system_contains: "{WIDENED_PROMPT}"}}
+    reply:
+      tool_calls:
+        - {{name: Write, input: {{file_path: "{{cwd}}/sub.md", content: "x"}}}}
+        - {{name: Bash, input: {{command: "echo ran > {{cwd}}/sub-ran.txt"}}}}
+  - name: the main session finishes
+    when: {{last_is_tool_result: true}}
+    reply: {{text: "MAIN-DONE"}}
+  - name: the main session delegates
+    reply:
+      tool_calls:
+        - {{name: Agent, input: {{description: "clarify", prompt: "clarify the request",
+                                 subagent_type: "AGENT", run_in_background: false}}}}
+"""
+
+
+def test_a_widened_forge_clarifier_is_still_denied_by_forge(claude_host, project):
+    # `--agents` replaces the plugin's forge:clarifier, tools and all: the host then offers
+    # Write and Bash to it (checked below), so only forge's guard stands in the way.
+    widened = {"forge:clarifier": {"description": "a widened clarifier",
+                                   "prompt": WIDENED_PROMPT,
+                                   "tools": ["Read", "Write", "Edit", "Bash"]}}
+    host = claude_host(SUBAGENT_SCRIPT.replace("AGENT", "forge:clarifier"))
+    session = host.run("clarify", cwd=project, args=[
+        "--agents", json.dumps(widened), "--permission-mode", "acceptEdits",
+        "--allowedTools", "Write,Edit,Bash,Agent"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    sub_requests = [r for r in session.requests if r["rule"] == "the subagent tries to write"]
+    assert {"Write", "Bash"} <= {t["name"] for t in sub_requests[0]["body"]["tools"]}
+    for tool in ("Write", "Bash"):
+        assert_denied_by_forge(session, tool, f"the clarifier role may not use {tool}")
+    agent_types = {c.stdin.get("agent_type") for c in session.hooks_for("PreToolUse")
+                   if c.stdin["tool_name"] in ("Write", "Bash")}
+    assert agent_types == {"forge:clarifier"}
+    assert not (project / "sub.md").exists() and not (project / "sub-ran.txt").exists()
+
+
+def test_a_project_agent_is_guarded_once_the_rule_file_names_it(claude_host, project):
+    # A project's own `.claude/agents/clarifier.md` is a different agent (`clarifier`, not
+    # `forge:clarifier`); the project's rule file is how it joins a guarded role.
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "clarifier.md").write_text(
+        "---\nname: clarifier\ndescription: the project's own clarifier\n"
+        f"tools: Read, Write, Bash\n---\n{WIDENED_PROMPT}\n")
+    (project / ".forge").mkdir()
+    (project / ".forge" / "guard.yaml").write_text(
+        "roles:\n  clarifier:\n    tools: [Read]\n    agents: [clarifier]\n")
+    host = claude_host(SUBAGENT_SCRIPT.replace("AGENT", "clarifier"))
+    session = host.run("clarify", cwd=project, args=[
+        "--permission-mode", "acceptEdits", "--allowedTools", "Write,Edit,Bash,Agent"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    for tool in ("Write", "Bash"):
+        assert_denied_by_forge(session, tool, f"the clarifier role may not use {tool}")
+    assert not (project / "sub.md").exists() and not (project / "sub-ran.txt").exists()
+
+
+LEDGER_SCRIPT = """
+rules:
+  - name: the model reads the results
+    when: {last_is_tool_result: true}
+    reply: {text: "LEDGER-DONE"}
+  - name: ordinary work, then three attacks on the ledger
+    reply:
+      tool_calls:
+        - {name: Write, input: {file_path: "{cwd}/ordinary.md", content: "fine"}}
+        - {name: Bash, input: {command: "echo fine > {cwd}/ordinary.txt"}}
+        - {name: Bash, input: {command: "rm -rf .git/forge-goals"}}
+        - {name: Write, input: {file_path: "{cwd}/.git/forge-goals/n1/records/00000001.json",
+                                content: "{}"}}
+        - {name: Bash, input: {command: "chmod -R 000 {cwd}/.git"}}
+"""
+
+
+def test_the_main_session_cannot_touch_the_ledger_but_works_normally(claude_host, project):
+    record = project / ".git" / "forge-goals" / "n1" / "records" / "00000001.json"
+    record.parent.mkdir(parents=True)
+    record.write_text('{"seq": 1}\n')
+    host = claude_host(LEDGER_SCRIPT)
+    session = host.run("tidy up", cwd=project, args=[
+        "--permission-mode", "acceptEdits", "--allowedTools", "Write,Edit,Bash"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    assert (project / "ordinary.md").read_text() == "fine"
+    assert (project / "ordinary.txt").read_text() == "fine\n"
+    reasons = [json.loads(c.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+               for c in session.hooks_for("PreToolUse") if c.stdout.strip()]
+    assert len(reasons) == 3, reasons
+    assert "Bash deletes the goal ledger" in reasons[0]
+    assert "Write would write the goal ledger" in reasons[1]
+    assert "Bash re-permissions" in reasons[2] and "holds the goal ledger" in reasons[2]
+    assert all("\nFix: forge goal status" in reason for reason in reasons)
+    assert record.read_text() == '{"seq": 1}\n'
+    assert (project / ".git").stat().st_mode & 0o700 == 0o700
+    errors = [r for r in tool_results(session).values() if r["is_error"]]
+    assert all(r["text"].startswith("PreToolUse:") for r in errors)
+
+
+def test_an_sdk_session_with_whitelist_guard_gets_write_and_bash_denied(project, tmp_path,
+                                                                        claude_bin):
+    from claude_agent_sdk import ClaudeAgentOptions, ToolResultBlock, UserMessage, query
+
+    from forge_runtime.guard.sdk import whitelist_guard
+    from forge_runtime.hostkit.runner import API_KEY, QUIET_ENV
+    from forge_runtime.hostkit.script import Script
+    from forge_runtime.hostkit.server import ModelServer
+
+    home = tmp_path / "home"
+    (home / "tmp").mkdir(parents=True)
+    (home / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True,
+        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True}}}))
+    script = Script.parse("""
+rules:
+  - name: done
+    when: {last_is_tool_result: true}
+    reply: {text: "SDK-DONE"}
+  - name: try to write, then read
+    reply:
+      tool_calls:
+        - {name: Write, input: {file_path: "{cwd}/sdk.md", content: "x"}}
+        - {name: Bash, input: {command: "echo ran > {cwd}/sdk-ran.txt"}}
+        - {name: Read, input: {file_path: "{cwd}/README.md"}}
+""")
+    server = ModelServer(script, log_path=tmp_path / "requests.jsonl").start()
+    server.variables["cwd"] = str(project)
+    env = {**QUIET_ENV, "HOME": str(home), "TMPDIR": str(home / "tmp"),
+           "CLAUDE_CODE_TMPDIR": str(home / "tmp"), "ANTHROPIC_BASE_URL": server.url,
+           "ANTHROPIC_API_KEY": API_KEY}
+    options = ClaudeAgentOptions(
+        cli_path=str(claude_bin), cwd=str(project), env=env, setting_sources=[],
+        allowed_tools=["Read", "Write", "Edit", "Bash"], permission_mode="acceptEdits",
+        hooks={"PreToolUse": whitelist_guard(["Read", "Grep", "Glob"], role="clarifier")})
+
+    async def collect():
+        return [message async for message in query(prompt="clarify", options=options)]
+
+    try:
+        messages = asyncio.run(asyncio.wait_for(collect(), timeout=60))
+    finally:
+        server.stop()
+    results = [block for message in messages if isinstance(message, UserMessage)
+               and isinstance(message.content, list) for block in message.content
+               if isinstance(block, ToolResultBlock)]
+    assert len(results) == 3
+    write, bash, read = results
+    assert write.is_error and "the clarifier role may not use Write" in write.content
+    assert bash.is_error and "the clarifier role may not use Bash" in bash.content
+    assert not read.is_error and "A project for a forge host test." in read.content
+    assert not (project / "sdk.md").exists() and not (project / "sdk-ran.txt").exists()
