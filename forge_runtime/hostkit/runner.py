@@ -335,6 +335,24 @@ def kill_tree(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.kill()
     proc.wait()
+    _wait_until_gone(doomed)
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie waiting to be reaped counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _wait_until_gone(pids: list[int], limit: float = 5.0) -> None:
+    """SIGKILL is delivered asynchronously: wait (bounded) until the killed processes are gone,
+    so a caller that checks for leftovers right after a session sees none."""
+    deadline = time.monotonic() + limit
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def _json_lines(path: Path) -> list[dict]:

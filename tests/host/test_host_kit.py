@@ -35,7 +35,7 @@ def test_forge_plugin_loads_cleanly_and_every_hook_sees_the_real_stdin(claude_ho
     assert session.exit_code == 0, session.stderr
     assert session.terminal_reason == "completed"
     assert session.plugin_errors() == []
-    assert "Loaded inline plugin from path: forge" in session.debug_log
+    assert "forge@inline" in [plugin["source"] for plugin in session.init["plugins"]]
     assert (project / "hello.txt").read_text() == "hello\n"
     fired = [hook.event for hook in session.hooks]
     assert fired == ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"]
@@ -168,3 +168,17 @@ def test_a_namespaced_session_has_only_loopback(claude_host, project):
     links = (project / "links.txt").read_text().splitlines()
     assert [line.split(":")[1].strip() for line in links] == ["lo"]
     assert session.isolation.startswith("loopback-only")
+
+
+def test_plugin_errors_names_a_plugin_the_host_could_not_load(claude_host, project, tmp_path):
+    broken = write_plugin(tmp_path / "broken", "broken", {})
+    (broken / "hooks" / "hooks.json").write_text("{not json")
+    missing = write_plugin(tmp_path / "missing", "missing", {"Stop": [{"hooks": [
+        {"type": "command", "command": str(tmp_path / "no-such-hook"), "args": []}]}]})
+    host = claude_host({"rules": [{"reply": {"text": "hi"}}]}, plugin_dirs=[broken, missing])
+    session = host.run("hi", cwd=project)
+
+    assert session.terminal_reason == "completed"
+    errors = "\n".join(session.plugin_errors())
+    assert "Failed to load hooks for broken" in errors
+    assert "no-such-hook" in errors
