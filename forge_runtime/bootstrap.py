@@ -14,22 +14,18 @@ to `forge-env.d/<stamp>` only once complete, and `forge-env` is a symlink swappe
 `os.replace`. A hook therefore sees the old environment or the new one, never half of one.
 
 claude-agent-sdk is deliberately not installed here: hooks never import it and its wheel is
-about 170 MB. Standard library only, since this runs before the dependencies exist.
+about 170 MB. Standard library only, since this runs before the dependencies exist; what
+only building needs (venv, subprocess, tempfile...) is imported when a build happens, so the
+usual case, dependencies already present, costs almost nothing.
 """
 
 from __future__ import annotations
 
-import argparse
-import fcntl
 import hashlib
 import importlib.util
 import os
 import shlex
-import shutil
-import subprocess
 import sys
-import tempfile
-import venv
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -84,11 +80,15 @@ def _running_inside(env: Path) -> bool:
 
 def create_venv(path: Path) -> None:
     """A plain virtual environment with pip, from the interpreter running this code."""
+    import venv
+
     venv.EnvBuilder(with_pip=True, clear=False, symlinks=True).create(path)
 
 
 def pip_install(python: Path, requirements: Sequence[str]) -> None:
-    """Install `requirements` into the environment of `python`; ForgeError with pip's reason."""
+    """Install `requirements` into the environment of `python`; _BuildFailed with pip's reason."""
+    import subprocess
+
     command = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
                "--no-input", "--quiet", *requirements]
     try:
@@ -128,6 +128,8 @@ class Bootstrap:
         Holds an exclusive lock so that sessions starting together build once: the second
         waits, then finds the environment current.
         """
+        import fcntl
+
         self.builds.mkdir(parents=True, exist_ok=True)
         with open(self.data_dir / f"{ENV_NAME}.lock", "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -141,6 +143,9 @@ class Bootstrap:
             return True
 
     def _build_into(self, final: Path) -> None:
+        import shutil
+        import tempfile
+
         partial = Path(tempfile.mkdtemp(prefix=f"{self.stamp}.", dir=self.builds))
         try:
             self._create(partial)
@@ -157,10 +162,14 @@ class Bootstrap:
         link.unlink(missing_ok=True)
         link.symlink_to(final.relative_to(self.data_dir), target_is_directory=True)
         if self.env.is_dir() and not self.env.is_symlink():
+            import shutil
+
             shutil.rmtree(self.env)  # an environment made by hand; ours are always symlinks
         os.replace(link, self.env)
 
     def _remove_other_builds(self, keep: Path) -> None:
+        import shutil
+
         for entry in self.builds.iterdir():
             if entry != keep:
                 shutil.rmtree(entry, ignore_errors=True)
@@ -205,7 +214,7 @@ def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | 
                          "which the host replaces on every update", pip_fallback())
     try:
         return "built" if boot.build() else "ready"
-    except (_BuildFailed, OSError, subprocess.SubprocessError) as exc:
+    except (_BuildFailed, OSError) as exc:
         raise ForgeError(
             f"forge could not install its hook dependencies ({names}) into "
             f"{boot.env}: {exc}", fix_command(data),
@@ -223,6 +232,8 @@ def _is_within(path: Path, parent: Path) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m forge_runtime.bootstrap`: build forge-env by hand, with pip's output shown."""
+    import argparse
+
     from forge_runtime import hints
 
     parser = argparse.ArgumentParser(prog="python -m forge_runtime.bootstrap",
@@ -243,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _verbose_pip_install(python: Path, requirements: Sequence[str]) -> None:
+    import subprocess
+
     done = subprocess.run([str(python), "-m", "pip", "install", *requirements], check=False)
     if done.returncode != 0:
         raise _BuildFailed(f"pip exited with status {done.returncode} (its output is above)")
