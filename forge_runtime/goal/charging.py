@@ -55,28 +55,34 @@ def charge(ledger: Ledger, state_path: Path, turn: str, session: str) -> Charge:
     """Charge `turn` to the goal once; refuse past the ceiling; fail closed on tampering."""
     with ledger.lock():
         head = ledger.settle()
-        goal = head.goal
-        current = consistency.check(state_path, goal)
-        if goal["status"] in (COMPLETE, CANCELLED):
-            return Charge(ENDED, goal)
-        if goal["status"] == ACTIVE and goal["turn_count"] >= goal["turn_ceiling"]:
-            head = _exhaust(ledger, head, current.next_step, session)  # a crash cut it short
-            state.write_goal(state_path, head.goal)
-        if head.goal["status"] == EXHAUSTED:
-            return Charge(REFUSED, head.goal)
-        if ledger.turn_charged(turn, head):
-            return Charge(REPEATED, goal)
-        progress = current.progress()
-        last = head.record
-        unchanged = last.get("unchanged", 0) + 1 \
-            if last.get("kind") == "charge" and last.get("progress") == progress else 0
-        goal = {**goal, "turn_count": goal["turn_count"] + 1}
-        head = ledger.append(head, "charge", goal, turn=turn, session=session,
-                             progress=progress, unchanged=unchanged)
-        if goal["turn_count"] >= goal["turn_ceiling"]:
-            head = _exhaust(ledger, head, current.next_step, session)
-        state.write_goal(state_path, head.goal)
-        return Charge(CHARGED, head.goal, unchanged)
+        current = consistency.check(state_path, head.goal)
+        result = _charge_locked(ledger, head, current, turn, session)
+        if current.goal != state.mirror(result.goal):  # catch up a state a crash left behind
+            state.write_goal(state_path, result.goal)
+        return result
+
+
+def _charge_locked(ledger: Ledger, head: Head, current: state.StateFile, turn: str,
+                   session: str) -> Charge:
+    goal = head.goal
+    if goal["status"] in (COMPLETE, CANCELLED):
+        return Charge(ENDED, goal)
+    if goal["status"] == ACTIVE and goal["turn_count"] >= goal["turn_ceiling"]:
+        head = _exhaust(ledger, head, current.next_step, session)  # a crash cut it short
+    if head.goal["status"] == EXHAUSTED:
+        return Charge(REFUSED, head.goal)
+    if ledger.turn_charged(turn, head):
+        return Charge(REPEATED, goal)
+    progress = current.progress()
+    last = head.record
+    unchanged = last.get("unchanged", 0) + 1 \
+        if last.get("kind") == "charge" and last.get("progress") == progress else 0
+    goal = {**goal, "turn_count": goal["turn_count"] + 1}
+    head = ledger.append(head, "charge", goal, turn=turn, session=session,
+                         progress=progress, unchanged=unchanged)
+    if goal["turn_count"] >= goal["turn_ceiling"]:
+        head = _exhaust(ledger, head, current.next_step, session)
+    return Charge(CHARGED, head.goal, unchanged)
 
 
 def end(ledger: Ledger, state_path: Path, kind: str, session: str, why: str) -> dict:

@@ -188,7 +188,7 @@ class Ledger:
         turn = record.get("turn")
         if turn:
             self.turns_dir.mkdir(exist_ok=True)
-            records.create_exclusive(self.turns_dir / turn_key(turn), b"")
+            records.create_exclusive(self.turns_dir / turn_key(turn), b"", durable=False)
 
     def settle(self) -> Head:
         """The checked head, finishing what a crash interrupted (pointer and turn marker)."""
@@ -219,6 +219,7 @@ class Ledger:
             if not records.write_record(self.records_dir, record):
                 raise tampered(f"goal {self.nonce}: a genesis record exists already")
             self._publish(record)
+            records.fsync_dir(self.dir)  # head.json is a new name here
         return Head(record, False)
 
 

@@ -87,35 +87,44 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(directory: Path, data: bytes) -> Path:
+def _write_temp(directory: Path, data: bytes, durable: bool) -> Path:
     temp = directory / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         os.write(fd, data)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     return temp
 
 
-def create_exclusive(path: Path, data: bytes) -> bool:
-    """Create `path` holding `data`, whole or not at all; False when it already exists."""
-    temp = _write_temp(path.parent, data)
+def create_exclusive(path: Path, data: bytes, durable: bool = True) -> bool:
+    """Create `path` holding `data`, whole or not at all; False when it already exists.
+
+    `durable` also survives a power cut (fsync of the file and its directory); a file
+    forge can rebuild from the records (a turn marker) skips that cost.
+    """
+    temp = _write_temp(path.parent, data, durable)
     try:
         os.link(temp, path)
     except FileExistsError:
         return False
     finally:
         os.unlink(temp)
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
     return True
 
 
 def replace_atomically(path: Path, data: bytes) -> None:
-    """Rewrite a mutable pointer file (never a record): readers see the old or the new."""
-    temp = _write_temp(path.parent, data)
+    """Rewrite a mutable file (never a record): readers see the old bytes or the new.
+
+    The file's data is fsynced before the rename; the directory is not, because the name
+    already existed: after a power cut the file is the old version or the new one.
+    """
+    temp = _write_temp(path.parent, data, durable=True)
     os.replace(temp, path)
-    fsync_dir(path.parent)
 
 
 def write_record(records_dir: Path, record: dict) -> bool:

@@ -1,0 +1,55 @@
+"""Many processes charging one goal at once: nothing lost, nothing counted twice."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+from goal_support import make_project
+
+from forge_runtime.goal import activation, state
+from forge_runtime.goal.charging import charge
+from forge_runtime.goal.ledger import Ledger
+
+WORKERS = 8
+
+
+def _charge_turns(root: str, state_path: str, nonce: str, turns: list[str], barrier) -> None:
+    from pathlib import Path
+
+    barrier.wait()
+    for turn in turns:
+        charge(Ledger(Path(root), nonce), Path(state_path), turn, "worker")
+
+
+def _run(project, nonce: str, turns_per_worker: list[list[str]]) -> None:
+    context = multiprocessing.get_context("fork")
+    barrier = context.Barrier(len(turns_per_worker))
+    workers = [context.Process(target=_charge_turns, args=(
+        str(project.ledger_root), str(project.state_path), nonce, turns, barrier))
+        for turns in turns_per_worker]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+        assert worker.exitcode == 0
+
+
+def test_distinct_turns_from_many_processes_are_all_counted_once(tmp_path):
+    project = make_project(tmp_path)
+    goal = activation.activate(project, "ship it").goal
+    _run(project, goal["nonce"], [[f"w{w}-t{t}", f"shared-{t}"] for w in range(WORKERS)
+                                  for t in (0,)])
+    ledger = Ledger(project.ledger_root, goal["nonce"])
+    final = ledger.verify()
+    turns = [r["turn"] for r in ledger.history() if r["kind"] == "charge"]
+    assert sorted(turns) == sorted({*(f"w{w}-t0" for w in range(WORKERS)), "shared-0"})
+    assert final["turn_count"] == WORKERS + 1
+    assert state.read(project.state_path).goal["turn_count"] == final["turn_count"]
+
+
+def test_the_same_turn_from_many_processes_counts_once(tmp_path):
+    project = make_project(tmp_path)
+    goal = activation.activate(project, "ship it").goal
+    _run(project, goal["nonce"], [["the-turn", "the-next-turn"]] * WORKERS)
+    final = Ledger(project.ledger_root, goal["nonce"]).verify()
+    assert final["turn_count"] == 2
