@@ -136,10 +136,12 @@ class Bootstrap:
             if is_current(self.env, self.stamp):
                 return False
             final = self.builds / self.stamp
+            previous = self.env.resolve() if self.env.is_symlink() else None
             if not is_current(final, self.stamp):
                 self._build_into(final)
             self._point_env_at(final)
-            self._remove_other_builds(keep=final)
+            # The previous build stays one round: hooks of running sessions may still use it.
+            self._remove_other_builds(keep={final, previous})
             return True
 
     def _build_into(self, final: Path) -> None:
@@ -167,11 +169,11 @@ class Bootstrap:
             shutil.rmtree(self.env)  # an environment made by hand; ours are always symlinks
         os.replace(link, self.env)
 
-    def _remove_other_builds(self, keep: Path) -> None:
+    def _remove_other_builds(self, keep: set[Path | None]) -> None:
         import shutil
 
         for entry in self.builds.iterdir():
-            if entry != keep:
+            if entry.resolve() not in keep:
                 shutil.rmtree(entry, ignore_errors=True)
 
 

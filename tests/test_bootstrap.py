@@ -145,8 +145,14 @@ def test_a_changed_dependency_list_rebuilds_and_replaces_the_environment(tmp_pat
     assert not bootstrap.is_current(second.env, second.stamp)
     assert second.build() is True
     assert len(steps.builds) == 2
-    assert second.env.resolve() != old_target and not old_target.exists()
+    assert second.env.resolve() != old_target
+    assert old_target.exists()                 # kept one round for sessions still using it
     assert bootstrap.is_current(second.env, second.stamp)
+    third = bootstrap.Bootstrap(tmp_path, requirements=["c>=3"], create=steps.create,
+                                install=steps.install)
+    assert third.build() is True
+    assert not old_target.exists()
+    assert sorted(p.name for p in third.builds.iterdir()) == sorted([second.stamp, third.stamp])
 
 
 def test_two_sessions_starting_at_once_build_once(tmp_path):
