@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from forge_runtime import bootstrap, resources
+from forge_runtime.errors import ForgeError
 from forge_runtime.project import Project
 
 MIN_PYTHON = (3, 11)
@@ -91,7 +92,6 @@ def _plugin_problem(root: Path) -> tuple[str, str] | None:
 def check_hook_wiring(project: Project) -> Check:
     """The plugin bundle when forge runs from one; otherwise `.claude/settings.json`."""
     from forge_runtime import hook_settings
-    from forge_runtime.errors import ForgeError
 
     root = resources.plugin_root()
     if root is not None:
@@ -114,24 +114,6 @@ def check_hook_wiring(project: Project) -> Check:
     return Check("hooks", True, ".claude/settings.json runs forge's five hooks")
 
 
-def _state_problem(state: Path) -> str | None:
-    """Why the state file's front matter cannot be read, or None when it can."""
-    import yaml
-
-    text = state.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---" or "---" not in (line.strip() for line in lines[1:]):
-        return "has no front matter between --- lines"
-    end = [line.strip() for line in lines[1:]].index("---") + 1
-    try:
-        front = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        return f"front matter is not YAML ({exc.__class__.__name__})"
-    if not isinstance(front, dict) or "goal" not in front:
-        return "front matter has no goal: key"
-    return None
-
-
 def check_project(project: Project) -> Check:
     if not (project.forge_dir / "installed.json").is_file():
         return Check("project", False, f"forge is not installed in {project.root}", "forge init")
@@ -140,15 +122,18 @@ def check_project(project: Project) -> Check:
     if not state.is_file():
         return Check("project", False, f"{shown} is missing", "forge init")
     try:
-        problem = _state_problem(state)
-    except (OSError, UnicodeDecodeError) as exc:
-        problem = f"cannot be read ({exc.__class__.__name__})"
+        from forge_runtime.goal import state as state_file
+
+        state_file.validate(state, state_file.read(state))
     except ImportError:
-        return Check("project", False, "cannot read the state file without pyyaml",
+        return Check("project", False, "cannot read the state file without its dependencies",
                      bootstrap.pip_fallback())
-    if problem:
+    except ForgeError as exc:
+        # goal sync rebuilds an active goal's fields; a file that does not parse needs a
+        # fresh template (the broken one is kept beside it, and the ledger still holds
+        # any goal, failing closed until it is synced).
         aside = shlex.quote(f"{shown}.broken")
-        return Check("project", False, f"{shown} {problem}",
+        return Check("project", False, exc.message.replace(str(state), shown),
                      f"mv {shlex.quote(shown)} {aside} && forge init")
     return Check("project", True, f".forge/ installed in {project.root}; {shown} parses")
 

@@ -65,7 +65,7 @@ def test_a_broken_state_file_gets_a_fix_that_really_fixes_it(project, capsys):
     capsys.readouterr()
     code, payload = doctor_json(capsys)
     fix = failing(payload)["project"]
-    assert code == 1 and "front matter is not YAML" in payload["checks"][3]["detail"]
+    assert code == 1 and "not YAML" in payload["checks"][3]["detail"]
     subprocess.run(["sh", "-c", fix.replace("forge init", "python3 -m forge_runtime init")],
                    cwd=project, check=True, capture_output=True)
     assert (project / ".forge/local/state.md.broken").exists()
@@ -73,8 +73,8 @@ def test_a_broken_state_file_gets_a_fix_that_really_fixes_it(project, capsys):
 
 
 @pytest.mark.parametrize("text, detail", [
-    ("no front matter\n", "has no front matter"),
-    ("---\njust: text\n---\n", "has no goal: key"),
+    ("no front matter\n", "does not start with a `---` front matter fence"),
+    ("---\ngoal: 3\n---\n", "neither null nor a mapping"),
 ])
 def test_state_front_matter_problems_are_named(project, capsys, text, detail):
     main(["init"])
