@@ -24,6 +24,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="where results.json and RESULTS.md go (default: bench/)")
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
                         help="run only the scenarios whose key starts with KEY (repeatable)")
+    parser.add_argument("--python", default=sys.executable,
+                        help="the interpreter the hooks run with, as FORGE_PYTHON "
+                             "(default: this one)")
     parser.add_argument("--no-imports", action="store_true",
                         help="skip the -X importtime breakdown")
     return parser.parse_args(argv)
@@ -34,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = QUICK if args.quick else FULL
     runs = args.runs or plan["runs"]
     settings = suite.Settings(runs=runs, warmup=plan["warmup"],
-                              memory_runs=plan["memory_runs"], python=sys.executable,
+                              memory_runs=plan["memory_runs"], python=args.python,
                               plugin_root=PLUGIN_ROOT)
     chosen = [s for s in scenarios.all_scenarios()
               if not args.only or s.key == targets.FLOOR_KEY
@@ -45,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         together = concurrency.measure(settings, base, rounds=plan["rounds"])
         profiles = ({} if args.no_imports
                     else profile_imports(outcomes, settings, base, plan["import_runs"]))
-    result = report.Report(outcomes, targets.evaluate(outcomes),
+    result = report.Report(outcomes, targets.evaluate(outcomes), python=settings.python,
                            mode="quick" if args.quick else "full", runs=runs,
                            warmup=plan["warmup"], concurrency=together, imports=profiles)
     report.print_text(result)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ HEADER = ("Scenario", "median ms", "p10-p90 ms", "x floor", "+ms", "CPU ms", "pe
 class Report:
     outcomes: list[Outcome]
     checks: list[Check]
+    python: str
     mode: str
     runs: int
     warmup: int
@@ -39,10 +41,17 @@ class Report:
         return outcome.median_ms / self.floor_ms
 
 
-def machine() -> dict:
-    return {"python": platform.python_version(),
-            "implementation": platform.python_implementation(),
-            "platform": platform.platform(), "cpus": os.cpu_count()}
+_DESCRIBE = ("import json, platform, sys; print(json.dumps({'python': "
+             "platform.python_version(), 'implementation': platform.python_implementation(), "
+             "'executable': sys.executable}))")
+
+
+def machine(python: str) -> dict:
+    """The machine, and the interpreter the hooks ran with (which may not be this one)."""
+    described = subprocess.run([python, "-c", _DESCRIBE], capture_output=True, text=True,
+                               check=True)
+    return {**json.loads(described.stdout), "platform": platform.platform(),
+            "cpus": os.cpu_count()}
 
 
 # -- rows -------------------------------------------------------------------------------------
@@ -125,7 +134,7 @@ def _outcome_json(report: Report, outcome: Outcome) -> dict:
 
 def as_json(report: Report) -> dict:
     return {"created": report.created, "mode": report.mode, "runs": report.runs,
-            "warmup": report.warmup, "machine": machine(),
+            "warmup": report.warmup, "machine": machine(report.python),
             "floor_ms": report.floor_ms,
             "scenarios": [_outcome_json(report, o) for o in report.outcomes],
             "concurrency": report.concurrency,
@@ -142,16 +151,30 @@ def _md_cell(text_: str) -> str:
     return text_.replace("|", "\\|")
 
 
+def _floor_note(report: Report) -> list[str]:
+    by_key = {o.scenario.key: o for o in report.outcomes if o.status == MEASURED}
+    if FLOOR_KEY not in by_key or "floor-no-site" not in by_key:
+        return []
+    site = by_key[FLOOR_KEY].median_ms - by_key["floor-no-site"].median_ms
+    return [f"Of the floor's {by_key[FLOOR_KEY].median_ms:.1f} ms, {site:.1f} ms is `site` "
+            "(this interpreter's site-packages and its `.pth` files), which every hook pays "
+            "too. With a leaner site-packages the floor drops and the same cost of forge is a "
+            "larger multiple of it, so read `+ms` alongside `x floor`."]
+
+
 def markdown(report: Report) -> str:
-    info = machine()
+    info = machine(report.python)
     out = [
         "# forge bench results", "",
         f"`python -m bench` on {report.created}: {report.mode} mode, {report.runs} runs after "
-        f"{report.warmup} warm-up per scenario; Python {info['python']} on "
-        f"{info['platform']}, {info['cpus']} CPUs. Times are wall-clock medians of whole "
-        "processes started the way the host starts them; `x floor` divides by the median of "
-        "`python3 -c pass` from the same run and `+ms` subtracts it. Peak memory is the "
-        "process's own high-water resident set (VmHWM).", "",
+        f"{report.warmup} warm-up per scenario; hooks on {info['implementation']} "
+        f"{info['python']}, {info['platform']}, {info['cpus']} CPUs. Times are wall-clock "
+        "medians of whole processes started the way the host starts them (launcher, stdin "
+        "JSON, a git project as working directory), scenarios interleaved run by run; "
+        "`x floor` divides by the median of `python3 -c pass` from the same run and `+ms` "
+        "subtracts it. Peak memory is the process's own high-water resident set (VmHWM, "
+        "read by the process itself; it includes about 0.5 MB for the probe).", "",
+        *_floor_note(report), "",
         "| " + " | ".join(HEADER) + " |",
         "|" + "|".join(["---"] + ["---:"] * (len(HEADER) - 1)) + "|",
     ]
