@@ -75,4 +75,22 @@ def test_a_persons_goal_runs_exactly_20_turns_then_40_in_a_new_session(claude_ho
     assert fresh["nonce"] != goal["nonce"]
     assert (fresh["turn_count"], fresh["turn_ceiling"]) == (20, 20)
     assert all(hook.exit_code == 0 for hook in first.hooks + second.hooks + other.hooks)
-    assert json.dumps(first.result).count("stop_hook_prevented") >= 1
+
+
+def test_the_stuck_warning_reaches_the_person_and_the_models_next_turn(claude_host, project):
+    host = claude_host(NEVER_MET)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, env=NO_BLOCK_CAP)
+
+    warnings = [index for index, hook in enumerate(session.hooks_for("Stop"))
+                if hook.reply and "systemMessage" in hook.reply]
+    assert warnings == [5, 10, 15]  # after 5, 10 and 15 charged turns without progress
+    # the model: its very next request has a system message with the additionalContext
+    bodies = [json.dumps(body) for body in session.model_requests()]
+    marker = "Stop hook additional context: FORGE_GOAL_STUCK_WARNING"
+    assert [index for index, body in enumerate(bodies) if marker in body][0] == 6
+    # the person: the host shows the systemMessage as an informational line
+    shown = [event["content"] for event in session.events
+             if event.get("subtype") == "informational"
+             and "FORGE_GOAL_STUCK_WARNING" in str(event.get("content"))]
+    assert len(shown) == 3 and shown[0].startswith("Stop says: FORGE_GOAL_STUCK_WARNING")
+    assert _goal(project)["turn_count"] == 20  # advisory only: the budget is unchanged
