@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -177,12 +178,16 @@ class Host:
         can_isolate, reason = netns.available() if isolate_network else (False, "not asked")
         self.isolated = can_isolate
         self.isolation = reason if can_isolate else f"none ({reason})"
-        # A Unix socket path must stay under ~100 bytes, so it lives in a short temp dir.
-        self._socket_dir = Path(tempfile.mkdtemp(prefix="fhk-", dir=_short_tmp())) \
-            if can_isolate else None
+        self._socket_dir: Path | None = None
+        unix_path = None
+        if can_isolate:
+            # A Unix socket path must stay under ~100 bytes, so it lives in a short temp dir,
+            # removed by close() or, when a caller forgets that, at garbage collection.
+            self._socket_dir = Path(tempfile.mkdtemp(prefix="fhk-", dir=_short_tmp()))
+            weakref.finalize(self, shutil.rmtree, self._socket_dir, ignore_errors=True)
+            unix_path = self._socket_dir / "model.sock"
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
-                                  unix_path=self._socket_dir / "model.sock"
-                                  if self._socket_dir else None)
+                                  unix_path=unix_path)
         self._python_shim = self._write_python_shim()
         self._runs = 0
         try:

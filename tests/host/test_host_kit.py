@@ -182,3 +182,5 @@ def test_plugin_errors_names_a_plugin_the_host_could_not_load(claude_host, proje
     errors = "\n".join(session.plugin_errors())
     assert "Failed to load hooks for broken" in errors
     assert "no-such-hook" in errors
+    stop = [e for e in session.hook_events if e["hook_event"] == "Stop"]
+    assert [(e["outcome"], e["exit_code"]) for e in stop] == [("error", 1)]
