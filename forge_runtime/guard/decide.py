@@ -34,11 +34,11 @@ def decide(event: dict, *, env: dict[str, str] | None = None,
 
     `role` is an extra role imposed by the caller (forge's SDK sessions).
     """
-    from forge_runtime import hints
-
     try:
         return _decide(event, dict(os.environ) if env is None else env, role)
     except Exception as exc:  # fail closed: a guard that cannot decide denies
+        from forge_runtime import hints
+
         return hints.error(f"{GUARD} could not decide ({exc.__class__.__name__}: {exc}), so it "
                            "denies", DOCTOR, "the guard never lets a call through unchecked")
 

@@ -13,13 +13,9 @@ keeps the session guarded with no tools at all.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-from datetime import UTC, datetime
-
-from forge_runtime.errors import EXIT_USAGE, ForgeError
 
 MODES_DIR = "modes"
 UNREADABLE = "unreadable"
@@ -28,8 +24,12 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 def mode_path(guard_dir: str, session_id: str) -> str:
     """The mode file of a session; odd session ids are hashed so they cannot escape the dir."""
-    name = session_id if _SAFE_ID.match(session_id) else (
-        "sha256-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest())
+    if _SAFE_ID.match(session_id):
+        name = session_id
+    else:
+        import hashlib
+
+        name = "sha256-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
     return os.path.join(guard_dir, MODES_DIR, name + ".json")
 
 
@@ -53,6 +53,8 @@ def read_mode(guard_dir: str, session_id: str) -> str | None:
 
 def enter(guard_dir: str, session_id: str, role: str) -> str:
     """Put the session into `role`'s mode; return the mode file's path."""
+    from datetime import UTC, datetime
+
     path = mode_path(guard_dir, session_id)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     record = {"role": role, "session_id": session_id,
@@ -97,6 +99,8 @@ def require_session(session_id: str | None) -> str:
     """The session to act on: the argument, else the host's `CLAUDE_CODE_SESSION_ID`."""
     session_id = session_id or os.environ.get("CLAUDE_CODE_SESSION_ID")
     if not session_id:
+        from forge_runtime.errors import EXIT_USAGE, ForgeError
+
         raise ForgeError("no session given and CLAUDE_CODE_SESSION_ID is not set",
                          "forge mode status", exit_code=EXIT_USAGE)
     return session_id

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from string import Template
 
 from forge_runtime.project import Project
 
@@ -84,6 +83,8 @@ def expand(word: str, cwd: str, env: dict[str, str], *, follow: bool = True) -> 
         home = env.get("HOME") or os.path.expanduser("~")
         word = home + word[1:]
     if "$" in word:
+        from string import Template
+
         word = Template(word).safe_substitute(env)
     if "$" in word or "`" in word or "\0" in word or not word:
         return None

@@ -19,7 +19,6 @@ forge's guard directory keyed by the file's sha256; a tool call then reads two s
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -83,6 +82,8 @@ def load(rule_file: str, cache_dir: str) -> Rules:
         return DEFAULT_RULES
     except OSError as exc:
         raise _invalid(rule_file, None, f"cannot be read ({exc.strerror})") from None
+    import hashlib
+
     digest = hashlib.sha256(raw).hexdigest()
     cached = _read_cache(cache_dir, digest)
     if cached is None:
