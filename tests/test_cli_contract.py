@@ -33,6 +33,14 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("mode", "exit"): [["--session", "contract-1"]],
     ("mode", "status"): [[]],
     ("demo",): [["--keep", "."]],  # refusal path; full run: tests/host/test_demo_session.py
+    # With no goal yet: the states with a goal are the goal ledger's own tests.
+    ("goal", "status"): [[], ["--nonce", "00000000000000000000000000000000"]],
+    ("goal", "sync"): [[]],
+    ("goal", "verify"): [[]],
+    ("goal", "history"): [[]],
+    ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
+    ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
+    ("ledger", "verify"): [["--project", "."]],
 }
 
 TERMINAL = {hints.NEXT, hints.WAIT, hints.DONE, hints.FIX}
