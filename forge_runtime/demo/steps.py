@@ -73,6 +73,46 @@ def ledger_charged_the_turns(demo: Demo) -> Section:
     ])
 
 
+def _denials(session) -> dict[str, list[str]]:
+    """Tool name -> the lines of forge's deny reason, from the hook calls the host made."""
+    denied = {}
+    for hook in session.hooks_for("PreToolUse"):
+        output = (hook.reply or {}).get("hookSpecificOutput", {})
+        if output.get("permissionDecision") == "deny":
+            denied[hook.stdin["tool_name"]] = output["permissionDecisionReason"].splitlines()
+    return denied
+
+
+def guard_refuses_writes(demo: Demo) -> Section:
+    """A read-only clarify step cannot write; no session can delete the goal ledger."""
+    import uuid
+
+    session_id = str(uuid.uuid4())
+    if demo.forge("mode", "enter", "clarifier", "--session", session_id).exit_code != 0:
+        raise DemoFailed("forge mode enter clarifier failed")
+    allow_all = ("--permission-mode", "acceptEdits", "--allowedTools", "Write,Bash")
+    clarify = demo.session("clarify", "clarify the request", script="guard",
+                           args=("--session-id", session_id, *allow_all))
+    demo.forge("mode", "exit", "--session", session_id)
+    tidy = demo.session("tidy", "tidy up the repository", script="guard", args=allow_all)
+    in_clarify, in_tidy = _denials(clarify), _denials(tidy)
+    if set(in_clarify) != {"Write", "Bash"} or set(in_tidy) != {"Bash"}:
+        raise DemoFailed(f"forge's guard denied {sorted(in_clarify)} and {sorted(in_tidy)}, "
+                         "not Write+Bash and Bash")
+    if (demo.project / "brief.md").exists() or not any(
+            (demo.project / ".git" / "forge-goals").iterdir()):
+        raise DemoFailed("a denied tool changed the project anyway")
+    return Section("The guard: a read-only step cannot write, and nobody deletes the ledger", [
+        f"`forge mode enter clarifier --session {session_id}` made that session read-only "
+        "(the host itself was told to allow Write and Bash)",
+        "It called Write: " + in_clarify["Write"][0],
+        "It called Bash: " + in_clarify["Bash"][0],
+        "After `forge mode exit`, a session ran `rm -rf .git/forge-goals`: " + in_tidy["Bash"][0],
+        f"brief.md was never written and the ledger is intact; the model was told the way "
+        f"on: {in_tidy['Bash'][1]}",
+    ])
+
+
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
     from forge_runtime.cli.main import parses
@@ -98,4 +138,5 @@ def hint_contract(demo: Demo) -> Section:
     return Section("Every forge output ends with one next step", checked)
 
 
-STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns, hint_contract)
+STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
+         guard_refuses_writes, hint_contract)

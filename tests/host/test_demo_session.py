@@ -33,6 +33,9 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert titles[-1] == "Every forge output ends with one next step"
     recorded = "\n".join(report["sections"][2]["lines"])
     assert "turns charged 2 of 20" in recorded
+    guard = "\n".join(report["sections"][3]["lines"])
+    assert "the clarifier role may not use Write" in guard
+    assert "Bash deletes the goal ledger" in guard
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()
