@@ -184,3 +184,16 @@ def test_plugin_errors_names_a_plugin_the_host_could_not_load(claude_host, proje
     assert "no-such-hook" in errors
     stop = [e for e in session.hook_events if e["hook_event"] == "Stop"]
     assert [(e["outcome"], e["exit_code"]) for e in stop] == [("error", 1)]
+
+
+def test_a_resumed_session_continues_the_same_conversation(claude_host, project):
+    host = claude_host({"rules": [{"reply": {"text": "Noted."}}]})
+    first = host.run("remember FIRST-PROMPT", cwd=project)
+    again = host.run("and now SECOND-PROMPT", cwd=project, resume=first.session_id)
+
+    assert again.terminal_reason == "completed", again.stderr
+    assert again.session_id == first.session_id
+    assert again.hooks_for("SessionStart")[0].stdin["source"] == "resume"
+    conversation = json.dumps(again.requests[0]["body"]["messages"])
+    assert "FIRST-PROMPT" in conversation and "SECOND-PROMPT" in conversation
+    assert [r["n"] for r in again.requests] == [2]
