@@ -7,12 +7,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import concurrency, imports, report, scenarios, suite, targets
+from bench import concurrency, imports, lean, report, scenarios, suite, targets
+from bench.workspace import Workspace
 
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent
-
 FULL = {"runs": 30, "warmup": 3, "memory_runs": 3, "rounds": 10, "import_runs": 3}
 QUICK = {"runs": 3, "warmup": 1, "memory_runs": 1, "rounds": 2, "import_runs": 1}
+THIS_INTERPRETER = "This interpreter"
+LEAN_INTERPRETER = "Lean interpreter (the plugin's forge-env shape)"
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -27,47 +29,64 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter the hooks run with, as FORGE_PYTHON "
                              "(default: this one)")
+    parser.add_argument("--no-lean", action="store_true",
+                        help="skip the second pass of the hooks under a lean interpreter")
     parser.add_argument("--no-imports", action="store_true",
                         help="skip the -X importtime breakdown")
     return parser.parse_args(argv)
+
+
+def profile_imports(outcomes, settings: suite.Settings, base: Path, runs: int
+                    ) -> dict[str, dict]:
+    """The import breakdown of every measured hook process."""
+    space = Workspace.create(settings.plugin_root, settings.python, base, "imports")
+    startup = imports.baseline(space.floor())
+    return {o.scenario.key: imports.breakdown(o.plan.command, startup,
+                                              before_each=o.plan.before_each, runs=runs)
+            for o in outcomes if o.status == suite.MEASURED and o.scenario.is_hook}
+
+
+def measure_pass(label: str, chosen, settings: suite.Settings, base: Path, plan: dict,
+                 with_imports: bool) -> report.Pass:
+    sys.stderr.write(f"bench: {label} ({settings.python})\n")
+    base.mkdir()
+    outcomes = suite.run_all(chosen, settings, base)
+    profiles = profile_imports(outcomes, settings, base, plan["import_runs"]) \
+        if with_imports else {}
+    return report.Pass(label, settings.python, outcomes, targets.evaluate(outcomes), profiles)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     plan = QUICK if args.quick else FULL
     runs = args.runs or plan["runs"]
-    settings = suite.Settings(runs=runs, warmup=plan["warmup"],
-                              memory_runs=plan["memory_runs"], python=args.python,
-                              plugin_root=PLUGIN_ROOT)
     chosen = [s for s in scenarios.all_scenarios()
-              if not args.only or s.key == targets.FLOOR_KEY
+              if not args.only or s.group == "floor"
               or any(s.key.startswith(prefix) for prefix in args.only)]
     with tempfile.TemporaryDirectory(prefix="forge-bench-") as scratch:
         base = Path(scratch)
-        outcomes = suite.run_all(chosen, settings, base)
+        settings = suite.Settings(runs=runs, warmup=plan["warmup"],
+                                  memory_runs=plan["memory_runs"], python=args.python,
+                                  plugin_root=PLUGIN_ROOT)
+        passes = [measure_pass(THIS_INTERPRETER, chosen, settings, base / "main", plan,
+                               not args.no_imports)]
+        if not args.no_lean:
+            lean_settings = suite.Settings(runs=runs, warmup=plan["warmup"],
+                                           memory_runs=plan["memory_runs"],
+                                           python=lean.create(base, args.python),
+                                           plugin_root=PLUGIN_ROOT)
+            hooks_only = [s for s in chosen if s.is_hook or s.group == "floor"]
+            passes.append(measure_pass(LEAN_INTERPRETER, hooks_only, lean_settings,
+                                       base / "lean", plan, not args.no_imports))
         together = concurrency.measure(settings, base, rounds=plan["rounds"])
-        profiles = ({} if args.no_imports
-                    else profile_imports(outcomes, settings, base, plan["import_runs"]))
-    result = report.Report(outcomes, targets.evaluate(outcomes), python=settings.python,
-                           mode="quick" if args.quick else "full", runs=runs,
-                           warmup=plan["warmup"], concurrency=together, imports=profiles)
-    report.print_text(result)
-    args.out.mkdir(parents=True, exist_ok=True)
-    report.write_json(result, args.out / "results.json")
-    (args.out / "RESULTS.md").write_text(report.markdown(result), encoding="utf-8")
+        result = report.Report(passes, mode="quick" if args.quick else "full", runs=runs,
+                               warmup=plan["warmup"], concurrency=together)
+        report.print_text(result)
+        args.out.mkdir(parents=True, exist_ok=True)
+        report.write_json(result, args.out / "results.json")
+        (args.out / "RESULTS.md").write_text(report.markdown(result), encoding="utf-8")
     sys.stderr.write(f"bench: wrote {args.out / 'results.json'} and {args.out / 'RESULTS.md'}\n")
     return 0
-
-
-def profile_imports(outcomes, settings, base: Path, runs: int) -> dict[str, dict]:
-    """The import breakdown of every measured hook process."""
-    from bench.workspace import Workspace
-
-    space = Workspace.create(settings.plugin_root, settings.python, base, "imports")
-    startup = imports.baseline(space.floor())
-    return {o.scenario.key: imports.breakdown(o.plan.command, startup,
-                                              before_each=o.plan.before_each, runs=runs)
-            for o in outcomes if o.status == suite.MEASURED and o.scenario.is_hook}
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import contextlib
 import os
 import shutil
 from dataclasses import dataclass
-from pathlib import Path
 
 from bench.scenarios import (
     Plan,
@@ -138,7 +137,7 @@ def _clone(source: BuiltGoal, space: Workspace) -> BuiltGoal:
     return BuiltGoal(space, hosts, source.nonce)
 
 
-_built: dict[tuple[Path, int, int], BuiltGoal] = {}
+_built: dict[tuple[int, int], BuiltGoal] = {}
 
 
 def build_goal(space: Workspace, turns: int, sessions: int = 1) -> BuiltGoal:
@@ -151,8 +150,8 @@ def build_goal(space: Workspace, turns: int, sessions: int = 1) -> BuiltGoal:
     """
     if turns < sessions:
         raise ValueError("every session charges at least its first turn")
-    key = (space.root.parent, turns, sessions)
-    if key not in _built:
+    key = (turns, sessions)
+    if key not in _built or not _built[key].space.root.exists():
         source = Workspace.create(space.plugin_root, space.python, space.root.parent,
                                   f"goal-{turns}-turns-{sessions}-sessions")
         _built[key] = _build(source, turns, sessions)

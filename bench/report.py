@@ -1,4 +1,9 @@
-"""Turn one bench run into a terminal table, a JSON document and a Markdown page."""
+"""Turn one bench run into a terminal table, a JSON document and a Markdown page.
+
+A run has one or more passes, each the same scenarios under one interpreter (the one
+running the bench, and a lean one shaped like the plugin's own environment), each with
+its own floor, table and target checks.
+"""
 
 from __future__ import annotations
 
@@ -9,31 +14,51 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from bench.suite import MEASURED, Outcome
 from bench.targets import FLOOR_KEY, Check, peak_mb
 
 HEADER = ("Scenario", "median ms", "p10-p90 ms", "x floor", "+ms", "CPU ms", "peak MB")
+NO_SITE_KEY = "floor-no-site"
+
+_DESCRIBE = ("import json, platform, sys; print(json.dumps({'python': "
+             "platform.python_version(), 'implementation': platform.python_implementation(), "
+             "'executable': sys.executable}))")
+
+
+def describe(python: str) -> dict:
+    """Which interpreter `python` is."""
+    described = subprocess.run([python, "-c", _DESCRIBE], capture_output=True, text=True,
+                               check=True)
+    return json.loads(described.stdout)
 
 
 @dataclass
-class Report:
+class Pass:
+    """The scenarios measured under one interpreter."""
+
+    label: str
+    python: str
     outcomes: list[Outcome]
     checks: list[Check]
-    python: str
-    mode: str
-    runs: int
-    warmup: int
-    concurrency: dict | None = None
     imports: dict[str, dict] = field(default_factory=dict)
-    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def _median(self, key: str) -> float | None:
+        for outcome in self.outcomes:
+            if outcome.scenario.key == key and outcome.status == MEASURED:
+                return outcome.median_ms
+        return None
 
     @property
     def floor_ms(self) -> float | None:
-        for outcome in self.outcomes:
-            if outcome.scenario.key == FLOOR_KEY and outcome.status == MEASURED:
-                return outcome.median_ms
-        return None
+        return self._median(FLOOR_KEY)
+
+    @property
+    def site_ms(self) -> float | None:
+        """How much of the floor is `site` (the floor minus `python3 -S -c pass`)."""
+        bare = self._median(NO_SITE_KEY)
+        return None if bare is None or self.floor_ms is None else self.floor_ms - bare
 
     def ratio(self, outcome: Outcome) -> float | None:
         if outcome.status != MEASURED or not self.floor_ms:
@@ -41,30 +66,30 @@ class Report:
         return outcome.median_ms / self.floor_ms
 
 
-_DESCRIBE = ("import json, platform, sys; print(json.dumps({'python': "
-             "platform.python_version(), 'implementation': platform.python_implementation(), "
-             "'executable': sys.executable}))")
+@dataclass
+class Report:
+    passes: list[Pass]
+    mode: str
+    runs: int
+    warmup: int
+    concurrency: dict | None = None
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
-def machine(python: str) -> dict:
-    """The machine, and the interpreter the hooks ran with (which may not be this one)."""
-    described = subprocess.run([python, "-c", _DESCRIBE], capture_output=True, text=True,
-                               check=True)
-    return {**json.loads(described.stdout), "platform": platform.platform(),
-            "cpus": os.cpu_count()}
+def machine() -> dict:
+    return {"platform": platform.platform(), "cpus": os.cpu_count()}
 
 
 # -- rows -------------------------------------------------------------------------------------
 
-def _row(report: Report, outcome: Outcome) -> tuple[str, ...]:
+def _row(run: Pass, outcome: Outcome) -> tuple[str, ...]:
     if outcome.status != MEASURED:
         return (outcome.scenario.title, f"{outcome.status}: {outcome.reason}")
     wall = outcome.measurement.wall
     peak = peak_mb(outcome)
     return (outcome.scenario.title, f"{wall.median:.1f}", f"{wall.p10:.1f}-{wall.p90:.1f}",
-            f"{report.ratio(outcome):.2f}", f"{wall.median - report.floor_ms:+.1f}",
-            f"{outcome.measurement.cpu.median:.1f}",
-            "-" if peak is None else f"{peak:.1f}")
+            f"{run.ratio(outcome):.2f}", f"{wall.median - run.floor_ms:+.1f}",
+            f"{outcome.measurement.cpu.median:.1f}", "-" if peak is None else f"{peak:.1f}")
 
 
 def _verdict(check: Check) -> str:
@@ -84,10 +109,18 @@ def _concurrency_line(result: dict) -> str:
             f"turns recorded), {result['failed_processes']} hook failures; {chain}")
 
 
+def _pass_heading(run: Pass) -> str:
+    info = describe(run.python)
+    site = f"; {run.site_ms:.1f} ms of the floor is `site`" if run.site_ms is not None else ""
+    floor = f"{run.floor_ms:.1f} ms" if run.floor_ms is not None else "not measured"
+    return (f"{run.label}: {info['implementation']} {info['python']} ({info['executable']}), "
+            f"floor `python3 -c pass` {floor}{site}")
+
+
 # -- terminal ---------------------------------------------------------------------------------
 
-def text(report: Report) -> str:
-    rows = [_row(report, outcome) for outcome in report.outcomes]
+def _text_pass(run: Pass) -> list[str]:
+    rows = [_row(run, outcome) for outcome in run.outcomes]
     full = [row for row in rows if len(row) == len(HEADER)]
     widths = [max(len(row[i]) for row in [HEADER, *full]) for i in range(len(HEADER))]
 
@@ -97,22 +130,28 @@ def text(report: Report) -> str:
         return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                          for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
 
-    out = [f"forge bench ({report.mode}: {report.runs} runs after {report.warmup} warm-up, "
-           f"medians; x floor = median / median of `python3 -c pass`, +ms = median - that median)",
-           "",
-           line(HEADER), "  ".join("-" * w for w in widths)]
+    out = [_pass_heading(run), "", line(HEADER), "  ".join("-" * w for w in widths)]
     out += [line(row) for row in rows]
-    if report.concurrency:
-        out += ["", _concurrency_line(report.concurrency)]
     out += ["", "Targets (issue 6):"]
     out += [f"  [{_verdict(c)}] {c.subject}: {c.measured} (limit {c.limit})"
-            + (f", {c.margin}" if c.margin else "") for c in report.checks]
+            + (f", {c.margin}" if c.margin else "") for c in run.checks]
+    return out
+
+
+def text(report: Report) -> str:
+    out = [f"forge bench ({report.mode}: {report.runs} runs after {report.warmup} warm-up, "
+           "medians; x floor = median / median of `python3 -c pass` under the same "
+           "interpreter, +ms = median - that median)"]
+    for run in report.passes:
+        out += ["", *_text_pass(run)]
+    if report.concurrency:
+        out += ["", _concurrency_line(report.concurrency)]
     return "\n".join(out)
 
 
 # -- JSON -------------------------------------------------------------------------------------
 
-def _outcome_json(report: Report, outcome: Outcome) -> dict:
+def _outcome_json(run: Pass, outcome: Outcome) -> dict:
     data = {"key": outcome.scenario.key, "group": outcome.scenario.group,
             "title": outcome.scenario.title, "status": outcome.status,
             "hook": outcome.scenario.is_hook}
@@ -121,27 +160,33 @@ def _outcome_json(report: Report, outcome: Outcome) -> dict:
     if outcome.note:
         data["note"] = outcome.note
     if outcome.status == MEASURED:
-        ratio = report.ratio(outcome)
+        ratio = run.ratio(outcome)
+        peak = peak_mb(outcome)
         data.update(wall_ms=outcome.measurement.wall.as_json(),
                     cpu_ms=outcome.measurement.cpu.as_json(),
                     ratio_to_floor=None if ratio is None else round(ratio, 3),
-                    over_floor_ms=round(outcome.measurement.wall.median - report.floor_ms, 3),
-                    peak_mb=None if peak_mb(outcome) is None else round(peak_mb(outcome), 2))
-    if outcome.scenario.key in report.imports:
-        data["imports"] = report.imports[outcome.scenario.key]
+                    over_floor_ms=round(outcome.measurement.wall.median - run.floor_ms, 3),
+                    peak_mb=None if peak is None else round(peak, 2))
+    if outcome.scenario.key in run.imports:
+        data["imports"] = run.imports[outcome.scenario.key]
     return data
+
+
+def _pass_json(run: Pass) -> dict:
+    return {"label": run.label, "interpreter": describe(run.python),
+            "floor_ms": run.floor_ms, "site_ms": run.site_ms,
+            "scenarios": [_outcome_json(run, o) for o in run.outcomes],
+            "targets": [check.as_json() for check in run.checks]}
 
 
 def as_json(report: Report) -> dict:
     return {"created": report.created, "mode": report.mode, "runs": report.runs,
-            "warmup": report.warmup, "machine": machine(report.python),
-            "floor_ms": report.floor_ms,
-            "scenarios": [_outcome_json(report, o) for o in report.outcomes],
-            "concurrency": report.concurrency,
-            "targets": [check.as_json() for check in report.checks]}
+            "warmup": report.warmup, "machine": machine(),
+            "passes": [_pass_json(run) for run in report.passes],
+            "concurrency": report.concurrency}
 
 
-def write_json(report: Report, path) -> None:
+def write_json(report: Report, path: Path) -> None:
     path.write_text(json.dumps(as_json(report), indent=2) + "\n", encoding="utf-8")
 
 
@@ -151,55 +196,54 @@ def _md_cell(text_: str) -> str:
     return text_.replace("|", "\\|")
 
 
-def _floor_note(report: Report) -> list[str]:
-    by_key = {o.scenario.key: o for o in report.outcomes if o.status == MEASURED}
-    if FLOOR_KEY not in by_key or "floor-no-site" not in by_key:
-        return []
-    site = by_key[FLOOR_KEY].median_ms - by_key["floor-no-site"].median_ms
-    return [f"Of the floor's {by_key[FLOOR_KEY].median_ms:.1f} ms, {site:.1f} ms is `site` "
-            "(this interpreter's site-packages and its `.pth` files), which every hook pays "
-            "too. With a leaner site-packages the floor drops and the same cost of forge is a "
-            "larger multiple of it, so read `+ms` alongside `x floor`."]
-
-
-def markdown(report: Report) -> str:
-    info = machine(report.python)
-    out = [
-        "# forge bench results", "",
-        f"`python -m bench` on {report.created}: {report.mode} mode, {report.runs} runs after "
-        f"{report.warmup} warm-up per scenario; hooks on {info['implementation']} "
-        f"{info['python']}, {info['platform']}, {info['cpus']} CPUs. Times are wall-clock "
-        "medians of whole processes started the way the host starts them (launcher, stdin "
-        "JSON, a git project as working directory), scenarios interleaved run by run; "
-        "`x floor` divides by the median of `python3 -c pass` from the same run and `+ms` "
-        "subtracts it. Peak memory is the process's own high-water resident set (VmHWM, "
-        "read by the process itself; it includes about 0.5 MB for the probe).", "",
-        *_floor_note(report), "",
-        "| " + " | ".join(HEADER) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(HEADER) - 1)) + "|",
-    ]
-    for outcome in report.outcomes:
-        row = _row(report, outcome)
+def _md_pass(run: Pass) -> list[str]:
+    out = [f"## {_md_cell(_pass_heading(run))}", "",
+           "| " + " | ".join(HEADER) + " |",
+           "|" + "|".join(["---"] + ["---:"] * (len(HEADER) - 1)) + "|"]
+    for outcome in run.outcomes:
+        row = _row(run, outcome)
         cells = [*row, *[""] * (len(HEADER) - len(row))]
         out.append("| " + " | ".join(_md_cell(cell) for cell in cells) + " |")
-    if report.concurrency:
-        out += ["", _concurrency_line(report.concurrency) + "."]
-    out += ["", "## Targets (issue 6)", "", "| Target | Limit | Measured | Verdict |",
+    out += ["", "Targets (issue 6):", "", "| Target | Limit | Measured | Verdict |",
             "|---|---|---|---|"]
     out += [f"| {_md_cell(c.subject)} | {c.limit} | {_md_cell(c.measured)} | "
-            f"{_verdict(c)}{(', ' + c.margin) if c.margin else ''} |" for c in report.checks]
-    if report.imports:
-        out += ["", "## Where the time goes", "",
-                "Imports beyond what `python3 -c pass` loads, from one `-X importtime` profile "
-                "per process (smallest of a few runs; profiling inflates every figure, so "
-                "compare them with each other, not with the table above).", ""]
-        titles = {o.scenario.key: o.scenario.title for o in report.outcomes}
-        for key, data in report.imports.items():
+            f"{_verdict(c)}{(', ' + c.margin) if c.margin else ''} |" for c in run.checks]
+    if run.imports:
+        out += ["", "Where the time goes: imports beyond what `python3 -c pass` loads under "
+                "this interpreter, from `-X importtime` (smallest of a few runs; profiling "
+                "inflates every figure, so compare them with each other, not with the table).",
+                ""]
+        titles = {o.scenario.key: o.scenario.title for o in run.outcomes}
+        for key, data in run.imports.items():
             heavy = ", ".join(f"`{h['module']}` {h['ms']:.1f} ms (from {h['imported_by']})"
                               for h in data["heaviest"]) or "nothing beyond the floor"
             out.append(f"- **{titles.get(key, key)}**: {data['imports_ms']:.1f} ms of imports, "
                        f"{data['forge_code_ms']:.1f} ms in forge's own modules; "
                        f"heaviest: {heavy}.")
+    return out
+
+
+def markdown(report: Report) -> str:
+    info = machine()
+    out = [
+        "# forge bench results", "",
+        f"`python -m bench` on {report.created}: {report.mode} mode, {report.runs} runs after "
+        f"{report.warmup} warm-up per scenario, on {info['platform']} with {info['cpus']} CPUs. "
+        "Times are wall-clock medians of whole processes started the way the host starts "
+        "them (the plugin's launcher, stdin JSON, a git project as working directory), "
+        "scenarios interleaved run by run; `x floor` divides by the median of "
+        "`python3 -c pass` under the same interpreter in the same run, and `+ms` subtracts "
+        "it. Peak memory is the process's own high-water resident set (VmHWM, read by the "
+        "process itself; it includes about 0.5 MB for the probe).", "",
+        "Each pass runs the hooks under one interpreter. A `site` that runs `.pth` code at "
+        "start-up makes the floor slow and preloads modules forge would otherwise import "
+        "itself, so forge looks cheaper next to it; the lean pass has none of that, like the "
+        "`forge-env` the plugin builds. Read `+ms` alongside `x floor`.",
+    ]
+    for run in report.passes:
+        out += ["", *_md_pass(run)]
+    if report.concurrency:
+        out += ["", "## Concurrency", "", _concurrency_line(report.concurrency) + "."]
     return "\n".join(out) + "\n"
 
 

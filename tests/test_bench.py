@@ -33,42 +33,59 @@ def quick_run(tmp_path_factory) -> tuple[dict, str, str]:
             done.stdout)
 
 
+def _check_entry(entry: dict, runs: int) -> None:
+    if entry["status"] == MEASURED:
+        wall = entry["wall_ms"]
+        assert 0 < wall["min"] <= wall["p10"] <= wall["median"] <= wall["p90"] <= wall["max"]
+        assert wall["runs"] == runs
+        assert entry["ratio_to_floor"] > 0
+        assert entry["peak_mb"] > 0
+    else:
+        assert entry["status"] in (NOT_AVAILABLE, INVALID)
+        assert entry["reason"], entry
+        assert "wall_ms" not in entry
+
+
 def test_quick_run_reports_every_scenario_with_numbers_or_a_plain_reason(quick_run):
     results, _, _ = quick_run
-    by_key = {s["key"]: s for s in results["scenarios"]}
-    assert list(by_key) == [s.key for s in all_scenarios()]
-    for entry in by_key.values():
-        if entry["status"] == MEASURED:
-            wall = entry["wall_ms"]
-            assert 0 < wall["min"] <= wall["p10"] <= wall["median"] <= wall["p90"] <= wall["max"]
-            assert wall["runs"] == results["runs"]
-            assert entry["ratio_to_floor"] > 0
-            assert entry["peak_mb"] > 0
-        else:
-            assert entry["status"] in (NOT_AVAILABLE, INVALID)
-            assert entry["reason"], entry
-            assert "wall_ms" not in entry
-    assert by_key["floor"]["status"] == by_key["floor-no-site"]["status"] == MEASURED
-    assert by_key["floor"]["ratio_to_floor"] == 1.0
+    main, lean = results["passes"]
+    assert [s["key"] for s in main["scenarios"]] == [s.key for s in all_scenarios()]
+    assert [s["key"] for s in lean["scenarios"]] == \
+        [s.key for s in all_scenarios() if s.is_hook or s.group == "floor"]
+    for run in (main, lean):
+        for entry in run["scenarios"]:
+            _check_entry(entry, results["runs"])
+        by_key = {s["key"]: s for s in run["scenarios"]}
+        assert by_key["floor"]["status"] == by_key["floor-no-site"]["status"] == MEASURED
+        assert by_key["floor"]["ratio_to_floor"] == 1.0
+        assert run["floor_ms"] > 0 and run["site_ms"] is not None
+
+
+def test_the_lean_pass_runs_another_interpreter_without_start_up_code(quick_run):
+    results, _, _ = quick_run
+    main, lean = results["passes"]
+    assert lean["interpreter"]["executable"] != main["interpreter"]["executable"]
+    assert "lean-env" in lean["interpreter"]["executable"]
 
 
 def test_quick_run_measures_the_hooks_that_exist_in_every_checkout(quick_run):
     results, _, _ = quick_run
-    by_key = {s["key"]: s for s in results["scenarios"]}
-    for key in ("pre-tool-use-unguarded", "user-prompt-ordinary", "stop-no-goal"):
-        assert by_key[key]["status"] == MEASURED, by_key[key]
-        assert by_key[key]["hook"] is True
-        assert "imports" in by_key[key]
+    for run in results["passes"]:
+        by_key = {s["key"]: s for s in run["scenarios"]}
+        for key in ("pre-tool-use-unguarded", "user-prompt-ordinary", "stop-no-goal"):
+            assert by_key[key]["status"] == MEASURED, by_key[key]
+            assert by_key[key]["hook"] is True
+            assert "imports" in by_key[key]
 
 
 def test_quick_run_checks_every_target_and_prints_the_table(quick_run):
     results, markdown, stdout = quick_run
-    subjects = " ".join(check["subject"] for check in results["targets"])
+    subjects = " ".join(check["subject"] for check in results["passes"][0]["targets"])
     for key, _, _ in targets.FLOOR_LIMITS:
         title = next(s.title for s in all_scenarios() if s.key == key)
         assert title in subjects
     assert "2,000-turn ledger vs a 20-turn one" in subjects
-    for check in results["targets"]:
+    for check in results["passes"][0]["targets"]:
         assert check["met"] in (True, False, None)
     together = results["concurrency"]
     assert together["processes"] == 8
@@ -82,7 +99,7 @@ def test_quick_run_checks_every_target_and_prints_the_table(quick_run):
 
 def test_unavailable_features_are_named_not_measured(quick_run):
     results, markdown, _ = quick_run
-    for entry in results["scenarios"]:
+    for entry in results["passes"][0]["scenarios"]:
         if entry["status"] == NOT_AVAILABLE:
             assert entry["reason"] in markdown
 

@@ -1,0 +1,43 @@
+"""A lean interpreter: the shape of the `forge-env` the plugin builds for its hooks.
+
+The interpreter running the bench may have a heavy `site`: `.pth` files that import code
+at every start (an editable install's finder, vendor hooks). They make `python3 -c pass`
+slower and preload modules forge would otherwise import itself (re, pathlib, typing), so
+forge looks cheap next to that floor. The plugin's own environment (forge_runtime/bootstrap.py)
+is a plain virtual environment holding forge's three dependencies, with none of that.
+
+This builds its equivalent without a download: a virtual environment without pip whose
+only `.pth` file is a list of paths (this interpreter's site-packages directories), so the
+dependencies import exactly as installed while no `.pth` file runs code at start-up.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+PTH_NAME = "bench-site-packages.pth"
+
+
+def site_packages(python: str) -> list[str]:
+    """The purelib and platlib directories of `python`."""
+    code = ("import sysconfig; p = sysconfig.get_paths(); "
+            "print(p['purelib']); print(p['platlib'])")
+    lines = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.split()
+    return list(dict.fromkeys(lines))
+
+
+def create(base: Path, source_python: str = sys.executable) -> str:
+    """A lean venv under `base` that can import `source_python`'s packages; its python."""
+    env = base / "lean-env"
+    subprocess.run([source_python, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = env / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    purelib = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True).stdout.strip())
+    (purelib / PTH_NAME).write_text("\n".join(site_packages(source_python)) + "\n",
+                                    encoding="utf-8")
+    return str(python)
+
