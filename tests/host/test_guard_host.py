@@ -269,3 +269,37 @@ rules:
     assert bash.is_error and "the clarifier role may not use Bash" in bash.content
     assert not read.is_error and "A project for a forge host test." in read.content
     assert not (project / "sdk.md").exists() and not (project / "sdk-ran.txt").exists()
+
+
+SELF_RESTRICT_SCRIPT = """
+rules:
+  - name: the model reads the refusals
+    when: {last_is_tool_result: true, conversation_contains: "forge guard"}
+    reply: {text: "Restricted, as asked."}
+  - name: in the mode, the model tries to write and to leave
+    when: {conversation_contains: "is in the clarifier mode"}
+    reply:
+      tool_calls:
+        - {name: Write, input: {file_path: "{cwd}/brief.md", content: "x"}}
+        - {name: Bash, input: {command: "{python} -m forge_runtime mode exit"}}
+  - name: the model enters the clarify mode itself
+    reply:
+      tool_calls:
+        - {name: Bash, input: {command: "{python} -m forge_runtime mode enter clarifier"}}
+"""
+
+
+def test_an_agent_may_enter_a_mode_for_its_own_session_but_not_leave_it(claude_host, project):
+    # The Bash tool's environment carries CLAUDE_CODE_SESSION_ID, so a workflow step can
+    # restrict its own session without knowing the id; leaving stays a person's act.
+    host = claude_host(SELF_RESTRICT_SCRIPT)
+    host.server.variables["python"] = sys.executable
+    session = host.run("clarify", cwd=project, args=[
+        "--permission-mode", "acceptEdits", "--allowedTools", "Write,Bash"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    guard_dir = paths.guard_dir(find_project(project))
+    assert modes.read_mode(guard_dir, session.session_id) == "clarifier"
+    assert_denied_by_forge(session, "Write", "the clarifier role may not use Write")
+    assert_denied_by_forge(session, "Bash", "the clarifier role may not use Bash")
+    assert not (project / "brief.md").exists()
