@@ -1,7 +1,7 @@
 """Run real Claude Code sessions offline against a scripted model, and report what happened.
 
     from forge_runtime.hostkit.runner import Host
-    from forge_runtime.hostkit.script import Script
+    from forge_runtime.hostkit.script import Request, Script
 
     with Host(tmp_path / "host", Script.load("script.yaml"), plugin_dirs=[plugin]) as host:
         first = host.run("/goal the file done.txt exists", cwd=project)
@@ -39,7 +39,7 @@ from pathlib import Path
 from forge_runtime.hostkit import netns
 from forge_runtime.hostkit.binary import find_claude
 from forge_runtime.hostkit.hookrecord import LOG_ENV
-from forge_runtime.hostkit.script import Script
+from forge_runtime.hostkit.script import Request, Script
 from forge_runtime.hostkit.server import ModelServer
 
 API_KEY = "sk-ant-hostkit-not-a-real-key"
@@ -149,8 +149,6 @@ class SessionResult:
 
     def model_requests(self) -> list[dict]:
         """Request bodies the main model slot saw (the /goal evaluator's left out)."""
-        from forge_runtime.hostkit.script import Request
-
         return [r["body"] for r in self.requests
                 if not Request(r["body"]).is_goal_evaluator and "messages" in r["body"]]
 
@@ -380,6 +378,8 @@ def _hook_calls(path: Path) -> list[HookCall]:
         try:
             stdin = json.loads(record["stdin"])
         except ValueError:
+            stdin = None
+        if not isinstance(stdin, dict):  # the host sent something that is not an event
             stdin = {"_raw": record["stdin"]}
         event = stdin.get("hook_event_name") or (record["argv"] or ["?"])[-1]
         calls.append(HookCall(event, stdin, record["stdout"], record["stderr"],

@@ -34,7 +34,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -48,6 +48,7 @@ class ScriptError(ValueError):
     """A script that does not follow the format; the message names the place and the rule."""
 
 
+@cache
 def schema() -> dict:
     """The JSON Schema every script is checked against."""
     text = resources.files("forge_runtime.hostkit").joinpath("script.schema.json").read_text(
@@ -80,7 +81,6 @@ class Request:
     """One Messages API request as the rules see it. Unknown fields are kept and ignored."""
 
     body: dict
-    path: str = "/v1/messages"
 
     @cached_property
     def messages(self) -> list[dict]:

@@ -240,7 +240,7 @@ class ModelServer:
         return entry
 
     def answer(self, handler: _Handler, body: dict) -> None:
-        rule, reply = self.script.answer(Request(body, handler.path))
+        rule, reply = self.script.answer(Request(body))
         reply = expand(reply, dict(self.variables))
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
