@@ -85,10 +85,10 @@ def _serve(listener: socket.socket, unix_path: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    unix_path, port, separator, *command = argv
-    if separator != "--" or not command:
+    if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write(f"usage: python -m {MODULE} UNIX_SOCKET PORT -- COMMAND...\n")
         return 2
+    unix_path, port, _, *command = argv
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     listener = socket.create_server(("127.0.0.1", int(port)))
     threading.Thread(target=_serve, args=(listener, unix_path), daemon=True).start()
