@@ -5,7 +5,9 @@ The runner points `FORGE_PYTHON` at a two-line shell script that execs
 then runs the hook through this module. It runs the hook module in this same process (no
 extra process, same Python, same environment), passing stdin and stdout through untouched,
 and appends one JSON line to `$FORGE_HOSTKIT_HOOK_LOG`. Standard library only: it sits on
-the hook's hot path.
+the hook's hot path. It sees what goes through `sys.stdin`/`sys.stdout`/`sys.stderr` (as
+forge's dispatcher uses them); a hook reading file descriptor 0 directly would find it
+drained. `duration_s` is the hook's own run time, interpreter start-up excluded.
 """
 
 from __future__ import annotations
