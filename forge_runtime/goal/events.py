@@ -22,7 +22,7 @@ from forge_runtime import hints
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import sessions, transcript
 from forge_runtime.goal.objective import parse_goal_prompt
-from forge_runtime.project import Project, find_project
+from forge_runtime.project import Project
 
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
 STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
@@ -30,14 +30,7 @@ _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
 
 
-def project_of(event: dict) -> Project:
-    return find_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
-
-
-def is_bound(event: dict) -> bool:
-    """True when this session is bound to a goal (for fail-closed decisions)."""
-    return sessions.BOUND in sessions.involvement(project_of(event).ledger_root,
-                                                  event["session_id"])
+project_of = sessions.project_for
 
 
 # -- hook replies -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.project import Project, find_project
 
 SESSIONS_DIR = "sessions"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
@@ -30,6 +31,16 @@ def _paths(ledger_root: Path, session_id: str) -> tuple[str, str] | None:
         return None
     base = os.path.join(ledger_root, SESSIONS_DIR, session_id)
     return base + ".json", base + ".pending.json"
+
+
+def project_for(event: dict) -> Project:
+    """The project a hook event belongs to: the host's project dir, else the event's cwd."""
+    return find_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
+
+
+def event_involvement(event: dict) -> set[str]:
+    """`involvement()` for a hook event: what the hooks ask before importing anything else."""
+    return involvement(project_for(event).ledger_root, event["session_id"])
 
 
 def involvement(ledger_root: Path, session_id: str) -> set[str]:

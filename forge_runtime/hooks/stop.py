@@ -1,8 +1,10 @@
 """Stop: charge the finished turn to the session's goal; end autonomy at the ceiling.
 
-Fail closed for a session bound to a goal: when the input is malformed or forge itself
-fails, a bound session's autonomy ends (`continue: false`) instead of running unbudgeted.
-A session with no goal gets nothing, whatever happens.
+A session with no goal costs two stat calls and the imports of `sessions`; the goal code
+loads only for a session that is bound to a goal or has a `/goal` awaiting confirmation.
+Fail closed for a bound session: when the input is malformed or forge itself fails, its
+autonomy ends (`continue: false`) instead of running unbudgeted. A session with no goal
+gets nothing, whatever happens.
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ REQUIRED: dict[str, type] = {}
 
 
 def handle(event: dict) -> dict | None:
+    from forge_runtime.goal import sessions
+
+    if not sessions.event_involvement(event):
+        return None
     from forge_runtime.goal.events import on_stop
 
     return on_stop(event)
@@ -21,11 +27,10 @@ def handle(event: dict) -> dict | None:
 def on_failure(problem: str) -> dict | None:
     """End autonomy when the failing session is bound to a goal; no-op for any other."""
     from forge_runtime.goal import sessions
-    from forge_runtime.project import find_project
 
-    session = os.environ.get("CLAUDE_CODE_SESSION_ID", "")
+    event = {"session_id": os.environ.get("CLAUDE_CODE_SESSION_ID", "")}
     try:
-        bound = sessions.BOUND in sessions.involvement(find_project().ledger_root, session)
+        bound = sessions.BOUND in sessions.event_involvement(event)
     except Exception:  # we cannot even tell: a goal might be running, so stop it
         bound = True
     if not bound:

@@ -1,8 +1,8 @@
 """UserPromptSubmit: note a `/goal` prompt for confirmation at its first Stop.
 
 A prompt here may come from a person or from something a model scheduled, so nothing is
-activated yet (see forge_runtime/goal/events.py). Sessions without a goal pay a string
-check and two stats.
+activated yet (see forge_runtime/goal/events.py). A session without a goal that sends
+anything but `/goal` pays a string check and two stats.
 """
 
 from __future__ import annotations
@@ -11,6 +11,11 @@ REQUIRED: dict[str, type] = {"prompt": str}
 
 
 def handle(event: dict) -> dict | None:
+    from forge_runtime.goal import sessions
+
+    if not event["prompt"].lstrip().startswith("/goal") and \
+            not sessions.event_involvement(event):
+        return None
     from forge_runtime.goal.events import on_prompt
 
     return on_prompt(event)

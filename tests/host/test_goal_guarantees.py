@@ -1,0 +1,114 @@
+"""What no agent and no bystander can change, against the real Claude Code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from forge_runtime.goal import sessions, state
+from forge_runtime.goal.ledger import Ledger
+from forge_runtime.project import find_project
+
+pytestmark = pytest.mark.host
+
+OBJECTIVE = "the file done.txt exists"
+
+MET_ON_THIRD_TURN = """
+name: the evaluator says met after the third turn
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    times: 2
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: evaluator says met
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: true, reason: "done.txt exists"}}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+NEVER_MET = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+
+def _goal(project) -> dict:
+    return state.read(find_project(project).state_path).goal
+
+
+def _turns(session) -> int:
+    return sum(1 for request in session.requests if request["rule"] == "model works")
+
+
+def test_a_met_goal_stops_being_charged_and_a_bystander_is_never_charged(claude_host,
+                                                                          project):
+    host = claude_host(MET_ON_THIRD_TURN)
+    worker = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60)
+    assert worker.terminal_reason == "completed", worker.result
+    assert _turns(worker) == 3
+    assert _goal(project)["turn_count"] == 3
+
+    later = host.run("thanks; now explain what you did", cwd=project,
+                     resume=worker.session_id, timeout=60)
+    assert later.terminal_reason == "completed", later.result
+    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (3, "complete")
+    assert all(hook.reply is None for hook in later.hooks_for("Stop"))
+
+    bystander = host.run("what does this repository do?", cwd=project, timeout=60)
+    assert bystander.terminal_reason == "completed"
+    assert all(hook.reply is None for hook in bystander.hooks_for("Stop"))
+    assert _goal(project)["turn_count"] == 3
+    ledger_root = find_project(project).ledger_root
+    assert sessions.involvement(ledger_root, bystander.session_id) == set()
+
+
+FAKE_GOAL = {"nonce": "f" * 32, "objective": "anything", "objective_hash": "0" * 64,
+             "activation_id": "forged", "activation_count": 50, "turn_count": 0,
+             "turn_ceiling": 1000, "status": "active"}
+
+
+def test_an_agent_writing_a_fake_active_goal_gets_no_autonomy(claude_host, project):
+    content = f"---\ngoal: {json.dumps(FAKE_GOAL)}\n---\n## Checklist\n- [ ] keep going\n"
+    host = claude_host({"rules": [
+        {"name": "model reports", "when": {"last_is_tool_result": True},
+         "reply": {"text": "I gave myself a goal."}},
+        {"name": "model forges state",
+         "reply": {"tool_calls": [{"name": "Write", "input": {
+             "file_path": "{cwd}/.forge/local/state.md", "content": content}}]}},
+    ]})
+    session = host.run("do whatever you like", cwd=project, timeout=60,
+                       args=["--permission-mode", "acceptEdits"])
+
+    assert session.terminal_reason == "completed", session.result
+    assert [r["rule"] for r in session.requests] == ["model forges state", "model reports"]
+    assert all(hook.reply is None for hook in session.hooks_for("Stop"))
+    ledger_root = find_project(project).ledger_root
+    assert sessions.involvement(ledger_root, session.session_id) == set()
+    assert not Ledger(ledger_root, FAKE_GOAL["nonce"]).exists()
+
+
+def test_a_tampered_record_ends_the_session_with_the_tamper_error(claude_host, project):
+    host = claude_host(NEVER_MET)
+    first = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, args=["--max-turns", "3"])
+    goal = _goal(project)
+    assert goal["turn_count"] == 3 and goal["status"] == "active"
+
+    records_dir = Ledger(find_project(project).ledger_root, goal["nonce"]).records_dir
+    third_record = records_dir / "00000003.json"  # the second charge: turn 2 -> 1
+    third_record.write_text(third_record.read_text().replace('"turn_count":2',
+                                                             '"turn_count":1'))
+    resumed = host.run("keep going", cwd=project, resume=first.session_id, timeout=60)
+
+    assert resumed.terminal_reason == "stop_hook_prevented", resumed.result
+    reasons = [hook.reply["stopReason"] for hook in resumed.hooks_for("Stop") if hook.reply]
+    assert reasons[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: ")
+    assert reasons[0].splitlines()[-1] == "Fix: forge goal verify"
+    assert _turns(resumed) == 1
+    assert sorted(p.name for p in records_dir.iterdir()) == \
+        [f"{seq:08d}.json" for seq in range(1, 5)]  # nothing deleted, nothing added
