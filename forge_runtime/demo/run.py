@@ -42,7 +42,9 @@ def run_demo(keep: str | None) -> Result:
     data = {"workdir": str(workdir) if keep else None,
             "sections": [{"title": s.title, "lines": s.lines} for s in sections],
             "sessions": {name: {"session_id": s.session_id, "terminal_reason": s.terminal_reason,
-                                "hooks": [h.event for h in s.hooks]}
+                                "hooks": [h.event for h in s.hooks],
+                                "plugins": [p["path"] for p in s.init.get("plugins", [])
+                                            if p.get("source", "").endswith("@inline")]}
                          for name, s in demo.sessions.items()}}
     if keep is None:
         return Result(hints.next_("forge demo --keep forge-demo",

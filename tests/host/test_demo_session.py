@@ -55,3 +55,18 @@ def test_demo_text_report_ends_with_a_hint_and_leaves_nothing_behind(tmp_path, c
     assert "forge's hooks fired with the host's real input" in done.stdout
     assert "temporary directory" in done.stdout
     assert list(temp.iterdir()) == []
+
+
+def test_demo_builds_the_plugin_from_a_wheel_install_when_there_is_no_checkout(
+        tmp_path, claude_bin, monkeypatch):
+    from forge_runtime.demo import core
+    from forge_runtime.demo.run import run_demo
+
+    monkeypatch.setattr(core.resources, "plugin_root", lambda: None)
+    result = run_demo(str(tmp_path / "demo"))
+
+    assert result.exit_code == 0, result.lines
+    built = tmp_path / "demo" / "forge-plugin"
+    assert result.data["sessions"]["goal"]["plugins"] == [str(built)]
+    assert set(result.data["sessions"]["goal"]["hooks"]) == {
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"}
