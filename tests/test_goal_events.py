@@ -148,6 +148,20 @@ def test_a_verdict_for_this_turn_is_applied_after_charging_it(project):
     assert (_goal(project)["turn_count"], _goal(project)["status"]) == (1, "complete")
 
 
+def test_session_end_records_the_verdict_the_last_stop_could_not_see(project):
+    from forge_runtime.hooks import session_end
+
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    session.turn()
+    session.verdict(met=True, condition=OBJECTIVE)
+    assert session_end.handle(session.event("SessionEnd", reason="other")) is None
+    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (2, "complete")
+    bystander = Session(project)
+    assert session_end.handle(bystander.event("SessionEnd", reason="other")) is None
+
+
 def test_a_verdict_about_another_condition_is_ignored(project):
     session = Session(project)
     session.person_goal(OBJECTIVE)

@@ -85,6 +85,11 @@ def on_prompt(event: dict) -> dict | None:
     return None
 
 
+def on_session_end(event: dict) -> None:
+    """Apply the verdicts the session's last Stop could not see yet."""
+    _follow_transcript(project_of(event), event)
+
+
 def _follow_transcript(project: Project, event: dict) -> None:
     """Apply every verdict the transcript gained since the session's last event."""
     binding = sessions.read_binding(project.ledger_root, event["session_id"])

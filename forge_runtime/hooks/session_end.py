@@ -1,7 +1,22 @@
-"""SessionEnd: nothing yet beyond validating the event."""
+"""SessionEnd: record how the host's native goal ended before the session goes away.
+
+The verdict of a session's last turn (met, cleared, impossible) is written while that
+turn's Stop hooks run, so the Stop cannot see it; without this hook forge would learn of
+it only at the session's next prompt, which may never come. Sessions with no goal pay
+two stats.
+"""
+
+from __future__ import annotations
 
 REQUIRED: dict[str, type] = {}
 
 
 def handle(event: dict) -> dict | None:
+    from forge_runtime.goal import sessions
+
+    if sessions.BOUND not in sessions.event_involvement(event):
+        return None
+    from forge_runtime.goal.events import on_session_end
+
+    on_session_end(event)
     return None

@@ -52,7 +52,8 @@ def test_a_met_goal_stops_being_charged_and_a_bystander_is_never_charged(claude_
     worker = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60)
     assert worker.terminal_reason == "completed", worker.result
     assert _turns(worker) == 3
-    assert _goal(project)["turn_count"] == 3
+    # the last verdict lands after the last Stop; SessionEnd records it
+    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (3, "complete")
 
     later = host.run("thanks; now explain what you did", cwd=project,
                      resume=worker.session_id, timeout=60)
