@@ -73,6 +73,37 @@ def ledger_charged_the_turns(demo: Demo) -> Section:
     ])
 
 
+BUDGET_GOAL = "every test passes on the first try"
+
+
+def budget_stops_native_autonomy(demo: Demo) -> Section:
+    """A goal that is never met: forge charges 20 turns, then ends native autonomy."""
+    from forge_runtime.goal import state
+    from forge_runtime.project import find_project
+
+    session = demo.session("budget", f"/goal {BUDGET_GOAL}", script="budget")
+    stops = [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
+             if hook.reply and "stopReason" in hook.reply]
+    if session.terminal_reason != "stop_hook_prevented" or not stops \
+            or "FORGE_GOAL_BUDGET_EXHAUSTED" not in stops[0]:
+        raise DemoFailed(f"the never-met goal ended with {session.terminal_reason!r}, not "
+                         "forge's FORGE_GOAL_BUDGET_EXHAUSTED stop")
+    goal = state.read(find_project(demo.project).state_path).goal
+    if demo.forge("goal", "verify", "--json").exit_code != 0:
+        raise DemoFailed("the goal ledger did not verify after exhaustion")
+    reason = stops[0].splitlines()
+    return Section(f"A goal that is never met: /goal {BUDGET_GOAL}", [
+        f"The host's evaluator said \"not met\" after every turn; the native /goal alone "
+        f"would go on. forge charged {len(session.hooks_for('Stop'))} Stops: "
+        f"{goal['turn_count']} of {goal['turn_ceiling']} turns, status {goal['status']}.",
+        f"Then forge's Stop hook answered continue: false and the host ended the session "
+        f"({session.terminal_reason}). Its stop reason:",
+        *(f"    {line}" for line in reason),
+        "A person's /goal with the same objective adds one tranche of 20 (40 in all); "
+        "clearing or resuming never resets the count.",
+    ])
+
+
 def _denials(session) -> dict[str, list[str]]:
     """Tool name -> the lines of forge's deny reason, from the hook calls the host made."""
     denied = {}
@@ -139,4 +170,4 @@ def hint_contract(demo: Demo) -> Section:
 
 
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
-         guard_refuses_writes, hint_contract)
+         budget_stops_native_autonomy, guard_refuses_writes, hint_contract)

@@ -33,7 +33,12 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert titles[-1] == "Every forge output ends with one next step"
     recorded = "\n".join(report["sections"][2]["lines"])
     assert "turns charged 2 of 20" in recorded
-    guard = "\n".join(report["sections"][3]["lines"])
+    budget = "\n".join(report["sections"][3]["lines"])
+    assert titles[3] == "A goal that is never met: /goal every test passes on the first try"
+    assert "20 of 20 turns, status exhausted" in budget
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in budget and "stop_hook_prevented" in budget
+    assert "Next: /goal every test passes on the first try" in budget
+    guard = "\n".join(report["sections"][4]["lines"])
     assert "the clarifier role may not use Write" in guard
     assert "Bash deletes the goal ledger" in guard
     project = kept / "project"
