@@ -16,12 +16,21 @@ import time
 from pathlib import Path
 
 from bench.goal import build_goal
+from bench.measure import run_once
 from bench.scenarios import NotAvailable, require_module
 from bench.suite import MEASURED, NOT_AVAILABLE, Settings
 from bench.workspace import Workspace
 
 PROCESSES = 8
 START_TURNS = 200
+
+
+def _one_by_one(commands) -> float:
+    """The same charges, each process after the other: what concurrency is compared with."""
+    start = time.perf_counter()
+    for command in commands:
+        run_once(command)
+    return time.perf_counter() - start
 
 
 def _round(commands) -> tuple[float, list[int]]:
@@ -60,8 +69,10 @@ def measure(settings: Settings, base: Path, rounds: int) -> dict:
     commands = [space.hook(host.stop_event()) for host in built.sessions]
     snapshot = built.snapshot("concurrency")
     ledger = Ledger(space.project().ledger_root, built.nonce)
-    walls, charged, duplicated, failures, broken = [], 0, 0, [], None
+    walls, sequential, charged, duplicated, failures, broken = [], [], 0, 0, [], None
     for _ in range(rounds):
+        snapshot.restore()
+        sequential.append(_one_by_one(commands))
         snapshot.restore()
         wall, codes = _round(commands)
         walls.append(wall)
@@ -78,6 +89,7 @@ def measure(settings: Settings, base: Path, rounds: int) -> dict:
     wall = statistics.median(walls)
     return {"status": MEASURED, "processes": PROCESSES, "rounds": len(walls),
             "start_turns": START_TURNS, "round_wall_ms": round(wall * 1000, 1),
+            "one_by_one_ms": round(statistics.median(sequential) * 1000, 1),
             "turns_per_second": round(PROCESSES / wall, 1), "expected": expected,
             "charged": charged, "lost": expected - charged, "duplicated": duplicated,
             "failed_processes": len(failures), "chain_verified": broken is None,

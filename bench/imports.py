@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from bench.measure import Command, run_once
 
 _LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)\s*$")
-STARTUP = "(startup)"
+BEFORE_FORGE = "(before forge: the interpreter, or -m)"
+LAZY = "(a lazy import inside a forge function)"
 FORGE = "forge_runtime"
 
 
@@ -56,23 +57,36 @@ def _names(nodes: list[Node]) -> set[str]:
     return found
 
 
-def pulled_in(nodes: list[Node], importer: str, baseline: set[str]) -> list[tuple[str, str, int]]:
-    """(importer, module, cumulative µs) for each non-forge module forge code imported."""
+def _is_forge(node: Node) -> bool:
+    return node.name.split(".")[0] == FORGE
+
+
+def pulled_in(nodes: list[Node], baseline: set[str], importer: str | None = None
+              ) -> list[tuple[str, str, int]]:
+    """(importer, module, cumulative µs) for each non-forge module forge code imported.
+
+    A top-level import (no importer) that finishes before forge's first module is the
+    interpreter's own or `-m`'s; one after it comes from a function of forge importing
+    lazily, at run time.
+    """
     edges = []
+    forge_seen = False
     for node in nodes:
         if node.name in baseline:
             continue
-        if node.name.split(".")[0] == FORGE:
-            edges.extend(pulled_in(node.children, node.name, baseline))
+        if _is_forge(node):
+            forge_seen = True
+            edges.extend(pulled_in(node.children, baseline, node.name))
         else:
-            edges.append((importer, node.name, node.cumulative_us))
+            who = importer or (LAZY if forge_seen else BEFORE_FORGE)
+            edges.append((who, node.name, node.cumulative_us))
     return edges
 
 
 def _forge_self_us(nodes: list[Node]) -> int:
     total = 0
     for node in nodes:
-        if node.name.split(".")[0] == FORGE:
+        if _is_forge(node):
             total += node.self_us
         total += _forge_self_us(node.children)
     return total
@@ -99,7 +113,7 @@ def breakdown(command: Command, startup: set[str], *, before_each=None, runs: in
         tree = _profile(command)
         totals.append(sum(node.cumulative_us for node in tree if node.name not in startup))
         forge_self.append(_forge_self_us(tree))
-        for importer, module, cost in pulled_in(tree, STARTUP, startup):
+        for importer, module, cost in pulled_in(tree, startup):
             key = (importer, module)
             edges[key] = min(cost, edges.get(key, cost))
     heaviest = sorted(edges.items(), key=lambda item: -item[1])[:top]

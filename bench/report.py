@@ -103,7 +103,8 @@ def _concurrency_line(result: dict) -> str:
         f"THE CHAIN FAILS VERIFICATION: {result['chain_problem']}"
     return (f"Concurrency: {result['processes']} Stop hooks charging one goal at once "
             f"(from turn {result['start_turns']}), {result['rounds']} rounds: "
-            f"{result['round_wall_ms']:.0f} ms per round, "
+            f"{result['round_wall_ms']:.0f} ms per round (one by one: "
+            f"{result['one_by_one_ms']:.0f} ms), "
             f"{result['turns_per_second']:.1f} turns/s; {result['lost']} lost, "
             f"{result['duplicated']} duplicated ({result['charged']} of {result['expected']} "
             f"turns recorded), {result['failed_processes']} hook failures; {chain}")

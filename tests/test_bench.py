@@ -171,8 +171,15 @@ def test_import_tree_follows_the_interpreters_indentation():
 
 
 def test_import_breakdown_blames_the_forge_module_that_imported():
-    edges = imports.pulled_in(imports.parse(SAMPLE_IMPORTTIME), imports.STARTUP, {"site"})
-    assert edges == [(imports.STARTUP, "json", 600), ("forge_runtime.goal.state", "yaml", 450)]
+    edges = imports.pulled_in(imports.parse(SAMPLE_IMPORTTIME), {"site"})
+    assert edges == [(imports.BEFORE_FORGE, "json", 600),
+                     ("forge_runtime.goal.state", "yaml", 450)]
+
+
+def test_import_breakdown_names_lazy_imports_at_run_time():
+    tree = imports.parse("import time:       100 |        100 | forge_runtime.hooks.stop\n"
+                         "import time:       900 |        900 | jsonschema\n")
+    assert imports.pulled_in(tree, set()) == [(imports.LAZY, "jsonschema", 900)]
 
 
 def test_targets_report_margins_and_say_when_nothing_was_measured(tmp_path):
