@@ -20,6 +20,9 @@ import os
 from forge_runtime.guard import modes, paths
 from forge_runtime.guard.roles import NOTHING, Role
 
+# Return values are `forge_runtime.hints.Hint` objects; the annotations leave that name out
+# so the allow path imports neither `hints` nor `typing`.
+
 WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"})
 MCP_PREFIX = "mcp__"
 GUARD = "forge guard"
@@ -118,7 +121,7 @@ def _role_denial(role: Role, tool: str, session_id: str, from_mode: bool):
 
 
 def _protection_finding(tool: str, tool_input: dict, cwd: str, env: dict[str, str],
-                        protected: list[paths.Protected]):
+                        protected: list[paths.Protected]) -> paths.Finding | None:
     if tool == "Bash":
         command = tool_input.get("command")
         if not isinstance(command, str):
@@ -133,17 +136,15 @@ def _protection_finding(tool: str, tool_input: dict, cwd: str, env: dict[str, st
     return edits.check(tool, tool_input, cwd, env, protected)
 
 
-def _mcp_finding(tool_input: dict, protected: list[paths.Protected]):
+def _mcp_finding(tool_input: dict, protected: list[paths.Protected]) -> paths.Finding | None:
     """An MCP tool is opaque: refuse it when any of its arguments names a protected path."""
     import json
-
-    from forge_runtime.guard.shell import Finding
 
     text = json.dumps(tool_input, ensure_ascii=False).lower()
     for marker in paths.MARKERS:
         if marker in text:
-            return Finding(f"names a protected location ({marker}) in its arguments")
+            return paths.Finding(f"names a protected location ({marker}) in its arguments")
     for entry in protected:
         if entry.path.lower() in text:
-            return Finding(f"names {entry.label} in its arguments", entry)
+            return paths.Finding(f"names {entry.label} in its arguments", entry)
     return None

@@ -10,8 +10,7 @@ and leaves no room for two spellings of one value.
 
 from __future__ import annotations
 
-from forge_runtime.guard.paths import FRONT_MATTER, Protected, expand, hit
-from forge_runtime.guard.shell import Finding
+from forge_runtime.guard.paths import FRONT_MATTER, Finding, Protected, expand, hit
 
 FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
               "NotebookEdit": "notebook_path"}

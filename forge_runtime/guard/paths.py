@@ -42,6 +42,14 @@ class Protected:
     fix: str
 
 
+@dataclass(frozen=True)
+class Finding:
+    """Why a tool call is refused: what it would do, and the protected entry (when known)."""
+
+    message: str
+    entry: Protected | None = None
+
+
 def guard_dir(project: Project) -> str:
     """Where forge keeps main-session modes and the rule cache: beside the ledger."""
     if project.git_common_dir is not None:

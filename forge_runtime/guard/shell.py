@@ -28,7 +28,15 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from forge_runtime.guard.paths import FRONT_MATTER, MARKERS, Protected, expand, hit, inside
+from forge_runtime.guard.paths import (
+    FRONT_MATTER,
+    MARKERS,
+    Finding,
+    Protected,
+    expand,
+    hit,
+    inside,
+)
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})
 INPUT_REDIRECTS = frozenset({"<", "<<", "<<<", "<&", "<<-"})
@@ -75,14 +83,6 @@ _SUBSTITUTION = re.compile(r"\$\(|`|^\$$")
 _GLOB = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 _WALK_LIMIT = 20_000
-
-
-@dataclass(frozen=True)
-class Finding:
-    """Why a command is refused: the protected entry it touches (if known) and what it does."""
-
-    message: str
-    entry: Protected | None = None
 
 
 @dataclass
