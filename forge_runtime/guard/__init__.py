@@ -2,6 +2,17 @@
 
 One rule set serves the plugin hook (`forge_runtime.hooks.pre_tool_use`), the CLI
 (`forge guard check`) and forge's own claude-agent-sdk sessions (`guard.sdk.whitelist_guard`).
-Modules import lazily and use the standard library on the hot path: the hook runs before
-every tool call of every session in a project.
+
+Modules, each with one job:
+    roles     a role's allow-list; forge's default read-only roles
+    rules     the roles in force: defaults plus `.forge/guard.yaml` (validated, cached)
+    modes     main-session guarded modes (`forge mode enter|exit`)
+    paths     the protected paths and how a named path is resolved against them
+    shell     what a Bash command would do to protected paths (`shlex`, not a shell)
+    edits     what Write/Edit/MultiEdit/NotebookEdit would do, incl. state.md's goal fields
+    decide    the decision for one tool call: allow, or deny with a hint-contract reason
+    sdk       `whitelist_guard`, the same decision as a claude-agent-sdk HookMatcher
+
+The hook runs before every tool call of every session in a project: modules import lazily
+and use the standard library on the hot path.
 """
