@@ -34,12 +34,31 @@ def test_a_persons_goal_is_confirmed_for_its_prompt_only(tmp_path):
     assert chunk.person_set_goal("p1", "ship something else") is None
 
 
+def test_the_interactive_tuis_goal_set_reply_is_a_user_entry(tmp_path):
+    path = tmp_path / "t.jsonl"
+    command, _ = _person_goal("p1", "ship it")
+    _write(path, command, {"type": "user", "uuid": "u2", "parentUuid": "u1", "promptId": "p1",
+                           "message": {"role": "user", "content": "<local-command-stdout>"
+                                       "Goal set: ship it</local-command-stdout>"}})
+    assert transcript.read_since(path).person_set_goal("p1", "ship it") == 1
+
+
 def test_a_model_caused_goal_prompt_is_never_a_persons(tmp_path):
     path = tmp_path / "t.jsonl"
     entries = _person_goal("p1", "ship it")
     entries[0].update(isMeta=True, promptSource="system")
     _write(path, *entries)
     assert transcript.read_since(path).person_set_goal("p1", "ship it") is None
+
+
+def test_the_model_scheduled_prompt_as_the_real_host_writes_it_is_not_a_persons(tmp_path):
+    # captured from Claude Code 2.1.332 after a ScheduleWakeup with prompt "/goal ..."
+    path = tmp_path / "t.jsonl"
+    _write(path, {"parentUuid": "b400", "isSidechain": False, "promptId": "p1", "type": "user",
+                  "message": {"role": "user", "content": "/goal model-made goal"},
+                  "isMeta": True, "uuid": "8090", "permissionMode": "default",
+                  "promptSource": "system", "queueSkipSlashCommands": True})
+    assert transcript.read_since(path).person_set_goal("p1", "model-made goal") is None
 
 
 def test_a_goal_set_without_the_command_entry_is_not_confirmed(tmp_path):

@@ -3,9 +3,12 @@
 Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py):
 - A person's `/goal X` leaves a `user` entry (not `isMeta`) whose `promptId` is the prompt's
   id and whose content holds `<command-name>/goal</command-name>` and
-  `<command-args>X</command-args>`, then a `system` entry (subtype `local_command`, parent =
-  that entry) holding `Goal set: X`. Neither exists yet when UserPromptSubmit runs (in `-p`
-  mode the transcript file does not exist at all then); both exist at the prompt's first Stop.
+  `<command-args>X</command-args>`, then the host's reply, whose parent is that entry and
+  whose content holds `Goal set: X`: in `-p` mode a `system` entry (subtype
+  `local_command`), in the interactive TUI a `user` entry holding
+  `<local-command-stdout>Goal set: X</local-command-stdout>`. Neither exists yet when
+  UserPromptSubmit runs (in `-p` mode the transcript file does not exist at all then); both
+  exist at the prompt's first Stop.
 - A prompt a model caused (a scheduled wake-up whose text is `/goal X`) reaches the
   transcript as a `user` entry with `isMeta: true, promptSource: "system"` and no `Goal set`.
 - Verdicts are `attachment` entries of type `goal_status`: `sentinel: true, met: false` when a
@@ -29,7 +32,7 @@ from forge_runtime.goal.objective import normalise
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _COMMAND = "<command-name>/goal</command-name>"
 _GOAL_SET = "Goal set:"
-_INTERESTING = ('"assistant"', "goal_status", _COMMAND.replace("/", "\\/"), _COMMAND,
+_INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "\\/"), _COMMAND,
                 "local_command")
 
 MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
@@ -87,12 +90,10 @@ class Chunk:
         wanted = normalise(objective)
         command_uuids = set()
         for index, entry in enumerate(self.entries):
-            kind = entry.get("type")
-            if kind == "user" and _is_person_goal_command(entry, prompt_id, wanted):
+            if entry.get("type") == "user" and \
+                    _is_person_goal_command(entry, prompt_id, wanted):
                 command_uuids.add(entry.get("uuid"))
-            elif kind == "system" and entry.get("subtype") == "local_command" \
-                    and entry.get("parentUuid") in command_uuids \
-                    and _GOAL_SET in str(entry.get("content", "")):
+            elif entry.get("parentUuid") in command_uuids and _is_goal_set_reply(entry):
                 return index
         return None
 
@@ -107,6 +108,18 @@ def _outcome(attachment: dict) -> str | None:
     if attachment.get("met") is True:
         return CLEARED if attachment.get("sentinel") else MET
     return None
+
+
+def _is_goal_set_reply(entry: dict) -> bool:
+    """The host's `Goal set:` reply: a `system` local_command entry (-p) or a `user` one (TUI)."""
+    kind = entry.get("type")
+    if kind == "system" and entry.get("subtype") == "local_command":
+        content = entry.get("content")
+    elif kind == "user" and not entry.get("isMeta"):
+        content = (entry.get("message") or {}).get("content")
+    else:
+        return False
+    return isinstance(content, str) and _GOAL_SET in content
 
 
 def _is_person_goal_command(entry: dict, prompt_id: str, objective: str) -> bool:
