@@ -129,6 +129,10 @@ DENIED = [
     "rm -rf $(git rev-parse --git-dir)",
     "rm -rf `git rev-parse --git-dir`",
     "rm -rf \"$(git rev-parse --git-common-dir)/forge-goals\"",
+    # a cd forge cannot follow, then a relative write
+    'cd "$(git rev-parse --git-common-dir)" && rm -rf forge-*',
+    "cd `git rev-parse --git-dir`; echo x > forge-goals/n1/head.json",
+    "cd $NOWHERE && truncate -s0 records/00000001.json",
     # forge's own hook-side entry points
     "forge ledger charge --project .",
     "forge ledger activate --project . --state .forge/local/state.md",
@@ -173,6 +177,9 @@ ALLOWED = [
     "mv src/app.py src/main.py",
     "rm -rf \"$TMPDIR/scratch\"",
     "rm ledger-link",
+    "cd \"$(mktemp -d)\" && git clone /tmp/repo && make",
+    "cd $NOWHERE && ls -la && echo hi > /tmp/out.txt",
+    "cd $NOWHERE; cd /tmp && rm -rf scratch",
     "cp -r .git/forge-goals /tmp/ledger-backup",
     "",
 ]

@@ -272,7 +272,8 @@ def _nested(code: str, ctx: _Context) -> Finding | None:
 
 def _change_dir(args: list[str], ctx: _Context) -> None:
     target = next((a for a in args if not a.startswith("-")), "~")
-    ctx.cwd = expand(target, ctx.cwd, ctx.env) if ctx.cwd is not None else None
+    known = ctx.cwd is not None or target.startswith(("/", "~"))
+    ctx.cwd = expand(target, ctx.cwd or os.sep, ctx.env) if known else None
 
 
 def _forge_args(name: str, args: list[str]) -> list[str] | None:
@@ -310,15 +311,19 @@ def _candidates(args: list[str]) -> list[str]:
 
 
 def _expansions(word: str, ctx: _Context, *, follow: bool = True) -> list[str | None]:
-    """Every path a word can become after brace and glob expansion; None when unknowable."""
-    if ctx.cwd is None:
-        return [None]
+    """Every path a word can become after brace and glob expansion; None when unknowable.
+
+    After a `cd` forge could not follow, only absolute words still name a known path.
+    """
     results: list[str | None] = []
     for variant in _braces(word):
-        path = expand(variant, ctx.cwd, ctx.env, follow=follow)
+        if ctx.cwd is None and not variant.startswith(("/", "~")):
+            results.append(None)
+            continue
+        path = expand(variant, ctx.cwd or os.sep, ctx.env, follow=follow)
         if path is not None and _GLOB.search(variant):
             matched = glob.glob(path)
-            results.extend(expand(m, ctx.cwd, ctx.env, follow=follow) for m in matched)
+            results.extend(expand(m, os.sep, ctx.env, follow=follow) for m in matched)
             if matched:
                 continue
         results.append(path)
@@ -340,6 +345,9 @@ def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str,
             if destructive and _SUBSTITUTION.search(word):
                 return Finding(f"{verb} a path made by a command substitution, which forge "
                                "cannot know before it runs")
+            if ctx.cwd is None:
+                return Finding(f"{verb} `{word}` after a `cd` to a directory forge cannot "
+                               "know before it runs")
             continue
         entry = hit(path, ctx.protected, destructive=destructive)
         if entry and inside(path, entry.path):
