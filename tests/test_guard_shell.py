@@ -129,6 +129,9 @@ DENIED = [
     "rm -rf $(git rev-parse --git-dir)",
     "rm -rf `git rev-parse --git-dir`",
     "rm -rf \"$(git rev-parse --git-common-dir)/forge-goals\"",
+    "cat /tmp/x > $(echo .git/forge-goals/n1/head.json)",
+    "cp /tmp/x \"$(git rev-parse --git-dir)/forge-goals/n1/head.json\"",
+    "chmod 000 `git rev-parse --git-dir`",
     # a cd forge cannot follow, then a relative write
     'cd "$(git rev-parse --git-common-dir)" && rm -rf forge-*',
     "cd `git rev-parse --git-dir`; echo x > forge-goals/n1/head.json",
@@ -180,6 +183,8 @@ ALLOWED = [
     "cd \"$(mktemp -d)\" && git clone /tmp/repo && make",
     "cd $NOWHERE && ls -la && echo hi > /tmp/out.txt",
     "cd $NOWHERE; cd /tmp && rm -rf scratch",
+    "kill $(pgrep -f server)",
+    "docker run --rm $(cat image.txt)",
     "cp -r .git/forge-goals /tmp/ledger-backup",
     "",
 ]

@@ -179,7 +179,8 @@ def _check_pipeline(pipeline: list[_Simple], ctx: _Context) -> Finding | tuple[b
     unproven: str | None = None
     for simple in pipeline:
         for target in simple.writes:
-            finding = _check_path(target, ctx, destructive=False, verb="writes to")
+            finding = _check_path(target, ctx, destructive=False, verb="writes to",
+                                  must_know=True)
             if finding:
                 return finding
         words = _assign(simple.words, ctx)
@@ -339,10 +340,16 @@ def _braces(word: str) -> list[str]:
 
 
 def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str,
-                follow: bool = True) -> Finding | None:
+                follow: bool = True, must_know: bool = False) -> Finding | None:
+    """Why touching `word` this way is refused, or None.
+
+    `destructive`: destroying a directory above a protected path counts too.
+    `must_know`: a path made by a command substitution is refused (it always is when
+    destructive); ordinary commands may take such arguments (`kill $(pgrep x)`).
+    """
     for path in _expansions(word, ctx, follow=follow):
         if path is None:
-            if destructive and _SUBSTITUTION.search(word):
+            if (destructive or must_know) and _SUBSTITUTION.search(word):
                 return Finding(f"{verb} a path made by a command substitution, which forge "
                                "cannot know before it runs")
             if ctx.cwd is None:
@@ -379,7 +386,8 @@ def _check_generic(name: str, args: list[str], ctx: _Context) -> Finding | tuple
         recursive = any(a == "--recursive" or (a.startswith("-") and not a.startswith("--")
                                                    and "R" in a) for a in args)
         for word in candidates:
-            finding = _check_path(word, ctx, destructive=recursive, verb="re-permissions")
+            finding = _check_path(word, ctx, destructive=recursive, verb="re-permissions",
+                                  must_know=True)
             if finding:
                 return finding
     reader = name in READERS and not (name == "sed" and _sed_in_place(args))
@@ -401,7 +409,8 @@ def _check_copy(name: str, args: list[str], ctx: _Context) -> Finding | tuple[bo
     if "--remove-source-files" in args:
         targets += operands
     for word in targets:
-        finding = _check_path(word, ctx, destructive=False, verb=f"runs {name} over")
+        finding = _check_path(word, ctx, destructive=False, verb=f"runs {name} over",
+                              must_know=True)
         if finding:
             return finding
     return True, _touches(operands, ctx)
