@@ -14,8 +14,10 @@ from guard_support import event, make_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from forge_runtime.guard import modes, paths
 from forge_runtime.guard.roles import DEFAULT_ROLES
 from forge_runtime.hooks import dispatch
+from forge_runtime.project import find_project
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "hooks" / "forge-hook"
 CLARIFIER = DEFAULT_ROLES["clarifier"]
@@ -119,12 +121,16 @@ tool_names = st.sampled_from(["Bash", "Write", "Edit", "MultiEdit", "NotebookEdi
                              json_values, max_size=3))
 def test_a_guarded_role_never_gets_an_allow_for_a_tool_it_lacks(project, tool, tool_input,
                                                                   extra):
-    raw = {"session_id": "sess-1", "hook_event_name": "PreToolUse", "tool_name": tool,
-           "tool_input": tool_input, **extra, "agent_type": "forge:clarifier"}
-    reply, err = run_hook(json.dumps(raw).encode())
-    assert "Traceback" not in err
-    if not CLARIFIER.allows(tool):
-        assert is_deny(reply), (tool, reply)
+    modes.enter(paths.guard_dir(find_project(project)), "sess-in-mode", "clarifier")
+    as_subagent = {"session_id": "sess-1", "agent_type": "forge:clarifier"}
+    in_mode = {"session_id": "sess-in-mode"}
+    for guarded in (as_subagent, in_mode):
+        raw = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input,
+               **extra, **guarded}
+        reply, err = run_hook(json.dumps(raw).encode())
+        assert "Traceback" not in err
+        if not CLARIFIER.allows(tool):
+            assert is_deny(reply), (tool, guarded, reply)
 
 
 @settings(max_examples=150, deadline=None)
