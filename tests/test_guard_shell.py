@@ -232,3 +232,9 @@ def test_deeply_nested_shells_are_refused_rather_than_followed(project):
     for _ in range(10):
         command = f"bash -c {shlex.quote(command)}"
     assert "too deeply" in verdict(project, command).message
+
+
+def test_a_command_too_long_to_read_in_time_is_refused_unread(project):
+    harmless = "echo hi > /tmp/x; " * (shell.MAX_COMMAND // 17)
+    assert verdict(project, harmless[:shell.MAX_COMMAND]) is None
+    assert "more than forge reads" in verdict(project, harmless + "ls").message

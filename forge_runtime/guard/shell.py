@@ -83,6 +83,7 @@ _SUBSTITUTION = re.compile(r"\$\(|`|^\$$")
 _GLOB = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 _WALK_LIMIT = 20_000
+MAX_COMMAND = 200_000
 
 
 @dataclass
@@ -103,7 +104,14 @@ class _Context:
 
 def analyse(command: str, cwd: str, env: dict[str, str],
             protected: list[Protected]) -> Finding | None:
-    """The first reason to refuse `command`, or None when it touches no protected path."""
+    """The first reason to refuse `command`, or None when it touches no protected path.
+
+    Reading costs about 2 s per megabyte here, and the host lets a hook that times out
+    through, so a command longer than MAX_COMMAND is refused unread.
+    """
+    if len(command) > MAX_COMMAND:
+        return Finding(f"is {len(command)} characters long, more than forge reads "
+                       f"({MAX_COMMAND}); write long content with the Write tool instead")
     return _analyse(command, _Context(cwd, dict(env), protected))
 
 
