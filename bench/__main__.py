@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from bench import concurrency, imports, lean, report, scenarios, suite, targets
-from bench.workspace import Workspace
+from bench.workspace import Workspace, ram_dir
 
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent
 FULL = {"runs": 30, "warmup": 3, "memory_runs": 3, "rounds": 10, "import_runs": 3}
@@ -63,18 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [s for s in scenarios.all_scenarios()
               if not args.only or s.group == "floor"
               or any(s.key.startswith(prefix) for prefix in args.only)]
-    with tempfile.TemporaryDirectory(prefix="forge-bench-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="forge-bench-") as scratch, \
+            tempfile.TemporaryDirectory(prefix="forge-bench-fixtures-", dir=ram_dir()) as fixed:
         base = Path(scratch)
         settings = suite.Settings(runs=runs, warmup=plan["warmup"],
                                   memory_runs=plan["memory_runs"], python=args.python,
-                                  plugin_root=PLUGIN_ROOT)
+                                  plugin_root=PLUGIN_ROOT, fixtures=Path(fixed))
         passes = [measure_pass(THIS_INTERPRETER, chosen, settings, base / "main", plan,
                                not args.no_imports)]
         if not args.no_lean:
             lean_settings = suite.Settings(runs=runs, warmup=plan["warmup"],
                                            memory_runs=plan["memory_runs"],
                                            python=lean.create(base, args.python),
-                                           plugin_root=PLUGIN_ROOT)
+                                           plugin_root=PLUGIN_ROOT, fixtures=Path(fixed))
             hooks_only = [s for s in chosen if s.is_hook or s.group == "floor"]
             passes.append(measure_pass(LEAN_INTERPRETER, hooks_only, lean_settings,
                                        base / "lean", plan, not args.no_imports))

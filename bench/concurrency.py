@@ -62,7 +62,8 @@ def measure(settings: Settings, base: Path, rounds: int) -> dict:
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal.ledger import Ledger
 
-    space = Workspace.create(settings.plugin_root, settings.python, base, "concurrency")
+    space = Workspace.create(settings.plugin_root, settings.python, base, "concurrency",
+                             settings.fixtures)
     built = build_goal(space, START_TURNS, sessions=PROCESSES)
     for number, host in enumerate(built.sessions, start=START_TURNS + 1):
         host.model_turn(number)

@@ -18,6 +18,7 @@ import contextlib
 import os
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 from bench.scenarios import (
     Plan,
@@ -137,7 +138,7 @@ def _clone(source: BuiltGoal, space: Workspace) -> BuiltGoal:
     return BuiltGoal(space, hosts, source.nonce)
 
 
-_built: dict[tuple[int, int], BuiltGoal] = {}
+_built: dict[tuple[Path, int, int], BuiltGoal] = {}
 
 
 def build_goal(space: Workspace, turns: int, sessions: int = 1) -> BuiltGoal:
@@ -150,9 +151,9 @@ def build_goal(space: Workspace, turns: int, sessions: int = 1) -> BuiltGoal:
     """
     if turns < sessions:
         raise ValueError("every session charges at least its first turn")
-    key = (turns, sessions)
+    key = (space.fixtures, turns, sessions)
     if key not in _built or not _built[key].space.root.exists():
-        source = Workspace.create(space.plugin_root, space.python, space.root.parent,
+        source = Workspace.create(space.plugin_root, space.python, space.fixtures,
                                   f"goal-{turns}-turns-{sessions}-sessions")
         _built[key] = _build(source, turns, sessions)
     return _clone(_built[key], space)

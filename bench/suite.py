@@ -42,6 +42,7 @@ class Settings:
     memory_runs: int
     python: str
     plugin_root: Path
+    fixtures: Path
 
 
 def _fresh(plan: Plan) -> Run:
@@ -52,7 +53,8 @@ def _fresh(plan: Plan) -> Run:
 
 def prepare(scenario: Scenario, settings: Settings, base: Path) -> Outcome:
     """Build the scenario's inputs and check that one run does what the scenario claims."""
-    space = Workspace.create(settings.plugin_root, settings.python, base, scenario.key)
+    space = Workspace.create(settings.plugin_root, settings.python, base, scenario.key,
+                             settings.fixtures)
     try:
         plan = scenario.prepare(space)
     except NotAvailable as exc:

@@ -184,7 +184,7 @@ def test_import_breakdown_names_lazy_imports_at_run_time():
 
 def test_targets_report_margins_and_say_when_nothing_was_measured(tmp_path):
     settings = Settings(runs=2, warmup=0, memory_runs=1, python=sys.executable,
-                        plugin_root=ROOT)
+                        plugin_root=ROOT, fixtures=tmp_path)
     chosen = [s for s in all_scenarios() if s.key in ("floor", "stop-no-goal")]
     outcomes = run_all(chosen, settings, tmp_path, progress=io.StringIO())
     checks = {c.subject: c for c in targets.evaluate(outcomes)}
