@@ -7,6 +7,8 @@ import shlex
 
 import pytest
 from guard_support import make_project
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from forge_runtime.guard import paths, shell
 from forge_runtime.project import find_project
@@ -238,3 +240,17 @@ def test_a_command_too_long_to_read_in_time_is_refused_unread(project):
     harmless = "echo hi > /tmp/x; " * (shell.MAX_COMMAND // 17)
     assert verdict(project, harmless[:shell.MAX_COMMAND]) is None
     assert "more than forge reads" in verdict(project, harmless + "ls").message
+
+
+shell_words = st.sampled_from(["rm", "-rf", ".git", "forge-goals", "cd", "..", "&&", "|", ";",
+                               ">", ">>", "<<", "EOF", "$(", ")", "`", "'", '"', "*", "{a,b}",
+                               "~", "$HOME", "find", "-delete", "git", "clean", "-fdx", "sed",
+                               "-i", "xargs", "bash", "-c", "forge", "mode", "exit", "\n"])
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(command=st.lists(shell_words | st.text(max_size=6), max_size=14).map(" ".join))
+def test_any_command_text_gets_an_answer_not_an_exception(project, command):
+    finding = verdict(project, command)
+    assert finding is None or finding.message
