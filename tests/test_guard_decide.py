@@ -113,6 +113,7 @@ def test_an_unreadable_mode_file_denies_everything(project):
     ("Edit", {"file_path": ".forge/local/state.md", "old_string": "turn_count: 3",
               "new_string": "turn_count: 0"}),
     ("mcp__files__delete", {"path": ".git/forge-goals/n1"}),
+    ("PowerShell", {"command": "Remove-Item -Recurse .git\\forge-goals"}),
 ])
 def test_protected_paths_are_denied_to_an_unguarded_main_session(project, tool, tool_input):
     hint = ask(project, tool, tool_input)

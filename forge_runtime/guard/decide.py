@@ -24,6 +24,8 @@ from forge_runtime.guard.roles import NOTHING, Role
 # so the allow path imports neither `hints` nor `typing`.
 
 WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"})
+# Tools forge cannot read the effect of: refused when their input names a protected place.
+OPAQUE_TOOLS = frozenset({"PowerShell"})
 MCP_PREFIX = "mcp__"
 GUARD = "forge guard"
 DOCTOR = "forge doctor"
@@ -63,7 +65,8 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
     cwd = cwd or str(project.root)
     guard_dir = paths.guard_dir(project)
     mode = modes.read_mode(guard_dir, session_id)
-    touches_world = tool in WRITING_TOOLS or tool.startswith(MCP_PREFIX)
+    touches_world = (tool in WRITING_TOOLS or tool in OPAQUE_TOOLS
+                     or tool.startswith(MCP_PREFIX))
     rule_file = paths.rule_file(project)
     guarded = role is not None or mode is not None or agent_type is not None
     if not guarded and not touches_world:
@@ -129,15 +132,16 @@ def _protection_finding(tool: str, tool_input: dict, cwd: str, env: dict[str, st
         from forge_runtime.guard import shell
 
         return shell.analyse(command, cwd, env, protected)
-    if tool.startswith(MCP_PREFIX):
-        return _mcp_finding(tool_input, protected)
+    if tool.startswith(MCP_PREFIX) or tool in OPAQUE_TOOLS:
+        return _opaque_finding(tool_input, protected)
     from forge_runtime.guard import edits
 
     return edits.check(tool, tool_input, cwd, env, protected)
 
 
-def _mcp_finding(tool_input: dict, protected: list[paths.Protected]) -> paths.Finding | None:
-    """An MCP tool is opaque: refuse it when any of its arguments names a protected path."""
+def _opaque_finding(tool_input: dict,
+                    protected: list[paths.Protected]) -> paths.Finding | None:
+    """An MCP tool or PowerShell is opaque: refuse it when its input names a protected path."""
     import json
 
     text = json.dumps(tool_input, ensure_ascii=False).lower()
