@@ -8,7 +8,7 @@ import os
 import pytest
 from goal_support import Session, make_project
 
-from forge_runtime.goal import sessions, state
+from forge_runtime.goal import events, sessions, state, transcript
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.hooks import stop
 
@@ -17,6 +17,8 @@ OBJECTIVE = "the parser passes its tests"
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
+    # a Stop that finds no new turn waits this long for a late transcript write
+    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
     return make_project(tmp_path)
@@ -57,6 +59,48 @@ def test_a_model_caused_goal_cannot_reactivate_an_exhausted_goal(project):
     session.model_goal(OBJECTIVE)
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in _stop_text(session.turn())
     assert (_goal(project)["turn_count"], _goal(project)["turn_ceiling"]) == (20, 20)
+
+
+def test_a_turn_written_to_the_transcript_after_its_stop_began_is_still_charged(project,
+                                                                               monkeypatch):
+    import threading
+
+    monkeypatch.setattr(transcript, "FLUSH_WAIT", 2.0)
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    late = threading.Timer(0.1, session._append, [{"type": "assistant", "message": {}}])
+    late.start()  # the interactive TUI writes its entries asynchronously
+    session.stop()
+    late.join()
+    assert _goal(project)["turn_count"] == 2
+
+
+def test_a_goal_set_written_after_the_first_stop_began_still_activates(project, monkeypatch):
+    import threading
+    import time
+
+    monkeypatch.setattr(transcript, "FLUSH_WAIT", 2.0)
+    session = Session(project)
+    session.prompt_id = "late-prompt"
+    events.on_prompt(session.event("UserPromptSubmit", prompt=f"/goal {OBJECTIVE}"))
+    command = session._append({"type": "user", "promptId": "late-prompt", "message": {
+        "role": "user", "content": "<command-name>/goal</command-name>\n"
+        f"<command-args>{OBJECTIVE}</command-args>"}})
+    goal_set = {"type": "user", "parentUuid": command["uuid"], "promptId": "late-prompt",
+                "message": {"role": "user", "content": f"<local-command-stdout>Goal set: "
+                                                       f"{OBJECTIVE}</local-command-stdout>"}}
+
+    def host_catches_up():  # in order, like the TUI's write queue
+        session._append(goal_set)
+        time.sleep(0.05)
+        session._append({"type": "assistant", "message": {}})
+
+    late = threading.Timer(0.1, host_catches_up)
+    late.start()
+    session.stop()
+    late.join()
+    assert _goal(project)["turn_count"] == 1
 
 
 def test_a_repeated_stop_for_the_same_turn_counts_once(project):

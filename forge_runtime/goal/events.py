@@ -142,7 +142,11 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     pending = sessions.read_pending(project.ledger_root, session)
     set_at = None
     if pending and isinstance(pending.get("prompt_id"), str):
-        set_at = chunk.person_set_goal(pending["prompt_id"], str(pending.get("objective")))
+        def confirmed(seen: transcript.Chunk):
+            return seen.person_set_goal(pending["prompt_id"], str(pending.get("objective")))
+
+        chunk = transcript.follow(event.get("transcript_path") or "", chunk, confirmed)
+        set_at = confirmed(chunk)
     if set_at is None:  # not a person's /goal: never activates
         sessions.drop_pending(project.ledger_root, session)
         return binding, chunk
@@ -156,7 +160,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
     from forge_runtime.goal import activation, charging
-    from forge_runtime.goal.ledger import EXHAUSTED, Ledger, tampered
+    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, Ledger, tampered
 
     session = event["session_id"]
     binding = sessions.read_binding(project.ledger_root, session) \
@@ -169,12 +173,16 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         return None
     if binding.get("repository") != activation.repository_id(project.ledger_root):
         raise tampered(f"session {session} is bound to a goal of another repository")
+    ledger = Ledger(project.ledger_root, binding["nonce"])
+    if chunk.last_turn is None and ledger.head().goal["status"] == ACTIVE:
+        # a new turn whose entry the host has not written yet, or a repeated Stop
+        chunk = transcript.follow(event.get("transcript_path") or "", chunk,
+                                  lambda seen: seen.last_turn)
     turn = chunk.last_turn or binding.get("last_turn")
     if turn is None:
         raise tampered("the transcript shows no finished turn to charge", "forge goal status")
     verdicts = chunk.verdicts()
     _apply_verdicts(project, binding, [v for v in verdicts if not v.after_last_turn], session)
-    ledger = Ledger(project.ledger_root, binding["nonce"])
     result = charging.charge(ledger, project.state_path, turn, session)
     _apply_verdicts(project, binding, [v for v in verdicts if v.after_last_turn], session)
     binding.update(offset=chunk.end_offset, last_turn=turn)

@@ -16,6 +16,11 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   the evaluator judged it met, `impossible: true` when judged impossible.
 - Each turn ends with an `assistant` entry; its `uuid` is this module's turn identity.
 
+- The `-p` host writes each entry before it runs the Stop hooks. The interactive TUI
+  writes asynchronously: measured, a Stop hook sometimes starts 15-30 ms before its own
+  turn's assistant entry (or the `Goal set:` reply) reaches the file. `follow()` waits for
+  what a Stop needs, up to FLUSH_WAIT, so a late write is not mistaken for no new turn.
+
 Readers start at a byte offset and return the new one, so a Stop reads only what the host
 appended since the last event of that session, however long the session grows.
 """
@@ -25,6 +30,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from forge_runtime.goal.objective import normalise
@@ -36,6 +43,8 @@ _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "
                 "local_command")
 
 MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
+FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
+_POLL = 0.01
 
 
 @dataclass(frozen=True)
@@ -161,3 +170,18 @@ def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
         if isinstance(entry, dict):
             entries.append(entry)
     return Chunk(entries, offset + complete)
+
+
+def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], object],
+           timeout: float | None = None) -> Chunk:
+    """`chunk` extended with what the host appends until `wanted(chunk)` holds or time is up.
+
+    Only a Stop that finds nothing new pays the wait: a repeated Stop for the same turn,
+    or a model-caused `/goal` that the host never confirms.
+    """
+    deadline = time.monotonic() + (FLUSH_WAIT if timeout is None else timeout)
+    while not wanted(chunk) and time.monotonic() < deadline:
+        time.sleep(_POLL)
+        more = read_since(path, chunk.end_offset)
+        chunk = Chunk(chunk.entries + more.entries, more.end_offset)
+    return chunk
