@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.guard.roles import DEFAULT_ROLES, NOTHING, PLUGIN_PREFIX, Role
+from forge_runtime.guard.roles import DEFAULT_ROLES, NOTHING, Role, role_name_of_agent
 
 INVALID = "FORGE_GUARD_RULES_INVALID"
 FIX = "forge guard roles"
@@ -62,9 +62,7 @@ class Rules:
 
     def role_for_agent(self, agent_type: str) -> Role | None:
         """The role of a subagent; None when the agent type is not guarded at all."""
-        name = self.agents.get(agent_type)
-        if name is None and agent_type.startswith(PLUGIN_PREFIX):
-            name = agent_type[len(PLUGIN_PREFIX):]
+        name = self.agents.get(agent_type) or role_name_of_agent(agent_type)
         if name is None:
             return None
         return self.roles.get(name, NOTHING)
