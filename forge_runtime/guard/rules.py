@@ -142,7 +142,7 @@ def _line_of(text: str, path: list) -> int | None:
 def _invalid(rule_file: str, line: int | None, problem: str) -> ForgeError:
     where = f"{rule_file}:{line}" if line else rule_file
     return ForgeError(f"guard rule file {where} {problem}", FIX, exit_code=EXIT_REFUSED,
-                      code=INVALID)
+                      code=INVALID, rationale=f"correct {where}, then run this to check it")
 
 
 def _merge(document: dict) -> Rules:
