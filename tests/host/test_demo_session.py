@@ -62,16 +62,16 @@ def test_demo_text_report_ends_with_a_hint_and_leaves_nothing_behind(tmp_path, c
     assert list(temp.iterdir()) == []
 
 
-def test_demo_builds_the_plugin_from_a_wheel_install_when_there_is_no_checkout(
-        tmp_path, claude_bin, monkeypatch):
+def test_without_a_checkout_the_demo_builds_a_plugin_the_host_loads(
+        tmp_path, claude_bin, claude_host, project, monkeypatch):
     from forge_runtime.demo import core
-    from forge_runtime.demo.run import run_demo
 
-    monkeypatch.setattr(core.resources, "plugin_root", lambda: None)
-    result = run_demo(str(tmp_path / "demo"))
+    monkeypatch.setattr(core.resources, "plugin_root", lambda: None)  # as in a wheel install
+    built = core.plugin_dir(tmp_path)
+    host = claude_host({"rules": [{"reply": {"text": "hi"}}]}, plugin_dirs=[built])
+    session = host.run("hi", cwd=project)
 
-    assert result.exit_code == 0, result.lines
-    built = tmp_path / "demo" / "forge-plugin"
-    assert result.data["sessions"]["goal"]["plugins"] == [str(built)]
-    assert set(result.data["sessions"]["goal"]["hooks"]) == {
-        "SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"}
+    assert session.plugin_errors() == []
+    assert [p["path"] for p in session.init["plugins"] if p["name"] == "forge"] == [str(built)]
+    assert [h.event for h in session.hooks] == ["SessionStart", "UserPromptSubmit", "Stop",
+                                                "SessionEnd"]
