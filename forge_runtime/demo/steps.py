@@ -68,7 +68,7 @@ def ledger_charged_the_turns(demo: Demo) -> Section:
         f"turns charged {goal['turn_count']} of {goal['turn_ceiling']} "
         f"({goal['activation_count']} activation by a person); at the ceiling forge stops "
         "native autonomy",
-        f"ledger: hash-chained records in {demo.project / '.git' / 'forge-goals'}, "
+        "ledger: hash-chained records in the project's .git/forge-goals/, "
         f"verified intact ({verify.json()['_hint'].get('rationale')})",
     ])
 
