@@ -1,0 +1,125 @@
+"""`/goal clear` in the interactive TUI (driven in tmux) marks the goal cancelled.
+
+`/goal clear` fires no hook: forge learns of it from the transcript (a `goal_status`
+attachment with `met` and `sentinel`) at the session's next event. The TUI is also where
+the host writes its transcript asynchronously, so this test checks that every Stop of the
+goal run is charged there too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from forge_runtime.goal import state
+from forge_runtime.hostkit import netns
+from forge_runtime.hostkit.pytest_plugin import FORGE_PLUGIN_DIR
+from forge_runtime.project import find_project
+
+pytestmark = [pytest.mark.host,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+NEVER_MET = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+OBJECTIVE = "the file never.txt exists"
+
+
+class Tui:
+    """The host's interactive TUI in a private tmux server, with the host kit's pretend HOME."""
+
+    def __init__(self, host, cwd, run_dir):
+        self.socket = f"forge-test-{os.getpid()}-{id(self)}"
+        self.run_dir = run_dir
+        run_dir.mkdir()
+        host._trust(cwd)  # the first-run and trust screens, pre-answered
+        env = host._environment(run_dir, {"TERM": "xterm-256color"})
+        command = [str(host.claude_bin), "--plugin-dir", str(FORGE_PLUGIN_DIR)]
+        if host.isolated:
+            command = netns.wrap(command, str(host.server.unix_path), host.server.port)
+        line = (f"cd {shlex.quote(str(cwd))} && exec env -i "
+                + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " "
+                + shlex.join(command))
+        self._tmux("new-session", "-d", "-s", "tui", "-x", "160", "-y", "50", line)
+
+    def _tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], check=True,
+                              capture_output=True, text=True).stdout
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "tui", "-S", "-200")
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-t", "tui", "-l", text)
+        time.sleep(0.3)
+        self._tmux("send-keys", "-t", "tui", "Enter")
+
+    def wait_for(self, condition, what: str, timeout: float = 30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = condition()
+            if value:
+                return value
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}")
+
+    def hooks(self, event: str) -> list[dict]:
+        path = self.run_dir / "hooks.jsonl"
+        calls = [json.loads(line) for line in path.read_text().splitlines()] \
+            if path.exists() else []
+        return [call for call in calls if json.loads(call["stdin"])["hook_event_name"] == event]
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def tui_factory(tmp_path):
+    opened = []
+
+    def make(host, cwd):
+        tui = Tui(host, cwd, tmp_path / f"tui-{len(opened) + 1}")
+        opened.append(tui)
+        return tui
+
+    yield make
+    for tui in opened:
+        tui.close()
+
+
+def test_goal_clear_in_the_tui_marks_the_goal_cancelled(claude_host, project, tui_factory):
+    host = claude_host(NEVER_MET)
+    tui = tui_factory(host, project)
+    state_path = find_project(project).state_path
+    tui.wait_for(lambda: "❯" in tui.screen(), "the TUI prompt")
+
+    tui.type(f"/goal {OBJECTIVE}")
+    # the host's own cap on consecutive Stop-hook blocks pauses the goal after 9 turns
+    tui.wait_for(lambda: "Goal paused" in tui.screen(), "the native goal to pause")
+    goal_stops = len(tui.hooks("Stop"))
+    goal = tui.wait_for(lambda: state_path.exists() and state.read(state_path).goal,
+                        "forge's activation")
+    tui.wait_for(lambda: state.read(state_path).goal["turn_count"] == goal_stops,
+                 "every Stop of the goal run to be charged", timeout=5)
+    assert goal["status"] == "active" and goal_stops >= 5
+
+    tui.type("/goal clear")
+    tui.wait_for(lambda: "Goal cleared" in tui.screen(), "the host to clear the goal")
+    assert len(tui.hooks("UserPromptSubmit")) == 1  # /goal clear fires no hook
+
+    tui.type("thanks, that is all")
+    tui.wait_for(lambda: len(tui.hooks("Stop")) == goal_stops + 1, "the next turn's Stop")
+    after = state.read(state_path).goal
+    assert (after["status"], after["turn_count"]) == ("cancelled", goal_stops)
+    assert tui.hooks("Stop")[-1]["stdout"] == ""  # a person's own turn: never stopped
