@@ -12,6 +12,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,13 +23,12 @@ from bench.targets import FLOOR_KEY, Check, peak_mb
 HEADER = ("Scenario", "median ms", "p10-p90 ms", "x floor", "+ms", "CPU ms", "peak MB")
 NO_SITE_KEY = "floor-no-site"
 
-_DESCRIBE = ("import json, platform, sys; print(json.dumps({'python': "
-             "platform.python_version(), 'implementation': platform.python_implementation(), "
-             "'executable': sys.executable}))")
+_DESCRIBE = ("import json, platform; print(json.dumps({'python': platform.python_version(), "
+             "'implementation': platform.python_implementation()}))")
 
 
 def describe(python: str) -> dict:
-    """Which interpreter `python` is."""
+    """Which interpreter `python` is (never its path: results are committed)."""
     described = subprocess.run([python, "-c", _DESCRIBE], capture_output=True, text=True,
                                check=True)
     return json.loads(described.stdout)
@@ -76,6 +76,20 @@ class Report:
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
+def _machine_paths() -> list[tuple[str, str]]:
+    found = [(str(Path(__file__).resolve().parent.parent), "<plugin root>"),
+             (os.path.realpath(tempfile.gettempdir()), "<tmp>"), (tempfile.gettempdir(), "<tmp>"),
+             (sys.prefix, "<python prefix>"), (str(Path.home()), "~")]
+    return sorted(found, key=lambda pair: -len(pair[0]))
+
+
+def redact(text: str) -> str:
+    """`text` without this machine's paths: failure reasons quote output, and are committed."""
+    for path, name in _machine_paths():
+        text = text.replace(path, name)
+    return text
+
+
 def machine() -> dict:
     return {"platform": platform.platform(), "cpus": os.cpu_count()}
 
@@ -84,7 +98,7 @@ def machine() -> dict:
 
 def _row(run: Pass, outcome: Outcome) -> tuple[str, ...]:
     if outcome.status != MEASURED:
-        return (outcome.scenario.title, f"{outcome.status}: {outcome.reason}")
+        return (outcome.scenario.title, f"{outcome.status}: {redact(outcome.reason)}")
     wall = outcome.measurement.wall
     peak = peak_mb(outcome)
     return (outcome.scenario.title, f"{wall.median:.1f}", f"{wall.p10:.1f}-{wall.p90:.1f}",
@@ -98,9 +112,9 @@ def _verdict(check: Check) -> str:
 
 def _concurrency_line(result: dict) -> str:
     if result.get("status") != MEASURED:
-        return f"Concurrency: {result.get('status')}: {result.get('reason')}"
+        return f"Concurrency: {result.get('status')}: {redact(str(result.get('reason')))}"
     chain = "the chain verifies" if result["chain_verified"] else \
-        f"THE CHAIN FAILS VERIFICATION: {result['chain_problem']}"
+        f"THE CHAIN FAILS VERIFICATION: {redact(str(result['chain_problem']))}"
     return (f"Concurrency: {result['processes']} Stop hooks charging one goal at once "
             f"(from turn {result['start_turns']}), {result['rounds']} rounds: "
             f"{result['round_wall_ms']:.0f} ms per round (one by one: "
@@ -114,7 +128,7 @@ def _pass_heading(run: Pass) -> str:
     info = describe(run.python)
     site = f"; {run.site_ms:.1f} ms of the floor is `site`" if run.site_ms is not None else ""
     floor = f"{run.floor_ms:.1f} ms" if run.floor_ms is not None else "not measured"
-    return (f"{run.label}: {info['implementation']} {info['python']} ({info['executable']}), "
+    return (f"{run.label}: {info['implementation']} {info['python']}, "
             f"floor `python3 -c pass` {floor}{site}")
 
 
@@ -157,7 +171,7 @@ def _outcome_json(run: Pass, outcome: Outcome) -> dict:
             "title": outcome.scenario.title, "status": outcome.status,
             "hook": outcome.scenario.is_hook}
     if outcome.reason:
-        data["reason"] = outcome.reason
+        data["reason"] = redact(outcome.reason)
     if outcome.note:
         data["note"] = outcome.note
     if outcome.status == MEASURED:
@@ -184,7 +198,9 @@ def as_json(report: Report) -> dict:
     return {"created": report.created, "mode": report.mode, "runs": report.runs,
             "warmup": report.warmup, "machine": machine(),
             "passes": [_pass_json(run) for run in report.passes],
-            "concurrency": report.concurrency}
+            "concurrency": report.concurrency and {
+                key: redact(value) if isinstance(value, str) else value
+                for key, value in report.concurrency.items()}}
 
 
 def write_json(report: Report, path: Path) -> None:
