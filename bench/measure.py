@@ -25,7 +25,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 PROBE = Path(__file__).with_name("peak_probe.py")
@@ -46,9 +46,6 @@ class Command:
     stdin: bytes = b""
     probe_argv: tuple[str, ...] | None = None
     probe_env: dict[str, str] | None = None
-
-    def with_stdin(self, stdin: bytes) -> Command:
-        return Command(self.argv, self.env, self.cwd, stdin, self.probe_argv, self.probe_env)
 
 
 @dataclass(frozen=True)
@@ -97,7 +94,6 @@ class Measurement:
     wall: Spread
     cpu: Spread
     peak_kib: int | None
-    last: Run = field(repr=False)
 
 
 def _spawn(argv, env, cwd, stdin: bytes) -> Run:
@@ -141,4 +137,4 @@ def summarise(samples: list[Run], peaks: list[int]) -> Measurement:
     """The measurement of one command from its timed runs and its probed peaks."""
     return Measurement(wall=Spread.of([s.wall_ms for s in samples]),
                        cpu=Spread.of([s.cpu_ms for s in samples]),
-                       peak_kib=max(peaks) if peaks else None, last=samples[-1])
+                       peak_kib=max(peaks) if peaks else None)

@@ -33,6 +33,9 @@ class Plan:
 
 @dataclass(frozen=True)
 class Scenario:
+    """One thing to measure: a stable `key` for the JSON, a title for people, and how to
+    prepare it; `is_hook` marks a hook process (the memory target applies to those)."""
+
     key: str
     group: str
     title: str
@@ -66,6 +69,7 @@ def _decision(run: Run) -> str | None:
 
 
 def expect_hook_ran(run: Run) -> str | None:
+    """A hook answers with exit 0 and either nothing or one JSON object (the host's rules)."""
     if run.exit_code != 0:
         return f"the hook exited {run.exit_code}: {run.stderr.decode(errors='replace')[-300:]}"
     try:

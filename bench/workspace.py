@@ -16,8 +16,12 @@ import subprocess
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.measure import PROBE, Command
+
+if TYPE_CHECKING:
+    from forge_runtime.project import Project
 
 # Variables of the calling shell that would make a measured process behave unlike a hook
 # started by the host: our own switches, import profiling, bytecode writes turned off.
@@ -66,7 +70,7 @@ class Workspace:
         space._write_probe_python()
         return space
 
-    def project(self):
+    def project(self) -> Project:
         """forge's view of this project (where its state file and ledger live)."""
         from forge_runtime.project import find_project
 
@@ -74,9 +78,9 @@ class Workspace:
 
     # -- environments -------------------------------------------------------------------
 
-    def hook_env(self, **extra: str) -> dict[str, str]:
+    def hook_env(self) -> dict[str, str]:
         return {**clean_environ(), "CLAUDE_PLUGIN_ROOT": str(self.plugin_root),
-                "CLAUDE_PROJECT_DIR": str(self.root), "FORGE_PYTHON": self.python, **extra}
+                "CLAUDE_PROJECT_DIR": str(self.root), "FORGE_PYTHON": self.python}
 
     def cli_env(self) -> dict[str, str]:
         return {**clean_environ(), "PYTHONPATH": str(self.plugin_root),
@@ -100,9 +104,9 @@ class Workspace:
         return Command(argv=(self.python, *flags, "-c", "pass"), env=env, cwd=self.root,
                        probe_argv=(self.python, *flags, str(PROBE), "-c", "pass"))
 
-    def hook(self, event: dict, **extra_env: str) -> Command:
+    def hook(self, event: dict) -> Command:
         """The launcher running one hook event, stdin JSON in, as the host runs it."""
-        env = self.hook_env(**extra_env)
+        env = self.hook_env()
         return Command(argv=(str(self.plugin_root / "hooks" / "forge-hook"),
                              event["hook_event_name"]),
                        env=env, cwd=self.root, stdin=json.dumps(event).encode(),
@@ -115,15 +119,6 @@ class Workspace:
         return Command(argv=(self.python, "-m", "forge_runtime", *args), env=self.cli_env(),
                        cwd=self.root,
                        probe_argv=(self.python, str(PROBE), "-m", "forge_runtime", *args))
-
-    def run_forge(self, *args: str) -> subprocess.CompletedProcess:
-        """Run a `forge` command for setup (not measured); raise with its output on failure."""
-        done = subprocess.run([self.python, "-m", "forge_runtime", *args], env=self.cli_env(),
-                              cwd=self.root, capture_output=True, text=True)
-        if done.returncode:
-            raise RuntimeError(f"forge {' '.join(args)} exited {done.returncode}: "
-                               f"{(done.stdout + done.stderr).strip()[-400:]}")
-        return done
 
     # -- host-shaped events ---------------------------------------------------------------
 
