@@ -30,9 +30,6 @@ _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
 
 
-project_of = sessions.project_for
-
-
 # -- hook replies -------------------------------------------------------------------------
 
 def stop_session(text: str) -> dict:
@@ -67,7 +64,7 @@ def on_prompt(event: dict) -> dict | None:
     """Record a pending `/goal`, and apply verdicts that ended a bound session's goal."""
     goal_prompt = parse_goal_prompt(event["prompt"])
     sets_goal = goal_prompt is not None and goal_prompt.sets_goal
-    project = project_of(event)
+    project = sessions.project_for(event)
     involved = sessions.involvement(project.ledger_root, event["session_id"])
     if not sets_goal and sessions.BOUND not in involved:
         return None
@@ -87,7 +84,7 @@ def on_prompt(event: dict) -> dict | None:
 
 def on_session_end(event: dict) -> None:
     """Apply the verdicts the session's last Stop could not see yet."""
-    _follow_transcript(project_of(event), event)
+    _follow_transcript(sessions.project_for(event), event)
 
 
 def _follow_transcript(project: Project, event: dict) -> None:
@@ -121,7 +118,7 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
     `confirm_pending` is False for `forge ledger charge`, whose transcript path comes from a
     command line rather than the host.
     """
-    project = project_of(event)
+    project = sessions.project_for(event)
     session = event["session_id"]
     involved = sessions.involvement(project.ledger_root, session)
     if not confirm_pending:

@@ -25,15 +25,16 @@ def handle(event: dict) -> dict | None:
 
 
 def on_failure(problem: str) -> dict | None:
-    """End autonomy when the failing session is bound to a goal; no-op for any other."""
+    """End autonomy when the failing session has a goal (bound, or a `/goal` awaiting
+    confirmation: the host's native goal is running); no-op for any other session."""
     from forge_runtime.goal import sessions
 
     event = {"session_id": os.environ.get("CLAUDE_CODE_SESSION_ID", "")}
     try:
-        bound = sessions.BOUND in sessions.event_involvement(event)
+        has_goal = bool(sessions.event_involvement(event))
     except Exception:  # we cannot even tell: a goal might be running, so stop it
-        bound = True
-    if not bound:
+        has_goal = True
+    if not has_goal:
         return None
     from forge_runtime import hints
 
