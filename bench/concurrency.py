@@ -18,7 +18,7 @@ from pathlib import Path
 from bench.goal import build_goal
 from bench.measure import run_once
 from bench.scenarios import NotAvailable, require_module
-from bench.suite import MEASURED, NOT_AVAILABLE, Settings
+from bench.suite import INVALID, MEASURED, NOT_AVAILABLE, Settings
 from bench.workspace import Workspace
 
 PROCESSES = 8
@@ -64,7 +64,11 @@ def measure(settings: Settings, base: Path, rounds: int) -> dict:
 
     space = Workspace.create(settings.plugin_root, settings.python, base, "concurrency",
                              settings.fixtures)
-    built = build_goal(space, START_TURNS, sessions=PROCESSES)
+    try:
+        built = build_goal(space, START_TURNS, sessions=PROCESSES)
+    except Exception as exc:  # forge changed under the bench: say so, keep the rest
+        return {"status": INVALID, "processes": PROCESSES,
+                "reason": f"could not prepare: {exc.__class__.__name__}: {exc}"}
     for number, host in enumerate(built.sessions, start=START_TURNS + 1):
         host.model_turn(number)
     commands = [space.hook(host.stop_event()) for host in built.sessions]

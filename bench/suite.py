@@ -59,6 +59,8 @@ def prepare(scenario: Scenario, settings: Settings, base: Path) -> Outcome:
         plan = scenario.prepare(space)
     except NotAvailable as exc:
         return Outcome(scenario, NOT_AVAILABLE, str(exc))
+    except Exception as exc:  # forge changed under the bench: say so, measure the rest
+        return Outcome(scenario, INVALID, f"could not prepare: {exc.__class__.__name__}: {exc}")
     problem = plan.expect(_fresh(plan))
     status = INVALID if problem else MEASURED
     return Outcome(scenario, status, problem or "", plan.note, plan=plan)
