@@ -25,6 +25,7 @@ from bench.scenarios import (
     Scenario,
     expect_hint,
     expect_hook_ran,
+    expect_silent,
     require_command,
     require_module,
 )
@@ -218,6 +219,16 @@ def goal_confirm(space: Workspace) -> Plan:
     return Plan(space.hook(host.stop_event()), _charged(space, 1), snapshot.restore)
 
 
+def stop_beside_a_goal(space: Workspace) -> Plan:
+    """Stop of a session with no goal, in a repository where another session runs one."""
+    _ledger_present()
+    build_goal(space, 200)
+    bystander = HostSession(space)
+    bystander.model_turn(1)
+    return Plan(space.hook(bystander.stop_event()), expect_silent,
+                note="another session of the repository runs a 200-turn goal")
+
+
 def charging(turns: int):
     def prepare(space: Workspace) -> Plan:
         _ledger_present()
@@ -255,8 +266,11 @@ def activation_scenarios() -> list[Scenario]:
 
 
 def charging_scenarios() -> list[Scenario]:
-    return [Scenario(f"stop-charge-{n}", "Stop", f"Stop charging a goal holding {n:,} turns",
-                     charging(n), True) for n in SIZES]
+    return [Scenario("stop-no-goal-beside-goal", "Stop",
+                     "Stop, session without a goal, another session's goal running",
+                     stop_beside_a_goal, True),
+            *[Scenario(f"stop-charge-{n}", "Stop", f"Stop charging a goal holding {n:,} turns",
+                     charging(n), True) for n in SIZES]]
 
 
 def verify_scenarios() -> list[Scenario]:
