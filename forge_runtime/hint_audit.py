@@ -59,7 +59,7 @@ def markdown_commands(text: str) -> list[tuple[int, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         match = _HINT_LINE.match(line)
         if match:
-            found.append((number, match.group(2)))
+            found.append((number, match.group(2).strip("`").strip()))
             continue
         found.extend((number, span) for span in _FORGE_SPAN.findall(line))
     return found

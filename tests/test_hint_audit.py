@@ -1,0 +1,111 @@
+"""`forge hints audit`: finds every hint command it can read ahead of time and reports the
+ones with a placeholder or that forge's parser rejects."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from forge_runtime import resources
+from forge_runtime.cli.main import main
+from forge_runtime.hint_audit import audit, markdown_commands, source_commands
+
+
+def test_markdown_hint_lines_and_forge_spans_are_found():
+    text = "\n".join([
+        "Run `forge doctor` first.",                # 1: inline span
+        "```",
+        "Next: /goal make the test suite pass",     # 3: hint line in a code block
+        "  Or: forge init --force",                 # 4: indented fallback
+        "```",
+        "- Fix: `forge goal verify`",               # 6: list item, backticked
+        "| `Next: <command>` | run it |",            # 7: a table describing the markers
+        "Use forge to budget goals.",               # 8: the word, not a command
+    ])
+    assert markdown_commands(text) == [
+        (1, "forge doctor"), (3, "/goal make the test suite pass"), (4, "forge init --force"),
+        (6, "forge goal verify")]
+
+
+SOURCE = '''
+from forge_runtime import hints
+from forge_runtime.errors import ForgeError
+
+FIX = "forge doctor"
+
+def a():
+    return hints.next_("forge init", "why", or_=["forge doctor", f"forge {x}"])
+
+def b(name):
+    raise ForgeError(f"{name} broke", FIX)
+
+def c(nonce):
+    return hints.error("bad", fix=f"forge goal status --nonce {nonce}")
+
+def d(log):
+    log.error("not a hint %s", "forge nope")
+    return hints.wait("the lock is free")
+'''
+
+
+def test_source_literals_are_found_and_run_time_hints_counted():
+    found, dynamic = source_commands(SOURCE)
+    assert found == [(8, "forge init"), (8, "forge doctor"), (11, "forge doctor")]
+    assert dynamic == 2          # the f-string fallback and the f-string fix
+
+
+def test_findings_name_the_place_and_the_problem(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "flow.md").write_text("ok: `forge doctor`\nNext: forge goal status <id>\n"
+                                  "Fix: forge frobnicate --now\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mod.py").write_text('from forge_runtime import hints\n'
+                                'H = hints.next_("forge init --bogus")\n')
+    result = audit([(docs, "workflows")], src)
+    assert (result.checked, result.files) == (4, 2)
+    assert [(f.where, f.command, f.problem) for f in result.findings] == [
+        ("workflows/flow.md:2", "forge goal status <id>", "holds a placeholder"),
+        ("workflows/flow.md:3", "forge frobnicate --now", "does not parse as a forge command"),
+        ("forge_runtime/mod.py:2", "forge init --bogus", "does not parse as a forge command"),
+    ]
+
+
+def test_everything_forge_ships_passes_the_audit():
+    bundle = resources.bundle_root()
+    result = audit([(bundle / "workflows", "workflows"), (bundle / "skills", "skills")],
+                   resources.PACKAGE_DIR)
+    assert result.checked > 10
+    assert result.findings == []
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
+    monkeypatch.setenv("NO_COLOR", "1")
+    return root
+
+
+def test_a_stale_installed_copy_is_fixed_by_init_force(project, capsys):
+    main(["init"])
+    installed = project / ".forge/workflows/clarify.md"
+    text = installed.read_text() + "\nNext: forge clarify <brief-id>\n"
+    installed.write_text(text)
+    capsys.readouterr()
+    assert main(["hints", "audit", "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    where = f".forge/workflows/clarify.md:{len(text.splitlines())}"
+    assert [f["where"] for f in payload["findings"]] == [where]
+    assert payload["_next_action"] == "forge init --force"
+    main(["init", "--force"])
+    capsys.readouterr()
+    assert main(["hints", "audit"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("every enumerable hint command is "
+                                                      "complete and parses")
