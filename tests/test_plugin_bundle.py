@@ -70,3 +70,11 @@ def test_the_launcher_is_executable_and_every_hook_uses_it_in_exec_form():
             for hook in group["hooks"]:
                 assert hook["command"] == "${CLAUDE_PLUGIN_ROOT}/hooks/forge-hook"
                 assert hook["args"] == [event]
+
+
+def test_the_manifest_declares_the_only_hosts_forge_reaches(tmp_path):
+    """The first session's bootstrap runs pip against PyPI; nothing else leaves the machine."""
+    _, report = validate(".claude-plugin/plugin.json", [], tmp_path)
+    assert report["hosts"]["declared"]["plugin"] is True
+    assert sorted(entry["host"] for entry in report["hosts"]["named"]) == [
+        "files.pythonhosted.org", "pypi.org"]
