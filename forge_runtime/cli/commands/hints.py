@@ -14,10 +14,10 @@ def register(subparsers, common) -> None:
     actions = parser.add_subparsers(dest="hints_command", metavar="ACTION")
     audit = actions.add_parser(
         "audit", parents=[common],
-        help="check that hint commands in workflows, skills and source parse",
+        help="check that hint commands in workflows, skills, agents and source parse",
         description="Check that every hint command in the shipped and installed workflows "
-                    "and skills and in forge's source has no placeholder and, when it is a "
-                    "forge command, parses with forge's own parser.")
+                    "and skills, the plugin's agents and forge's source has no placeholder "
+                    "and, when it is a forge command, parses with forge's own parser.")
     audit.set_defaults(handler=run_audit)
 
 
@@ -34,6 +34,9 @@ def run_audit(args) -> Result:
     bundle = resources.bundle_root()
     project = find_project()
     roots = [(bundle / name, name) for name in ("workflows", "skills")]
+    plugin = resources.plugin_root()
+    if plugin is not None and (plugin / "agents").is_dir():
+        roots.append((plugin / "agents", "agents"))
     roots += [(project.forge_dir / name, f".forge/{name}") for name in ("workflows", "skills")
               if (project.forge_dir / name).is_dir()]
     result = audit(roots, resources.PACKAGE_DIR)
