@@ -118,3 +118,26 @@ def test_any_sequence_never_loses_turns_or_grants_more_than_20_per_activation(tm
         assert goal["turn_count"] <= goal["turn_ceiling"] == 20 * goal["activation_count"]
     assert goal["turn_count"] == spent
     assert Ledger(project.ledger_root, goal["nonce"]).verify() == goal
+
+
+def test_another_worktree_of_the_repository_shares_the_goal_and_its_count(tmp_path):
+    import subprocess
+
+    from forge_runtime.project import find_project
+
+    main = tmp_path / "main"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@forge.invalid",
+           "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q", str(main)], check=True)
+    subprocess.run([*git, "-C", str(main), "commit", "-q", "--allow-empty", "-m", "start"],
+                   check=True)
+    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", str(tmp_path / "other")],
+                   check=True)
+    here, there = find_project(main), find_project(tmp_path / "other")
+    assert here.ledger_root == there.ledger_root and here.state_path != there.state_path
+    goal = _spend(here, activation.activate(here, "ship it").goal, 20)
+    moved = activation.activate(there, "ship it")
+    assert moved.outcome == activation.TRANCHE_ADDED
+    assert moved.goal["nonce"] == goal["nonce"]
+    assert (moved.goal["turn_count"], moved.goal["turn_ceiling"]) == (20, 40)
+    assert state.read(there.state_path).goal["turn_count"] == 20
