@@ -113,3 +113,24 @@ def test_a_tampered_record_ends_the_session_with_the_tamper_error(claude_host, p
     assert _turns(resumed) == 1
     assert sorted(p.name for p in records_dir.iterdir()) == \
         [f"{seq:08d}.json" for seq in range(1, 5)]  # nothing deleted, nothing added
+
+
+def test_a_goal_forge_cannot_guarantee_is_blocked_before_it_starts(claude_host, project,
+                                                                   tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".git" / "forge-goals").symlink_to(elsewhere)  # the ledger would escape
+    host = claude_host(NEVER_MET)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60)
+
+    reply = session.hooks_for("UserPromptSubmit")[0].reply
+    assert reply["decision"] == "block"
+    assert reply["reason"].splitlines() == [
+        "Error: BLOCKED: the ledger directory forge-goals is a symlink",
+        "Fix: forge goal verify"]
+    assert session.requests == []  # the host never started the goal or asked the model
+    shown = [event.get("content", "") for event in session.events
+             if event.get("subtype") == "informational"]
+    assert any("BLOCKED" in text for text in shown), shown
+    assert not any("Goal set:" in json.dumps(entry) for entry in session.transcript())
+    assert list(elsewhere.iterdir()) == [] and not find_project(project).state_path.exists()
