@@ -20,7 +20,8 @@ from pathlib import Path
 from bench.suite import MEASURED, Outcome
 from bench.targets import FLOOR_KEY, Check, peak_mb
 
-HEADER = ("Scenario", "median ms", "p10-p90 ms", "x floor", "+ms", "CPU ms", "peak MB")
+HEADER = ("Scenario", "median ms", "p10-p90 ms", "x floor", "+ms", "CPU ms", "CPU x floor",
+          "peak MB")
 NO_SITE_KEY = "floor-no-site"
 
 _DESCRIBE = ("import json, platform; print(json.dumps({'python': platform.python_version(), "
@@ -65,6 +66,15 @@ class Pass:
             return None
         return outcome.median_ms / self.floor_ms
 
+    def cpu_ratio(self, outcome: Outcome) -> float | None:
+        """CPU time against the floor's CPU time: steadier than wall time on a busy machine,
+        blind to waiting (fsync, locks)."""
+        floor = next((o for o in self.outcomes
+                      if o.scenario.key == FLOOR_KEY and o.status == MEASURED), None)
+        if outcome.status != MEASURED or floor is None:
+            return None
+        return outcome.measurement.cpu.median / floor.measurement.cpu.median
+
 
 @dataclass
 class Report:
@@ -103,7 +113,8 @@ def _row(run: Pass, outcome: Outcome) -> tuple[str, ...]:
     peak = peak_mb(outcome)
     return (outcome.scenario.title, f"{wall.median:.1f}", f"{wall.p10:.1f}-{wall.p90:.1f}",
             f"{run.ratio(outcome):.2f}", f"{wall.median - run.floor_ms:+.1f}",
-            f"{outcome.measurement.cpu.median:.1f}", "-" if peak is None else f"{peak:.1f}")
+            f"{outcome.measurement.cpu.median:.1f}", f"{run.cpu_ratio(outcome):.2f}",
+            "-" if peak is None else f"{peak:.1f}")
 
 
 def _verdict(check: Check) -> str:
@@ -180,6 +191,7 @@ def _outcome_json(run: Pass, outcome: Outcome) -> dict:
         data.update(wall_ms=outcome.measurement.wall.as_json(),
                     cpu_ms=outcome.measurement.cpu.as_json(),
                     ratio_to_floor=None if ratio is None else round(ratio, 3),
+                    cpu_ratio_to_floor=round(run.cpu_ratio(outcome), 3),
                     over_floor_ms=round(outcome.measurement.wall.median - run.floor_ms, 3),
                     peak_mb=None if peak is None else round(peak, 2))
     if outcome.scenario.key in run.imports:
@@ -250,8 +262,11 @@ def markdown(report: Report) -> str:
         "them (the plugin's launcher, stdin JSON, a git project as working directory), "
         "scenarios interleaved run by run; `x floor` divides by the median of "
         "`python3 -c pass` under the same interpreter in the same run, and `+ms` subtracts "
-        "it. Peak memory is the process's own high-water resident set (VmHWM, read by the "
-        "process itself; it includes about 0.5 MB for the probe).", "",
+        "it; `CPU x floor` does the same with user + system CPU time, which a busy machine "
+        "disturbs less but which leaves out waiting (fsync, locks). Targets are checked on "
+        "wall time, what the host waits for. Peak memory is the process's own high-water "
+        "resident set (VmHWM, read by the process itself; it includes about 0.5 MB for the "
+        "probe).", "",
         "Each pass runs the hooks under one interpreter. A `site` that runs `.pth` code at "
         "start-up makes the floor slow and preloads modules forge would otherwise import "
         "itself, so forge looks cheaper next to it; the lean pass has none of that, like the "
