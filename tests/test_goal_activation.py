@@ -141,3 +141,34 @@ def test_another_worktree_of_the_repository_shares_the_goal_and_its_count(tmp_pa
     assert moved.goal["nonce"] == goal["nonce"]
     assert (moved.goal["turn_count"], moved.goal["turn_ceiling"]) == (20, 40)
     assert state.read(there.state_path).goal["turn_count"] == 20
+
+
+def _forget(project, goal: dict, what: str) -> None:
+    import shutil
+
+    index = project.ledger_root / activation.OBJECTIVES_DIR / goal["objective_hash"]
+    index.unlink()
+    if what == "goal directory too":
+        shutil.rmtree(project.ledger_root / goal["nonce"])
+
+
+@pytest.mark.parametrize("what", ["index only", "goal directory too"])
+def test_deleting_an_objectives_traces_never_buys_a_fresh_budget(tmp_path, what):
+    project = make_project(tmp_path)
+    goal = _spend(project, activation.activate(project, "ship it").goal, 20)
+    _forget(project, goal, what)
+    with pytest.raises(ForgeError) as caught:
+        activation.activate(project, "ship it")
+    assert caught.value.code == "FORGE_GOAL_LEDGER_TAMPERED"
+
+
+def test_an_objective_index_pointing_at_another_goal_is_refused(tmp_path):
+    project = make_project(tmp_path)
+    first = activation.activate(project, "ship it").goal
+    second = activation.activate(project, "ship that").goal
+    index = project.ledger_root / activation.OBJECTIVES_DIR / first["objective_hash"]
+    index.unlink()
+    index.write_text(second["nonce"])
+    with pytest.raises(ForgeError) as caught:
+        activation.activate(project, "ship it")
+    assert "another objective's" in caught.value.message

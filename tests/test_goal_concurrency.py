@@ -53,3 +53,27 @@ def test_the_same_turn_from_many_processes_counts_once(tmp_path):
     _run(project, goal["nonce"], [["the-turn", "the-next-turn"]] * WORKERS)
     final = Ledger(project.ledger_root, goal["nonce"]).verify()
     assert final["turn_count"] == 2
+
+
+def _activate(root: str, barrier, results) -> None:
+    from forge_runtime.project import find_project
+
+    barrier.wait()
+    results.put(activation.activate(find_project(root), "one objective").goal["nonce"])
+
+
+def test_many_processes_activating_one_new_objective_agree_on_one_goal(tmp_path):
+    project = make_project(tmp_path)
+    context = multiprocessing.get_context("fork")
+    barrier, results = context.Barrier(WORKERS), context.Queue()
+    workers = [context.Process(target=_activate, args=(str(project.root), barrier, results))
+               for _ in range(WORKERS)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+        assert worker.exitcode == 0
+    nonces = {results.get(timeout=5) for _ in workers}
+    assert len(nonces) == 1
+    goal = Ledger(project.ledger_root, nonces.pop()).verify()
+    assert (goal["turn_count"], goal["activation_count"]) == (0, 1)

@@ -107,6 +107,17 @@ def test_a_record_replaced_by_a_symlink_is_detected(tmp_path):
     _refused(ledger.verify)
 
 
+def test_a_records_directory_replaced_by_a_symlink_is_detected(tmp_path):
+    import shutil
+
+    ledger = _ledger(tmp_path)
+    copy = tmp_path / "copy"
+    shutil.copytree(ledger.records_dir, copy)
+    shutil.rmtree(ledger.records_dir)
+    os.symlink(copy, ledger.records_dir)
+    assert "symlink" in _refused(ledger.head)
+
+
 def test_a_record_appended_out_of_sequence_is_detected(tmp_path):
     ledger = _ledger(tmp_path)
     forged = records.seal({"seq": 8, "prev": "0" * 64, "kind": "charge",

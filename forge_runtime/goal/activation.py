@@ -12,10 +12,12 @@ state never activates anything.
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from forge_runtime.errors import ForgeError
 from forge_runtime.goal import records, state
 from forge_runtime.goal.ledger import (
     ACTIVE,
@@ -71,7 +73,38 @@ def find_nonce(ledger_root: Path, digest: str) -> str | None:
         raise tampered(f"objective index {digest[:12]} cannot be read") from None
     if len(nonce) != 32 or not Ledger(ledger_root, nonce).exists():
         raise tampered(f"objective index {digest[:12]} names goal {nonce!r}, which is missing")
+    if Ledger(ledger_root, nonce).head().goal.get("objective_hash") != digest:
+        raise tampered(f"objective index {digest[:12]} names goal {nonce}, which is another "
+                       "objective's")
     return nonce
+
+
+def _unindexed_goal(project: Project, digest: str) -> str | None:
+    """Before starting an objective from zero, make sure no trace says it ran before.
+
+    The objective index is the only way from an objective to its goal, so deleting an
+    index file (or a whole goal) must not turn into a fresh budget: a goal directory or
+    the state file still naming this objective fails closed instead. A goal that another
+    process is creating right now (written, index not yet published) is waited for and
+    returned.
+    """
+    from forge_runtime.goal.status import goal_nonces
+
+    for nonce in goal_nonces(project):
+        if Ledger(project.ledger_root, nonce).head().goal.get("objective_hash") == digest:
+            time.sleep(0.2)  # a concurrent activation publishes its index right after
+            published = find_nonce(project.ledger_root, digest)
+            if published:
+                return published
+            raise tampered(f"goal {nonce} has this objective but the objective index lost it")
+    try:
+        remembered = state.read(project.state_path).goal or {}
+    except ForgeError:
+        remembered = {}
+    if remembered.get("objective_hash") == digest:
+        raise tampered(f"state.md names goal {remembered.get('nonce')} for this objective, "
+                       "which the ledger no longer has")
+    return None
 
 
 def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
@@ -115,7 +148,8 @@ def activate(project: Project, objective: str, session: str | None = None) -> Ac
     objective = normalise(objective)
     root = project.ledger_root
     repository = repository_id(root)
-    nonce = find_nonce(root, objective_hash(objective))
+    nonce = find_nonce(root, objective_hash(objective)) or \
+        _unindexed_goal(project, objective_hash(objective))
     if nonce is None:
         nonce = _create(root, objective, repository, session)
         created = Ledger(root, nonce).head()

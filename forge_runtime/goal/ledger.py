@@ -106,6 +106,8 @@ class Ledger:
 
     def head(self) -> Head:
         """The last record, checked in O(1) (see the module docstring)."""
+        if self.dir.is_symlink() or self.records_dir.is_symlink():
+            raise tampered(f"goal {self.nonce}: its directory was replaced by a symlink")
         try:
             pointer = records.read_json_file(self.head_path)
         except records.RecordError as exc:
