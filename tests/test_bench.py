@@ -18,6 +18,7 @@ import pytest
 from bench import imports, targets
 from bench.measure import Command, Spread, peak_kib, run_once
 from bench.scenarios import all_scenarios
+from bench.snapshot import Snapshot
 from bench.suite import INVALID, MEASURED, NOT_AVAILABLE, Outcome, Settings, run_all
 from bench.workspace import Workspace
 
@@ -195,3 +196,36 @@ def test_targets_report_margins_and_say_when_nothing_was_measured(tmp_path):
     growth = checks["charging a 2,000-turn ledger vs a 20-turn one"]
     assert growth.met is None and growth.measured == "not run"
     assert all(isinstance(o, Outcome) for o in outcomes)
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(root.rglob("*"))}
+
+
+def test_snapshot_puts_back_exactly_what_a_run_changed(tmp_path):
+    ledger = tmp_path / "ledger"
+    (ledger / "records").mkdir(parents=True)
+    for seq in range(1, 4):
+        (ledger / "records" / f"{seq:08d}.json").write_text(f'{{"seq": {seq}}}')
+    (ledger / "head.json").write_text('{"seq": 3}')
+    state = tmp_path / "state.md"
+    state.write_text("turn_count: 3\n")
+    before = _tree(tmp_path)
+    snapshot = Snapshot([ledger, state], tmp_path.parent / f"{tmp_path.name}-store")
+
+    (ledger / "records" / "00000004.json").write_text('{"seq": 4}')  # a new record
+    replaced = ledger / "head.json.tmp"
+    replaced.write_text('{"seq": 4}')
+    replaced.replace(ledger / "head.json")  # an atomic rewrite, same size
+    (ledger / "turns").mkdir()  # a new directory
+    (ledger / "turns" / "abc").write_bytes(b"")
+    (ledger / "records" / "00000001.json").unlink()  # a deletion
+    with state.open("a") as handle:
+        handle.write("more\n")  # an append
+    snapshot.restore()
+    assert _tree(tmp_path) == before
+
+    state.unlink()
+    snapshot.restore()
+    assert _tree(tmp_path) == before
