@@ -11,8 +11,10 @@ from bench import concurrency, imports, lean, report, scenarios, suite, targets
 from bench.workspace import Workspace, ram_dir
 
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent
-FULL = {"runs": 30, "warmup": 3, "memory_runs": 3, "rounds": 10, "import_runs": 3}
-QUICK = {"runs": 3, "warmup": 1, "memory_runs": 1, "rounds": 2, "import_runs": 1}
+FULL = {"runs": 30, "warmup": 3, "memory_runs": 3, "rounds": 10, "import_runs": 3,
+        "split_runs": 15}
+QUICK = {"runs": 3, "warmup": 1, "memory_runs": 1, "rounds": 2, "import_runs": 1,
+         "split_runs": 2}
 THIS_INTERPRETER = "This interpreter"
 LEAN_INTERPRETER = "Lean interpreter (the plugin's forge-env shape)"
 
@@ -36,13 +38,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def profile_imports(outcomes, settings: suite.Settings, base: Path, runs: int
+def profile_imports(outcomes, settings: suite.Settings, base: Path, plan: dict
                     ) -> dict[str, dict]:
     """The import breakdown of every measured hook process."""
-    space = Workspace.create(settings.plugin_root, settings.python, base, "imports")
-    startup = imports.baseline(space.floor())
-    return {o.scenario.key: imports.breakdown(o.plan.command, startup,
-                                              before_each=o.plan.before_each, runs=runs)
+    floor = Workspace.create(settings.plugin_root, settings.python, base, "imports").floor()
+    startup = imports.baseline(floor)
+    return {o.scenario.key: imports.breakdown(o.plan.command, startup, floor,
+                                              before_each=o.plan.before_each,
+                                              runs=plan["import_runs"],
+                                              split_runs=plan["split_runs"])
             for o in outcomes if o.status == suite.MEASURED and o.scenario.is_hook}
 
 
@@ -51,8 +55,7 @@ def measure_pass(label: str, chosen, settings: suite.Settings, base: Path, plan:
     sys.stderr.write(f"bench: {label} ({settings.python})\n")
     base.mkdir()
     outcomes = suite.run_all(chosen, settings, base)
-    profiles = profile_imports(outcomes, settings, base, plan["import_runs"]) \
-        if with_imports else {}
+    profiles = profile_imports(outcomes, settings, base, plan) if with_imports else {}
     return report.Pass(label, settings.python, outcomes, targets.evaluate(outcomes), profiles)
 
 

@@ -11,6 +11,7 @@ figure is the smallest seen over a few runs.
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass, field, replace
 
 from bench.measure import Command, run_once
@@ -103,10 +104,41 @@ def baseline(floor: Command) -> set[str]:
     return _names(_profile(floor))
 
 
-def breakdown(command: Command, startup: set[str], *, before_each=None, runs: int = 3,
-              top: int = 8) -> dict:
-    """What `command` imports beyond `startup`, smallest figures over `runs` runs."""
+def imports_alone(hook: Command, tree: list[Node], startup: set[str]) -> Command:
+    """A process that imports what the hook imported, in the same order, and does nothing
+    else: the hook's time minus this one's is the rest (the launcher's shell, the hook's
+    own work and I/O, tearing the interpreter down)."""
+    roots = [node.name for node in tree if node.name not in startup]
+    env = {**hook.env, "PYTHONPATH": hook.env["CLAUDE_PLUGIN_ROOT"]}
+    return Command((hook.env["FORGE_PYTHON"], "-c", "\n".join(f"import {r}" for r in roots)),
+                   env, hook.cwd)
+
+
+def split(hook: Command, alone: Command, floor: Command, *, before_each=None,
+          runs: int = 10) -> dict:
+    """Medians of the hook, its imports alone and the floor, measured interleaved."""
+    times: dict[str, list[float]] = {"hook": [], "alone": [], "floor": []}
+    for _ in range(runs):
+        if before_each:
+            before_each()
+        for name, command in (("hook", hook), ("alone", alone), ("floor", floor)):
+            run = run_once(command)
+            if run.exit_code:
+                raise RuntimeError(f"{name} exited {run.exit_code}: {run.stderr[-300:]!r}")
+            times[name].append(run.wall_ms)
+    hook_ms, alone_ms, floor_ms = (statistics.median(times[k]) for k in ("hook", "alone",
+                                                                            "floor"))
+    return {"hook_over_floor_ms": round(hook_ms - floor_ms, 2),
+            "imports_alone_over_floor_ms": round(alone_ms - floor_ms, 2),
+            "rest_ms": round(hook_ms - alone_ms, 2)}
+
+
+def breakdown(command: Command, startup: set[str], floor: Command, *, before_each=None,
+              runs: int = 3, split_runs: int = 10, top: int = 8) -> dict:
+    """What `command` imports beyond `startup` (smallest figures over `runs` profiled runs),
+    and how its time over the floor splits between importing and its own work."""
     totals, forge_self, edges = [], [], {}
+    tree: list[Node] = []
     for _ in range(runs):
         if before_each:
             before_each()
@@ -117,7 +149,9 @@ def breakdown(command: Command, startup: set[str], *, before_each=None, runs: in
             key = (importer, module)
             edges[key] = min(cost, edges.get(key, cost))
     heaviest = sorted(edges.items(), key=lambda item: -item[1])[:top]
+    alone = imports_alone(command, tree, startup)
     return {
+        **split(command, alone, floor, before_each=before_each, runs=split_runs),
         "imports_ms": round(min(totals) / 1000, 2),
         "forge_code_ms": round(min(forge_self) / 1000, 2),
         "heaviest": [{"module": module, "imported_by": importer, "ms": round(cost / 1000, 2)}

@@ -238,17 +238,22 @@ def _md_pass(run: Pass) -> list[str]:
     out += [f"| {_md_cell(c.subject)} | {c.limit} | {_md_cell(c.measured)} | "
             f"{_verdict(c)}{(', ' + c.margin) if c.margin else ''} |" for c in run.checks]
     if run.imports:
-        out += ["", "Where the time goes: imports beyond what `python3 -c pass` loads under "
-                "this interpreter, from `-X importtime` (smallest of a few runs; profiling "
-                "inflates every figure, so compare them with each other, not with the table).",
-                ""]
+        out += ["", "Where the time goes. Each hook against a process that only imports what "
+                "the hook imported (same interpreter, interleaved medians), then the imports "
+                "beyond what `python3 -c pass` loads, from `-X importtime` (smallest of a few "
+                "runs; profiling inflates every figure, so compare them with each other, not "
+                "with the table).", ""]
         titles = {o.scenario.key: o.scenario.title for o in run.outcomes}
         for key, data in run.imports.items():
             heavy = ", ".join(f"`{h['module']}` {h['ms']:.1f} ms (from {h['imported_by']})"
                               for h in data["heaviest"]) or "nothing beyond the floor"
-            out.append(f"- **{titles.get(key, key)}**: {data['imports_ms']:.1f} ms of imports, "
-                       f"{data['forge_code_ms']:.1f} ms in forge's own modules; "
-                       f"heaviest: {heavy}.")
+            out.append(f"- **{titles.get(key, key)}**: {data['hook_over_floor_ms']:+.1f} ms "
+                       f"over the floor, of which importing its modules alone takes "
+                       f"{data['imports_alone_over_floor_ms']:+.1f} ms and the rest (launcher, "
+                       f"the hook's own work and I/O, exit) {data['rest_ms']:+.1f} ms. "
+                       f"Profiled: {data['imports_ms']:.1f} ms "
+                       f"of imports, {data['forge_code_ms']:.1f} ms of it in forge's own "
+                       f"modules; heaviest: {heavy}.")
     return out
 
 
