@@ -50,13 +50,24 @@ def profile_imports(outcomes, settings: suite.Settings, base: Path, plan: dict
             for o in outcomes if o.status == suite.MEASURED and o.scenario.is_hook}
 
 
+def module_costs(profiles: dict[str, dict], settings: suite.Settings, base: Path,
+                 runs: int) -> dict[str, float]:
+    """What the heaviest modules the hooks pull in cost, each imported alone."""
+    modules = list(dict.fromkeys(heavy["module"] for data in profiles.values()
+                                 for heavy in data["heaviest"]))
+    floor = Workspace.create(settings.plugin_root, settings.python, base, "modules").floor()
+    return imports.alone_costs(modules, floor, runs=runs)
+
+
 def measure_pass(label: str, chosen, settings: suite.Settings, base: Path, plan: dict,
                  with_imports: bool) -> report.Pass:
     sys.stderr.write(f"bench: {label} ({settings.python})\n")
     base.mkdir()
     outcomes = suite.run_all(chosen, settings, base)
     profiles = profile_imports(outcomes, settings, base, plan) if with_imports else {}
-    return report.Pass(label, settings.python, outcomes, targets.evaluate(outcomes), profiles)
+    costs = module_costs(profiles, settings, base, plan["split_runs"]) if profiles else {}
+    return report.Pass(label, settings.python, outcomes, targets.evaluate(outcomes), profiles,
+                       costs)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -133,6 +133,26 @@ def split(hook: Command, alone: Command, floor: Command, *, before_each=None,
             "rest_ms": round(hook_ms - alone_ms, 2)}
 
 
+def alone_costs(modules: list[str], floor: Command, *, runs: int = 10) -> dict[str, float]:
+    """Each module imported alone in a fresh process: median ms over the floor.
+
+    Modules share dependencies (json and dataclasses both need re), so these do not add
+    up; each says what dropping that one import from a hot path could save at most.
+    """
+    commands = {module: replace(floor, argv=(floor.argv[0], "-c", f"import {module}"))
+                for module in modules}
+    times: dict[str, list[float]] = {name: [] for name in [*commands, ""]}
+    for _ in range(runs):
+        times[""].append(run_once(floor).wall_ms)
+        for module, command in commands.items():
+            run = run_once(command)
+            if run.exit_code == 0:
+                times[module].append(run.wall_ms)
+    base = statistics.median(times[""])
+    return {module: round(statistics.median(values) - base, 2)
+            for module, values in times.items() if module and values}
+
+
 def breakdown(command: Command, startup: set[str], floor: Command, *, before_each=None,
               runs: int = 3, split_runs: int = 10, top: int = 8) -> dict:
     """What `command` imports beyond `startup` (smallest figures over `runs` profiled runs),

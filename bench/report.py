@@ -44,6 +44,7 @@ class Pass:
     outcomes: list[Outcome]
     checks: list[Check]
     imports: dict[str, dict] = field(default_factory=dict)
+    module_costs: dict[str, float] = field(default_factory=dict)
 
     def _median(self, key: str) -> float | None:
         for outcome in self.outcomes:
@@ -203,7 +204,8 @@ def _pass_json(run: Pass) -> dict:
     return {"label": run.label, "interpreter": describe(run.python),
             "floor_ms": run.floor_ms, "site_ms": run.site_ms,
             "scenarios": [_outcome_json(run, o) for o in run.outcomes],
-            "targets": [check.as_json() for check in run.checks]}
+            "targets": [check.as_json() for check in run.checks],
+            "module_costs_ms": run.module_costs}
 
 
 def as_json(report: Report) -> dict:
@@ -254,6 +256,11 @@ def _md_pass(run: Pass) -> list[str]:
                        f"Profiled: {data['imports_ms']:.1f} ms "
                        f"of imports, {data['forge_code_ms']:.1f} ms of it in forge's own "
                        f"modules; heaviest: {heavy}.")
+    if run.module_costs:
+        costs = ", ".join(f"`{module}` {cost:+.1f}" for module, cost in
+                          sorted(run.module_costs.items(), key=lambda item: -item[1]))
+        out += ["", "Each of those modules imported alone in a fresh process, median ms over "
+                f"the floor (they share dependencies, so they do not add up): {costs}."]
     return out
 
 
