@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from pathlib import Path
@@ -40,14 +41,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def profile_imports(outcomes, settings: suite.Settings, base: Path, plan: dict
                     ) -> dict[str, dict]:
-    """The import breakdown of every measured hook process."""
+    """The import breakdown of every measured hook process (a failed one is left out,
+    with a line on stderr: it explains numbers, it is not one)."""
     floor = Workspace.create(settings.plugin_root, settings.python, base, "imports").floor()
     startup = imports.baseline(floor)
-    return {o.scenario.key: imports.breakdown(o.plan.command, startup, floor,
-                                              before_each=o.plan.before_each,
-                                              runs=plan["import_runs"],
-                                              split_runs=plan["split_runs"])
-            for o in outcomes if o.status == suite.MEASURED and o.scenario.is_hook}
+    profiles = {}
+    for outcome in outcomes:
+        if outcome.status != suite.MEASURED or not outcome.scenario.is_hook:
+            continue
+        try:
+            profiles[outcome.scenario.key] = imports.breakdown(
+                outcome.plan.command, startup, floor, before_each=outcome.plan.before_each,
+                runs=plan["import_runs"], split_runs=plan["split_runs"])
+        except RuntimeError as exc:
+            sys.stderr.write(f"bench: no import profile for {outcome.scenario.title}: {exc}\n")
+    return profiles
 
 
 def module_costs(profiles: dict[str, dict], settings: suite.Settings, base: Path,
@@ -86,10 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         passes = [measure_pass(THIS_INTERPRETER, chosen, settings, base / "main", plan,
                                not args.no_imports)]
         if not args.no_lean:
-            lean_settings = suite.Settings(runs=runs, warmup=plan["warmup"],
-                                           memory_runs=plan["memory_runs"],
-                                           python=lean.create(base, args.python),
-                                           plugin_root=PLUGIN_ROOT, fixtures=Path(fixed))
+            lean_settings = dataclasses.replace(settings,
+                                                python=lean.create(base, args.python))
             hooks_only = [s for s in chosen if s.is_hook or s.group == "floor"]
             passes.append(measure_pass(LEAN_INTERPRETER, hooks_only, lean_settings,
                                        base / "lean", plan, not args.no_imports))

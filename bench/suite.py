@@ -74,10 +74,14 @@ def _finish(outcome: Outcome, settings: Settings) -> None:
         outcome.reason = f"{len(problems)} measured run(s) went wrong, e.g. {problems[0]}"
         return
     peaks = []
-    for _ in range(settings.memory_runs if plan.command.probe_argv else 0):
-        if plan.before_each:
-            plan.before_each()
-        peaks.append(peak_kib(plan.command))
+    try:
+        for _ in range(settings.memory_runs if plan.command.probe_argv else 0):
+            if plan.before_each:
+                plan.before_each()
+            peaks.append(peak_kib(plan.command))
+    except RuntimeError as exc:
+        peaks = []
+        outcome.note = "; ".join(filter(None, [outcome.note, f"peak memory unknown: {exc}"]))
     outcome.measurement = summarise(outcome.samples, peaks)
 
 
