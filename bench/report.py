@@ -282,7 +282,10 @@ def markdown(report: Report) -> str:
         "Each pass runs the hooks under one interpreter. A `site` that runs `.pth` code at "
         "start-up makes the floor slow and preloads modules forge would otherwise import "
         "itself, so forge looks cheaper next to it; the lean pass has none of that, like the "
-        "`forge-env` the plugin builds. Read `+ms` alongside `x floor`.",
+        "`forge-env` the plugin builds. Read `+ms` alongside `x floor`. The two reference "
+        "rows run no forge code: what the launcher's `-m` costs (runpy), and the least any "
+        "hook pays that reads its stdin JSON that way; no hook can beat them without "
+        "changing how it starts or reads its input.",
     ]
     for run in report.passes:
         out += ["", *_md_pass(run)]

@@ -116,6 +116,18 @@ def floor_without_site(space: Workspace) -> Plan:
     return Plan(space.floor("-S"))
 
 
+def reference_run_module(space: Workspace) -> Plan:
+    """What `-m` adds to any hook the launcher starts: importing runpy."""
+    return Plan(space.floor(code="import runpy"))
+
+
+def reference_read_input(space: Workspace) -> Plan:
+    """The least a hook that reads its input pays: `-m`'s runpy, json, one parse."""
+    event = space.event("Stop", stop_hook_active=False)
+    return Plan(space.floor(code="import runpy, json, sys; json.loads(sys.stdin.buffer.read())",
+                            stdin=json.dumps(event).encode()))
+
+
 def pre_tool_use_unguarded(space: Workspace) -> Plan:
     event = space.event("PreToolUse", tool_name="Read",
                         tool_input={"file_path": str(space.root / "README.md")},
@@ -194,6 +206,11 @@ def all_scenarios() -> list[Scenario]:
     return [
         Scenario("floor", "floor", "python3 -c pass", floor_with_site),
         Scenario("floor-no-site", "floor", "python3 -S -c pass", floor_without_site),
+        Scenario("reference-run-module", "floor", "reference: python3 -c 'import runpy'",
+                 reference_run_module),
+        Scenario("reference-read-input", "floor",
+                 "reference: runpy + json + parse the hook's stdin, no forge",
+                 reference_read_input),
         Scenario("pre-tool-use-unguarded", "PreToolUse",
                  "PreToolUse, unguarded session (Read)", pre_tool_use_unguarded, True),
         Scenario("pre-tool-use-role-deny", "PreToolUse",

@@ -98,11 +98,12 @@ class Workspace:
 
     # -- commands -----------------------------------------------------------------------
 
-    def floor(self, *flags: str) -> Command:
-        """`python [flags] -c pass`: the cost of starting the interpreter and nothing else."""
+    def floor(self, *flags: str, code: str = "pass", stdin: bytes = b"") -> Command:
+        """`python [flags] -c pass`: the cost of starting the interpreter and nothing else
+        (or of `code`, for the reference points beside the floor)."""
         env = clean_environ()
-        return Command(argv=(self.python, *flags, "-c", "pass"), env=env, cwd=self.root,
-                       probe_argv=(self.python, *flags, str(PROBE), "-c", "pass"))
+        return Command(argv=(self.python, *flags, "-c", code), env=env, cwd=self.root,
+                       stdin=stdin, probe_argv=(self.python, *flags, str(PROBE), "-c", code))
 
     def hook(self, event: dict) -> Command:
         """The launcher running one hook event, stdin JSON in, as the host runs it."""
