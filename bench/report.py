@@ -264,6 +264,20 @@ def _md_pass(run: Pass) -> list[str]:
     return out
 
 
+def _summary(run: Pass) -> str:
+    """One line: how many of the pass's targets hold."""
+    met = sum(check.met is True for check in run.checks)
+    missed = [check for check in run.checks if check.met is False]
+    unmeasured = sum(check.met is None for check in run.checks)
+    text = f"{run.label}: {met} of {len(run.checks)} targets met"
+    if missed:
+        text += "; missed: " + "; ".join(f"{c.subject} ({c.measured}, limit {c.limit})"
+                                         for c in missed)
+    if unmeasured:
+        text += f"; {unmeasured} not measured"
+    return text + "."
+
+
 def markdown(report: Report) -> str:
     info = machine()
     out = [
@@ -287,6 +301,7 @@ def markdown(report: Report) -> str:
         "hook pays that reads its stdin JSON that way; no hook can beat them without "
         "changing how it starts or reads its input.",
     ]
+    out += ["", *[f"- {_summary(run)}" for run in report.passes]]
     for run in report.passes:
         out += ["", *_md_pass(run)]
     if report.concurrency:
