@@ -119,10 +119,11 @@ def run_once(command: Command) -> Run:
     return _spawn(command.argv, command.env, command.cwd, command.stdin)
 
 
-def peak_kib(command: Command) -> int | None:
-    """The command's peak resident memory in KiB, measured by the probe; None if unprobed."""
+def probe_peak(command: Command) -> tuple[int, Run]:
+    """The command's peak resident memory in KiB, measured by the probe, and the probed run
+    (so the caller can check it did what an unprobed run does)."""
     if command.probe_argv is None:
-        return None
+        raise RuntimeError("this command has no probe")
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch, "peak")
         env = {**(command.probe_env or command.env), PEAK_FILE_VAR: str(report)}
@@ -130,7 +131,12 @@ def peak_kib(command: Command) -> int | None:
         if not report.exists():
             raise RuntimeError(f"peak probe wrote nothing (exit {run.exit_code}): "
                                f"{run.stderr.decode(errors='replace').strip()[-300:]}")
-        return int(report.read_text().strip())
+        return int(report.read_text().strip()), run
+
+
+def peak_kib(command: Command) -> int:
+    """The command's peak resident memory in KiB."""
+    return probe_peak(command)[0]
 
 
 def summarise(samples: list[Run], peaks: list[int]) -> Measurement:

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.measure import Measurement, Run, peak_kib, run_once, summarise
+from bench.measure import Measurement, Run, probe_peak, run_once, summarise
 from bench.scenarios import NotAvailable, Plan, Scenario
 from bench.workspace import Workspace
 
@@ -78,7 +78,11 @@ def _finish(outcome: Outcome, settings: Settings) -> None:
         for _ in range(settings.memory_runs if plan.command.probe_argv else 0):
             if plan.before_each:
                 plan.before_each()
-            peaks.append(peak_kib(plan.command))
+            peak, probed = probe_peak(plan.command)
+            problem = plan.expect(probed)
+            if problem:
+                raise RuntimeError(f"the probed run went wrong: {problem}")
+            peaks.append(peak)
     except RuntimeError as exc:
         peaks = []
         outcome.note = "; ".join(filter(None, [outcome.note, f"peak memory unknown: {exc}"]))
