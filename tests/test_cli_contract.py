@@ -156,3 +156,18 @@ def test_the_checker_rejects_outputs_that_break_the_contract(output, problem):
 def test_the_checker_accepts_a_conforming_output():
     assert contract_problems_text("body\nError: bad\nFix: forge init\nOr: forge doctor") == []
     assert contract_problems_json('{"_next_action": null, "_hint": {"marker": "Done"}}', "") == []
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda path: " ".join(path) or "forge")
+def test_help_of_every_command_ends_with_a_hint(project, path):
+    shown = _run(project, [*path, "--help"])
+    assert shown.returncode == 0
+    assert not contract_problems_text(shown.stdout), shown.stdout
+
+
+def test_version_is_its_first_line_and_ends_done(project):
+    shown = _run(project, ["--version"])
+    from forge_runtime import __version__
+
+    assert shown.stdout.splitlines()[0] == f"forge {__version__}"
+    assert not contract_problems_text(shown.stdout)

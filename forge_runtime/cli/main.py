@@ -16,8 +16,19 @@ COMMAND_MODULES: tuple[str, ...] = ("init", "doctor", "hints", "guard", "mode", 
                                    "demo")
 
 
+HELP_HINT = hints.next_("forge doctor", "check that forge is installed and ready in this project")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so usage errors get a hint like any other."""
+    """argparse that raises instead of exiting, so usage errors get a hint like any other.
+
+    Help text ends with a hint too: the contract covers every output, `--help` included.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("epilog", HELP_HINT.render())
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse's name
         raise ForgeError(f"{self.prog}: {message}", f"{self.prog} --help")
@@ -31,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Durable goal budgets, read-only roles and next-action hints for Claude Code.",
         parents=[common],
     )
-    parser.add_argument("--version", action="version", version=f"forge {__version__}")
+    parser.add_argument("--version", action="version", version=f"forge {__version__}\nDone.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(f"forge_runtime.cli.commands.{name}").register(sub, common)
