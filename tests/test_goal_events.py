@@ -341,3 +341,34 @@ def test_a_goal_whose_hooks_are_not_forges_is_blocked(project, tmp_path, monkeyp
     assert reply["reason"].startswith("Error: BLOCKED: the Stop hook is not forge's")
     assert reply["reason"].splitlines()[-1] == "Fix: forge doctor"
     assert session.turn() is None and not project.state_path.exists()
+
+
+@pytest.mark.parametrize("objective", [
+    "ship \u202eresrap\u202c the parser",   # a bidi override shows the words reversed
+    "ship\u200b the parser",                # a zero-width space is invisible
+    "ship the\nparser\u2028now",            # line breaks, ASCII and Unicode
+    "ship " + "the parser " * 400,          # very long
+])
+def test_the_exhausted_hint_is_a_command_that_continues_the_same_goal(project, objective):
+    session = Session(project)
+    session.person_goal(objective)
+    text = _stop_text([session.turn() for _ in range(20)][-1])
+    typed = text.splitlines()[1].removeprefix("Next: ")
+    assert typed.isprintable() and len(text.splitlines()) == 4
+    first = _goal(project)
+    again = Session(project)
+    again.person_goal(typed.removeprefix("/goal "))
+    again.turn()
+    goal = _goal(project)
+    assert goal["nonce"] == first["nonce"]
+    assert (goal["turn_count"], goal["turn_ceiling"]) == (21, 40)
+
+
+def test_a_goal_whose_objective_is_all_invisible_characters_is_blocked(project):
+    session = Session(project)
+    session.prompt_id = "p"
+    reply = events.on_prompt(session.event("UserPromptSubmit", prompt="/goal \u200b\u202e "))
+    assert reply["decision"] == "block"
+    assert reply["reason"].splitlines()[-1] == "Fix: forge goal status"
+    assert "no visible characters" in reply["reason"]
+    assert sessions.involvement(project.ledger_root, session.id) == set()

@@ -39,3 +39,20 @@ def test_goal_prompts_are_read_like_the_host_reads_them():
     assert bare is not None and not bare.sets_goal and not bare.is_clear
     assert parse_goal_prompt("/goals are nice") is None
     assert parse_goal_prompt("please /goal x") is None
+
+
+@given(st.text())
+def test_the_normalised_objective_is_what_a_hint_shows_and_normalising_is_stable(text):
+    from forge_runtime.hints import sanitize
+
+    shown = normalise(text)
+    assert sanitize(shown) == shown
+    assert normalise(shown) == shown
+
+
+def test_invisible_characters_never_change_an_objective_and_never_join_words():
+    assert objective_hash("ship\u200b the \u202eparser\u202c") == objective_hash("ship the parser")
+    assert normalise("ship the\u2028parser") == "ship the parser"
+    unseen = parse_goal_prompt("/goal \u200b\u2066")
+    assert unseen.invisible and not unseen.sets_goal
+    assert not parse_goal_prompt("/goal").invisible

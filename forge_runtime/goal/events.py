@@ -63,6 +63,10 @@ def stuck_reply(goal: dict, unchanged: int) -> dict:
 def on_prompt(event: dict) -> dict | None:
     """Record a pending `/goal`, and apply verdicts that ended a bound session's goal."""
     goal_prompt = parse_goal_prompt(event["prompt"])
+    if goal_prompt is not None and goal_prompt.invisible:
+        return {"decision": "block", "reason": hints.error(
+            "BLOCKED: this /goal's objective has no visible characters, so forge could "
+            "neither show nor budget it", "forge goal status").render()}
     sets_goal = goal_prompt is not None and goal_prompt.sets_goal
     project = sessions.project_for(event)
     involved = sessions.involvement(project.ledger_root, event["session_id"])

@@ -2,7 +2,10 @@
 
 Rule 2 of the contract: the objective hash is taken over the normalised text (Unicode NFC,
 whitespace collapsed, trimmed), so re-typing `/goal` with different spacing or a composed
-vs decomposed accent still finds the goal and its consumed budget.
+vs decomposed accent still finds the goal and its consumed budget. Normalising also drops
+what a hint cannot show (control, zero-width and bidi characters: `hints.sanitize`), so the
+`Next: /goal <objective>` forge prints is exactly the goal it names: a person who types it
+gets the same goal and its count, not a fresh one from zero.
 """
 
 from __future__ import annotations
@@ -11,14 +14,22 @@ import hashlib
 import unicodedata
 from dataclasses import dataclass
 
+from forge_runtime.hints import sanitize
+
 # What the host's `/goal` accepts as "clear the goal" (its own aliases).
 CLEAR_WORDS = frozenset({"clear", "stop", "off", "reset", "none", "cancel"})
 GOAL_COMMAND = "/goal"
 
 
 def normalise(text: str) -> str:
-    """NFC, every run of whitespace one space, no leading or trailing space."""
-    return " ".join(unicodedata.normalize("NFC", text).split())
+    """NFC, every run of whitespace one space, trimmed, nothing a hint would not show.
+
+    Whitespace (line separators included) becomes a space before the invisible characters
+    go, so words never run together; NFC again because a dropped character can leave
+    composable neighbours.
+    """
+    spaced = " ".join(unicodedata.normalize("NFC", text).split())
+    return unicodedata.normalize("NFC", sanitize(spaced))
 
 
 def objective_hash(text: str) -> str:
@@ -28,9 +39,14 @@ def objective_hash(text: str) -> str:
 
 @dataclass(frozen=True)
 class GoalPrompt:
-    """A prompt that is a `/goal` command: set an objective, clear, or show (no argument)."""
+    """A prompt that is a `/goal` command: set an objective, clear, or show (no argument).
+
+    `invisible` marks an argument made only of characters normalising drops (zero-width,
+    bidi, control): the host would set a goal forge cannot name, so forge refuses it.
+    """
 
     objective: str | None
+    invisible: bool = False
 
     @property
     def is_clear(self) -> bool:
@@ -47,5 +63,6 @@ def parse_goal_prompt(prompt: str) -> GoalPrompt | None:
     if text != GOAL_COMMAND and not text.startswith(GOAL_COMMAND + " ") and \
             not text.startswith(GOAL_COMMAND + "\t") and not text.startswith(GOAL_COMMAND + "\n"):
         return None
-    objective = normalise(text[len(GOAL_COMMAND):])
-    return GoalPrompt(objective or None)
+    argument = text[len(GOAL_COMMAND):]
+    objective = normalise(argument)
+    return GoalPrompt(objective or None, invisible=not objective and bool(argument.strip()))
