@@ -9,7 +9,8 @@ Two places hold hints that can be read ahead of time:
 
 Each command must carry no placeholder such as `<id>`, and a `forge` command must parse
 with forge's own parser. Hints assembled at run time (f-strings) are counted, not checked
-here: the CLI contract test runs every command and checks what they really print.
+here: `output_problems` and `json_problems` check what a command really printed, for the
+CLI contract test and `forge demo` alike.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from forge_runtime.hints import has_placeholder
+from forge_runtime import hints
 
 _HINT_LINE = re.compile(r"^\s*(?:[-*>]\s*)?`?(Next|Or|Fix):\s+(.+?)`?\s*$")
 _FORGE_SPAN = re.compile(r"`(forge(?:\s[^`]*)?)`")
@@ -43,14 +44,58 @@ class Audit:
     findings: list[Finding] = field(default_factory=list)
 
     def check(self, where: str, command: str) -> None:
-        from forge_runtime.cli.main import parses
-
         self.checked += 1
         command = command.strip()
-        if has_placeholder(command):
-            self.findings.append(Finding(where, command, "holds a placeholder"))
-        elif command.split()[:1] == ["forge"] and not parses(command):
-            self.findings.append(Finding(where, command, "does not parse as a forge command"))
+        problem = command_problem(command)
+        if problem:
+            self.findings.append(Finding(where, command, problem))
+
+
+def command_problem(command: str) -> str | None:
+    """Why a command a hint names is not one to copy as it is, or None when it is."""
+    from forge_runtime.cli.main import parses
+
+    if hints.has_placeholder(command):
+        return "holds a placeholder"
+    if command.split()[:1] == ["forge"] and not parses(command):
+        return "does not parse as a forge command"
+    return None
+
+
+def _problems_of(commands: list[str]) -> list[str]:
+    return [f"`{command}` {problem}" for command in commands
+            if (problem := command_problem(command))]
+
+
+def output_problems(text: str) -> list[str]:
+    """Why one printed output breaks the contract; empty when it ends with exactly one hint
+    whose commands are complete."""
+    try:
+        body, hint = hints.split_rendered(text)
+    except ValueError as exc:
+        return [str(exc)]
+    earlier = [f"a {marker} line before the final hint"
+               for marker, _ in hints.parse_lines("\n".join(body))]
+    return earlier + _problems_of(hints.commands_of(hint))
+
+
+def json_problems(stdout: str, stderr: str) -> list[str]:
+    """The same for `--json` output: `_next_action` and `_hint` on an object, or a bare
+    array with its hint on stderr."""
+    import json
+
+    try:
+        payload = json.loads(stdout)
+    except ValueError:
+        return [f"stdout is not JSON: {stdout[:200]!r}"]
+    if isinstance(payload, list):
+        return output_problems(stderr)
+    hint = payload.get("_hint") if isinstance(payload, dict) else None
+    if not isinstance(hint, dict) or "_next_action" not in payload:
+        return ["JSON lacks _next_action or _hint"]
+    if hint.get("marker") not in (hints.NEXT, hints.WAIT, hints.DONE, hints.FIX):
+        return [f"_hint marker is {hint.get('marker')!r}"]
+    return _problems_of([c for c in [payload["_next_action"], *hint.get("or", [])] if c])
 
 
 def markdown_commands(text: str) -> list[tuple[int, str]]:

@@ -153,6 +153,38 @@ def parse_lines(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def split_rendered(text: str) -> tuple[list[str], Hint]:
+    """An output that ends in a rendered hint, as its body lines and that `Hint` again.
+
+    A surface that is handed a hook reply already rendered (the Stop hook's `stopReason`)
+    shows it through the contract with the very same words, instead of wrapping it in a
+    second hint. Raises ValueError when `text` does not end with exactly one hint.
+    """
+    lines = text.splitlines()
+    end = len(lines)
+    alternatives: list[str] = []
+    while end and lines[end - 1].startswith(f"{OR}: "):
+        end -= 1
+        alternatives.insert(0, lines[end][len(OR) + 2:])
+    rationale = None
+    if end and lines[end - 1].startswith("  "):
+        end -= 1
+        rationale = lines[end].strip()
+    head = lines[end - 1] if end else ""
+    if head == "Done." and not alternatives:
+        return lines[:end - 1], done(rationale)
+    for marker, build in ((NEXT, next_), (WAIT, wait)):
+        if head.startswith(f"{marker}: "):
+            return lines[:end - 1], build(head[len(marker) + 2:], rationale, or_=alternatives)
+    if head.startswith(f"{FIX}: ") and end >= 2 and lines[end - 2].startswith("Error: "):
+        return lines[:end - 2], error(lines[end - 2][len("Error: "):], head[len(FIX) + 2:],
+                                      rationale, or_=alternatives)
+    if head.startswith(f"{FIX}: ") or head.startswith("Error: "):
+        raise ValueError("Error: without Fix:" if head.startswith("Error: ")
+                         else "Fix: without the Error: it repairs")
+    raise ValueError("does not end with Next:, Wait:, Done. or Error: + Fix:")
+
+
 def commands_of(hint: Hint) -> list[str]:
     """Every runnable command a hint names (its own and its fallbacks), for contract checks."""
     own = [hint.text] if hint.marker in (NEXT, FIX) and hint.text else []

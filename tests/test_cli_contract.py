@@ -8,7 +8,6 @@ there with the argument lists to run it with (an empty list when it needs none).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -16,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime import hints
-from forge_runtime.cli.main import build_parser, parses
+from forge_runtime.cli.main import build_parser
+from forge_runtime.hint_audit import json_problems, output_problems
 
 # Command path -> argument lists to run it with, in a fresh git project where `forge init`
 # has run. Add your command here when you register it.
@@ -43,8 +42,6 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("ledger", "verify"): [["--project", "."]],
 }
 
-TERMINAL = {hints.NEXT, hints.WAIT, hints.DONE, hints.FIX}
-
 
 def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
     """Every command path the parser accepts, with whether it runs something itself."""
@@ -62,46 +59,6 @@ def _run(project: Path, words: list[str]) -> subprocess.CompletedProcess:
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "forge_runtime", *words], cwd=project,
                           env=env, capture_output=True, text=True, timeout=120)
-
-
-def _check_commands(commands: list[str]) -> list[str]:
-    problems = []
-    for command in commands:
-        if hints.has_placeholder(command):
-            problems.append(f"placeholder in {command!r}")
-        if command.split()[:1] == ["forge"] and not parses(command):
-            problems.append(f"{command!r} does not parse with forge's parser")
-    return problems
-
-
-def contract_problems_text(output: str) -> list[str]:
-    found = hints.parse_lines(output)
-    markers = [marker for marker, _ in found]
-    problems = []
-    if not TERMINAL & set(markers):
-        problems.append("no Next:, Wait:, Done. or Fix: marker")
-    if markers.count(hints.NEXT) > 1:
-        problems.append("more than one Next:")
-    if "Error" in markers and hints.FIX not in markers:
-        problems.append("Error: without Fix:")
-    commands = [rest for marker, rest in found if marker in (hints.NEXT, hints.OR, hints.FIX)]
-    return problems + _check_commands(commands)
-
-
-def contract_problems_json(stdout: str, stderr: str) -> list[str]:
-    try:
-        payload = json.loads(stdout)
-    except ValueError:
-        return [f"stdout is not JSON: {stdout[:200]!r}"]
-    if isinstance(payload, list):
-        return contract_problems_text(stderr)
-    hint = payload.get("_hint")
-    if not isinstance(hint, dict) or "_next_action" not in payload:
-        return ["JSON lacks _next_action or _hint"]
-    if hint.get("marker") not in TERMINAL:
-        return [f"_hint marker is {hint.get('marker')!r}"]
-    commands = [c for c in [payload["_next_action"], *hint.get("or", [])] if c]
-    return _check_commands(commands)
 
 
 @pytest.fixture(scope="module")
@@ -131,38 +88,41 @@ def test_every_command_follows_the_hint_contract_in_text_and_json(project, path)
         text = _run(project, words)
         shown = f"forge {' '.join(words)}"
         assert "Traceback" not in text.stderr, f"{shown} crashed:\n{text.stderr}"
-        problems = contract_problems_text(text.stdout + text.stderr)
+        problems = output_problems(text.stdout + text.stderr)
         assert not problems, f"{shown}: {problems}\n{text.stdout}{text.stderr}"
         assert text.returncode in (0, 1, 2), f"{shown} exited {text.returncode}"
 
         as_json = _run(project, [*words, "--json"])
         assert "Traceback" not in as_json.stderr, f"{shown} --json crashed:\n{as_json.stderr}"
-        problems = contract_problems_json(as_json.stdout, as_json.stderr)
+        problems = json_problems(as_json.stdout, as_json.stderr)
         assert not problems, f"{shown} --json: {problems}\n{as_json.stdout}{as_json.stderr}"
         assert as_json.returncode == text.returncode
 
 
 @pytest.mark.parametrize("output, problem", [
-    ("done it", "no Next:, Wait:, Done. or Fix: marker"),
-    ("Next: forge doctor\nNext: forge init", "more than one Next:"),
-    ("Next: forge goal status <id>", "placeholder in 'forge goal status <id>'"),
-    ("Next: forge frobnicate", "'forge frobnicate' does not parse with forge's parser"),
+    ("done it", "does not end with Next:, Wait:, Done. or Error: + Fix:"),
+    ("Next: forge doctor\nNext: forge init", "a Next line before the final hint"),
+    ("Next: /goal x\nError: stopped\nFix: forge goal status", "a Next line before the final hint"),
+    ("Done.\nOr: forge init", "does not end with Next:, Wait:, Done. or Error: + Fix:"),
+    ("Next: forge goal status <id>", "`forge goal status <id>` holds a placeholder"),
+    ("Next: forge frobnicate", "`forge frobnicate` does not parse as a forge command"),
     ("Error: boom", "Error: without Fix:"),
+    ("Fix: forge init", "Fix: without the Error: it repairs"),
 ])
 def test_the_checker_rejects_outputs_that_break_the_contract(output, problem):
-    assert problem in contract_problems_text(output)
+    assert problem in output_problems(output)
 
 
 def test_the_checker_accepts_a_conforming_output():
-    assert contract_problems_text("body\nError: bad\nFix: forge init\nOr: forge doctor") == []
-    assert contract_problems_json('{"_next_action": null, "_hint": {"marker": "Done"}}', "") == []
+    assert output_problems("body\nError: bad\nFix: forge init\nOr: forge doctor") == []
+    assert json_problems('{"_next_action": null, "_hint": {"marker": "Done"}}', "") == []
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda path: " ".join(path) or "forge")
 def test_help_of_every_command_ends_with_a_hint(project, path):
     shown = _run(project, [*path, "--help"])
     assert shown.returncode == 0
-    assert not contract_problems_text(shown.stdout), shown.stdout
+    assert not output_problems(shown.stdout), shown.stdout
 
 
 def test_version_is_its_first_line_and_ends_done(project):
@@ -170,4 +130,4 @@ def test_version_is_its_first_line_and_ends_done(project):
     from forge_runtime import __version__
 
     assert shown.stdout.splitlines()[0] == f"forge {__version__}"
-    assert not contract_problems_text(shown.stdout)
+    assert not output_problems(shown.stdout)

@@ -136,6 +136,21 @@ def test_ledger_charge_charges_a_bound_session_but_never_confirms_a_pending_goal
     assert state.read(project.state_path).goal["objective"] == OBJECTIVE
 
 
+def test_ledger_charge_at_the_ceiling_says_what_the_stop_hook_says(project, capsys):
+    from forge_runtime.hint_audit import output_problems
+
+    session = _session(project, 19)
+    session._append({"type": "assistant", "message": {}})
+    code, text = _run(capsys, "ledger", "charge", "--session", session.id, "--transcript",
+                      str(session.transcript))
+    reason = session.stop()["stopReason"]
+    assert code == 2 and text.rstrip("\n") == reason
+    assert output_problems(text) == []
+    code, payload = _json(capsys, "ledger", "charge", "--session", session.id, "--transcript",
+                          str(session.transcript))
+    assert code == 2 and payload["_next_action"] == f"/goal {OBJECTIVE}"
+
+
 def test_the_shell_wrapper_reaches_the_same_implementation(project):
     from forge_runtime.hostkit.pytest_plugin import FORGE_PLUGIN_DIR
 

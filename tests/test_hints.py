@@ -151,3 +151,22 @@ def test_commands_of_lists_the_runnable_command_and_its_fallbacks():
         "forge init", "forge doctor"]
     assert hints.commands_of(hints.wait("a lock", or_=["forge doctor"])) == ["forge doctor"]
     assert hints.commands_of(hints.done()) == []
+
+
+@pytest.mark.parametrize("hint", [
+    hints.next_("forge goal status", "see the budget", or_=["/goal clear"]),
+    hints.wait("a person runs /goal", or_=["forge mode exit --session abc-1"]),
+    hints.done("nothing left"),
+    hints.done(),
+    hints.error("FORGE_GOAL_LEDGER_TAMPERED: record 3", "forge goal verify", "fails closed",
+                or_=["forge doctor"]),
+])
+def test_a_rendered_hint_splits_back_into_its_body_and_the_same_hint(hint):
+    assert hints.split_rendered("FORGE_X: a head line\n" + hint.render()) == (
+        ["FORGE_X: a head line"], hint)
+
+
+@pytest.mark.parametrize("text", ["just words", "Error: boom", "Next: a\nbody after"])
+def test_split_rendered_refuses_text_that_does_not_end_with_a_hint(text):
+    with pytest.raises(ValueError):
+        hints.split_rendered(text)

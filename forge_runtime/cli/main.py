@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Durable goal budgets, read-only roles and next-action hints for Claude Code.",
         parents=[common],
     )
-    parser.add_argument("--version", action="version", version=f"forge {__version__}\nDone.")
+    parser.add_argument("--version", action="version",
+                        version=f"forge {__version__}\n{hints.done().render()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(f"forge_runtime.cli.commands.{name}").register(sub, common)

@@ -146,26 +146,19 @@ def guard_refuses_writes(demo: Demo) -> Section:
 
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
-    from forge_runtime.cli.main import parses
+    from forge_runtime.hint_audit import json_problems, output_problems
 
     checked = []
     for run in demo.forge_runs:
-        if "--json" in run.args:
-            hint = run.json().get("_hint", {})
-            commands = [hint.get("command"), *hint.get("or", [])]
-            ending = hint.get("marker")
-        else:
-            found = hints.parse_lines(run.stdout + run.stderr)
-            enders = [marker for marker, _ in found if marker in ("Next", "Wait", "Done", "Fix")]
-            if len(enders) != 1:
-                raise DemoFailed(f"`forge {' '.join(run.args)}` ended with {len(enders)} hints")
-            commands = [rest for marker, rest in found if marker in ("Next", "Fix", "Or")]
-            ending = enders[0]
-        bad = [c for c in commands if c and (hints.has_placeholder(c) or not parses(c))]
-        if bad:
-            raise DemoFailed(f"`forge {' '.join(run.args)}` names a command forge rejects: "
-                             f"{bad[0]}")
-        checked.append(f"forge {' '.join(run.args)} -> {ending}")
+        shown = f"forge {' '.join(run.args)}"
+        as_json = "--json" in run.args
+        problems = (json_problems(run.stdout, run.stderr) if as_json
+                    else output_problems(run.stdout + run.stderr))
+        if problems:
+            raise DemoFailed(f"`{shown}` breaks the hint contract: {problems[0]}")
+        ending = (run.json()["_hint"]["marker"] if as_json
+                  else hints.split_rendered(run.stdout + run.stderr)[1].marker)
+        checked.append(f"{shown} -> {ending}")
     return Section("Every forge output ends with one next step", checked)
 
 

@@ -36,8 +36,9 @@ def on_failure(problem: str) -> dict | None:
         has_goal = True
     if not has_goal:
         return None
-    from forge_runtime import hints
+    from forge_runtime.errors import EXIT_REFUSED, ForgeError
 
-    text = hints.error(f"FORGE_GOAL_HOOK_FAILED: forge's Stop hook failed ({problem}), so "
-                       f"this goal's turns cannot be counted", "forge goal verify").render()
-    return {"continue": False, "stopReason": text}
+    failure = ForgeError(f"forge's Stop hook failed ({problem}), so this goal's turns cannot "
+                         "be counted", "forge goal verify", exit_code=EXIT_REFUSED,
+                         code="FORGE_GOAL_HOOK_FAILED")
+    return {"continue": False, "stopReason": failure.hint().render()}

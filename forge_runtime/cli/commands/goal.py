@@ -7,7 +7,7 @@ person's `/goal` in Claude Code and charged by forge's Stop hook, never from her
 from __future__ import annotations
 
 from forge_runtime import hints
-from forge_runtime.errors import EXIT_REFUSED
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.result import Result
 
 _NO_GOAL = "a person runs /goal with an objective in Claude Code"
@@ -66,9 +66,9 @@ def status(args) -> Result:
             "next_step": seen.next_step, "consistent": seen.consistent}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
-        hint = hints.error(f"FORGE_GOAL_LEDGER_TAMPERED: {seen.problem}",
-                           f"forge goal sync --nonce {nonce}")
-        return Result(hint, lines, data, EXIT_REFUSED)
+        refusal = ForgeError(seen.problem, f"forge goal sync --nonce {nonce}",
+                             exit_code=EXIT_REFUSED, code="FORGE_GOAL_LEDGER_TAMPERED")
+        return Result(refusal.hint(), lines, {**data, "code": refusal.code}, refusal.exit_code)
     if seen.state_turn_count != seen.goal["turn_count"]:
         lines.append(f"state.md    {seen.state_turn_count} turns (one behind the ledger)")
         return Result(hints.next_(f"forge goal sync --nonce {nonce}", "catch state.md up"),

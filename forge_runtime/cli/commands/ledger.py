@@ -50,21 +50,29 @@ def _project(args):
     return find_project(args.project)
 
 
-def _event(args, name: str, **fields) -> dict:
+def _stop_event(args) -> dict:
     if not args.session or not args.transcript:
         raise ForgeError("forge ledger charge needs --session and --transcript",
                          "forge ledger charge --help")
     project = _project(args)
     return {"session_id": args.session, "transcript_path": args.transcript,
-            "cwd": str(project.root), "hook_event_name": name, **fields}
+            "cwd": str(project.root), "hook_event_name": "Stop"}
 
 
-def _reply_result(reply: dict | None, quiet: str) -> Result:
+def _reply_result(reply: dict | None) -> Result:
+    """The Stop hook's reply as this command's output, in the same words the host shows.
+
+    A reply that ends autonomy exits 2 with the stop reason's own hint; a stuck warning
+    is shown as it is; a silent reply means the turn was charged (or had been already).
+    """
     if reply and reply.get("continue") is False:
-        text = reply["stopReason"]
-        return Result(hints.error(text.splitlines()[0], "forge goal status"),
-                      text.splitlines()[1:], {"reply": reply}, EXIT_REFUSED)
-    return Result(hints.next_("forge goal status"), [quiet], {"reply": reply})
+        body, hint = hints.split_rendered(reply["stopReason"])
+        return Result(hint, body, {"reply": reply}, EXIT_REFUSED)
+    if reply and reply.get("systemMessage"):
+        body, hint = hints.split_rendered(reply["systemMessage"])
+        return Result(hint, body, {"reply": reply})
+    return Result(hints.next_("forge goal status"), ["turn charged (or already charged)"],
+                  {"reply": reply})
 
 
 def run_activate(args) -> Result:
@@ -80,8 +88,7 @@ def run_activate(args) -> Result:
 def run_charge(args) -> Result:
     from forge_runtime.goal.events import on_stop
 
-    reply = on_stop(_event(args, "Stop"), confirm_pending=False)
-    return _reply_result(reply, "turn charged (or already charged)")
+    return _reply_result(on_stop(_stop_event(args), confirm_pending=False))
 
 
 def run_verify(args) -> Result:
