@@ -77,3 +77,33 @@ def test_many_processes_activating_one_new_objective_agree_on_one_goal(tmp_path)
     assert len(nonces) == 1
     goal = Ledger(project.ledger_root, nonces.pop()).verify()
     assert (goal["turn_count"], goal["activation_count"]) == (0, 1)
+
+
+def test_a_first_activation_finishing_inside_anothers_lookup_is_joined_not_refused(tmp_path,
+                                                                                    monkeypatch):
+    """Process B looks for traces of the objective while process A creates its goal: B must
+    end up on A's goal (or A on B's), never refuse A's fresh state.md as a lost goal."""
+    import threading
+    import time
+
+    from forge_runtime.goal import status
+
+    project = make_project(tmp_path)
+    real_listing, other = status.goal_nonces, {}
+
+    def other_process():
+        other["goal"] = activation.activate(project, "one objective").goal
+
+    def listing_while_another_activation_runs(seen_project):
+        seen = real_listing(seen_project)
+        monkeypatch.setattr(status, "goal_nonces", real_listing)
+        other["thread"] = threading.Thread(target=other_process)
+        other["thread"].start()
+        time.sleep(0.3)  # unserialised, the other activation finishes in a few ms
+        return seen
+
+    monkeypatch.setattr(status, "goal_nonces", listing_while_another_activation_runs)
+    mine = activation.activate(project, "one objective").goal
+    other["thread"].join(10)
+    assert mine["nonce"] == other["goal"]["nonce"]
+    assert Ledger(project.ledger_root, mine["nonce"]).verify()["activation_count"] == 1

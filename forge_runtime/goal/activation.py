@@ -12,7 +12,6 @@ state never activates anything.
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from forge_runtime.goal.ledger import (
     new_nonce,
     tampered,
 )
+from forge_runtime.goal.lock import locked
 from forge_runtime.goal.objective import normalise, objective_hash
 from forge_runtime.project import Project
 
@@ -79,23 +79,18 @@ def find_nonce(ledger_root: Path, digest: str) -> str | None:
     return nonce
 
 
-def _unindexed_goal(project: Project, digest: str) -> str | None:
+def _unindexed_goal(project: Project, digest: str) -> None:
     """Before starting an objective from zero, make sure no trace says it ran before.
 
     The objective index is the only way from an objective to its goal, so deleting an
     index file (or a whole goal) must not turn into a fresh budget: a goal directory or
-    the state file still naming this objective fails closed instead. A goal that another
-    process is creating right now (written, index not yet published) is waited for and
-    returned.
+    the state file still naming this objective fails closed instead. Callers hold the
+    repository's activation lock, so no other activation is half done here.
     """
     from forge_runtime.goal.status import goal_nonces
 
     for nonce in goal_nonces(project):
         if Ledger(project.ledger_root, nonce).head().goal.get("objective_hash") == digest:
-            time.sleep(0.2)  # a concurrent activation publishes its index right after
-            published = find_nonce(project.ledger_root, digest)
-            if published:
-                return published
             raise tampered(f"goal {nonce} has this objective but the objective index lost it")
     try:
         remembered = state.read(project.state_path).goal or {}
@@ -104,7 +99,6 @@ def _unindexed_goal(project: Project, digest: str) -> str | None:
     if remembered.get("objective_hash") == digest:
         raise tampered(f"state.md names goal {remembered.get('nonce')} for this objective, "
                        "which the ledger no longer has")
-    return None
 
 
 def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
@@ -113,16 +107,17 @@ def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
             "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository}
 
 
-def _create(ledger_root: Path, objective: str, repository: str, session: str | None) -> str:
-    """Write a new goal, then publish it under its objective; the first writer wins a race."""
+def _create(ledger_root: Path, objective: str, repository: str, session: str | None) -> Head:
+    """Write a new goal, then publish it under its objective (under the activation lock)."""
     nonce = new_nonce()
-    Ledger(ledger_root, nonce).create(_fresh_goal(nonce, objective, repository),
-                                      session=session)
+    head = Ledger(ledger_root, nonce).create(_fresh_goal(nonce, objective, repository),
+                                             session=session)
     index = ledger_root / OBJECTIVES_DIR
     index.mkdir(parents=True, exist_ok=True)
-    if records.create_exclusive(index / objective_hash(objective), nonce.encode("ascii")):
-        return nonce
-    return find_nonce(ledger_root, objective_hash(objective))  # another process won
+    if not records.create_exclusive(index / objective_hash(objective), nonce.encode("ascii")):
+        raise tampered(f"objective index {objective_hash(objective)[:12]} appeared while "
+                       "the activation lock was held")
+    return head
 
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None) -> tuple[str, Head]:
@@ -144,19 +139,23 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None) -> tuple[s
 
 
 def activate(project: Project, objective: str, session: str | None = None) -> Activation:
-    """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md."""
+    """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md.
+
+    Finding an objective's goal and creating it run under one repository-wide lock: two
+    first activations of one objective (two sessions, two worktrees) would otherwise each
+    see no goal, or one would see the other's state.md before its index and refuse it.
+    """
     objective = normalise(objective)
     root = project.ledger_root
     repository = repository_id(root)
-    nonce = find_nonce(root, objective_hash(objective)) or \
-        _unindexed_goal(project, objective_hash(objective))
-    if nonce is None:
-        nonce = _create(root, objective, repository, session)
-        created = Ledger(root, nonce).head()
-        if created.seq == 1:
+    digest = objective_hash(objective)
+    with locked(root):
+        nonce = find_nonce(root, digest)
+        if nonce is None:
+            _unindexed_goal(project, digest)
+            created = _create(root, objective, repository, session)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal)
-    ledger = Ledger(root, nonce)
-    outcome, head = _reactivate(ledger, repository, session)
+    outcome, head = _reactivate(Ledger(root, nonce), repository, session)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal)
