@@ -16,7 +16,7 @@ protected path (`rm -rf .git`) counts as touching it. Hard links are not visible
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 
 from forge_runtime.project import Project
 
@@ -32,22 +32,18 @@ MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-
            "forge_runtime.hooks", "goal-ledger")
 
 
-@dataclass(frozen=True)
-class Protected:
+# Named tuples, not dataclasses: `dataclasses` imports `inspect`, about 5 ms that every
+# tool call of every session would pay before the guard decides anything.
+class Protected(namedtuple("Protected", "path label kind fix")):
     """One protected path: what it is called in messages and the command to use instead."""
 
-    path: str
-    label: str
-    kind: str
-    fix: str
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(namedtuple("Finding", "message entry", defaults=(None,))):
     """Why a tool call is refused: what it would do, and the protected entry (when known)."""
 
-    message: str
-    entry: Protected | None = None
+    __slots__ = ()
 
 
 def guard_dir(project: Project) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.guard.roles import DEFAULT_ROLES, NOTHING, Role, role_name_of_agent
@@ -52,13 +52,13 @@ SCHEMA = {
 }
 
 
-@dataclass(frozen=True)
-class Rules:
-    """Roles by name, which agent types take which role, and extra protected paths."""
+class Rules(namedtuple("Rules", "roles agents protected", defaults=((),))):
+    """Roles by name, which agent types take which role (`agents`), extra protected paths.
 
-    roles: dict[str, Role]
-    agents: dict[str, str] = field(default_factory=dict)
-    protected: tuple[str, ...] = ()
+    A named tuple, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
+    """
+
+    __slots__ = ()
 
     def role_for_agent(self, agent_type: str) -> Role | None:
         """The role of a subagent; None when the agent type is not guarded at all."""
@@ -68,7 +68,7 @@ class Rules:
         return self.roles.get(name, NOTHING)
 
 
-DEFAULT_RULES = Rules(dict(DEFAULT_ROLES))
+DEFAULT_RULES = Rules(dict(DEFAULT_ROLES), {})
 
 
 def load(rule_file: str, cache_dir: str) -> Rules:

@@ -26,7 +26,6 @@ import glob
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
 
 from forge_runtime.guard.paths import (
     FRONT_MATTER,
@@ -86,20 +85,30 @@ _WALK_LIMIT = 20_000
 MAX_COMMAND = 200_000
 
 
-@dataclass
+# Plain classes rather than dataclasses, which would import `inspect` (about 5 ms) into
+# the hook of every Bash call.
 class _Simple:
     """One simple command: its words and the files its redirections write."""
 
-    words: list[str] = field(default_factory=list)
-    writes: list[str] = field(default_factory=list)
+    __slots__ = ("words", "writes")
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.writes: list[str] = []
 
 
-@dataclass
 class _Context:
-    cwd: str | None
-    env: dict[str, str]
-    protected: list[Protected]
-    depth: int = 0
+    """What the analysis knows while it walks a command: where it runs, which variables hold
+    what, the protected paths, and how deeply shells are nested."""
+
+    __slots__ = ("cwd", "env", "protected", "depth")
+
+    def __init__(self, cwd: str | None, env: dict[str, str], protected: list[Protected],
+                 depth: int = 0) -> None:
+        self.cwd = cwd
+        self.env = env
+        self.protected = protected
+        self.depth = depth
 
 
 def analyse(command: str, cwd: str, env: dict[str, str],
