@@ -92,15 +92,27 @@ def test_the_launcher_denies_as_a_real_process(project):
     assert (project / ".git" / "forge-goals" / "n1").is_dir()
 
 
-def test_an_unguarded_read_imports_nothing_heavy(project):
+def heavy_imports(project, tool: str, tool_input: dict, heavy: set[str]) -> str:
+    """The heavy modules a hook process imported while answering one tool call."""
     code = ("import sys, io, json\nfrom forge_runtime.hooks import dispatch\n"
-            f"raw = json.dumps({event('Read', {'file_path': 'a'}, project)!r}).encode()\n"
+            f"raw = json.dumps({event(tool, tool_input, project)!r}).encode()\n"
             "dispatch.run(['PreToolUse'], io.BytesIO(raw), io.StringIO(), io.StringIO())\n"
-            "heavy = {'yaml', 'jsonschema', 'filelock', 'shlex', 'glob'} & set(sys.modules)\n"
-            "print(sorted(heavy))")
+            f"print(sorted(set({sorted(heavy)!r}) & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)}, timeout=30)
-    assert done.stdout.strip() == "[]", done.stderr
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_an_unguarded_read_imports_nothing_heavy(project):
+    heavy = {"yaml", "jsonschema", "filelock", "shlex", "glob", "dataclasses", "inspect"}
+    assert heavy_imports(project, "Read", {"file_path": "a"}, heavy) == "[]"
+
+
+def test_an_ordinary_bash_command_imports_no_dataclasses(project):
+    """`dataclasses` pulls in `inspect`, about 5 ms on every Bash call of every session."""
+    heavy = {"yaml", "jsonschema", "filelock", "dataclasses", "inspect"}
+    assert heavy_imports(project, "Bash", {"command": "git status && ls -la"}, heavy) == "[]"
 
 
 json_values = st.recursive(
