@@ -12,5 +12,5 @@ Adding a step (for example when a new forge feature lands):
    text output is checked by the hint-contract step), and `demo.project` for files.
    Raise `DemoFailed("what went wrong")` when what you show did not happen.
 2. Put it into `STEPS` where it belongs in the story; keep the hint-contract step last.
-3. Add a check to tests/host/test_demo.py for what the report must now say.
+3. Add a check to tests/host/test_demo_session.py for what the report must now say.
 """
