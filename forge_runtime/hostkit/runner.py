@@ -249,6 +249,26 @@ class Host:
             debug_log_path=run_dir / "debug.log", run_dir=run_dir, home=self.home,
             isolation=self.isolation)
 
+    def interactive(self, cwd: str | Path, run_dir: str | Path,
+                    env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+        """The command and environment of the host's interactive TUI in `cwd`.
+
+        For a test that drives the TUI through a terminal (tmux, a pty): the same pretend
+        HOME, model server, plugins and network isolation as `run`, the first-run and
+        trust screens pre-answered, and hooks recorded to `run_dir/hooks.jsonl`. The
+        caller starts the process (with exactly this environment) and ends it.
+        """
+        cwd, run_dir = Path(cwd).resolve(), Path(run_dir)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        self._trust(cwd)
+        self.server.variables["cwd"] = str(cwd)
+        command = [str(self.claude_bin)]
+        for plugin in self.plugin_dirs:
+            command += ["--plugin-dir", str(plugin)]
+        if self.isolated:
+            command = netns.wrap(command, str(self.server.unix_path), self.server.port)
+        return command, self._environment(run_dir, env)
+
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}
         env.update(QUIET_ENV)

@@ -18,8 +18,6 @@ import time
 import pytest
 
 from forge_runtime.goal import state
-from forge_runtime.hostkit import netns
-from forge_runtime.hostkit.pytest_plugin import FORGE_PLUGIN_DIR
 from forge_runtime.project import find_project
 
 pytestmark = [pytest.mark.host,
@@ -42,12 +40,7 @@ class Tui:
     def __init__(self, host, cwd, run_dir):
         self.socket = f"forge-test-{os.getpid()}-{id(self)}"
         self.run_dir = run_dir
-        run_dir.mkdir()
-        host._trust(cwd)  # the first-run and trust screens, pre-answered
-        env = host._environment(run_dir, {"TERM": "xterm-256color"})
-        command = [str(host.claude_bin), "--plugin-dir", str(FORGE_PLUGIN_DIR)]
-        if host.isolated:
-            command = netns.wrap(command, str(host.server.unix_path), host.server.port)
+        command, env = host.interactive(cwd, run_dir, {"TERM": "xterm-256color"})
         line = (f"cd {shlex.quote(str(cwd))} && exec env -i "
                 + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " "
                 + shlex.join(command))
