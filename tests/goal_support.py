@@ -1,4 +1,5 @@
-"""Shared helpers for the goal-ledger tests: a project, a host-like transcript, events."""
+"""Shared helpers for the goal-ledger tests: a project, a host-like transcript, events, and
+the never-met scripted model and goal readers that the host tests share."""
 
 from __future__ import annotations
 
@@ -6,8 +7,30 @@ import json
 import uuid
 from pathlib import Path
 
-from forge_runtime.goal import events
+from forge_runtime.goal import events, state
 from forge_runtime.project import Project, find_project
+
+# The scripted model of host tests whose goal is never met: the host's /goal evaluator always
+# says not yet, so only forge's budget (or a person) ends the run. Each working turn is
+# answered by the rule named "model works" (see `model_turns`).
+NEVER_MET = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+
+def model_turns(session) -> int:
+    """How many working turns a host session's scripted model answered."""
+    return sum(1 for request in session.requests if request["rule"] == "model works")
+
+
+def goal_in_state(project_dir: Path) -> dict | None:
+    """The goal fields of a project's state.md, as the hooks last wrote them."""
+    return state.read(find_project(project_dir).state_path).goal
 
 
 def make_project(tmp_path: Path) -> Project:

@@ -17,14 +17,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
-    monkeypatch.setenv("NO_COLOR", "1")
+def project(cli_project, monkeypatch) -> Path:
     monkeypatch.delenv("FORGE_CLAUDE_BIN", raising=False)
-    return root
+    return cli_project
 
 
 def doctor_json(capsys) -> tuple[int, dict]:

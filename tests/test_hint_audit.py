@@ -4,7 +4,6 @@ ones with a placeholder or that forge's parser rejects."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -84,13 +83,8 @@ def test_everything_forge_ships_passes_the_audit():
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
-    monkeypatch.setenv("NO_COLOR", "1")
-    return root
+def project(cli_project) -> Path:
+    return cli_project
 
 
 def test_a_stale_installed_copy_is_fixed_by_init_force(project, capsys):

@@ -19,13 +19,8 @@ EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
-    monkeypatch.setenv("NO_COLOR", "1")
-    return root
+def project(cli_project) -> Path:
+    return cli_project
 
 
 def forge(*words: str) -> int:

@@ -11,28 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from forge_runtime.goal import state
-from forge_runtime.project import find_project
+from goal_support import NEVER_MET, goal_in_state, model_turns
 
 pytestmark = pytest.mark.host
 
-NEVER_MET = """
-name: a model that never satisfies the /goal evaluator
-rules:
-  - name: evaluator says not yet
-    when: {goal_evaluator: true}
-    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: model works
-    reply: {text: "Working on it."}
-"""
-
 OBJECTIVE = "the file never.txt exists"
 NO_BLOCK_CAP = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}
-
-
-def _turns(session) -> int:
-    return sum(1 for request in session.requests if request["rule"] == "model works")
 
 
 def _stop_reasons(session) -> list[str]:
@@ -40,16 +24,12 @@ def _stop_reasons(session) -> list[str]:
             if hook.reply and "stopReason" in hook.reply]
 
 
-def _goal(project) -> dict:
-    return state.read(find_project(project).state_path).goal
-
-
 def test_a_persons_goal_runs_exactly_20_turns_then_40_in_a_new_session(claude_host, project):
     host = claude_host(NEVER_MET)
 
     first = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, env=NO_BLOCK_CAP)
     assert first.terminal_reason == "stop_hook_prevented", first.result
-    assert _turns(first) == 20
+    assert model_turns(first) == 20
     reasons = _stop_reasons(first)
     assert len(reasons) == 1
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in reasons[0]
@@ -57,21 +37,21 @@ def test_a_persons_goal_runs_exactly_20_turns_then_40_in_a_new_session(claude_ho
     assert reasons[0].splitlines()[1:] == [f"Next: /goal {OBJECTIVE}",
                                            "  adds one more tranche of 20 turns",
                                            "Or: /goal clear"]
-    goal = _goal(project)
+    goal = goal_in_state(project)
     assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (20, 20, "exhausted")
 
     second = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, env=NO_BLOCK_CAP)
     assert second.session_id != first.session_id
     assert second.terminal_reason == "stop_hook_prevented", second.result
-    assert _turns(second) == 20
+    assert model_turns(second) == 20
     assert "40 of 40 turns" in _stop_reasons(second)[0]
-    again = _goal(project)
+    again = goal_in_state(project)
     assert again["nonce"] == goal["nonce"]
     assert (again["turn_count"], again["activation_count"]) == (40, 2)
 
     other = host.run("/goal a different objective", cwd=project, timeout=60, env=NO_BLOCK_CAP)
-    assert _turns(other) == 20
-    fresh = _goal(project)
+    assert model_turns(other) == 20
+    fresh = goal_in_state(project)
     assert fresh["nonce"] != goal["nonce"]
     assert (fresh["turn_count"], fresh["turn_ceiling"]) == (20, 20)
     assert all(hook.exit_code == 0 for hook in first.hooks + second.hooks + other.hooks)
@@ -93,4 +73,4 @@ def test_the_stuck_warning_reaches_the_person_and_the_models_next_turn(claude_ho
              if event.get("subtype") == "informational"
              and "FORGE_GOAL_STUCK_WARNING" in str(event.get("content"))]
     assert len(shown) == 3 and shown[0].startswith("Stop says: FORGE_GOAL_STUCK_WARNING")
-    assert _goal(project)["turn_count"] == 20  # advisory only: the budget is unchanged
+    assert goal_in_state(project)["turn_count"] == 20  # advisory only: the budget is unchanged

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from goal_support import NEVER_MET, goal_in_state, model_turns
 
-from forge_runtime.goal import sessions, state
+from forge_runtime.goal import sessions
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.project import find_project
 
@@ -28,43 +29,28 @@ rules:
     reply: {text: "Working on it."}
 """
 
-NEVER_MET = """
-rules:
-  - name: evaluator says not yet
-    when: {goal_evaluator: true}
-    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: model works
-    reply: {text: "Working on it."}
-"""
-
-
-def _goal(project) -> dict:
-    return state.read(find_project(project).state_path).goal
-
-
-def _turns(session) -> int:
-    return sum(1 for request in session.requests if request["rule"] == "model works")
-
 
 def test_a_met_goal_stops_being_charged_and_a_bystander_is_never_charged(claude_host,
                                                                           project):
     host = claude_host(MET_ON_THIRD_TURN)
     worker = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60)
     assert worker.terminal_reason == "completed", worker.result
-    assert _turns(worker) == 3
+    assert model_turns(worker) == 3
     # the last verdict lands after the last Stop; SessionEnd records it
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (3, "complete")
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (3, "complete")
 
     later = host.run("thanks; now explain what you did", cwd=project,
                      resume=worker.session_id, timeout=60)
     assert later.terminal_reason == "completed", later.result
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (3, "complete")
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (3, "complete")
     assert all(hook.reply is None for hook in later.hooks_for("Stop"))
 
     bystander = host.run("what does this repository do?", cwd=project, timeout=60)
     assert bystander.terminal_reason == "completed"
     assert all(hook.reply is None for hook in bystander.hooks_for("Stop"))
-    assert _goal(project)["turn_count"] == 3
+    assert goal_in_state(project)["turn_count"] == 3
     ledger_root = find_project(project).ledger_root
     assert sessions.involvement(ledger_root, bystander.session_id) == set()
 
@@ -97,7 +83,7 @@ def test_an_agent_writing_a_fake_active_goal_gets_no_autonomy(claude_host, proje
 def test_a_tampered_record_ends_the_session_with_the_tamper_error(claude_host, project):
     host = claude_host(NEVER_MET)
     first = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, args=["--max-turns", "3"])
-    goal = _goal(project)
+    goal = goal_in_state(project)
     assert goal["turn_count"] == 3 and goal["status"] == "active"
 
     records_dir = Ledger(find_project(project).ledger_root, goal["nonce"]).records_dir
@@ -110,7 +96,7 @@ def test_a_tampered_record_ends_the_session_with_the_tamper_error(claude_host, p
     reasons = [hook.reply["stopReason"] for hook in resumed.hooks_for("Stop") if hook.reply]
     assert reasons[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: ")
     assert reasons[0].splitlines()[-1] == "Fix: forge goal verify"
-    assert _turns(resumed) == 1
+    assert model_turns(resumed) == 1
     assert sorted(p.name for p in records_dir.iterdir()) == \
         [f"{seq:08d}.json" for seq in range(1, 5)]  # nothing deleted, nothing added
 

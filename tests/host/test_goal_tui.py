@@ -16,6 +16,7 @@ import subprocess
 import time
 
 import pytest
+from goal_support import NEVER_MET
 
 from forge_runtime.goal import state
 from forge_runtime.project import find_project
@@ -23,14 +24,6 @@ from forge_runtime.project import find_project
 pytestmark = [pytest.mark.host,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
-NEVER_MET = """
-rules:
-  - name: evaluator says not yet
-    when: {goal_evaluator: true}
-    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: model works
-    reply: {text: "Working on it."}
-"""
 OBJECTIVE = "the file never.txt exists"
 
 

@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from goal_support import NEVER_MET
 
 from forge_runtime.hostkit import netns
 from forge_runtime.hostkit.projects import write_plugin
@@ -90,14 +91,7 @@ def test_stop_continue_false_ends_a_native_goal_session(claude_host, project, tm
     stopper = _hook("import json; print(json.dumps({'continue': False,"
                     " 'stopReason': 'STOPPED-BY-TEST'}))")
     plugin = write_plugin(tmp_path / "stopper", "stopper", {"Stop": [{"hooks": [stopper]}]})
-    host = claude_host("""
-        rules:
-          - name: evaluator says not yet
-            when: {goal_evaluator: true}
-            reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-          - name: model works
-            reply: {text: "Working on it."}
-        """, plugin_dirs=[plugin])
+    host = claude_host(NEVER_MET, plugin_dirs=[plugin])
     session = host.run("/goal the file never.txt exists", cwd=project, timeout=30)
 
     assert session.terminal_reason == "stop_hook_prevented", session.result
