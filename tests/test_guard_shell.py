@@ -24,7 +24,9 @@ def project(tmp_path):
 
 def verdict(project, command: str, cwd=None):
     found = find_project(project)
-    env = {"HOME": str(project.parent), "PROJ": str(project), "PATH": os.environ["PATH"]}
+    # PWD is the hook's own directory, not the Bash tool's: the analysis must not trust it
+    env = {"HOME": str(project.parent), "PROJ": str(project), "PATH": os.environ["PATH"],
+           "PWD": "/"}
     return shell.analyse(command, str(cwd or project), env, paths.protected_paths(found))
 
 
@@ -148,6 +150,68 @@ DENIED = [
     ".forge/hooks/lib/goal-ledger.sh activate --project .",
     # unparseable but naming a protected path
     "rm -rf .git/forge-goals 'unbalanced",
+    # shell grammar: reserved words, groups, functions, coprocesses
+    "if true; then rm -rf .git; fi",
+    "{ rm -rf .git; }",
+    "! rm -rf .git",
+    "while true; do rm -rf .git; done",
+    "f() { rm -rf .git; }; f",
+    "function f { rm -rf .git; }; f",
+    "coproc rm -rf .git",
+    "busybox rm -rf .git",
+    # command substitutions wherever they stand: in quotes, backticks, process substitution
+    'echo "$(rm -rf .git/forge-goals)"',
+    "echo `rm -rf .git`",
+    "cat <(rm -rf .git)",
+    "ls > >(rm -rf .git)",
+    # a command name forge cannot know, or one held in a variable
+    "$(echo rm) -rf .git",
+    "x=rm; $x -rf .git",
+    "f=forge; $f mode exit",
+    # variables set other ways, and the shell's own
+    "export D=.git; rm -rf $D",
+    "declare D=.git; rm -rf $D",
+    "for d in .git; do rm -rf $d; done",
+    "for d in src .forge; do rm -rf \"$d\"; done",
+    "rm -rf $PWD/.git",
+    "cd /; rm -rf $OLDPWD/.git",
+    "rm -rf $UNSET.git",
+    "rm -rf ${PWD%/}/.git",
+    "rm -rf .git\0",
+    # copies into a directory write the source's name there
+    "cp -r /tmp/forge-goals .git/",
+    "cp /tmp/state.md .forge/local/",
+    "cp -t .forge/local /tmp/state.md",
+    "install /tmp/state.md .forge/local/",
+    "install -d .git/forge-goals/n2",
+    "cp -rT /tmp/fake .git",
+    "cp -r /tmp/backup/. .git/",
+    "rsync -a --delete /tmp/empty/ .git/",
+    "mkdir -p /tmp/b/.git && cp -r /tmp/b/.git .",
+    # archives unpacked into a directory that holds a protected path
+    "tar -xf /tmp/x.tar -C .git",
+    "tar xf /tmp/x.tar --directory=.forge",
+    "tar -C .git -xf /tmp/x.tar",
+    "cd .git && tar xzf /tmp/x.tgz",
+    "unzip -o /tmp/x.zip -d .git",
+    # paths handed to xargs by the commands before it
+    "find .git -name 'forge-*' | xargs rm -rf",
+    "find . -name '*.json' | xargs rm -f",
+    "ls .git | xargs rm -rf",
+    # git subcommands that write where they are told
+    "git stash push -a",
+    "git stash save --all",
+    "git init .git/forge-goals/n2",
+    "git clone /tmp/r .git/forge-goals/n2",
+    "git -C .git/forge-goals init",
+    "git config --file .git/forge-goals/x a.b c",
+    "git log --output=.forge/local/state.md",
+    # re-permissioning a directory above a protected path
+    "chmod 000 .git",
+    # a symlink made earlier in the same command
+    "ln -s . L && rm -rf L/.git",
+    "ln -sfn .git G; chmod -R 000 G/",
+    "ln -s .git L && rm -rf L/",
 ]
 
 ALLOWED = [
@@ -189,6 +253,27 @@ ALLOWED = [
     "docker run --rm $(cat image.txt)",
     "cp -r .git/forge-goals /tmp/ledger-backup",
     "",
+    "if [ -d build ]; then rm -rf build; fi",
+    "for f in *.pyc; do rm -f \"$f\"; done",
+    "export NODE_ENV=test && npm test",
+    'echo "$(date)" > build.log',
+    "grep -n '$(' src/app.py",
+    "diff <(sort a.txt) <(sort b.txt)",
+    "find . -name '*.pyc' | xargs rm -f",
+    "git ls-files -z | xargs -0 wc -l",
+    "git stash push -m wip",
+    "git init /tmp/other-repo",
+    "git log --output=/tmp/log.txt",
+    "cp -r src /tmp/backup/",
+    "cp /tmp/a.txt src/",
+    "cp -r /tmp/x .",
+    "rsync -a --delete build/ /tmp/site/",
+    "tar xzf /tmp/release.tgz",
+    "tar -czf /tmp/out.tgz .",
+    "unzip -o /tmp/x.zip -d vendor",
+    "chmod 755 src",
+    "ln -s src/app.py app.py && cat app.py",
+    "rm -rf ~/scratch",
 ]
 
 
@@ -208,6 +293,14 @@ def test_the_finding_names_what_is_protected(project):
     assert "deletes the goal ledger" in finding.message
     above = verdict(project, "rm -rf .git")
     assert "holds the goal ledger" in above.message
+
+
+def test_a_home_named_by_user_is_expanded(project):
+    import pwd
+
+    home = pwd.getpwuid(os.getuid())
+    assert paths.expand(f"~{home.pw_name}/x", "/tmp", {"HOME": "/elsewhere"}) == \
+        os.path.realpath(os.path.join(home.pw_dir, "x"))
 
 
 def test_paths_are_resolved_from_the_working_directory(project):

@@ -86,6 +86,8 @@ def expand(word: str, cwd: str, env: dict[str, str], *, follow: bool = True) -> 
     if word == "~" or word.startswith("~/"):
         home = env.get("HOME") or os.path.expanduser("~")
         word = home + word[1:]
+    elif word.startswith("~"):
+        word = os.path.expanduser(word)  # `~user/...`: that user's home, as the shell does
     if "$" in word:
         from string import Template
 

@@ -34,6 +34,7 @@ from forge_runtime.guard.paths import (
     Protected,
     expand,
     hit,
+    holds,
     inside,
 )
 
@@ -60,16 +61,26 @@ FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename",
 GIT_READERS = frozenset({
     "status", "log", "show", "diff", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame",
     "grep", "describe", "shortlog", "reflog", "branch", "tag", "add", "commit", "fetch",
-    "pull", "push", "merge", "rebase", "switch", "config", "remote", "version", "help",
+    "pull", "push", "merge", "rebase", "switch", "remote", "version", "help",
     "cherry-pick", "revert", "bisect", "notes", "name-rev", "for-each-ref", "show-ref",
-    "merge-base", "rev-list", "count-objects", "fsck", "init", "clone",
+    "merge-base", "rev-list", "count-objects", "fsck",
 })
+# Words that open or close a compound command; what follows them is an ordinary command.
+RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
+                      "!", "{", "}", "esac"})
+DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+LOOPS = frozenset({"for", "select"})
+# Options of cp/install/rsync whose value is not a file operand.
+COPY_VALUE_OPTIONS = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S",
+                                "--suffix", "-e", "--rsh", "--exclude", "--include", "-f",
+                                "--filter", "--chmod", "--chown"})
 # Wrappers that run the rest of the line as a command; value = options taking an argument.
 WRAPPERS = {
     "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}),
     "doas": frozenset({"-u", "-C"}),
     "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
     "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}),
+    "coproc": frozenset(), "busybox": frozenset(), "toybox": frozenset(),
     "nohup": frozenset(), "time": frozenset({"-f", "-o"}), "nice": frozenset({"-n"}),
     "ionice": frozenset({"-c", "-n", "-p"}), "stdbuf": frozenset({"-i", "-o", "-e"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
@@ -79,6 +90,12 @@ WRAPPERS = {
 FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"))
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SUBSTITUTION = re.compile(r"\$\(|`|^\$$")
+# `${NAME%/}`, `${NAME:-x}`, ...: a parameter expansion forge does not evaluate.
+_PARAMETER_OPERATION = re.compile(r"\$\{[^}]*[^A-Za-z0-9_}][^}]*\}")
+_VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+# What a lifted command substitution leaves in its word: a substitution forge cannot know.
+_LIFTED = "`?`"
+_LOOP_VALUES_LIMIT = 64
 _GLOB = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 _WALK_LIMIT = 20_000
@@ -101,14 +118,23 @@ class _Context:
     """What the analysis knows while it walks a command: where it runs, which variables hold
     what, the protected paths, and how deeply shells are nested."""
 
-    __slots__ = ("cwd", "env", "protected", "depth")
+    __slots__ = ("cwd", "start", "env", "protected", "depth", "loops", "links")
 
     def __init__(self, cwd: str | None, env: dict[str, str], protected: list[Protected],
                  depth: int = 0) -> None:
         self.cwd = cwd
+        self.start = cwd  # where the command starts; unpacking there is not refused
         self.env = env
         self.protected = protected
         self.depth = depth
+        self.loops: dict[str, list[str]] = {}  # `for NAME in WORDS`: NAME takes each word
+        self.links: dict[str, str] = {}  # symlinks the command itself makes: link -> target
+
+    def nested(self) -> _Context:
+        """The context of a shell run inside this one: same knowledge, one level deeper."""
+        inner = _Context(self.cwd, self.env, self.protected, self.depth + 1)
+        inner.start, inner.loops, inner.links = self.start, self.loops, self.links
+        return inner
 
 
 def analyse(command: str, cwd: str, env: dict[str, str],
@@ -121,12 +147,21 @@ def analyse(command: str, cwd: str, env: dict[str, str],
     if len(command) > MAX_COMMAND:
         return Finding(f"is {len(command)} characters long, more than forge reads "
                        f"({MAX_COMMAND}); write long content with the Write tool instead")
-    return _analyse(command, _Context(cwd, dict(env), protected))
+    if "\0" in command:
+        return Finding("contains a NUL byte, which shells drop or cut at in different ways, "
+                       "so forge cannot tell what runs")
+    # The hook's own PWD is not the Bash tool's: the command starts in the session's cwd.
+    return _analyse(command, _Context(cwd, {**env, "PWD": cwd}, protected))
 
 
 def _analyse(command: str, ctx: _Context) -> Finding | None:
     if ctx.depth > 8:
         return Finding("nests shells too deeply for forge to follow")
+    command, bodies = _lift_substitutions(command)
+    for body in bodies:
+        finding = _analyse(body, ctx.nested())
+        if finding:
+            return finding
     pipelines = _parse(command)
     if pipelines is None:
         if _mentions(command):
@@ -143,6 +178,68 @@ def _analyse(command: str, ctx: _Context) -> Finding | None:
             return Finding(f"names a protected location and runs {unproven}, which forge "
                            "cannot prove read-only")
     return None
+
+
+def _lift_substitutions(text: str) -> tuple[str, list[str]]:
+    """`text` with each `$(...)`, backquoted and `<(...)`/`>(...)` command replaced by a
+    placeholder, and the commands themselves (they run too, wherever they stand, even inside
+    double quotes). Single-quoted text is left alone: the shell runs nothing in it."""
+    if "`" not in text and "(" not in text:
+        return text, []  # the common case, without a walk over every character
+    out: list[str] = []
+    bodies: list[str] = []
+    position, quote = 0, None
+    while position < len(text):
+        char = text[position]
+        if quote == "'":
+            quote = None if char == "'" else quote
+        elif char == "\\":
+            out.append(text[position:position + 2])
+            position += 2
+            continue
+        elif char == "'" and quote is None:
+            quote = "'"
+        elif char == '"':
+            quote = None if quote == '"' else '"'
+        elif char == "`" or text.startswith("$(", position) or (
+                quote is None and text.startswith(("<(", ">("), position)):
+            if char == "`":
+                end = text.find("`", position + 1)
+                end = len(text) if end == -1 else end
+                bodies.append(text[position + 1:end])
+            else:
+                end = _closing_parenthesis(text, position + 2)
+                bodies.append(text[position + 2:end])
+            out.append(_LIFTED)
+            position = end + 1
+            continue
+        out.append(char)
+        position += 1
+    return "".join(out), bodies
+
+
+def _closing_parenthesis(text: str, start: int) -> int:
+    """Where the `(` just before `start` closes (quotes respected); the end when it does not."""
+    depth, quote, position = 1, None, start
+    while position < len(text):
+        char = text[position]
+        if quote:
+            if char == quote:
+                quote = None
+            elif char == "\\" and quote == '"':
+                position += 1
+        elif char == "\\":
+            position += 1
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return position
+        position += 1
+    return len(text)
 
 
 def _tokens(command: str) -> list[str] | None:
@@ -194,6 +291,9 @@ def _check_pipeline(pipeline: list[_Simple], ctx: _Context) -> Finding | tuple[b
     """A Finding, or (does the pipeline name a protected place, its first unproven command)."""
     sensitive = False
     unproven: str | None = None
+    finding = _check_xargs_feed(pipeline, ctx)
+    if finding:
+        return finding
     for simple in pipeline:
         for target in simple.writes:
             finding = _check_path(target, ctx, destructive=False, verb="writes to",
@@ -243,11 +343,25 @@ def _in_sensitive_dir(ctx: _Context) -> bool:
 
 def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
     """A Finding, or (is the command known read-only, does it name a protected path)."""
-    words = _unwrap(words)
+    words, _ = _unwrap(_strip_reserved(words))
     if not words:
         return True, False
+    if "$" in words[0]:
+        from string import Template
+
+        words = [Template(words[0]).safe_substitute(ctx.env), *words[1:]]
     name = os.path.basename(words[0])
     args = words[1:]
+    if "$" in name or "`" in name:
+        return _check_unknown_command(words[0], args, ctx)
+    if name in DECLARERS:
+        _assign([a for a in args if _ASSIGNMENT.match(a)], ctx)
+        return True, False
+    if name in LOOPS and len(args) >= 2 and args[1] == "in":
+        ctx.loops[args[0]] = args[2:_LOOP_VALUES_LIMIT + 2]
+        return True, _touches(args[2:], ctx)
+    if name == "ln":
+        _record_symlink(args, ctx)
     if name in SHELLS and "-c" in args[:-1]:
         return _nested(args[args.index("-c") + 1], ctx) or (True, False)
     if name == "eval":
@@ -265,8 +379,56 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
     return _check_generic(name, args, ctx)
 
 
-def _unwrap(words: list[str]) -> list[str]:
-    """Strip `sudo`, `env`, `nohup`, `xargs` and the like down to the command they run."""
+def _strip_reserved(words: list[str]) -> list[str]:
+    """`if x`, `then rm ...`, `{ rm ...`, `function f { rm ...`: the command after the words
+    that open a compound command or a function."""
+    while words and (words[0] in RESERVED or words[0] == "function"):
+        words = words[2:] if words[0] == "function" else words[1:]
+    return words
+
+
+def _check_unknown_command(word: str, args: list[str], ctx: _Context) -> Finding | tuple:
+    """A command whose name is a substitution or an unknown variable may be `rm`: its
+    arguments are judged as a deletion would be."""
+    candidates = _candidates(args)
+    for candidate in candidates:
+        finding = _check_path(candidate, ctx, destructive=True,
+                              verb=f"runs `{word}`, a command forge cannot name before it runs, on")
+        if finding:
+            return finding
+    return False, _touches(candidates, ctx)
+
+
+def _record_symlink(args: list[str], ctx: _Context) -> None:
+    """Remember `ln -s TARGET LINK`, so later words through LINK resolve to TARGET."""
+    flags = "".join(a.lstrip("-") for a in args if a.startswith("-") and not a.startswith("--"))
+    operands = [a for a in args if not a.startswith("-")]
+    if ("s" not in flags and "--symbolic" not in args) or not 1 <= len(operands) <= 2 \
+            or ctx.cwd is None:
+        return
+    target = operands[0]
+    link = operands[1] if len(operands) == 2 else os.path.basename(target.rstrip("/"))
+    link_path = expand(link, ctx.cwd, ctx.env, follow=False)
+    if link_path is None:
+        return
+    if os.path.isdir(link_path) and not os.path.islink(link_path):
+        link_path = os.path.join(link_path, os.path.basename(target.rstrip("/")))
+    target_path = expand(target, os.path.dirname(link_path), ctx.env)
+    if target_path is not None:
+        ctx.links[link_path.rstrip(os.sep)] = target_path
+
+
+def _through_links(path: str, ctx: _Context, follow: bool) -> str:
+    """`path` with a symlink the command made earlier replaced by what it points to."""
+    for link, target in ctx.links.items():
+        if path == link and follow or path.startswith(link + os.sep):
+            return os.path.realpath(target + path[len(link):])
+    return path
+
+
+def _unwrap(words: list[str]) -> tuple[list[str], bool]:
+    """Strip `sudo`, `env`, `nohup`, `xargs` and the like down to the command they run;
+    also say whether `xargs` runs it (with arguments read from its input)."""
     while words and os.path.basename(words[0]) in WRAPPERS:
         takes_value = WRAPPERS[os.path.basename(words[0])]
         rest = words[1:]
@@ -279,19 +441,65 @@ def _unwrap(words: list[str]) -> list[str]:
         if os.path.basename(words[0]) in ("nice",) and rest and rest[0].lstrip("-").isdigit():
             rest.pop(0)
         if os.path.basename(words[0]) == "xargs":
-            return rest or ["xargs"]  # runs with unknown arguments: never read-only by name
+            return rest or ["echo"], True  # xargs alone echoes its input
         words = rest
-    return words
+    return words, False
+
+
+def _check_xargs_feed(pipeline: list[_Simple], ctx: _Context) -> Finding | None:
+    """`find . -name x | xargs rm`: the paths xargs hands to a command that is not read-only
+    come from the commands before it, so those are judged as if they deleted."""
+    if not any(_xargs_writes(simple.words) for simple in pipeline):
+        return None
+    for simple in pipeline:
+        words, via_xargs = _unwrap(_strip_reserved(
+            [w for w in simple.words if not _ASSIGNMENT.match(w)]))
+        if via_xargs or not words:
+            continue
+        if os.path.basename(words[0]) == "find":
+            outcome = _check_find(words[1:], ctx, acting=True)
+            if isinstance(outcome, Finding):
+                return outcome
+            continue
+        for word in _candidates(words[1:]):
+            for path in _expansions(word, ctx):
+                entry = path and hit(path, ctx.protected, destructive=True)
+                if entry and not _at_or_above_start(path, ctx):
+                    return Finding(f"lists {word} for xargs to hand to a command that is not "
+                                   f"read-only, and {word} holds {entry.label}", entry)
+    return None
+
+
+def _xargs_writes(words: list[str]) -> bool:
+    words, via_xargs = _unwrap(_strip_reserved([w for w in words if not _ASSIGNMENT.match(w)]))
+    if not via_xargs:
+        return False
+    name = os.path.basename(words[0])
+    return name not in READERS or (name == "sed" and _sed_in_place(words[1:]))
+
+
+def _at_or_above_start(path: str, ctx: _Context) -> bool:
+    """Is `path` the directory the command starts in, or above it? Writing there is too
+    ordinary to refuse (`tar xzf release.tgz`), and forge cannot see what lands where."""
+    return ctx.start is not None and (path == ctx.start or holds(path, ctx.start))
 
 
 def _nested(code: str, ctx: _Context) -> Finding | None:
-    return _analyse(code, _Context(ctx.cwd, ctx.env, ctx.protected, ctx.depth + 1))
+    return _analyse(code, ctx.nested())
 
 
 def _change_dir(args: list[str], ctx: _Context) -> None:
     target = next((a for a in args if not a.startswith("-")), "~")
+    if target == "-":
+        target = ctx.env.get("OLDPWD", "$OLDPWD")
     known = ctx.cwd is not None or target.startswith(("/", "~"))
+    before = ctx.cwd
     ctx.cwd = expand(target, ctx.cwd or os.sep, ctx.env) if known else None
+    for name, value in (("OLDPWD", before), ("PWD", ctx.cwd)):
+        if value is None:
+            ctx.env.pop(name, None)  # unknown from here on, never a stale value
+        else:
+            ctx.env[name] = value
 
 
 def _forge_args(name: str, args: list[str]) -> list[str] | None:
@@ -334,18 +542,39 @@ def _expansions(word: str, ctx: _Context, *, follow: bool = True) -> list[str | 
     After a `cd` forge could not follow, only absolute words still name a known path.
     """
     results: list[str | None] = []
-    for variant in _braces(word):
+    for variant in (b for looped in _loop_variants(word, ctx) for b in _braces(looped)):
         if ctx.cwd is None and not variant.startswith(("/", "~")):
             results.append(None)
             continue
         path = expand(variant, ctx.cwd or os.sep, ctx.env, follow=follow)
+        if path is None and "$" in variant and not _SUBSTITUTION.search(variant):
+            # Unknown here, but most likely unset in the Bash tool too: `$UNSET.git` is `.git`.
+            results.append(None)
+            from string import Template
+
+            unset = _VARIABLE.sub("", Template(variant).safe_substitute(ctx.env))
+            path = expand(unset, ctx.cwd or os.sep, ctx.env, follow=follow)
         if path is not None and _GLOB.search(variant):
             matched = glob.glob(path)
             results.extend(expand(m, os.sep, ctx.env, follow=follow) for m in matched)
             if matched:
                 continue
         results.append(path)
-    return results
+    # `rm -rf link/` empties the directory a symlink points to, like the shell's own links
+    follow = follow or word.endswith(("/", "/."))
+    return [_through_links(path, ctx, follow) if path else path for path in results]
+
+
+def _loop_variants(word: str, ctx: _Context) -> list[str]:
+    """`$d` inside `for d in a b; do ...` stands for each of `a` and `b` in turn."""
+    variants = [word]
+    for name, values in ctx.loops.items():
+        escaped = re.escape(name)
+        reference = re.compile(rf"\$(?:\{{{escaped}\}}|{escaped}(?![A-Za-z0-9_]))")
+        if reference.search(word):
+            variants = [reference.sub(lambda _, v=value: v, variant)
+                        for variant in variants for value in values][:_LOOP_VALUES_LIMIT]
+    return variants
 
 
 def _braces(word: str) -> list[str]:
@@ -366,9 +595,10 @@ def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str,
     """
     for path in _expansions(word, ctx, follow=follow):
         if path is None:
-            if (destructive or must_know) and _SUBSTITUTION.search(word):
-                return Finding(f"{verb} a path made by a command substitution, which forge "
-                               "cannot know before it runs")
+            if (destructive or must_know) and (_SUBSTITUTION.search(word)
+                                               or _PARAMETER_OPERATION.search(word)):
+                return Finding(f"{verb} a path made by a command substitution or a parameter "
+                               "expansion, which forge cannot know before it runs")
             if ctx.cwd is None:
                 return Finding(f"{verb} `{word}` after a `cd` to a directory forge cannot "
                                "know before it runs")
@@ -399,11 +629,14 @@ def _check_generic(name: str, args: list[str], ctx: _Context) -> Finding | tuple
         return False, _touches(candidates, ctx, follow=False)
     if name in COPIERS:
         return _check_copy(name, args, ctx)
+    if name in ("tar", "unzip"):
+        finding = _check_unpack(name, args, ctx)
+        if finding:
+            return finding
     if name in REPERMISSIONERS:
-        recursive = any(a == "--recursive" or (a.startswith("-") and not a.startswith("--")
-                                                   and "R" in a) for a in args)
+        # Recursive or not: a directory locked above a protected path locks the path too.
         for word in candidates:
-            finding = _check_path(word, ctx, destructive=recursive, verb="re-permissions",
+            finding = _check_path(word, ctx, destructive=True, verb="re-permissions",
                                   must_know=True)
             if finding:
                 return finding
@@ -417,20 +650,80 @@ def _check_generic(name: str, args: list[str], ctx: _Context) -> Finding | tuple
 
 
 def _check_copy(name: str, args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
-    """A copy reads its sources and writes only its destination (`-t DIR` or the last word)."""
-    operands = [a for a in args if not a.startswith("-")]
-    targets = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-t", "--target-directory")]
-    targets += [a.split("=", 1)[1] for a in args if a.startswith("--target-directory=")]
-    if not targets and operands:
-        targets = operands[-1:]
+    """A copy reads its sources and writes its destination: into a directory (`-t DIR`, a
+    trailing `/`, several sources or an existing directory) it writes each source's name
+    there, and a directory's contents (`src/.`, rsync's `src/`) land in it directly."""
+    operands, into = _copy_operands(args)
+    whole = "--no-target-directory" in args or (name in ("cp", "install") and any(
+        a.startswith("-") and not a.startswith("--") and "T" in a for a in args))
+    if into is None and len(operands) >= 2:
+        into, operands = operands[-1], operands[:-1]
+    if into is None:
+        written, as_dir = operands, False  # `install -d DIR`: the operand itself
+    else:
+        as_dir = not whole and (len(operands) > 1 or into.endswith("/") or any(
+            path is not None and os.path.isdir(path) for path in _expansions(into, ctx)))
+        written = [into if not as_dir or _copies_contents(name, source)
+                   else os.path.join(into, os.path.basename(source.rstrip("/")))
+                   for source in operands] or [into]
     if "--remove-source-files" in args:
-        targets += operands
-    for word in targets:
-        finding = _check_path(word, ctx, destructive=False, verb=f"runs {name} over",
-                              must_know=True)
+        written += operands
+    for word in written:
+        finding = _check_path(word, ctx, destructive=as_dir or whole,
+                              verb=f"runs {name} over", must_know=True)
         if finding:
             return finding
     return True, _touches(operands, ctx)
+
+
+def _copy_operands(args: list[str]) -> tuple[list[str], str | None]:
+    """The file operands of a copy, and its `-t DIR` / `--target-directory=DIR` if given."""
+    operands: list[str] = []
+    into = None
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if arg in ("-t", "--target-directory") and position < len(args):
+            into = args[position]
+            position += 1
+        elif arg.startswith("--target-directory="):
+            into = arg.split("=", 1)[1]
+        elif arg in COPY_VALUE_OPTIONS:
+            position += 1
+        elif not arg.startswith("-"):
+            operands.append(arg)
+    return operands, into
+
+
+def _copies_contents(name: str, source: str) -> bool:
+    return source.endswith("/.") or (name == "rsync" and source.endswith("/"))
+
+
+def _check_unpack(name: str, args: list[str], ctx: _Context) -> Finding | None:
+    """An archive forge cannot see into, unpacked into or above a protected path.
+
+    Unpacking where the command starts (`tar xzf release.tgz`) is let through: that is
+    ordinary work, and an archive built to overwrite the ledger is deliberate tampering.
+    """
+    if name == "tar":
+        old_style = args[:1] and not args[0].startswith("-") and "x" in args[0]
+        if not (old_style or "--extract" in args or "--get" in args or any(
+                a.startswith("-") and not a.startswith("--") and "x" in a for a in args)):
+            return None
+        options = ("-C", "--directory")
+    else:
+        if any(a in ("-l", "-t", "-v", "-Z") for a in args):
+            return None
+        options = ("-d",)
+    into = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in options), None)
+    into = next((a.split("=", 1)[1] for a in args if a.startswith("--directory=")), into)
+    for path in _expansions(into or ".", ctx):
+        entry = path and hit(path, ctx.protected, destructive=True)
+        if entry and not _at_or_above_start(path, ctx):
+            return Finding(f"runs {name} to unpack into {into or path}, which holds "
+                           f"{entry.label}", entry)
+    return None
 
 
 def _sed_in_place(args: list[str]) -> bool:
@@ -445,14 +738,16 @@ def _state_body_hint(finding: Finding) -> Finding:
     return finding
 
 
-def _check_find(args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
+def _check_find(args: list[str], ctx: _Context, *,
+                acting: bool = False) -> Finding | tuple[bool, bool]:
+    """`acting`: what find prints is acted on (`find ... | xargs rm`)."""
     starts = []
     for arg in args:
         if arg.startswith(("-", "(", "!")):
             break
         starts.append(arg)
     starts = starts or ["."]
-    acting = any(a in FIND_ACTIONS for a in args)
+    acting = acting or any(a in FIND_ACTIONS for a in args)
     if not acting:
         return True, _touches(starts, ctx)
     patterns = [args[i + 1] for i, a in enumerate(args[:-1]) if a in FIND_NAME_TESTS]
@@ -496,6 +791,15 @@ def _check_git(args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
     if not rest:
         return True, False
     sub, operands = rest[0], rest[1:]
+    if sub == "stash" and operands[:1] in (["push"], ["save"]):
+        operands = operands[1:]
+    outputs = [a.split("=", 1)[1] for a in operands if a.startswith("--output=")]
+    outputs += [operands[i + 1] for i, a in enumerate(operands[:-1]) if a == "--output"]
+    for word in outputs:
+        finding = _check_path(word, ctx, destructive=False, verb=f"runs git {sub} writing",
+                              must_know=True)
+        if finding:
+            return finding
     flags = "".join(a.lstrip("-") for a in operands if a.startswith("-") and
                     not a.startswith("--"))
     sweeping = (sub == "clean" and ("x" in flags or "X" in flags)) or (
