@@ -69,11 +69,12 @@ def test_status_shows_the_budget_and_hints_real_commands(project, capsys):
     assert data["goal"]["turn_count"] == 3 and data["_hint"]["marker"] == "Wait"
 
 
-def test_status_of_an_exhausted_goal_names_the_way_on(project, capsys):
-    _session(project, 20)
+def test_status_of_an_exhausted_goal_names_the_way_on_as_the_stop_hook_does(project, capsys):
+    session = _session(project, 20)
     code, text = _run(capsys, "goal", "status")
     assert text.splitlines()[-3:] == [f"Next: /goal {OBJECTIVE}",
-                                      "  in Claude Code: one more tranche", "Or: /goal clear"]
+                                      "  adds one more tranche of 20 turns", "Or: /goal clear"]
+    assert text.splitlines()[-3:] == session.stop()["stopReason"].splitlines()[1:]
 
 
 def test_sync_catches_a_lagging_state_up(project, capsys):
@@ -152,9 +153,9 @@ def test_ledger_charge_at_the_ceiling_says_what_the_stop_hook_says(project, caps
 
 
 def test_the_shell_wrapper_reaches_the_same_implementation(project):
-    from forge_runtime.hostkit.pytest_plugin import FORGE_PLUGIN_DIR
+    from forge_runtime import resources
 
-    wrapper = FORGE_PLUGIN_DIR / "hooks" / "lib" / "goal-ledger.sh"
+    wrapper = resources.bundle_root() / "hooks" / "lib" / "goal-ledger.sh"
     done = subprocess.run([str(wrapper), "activate", "--project", str(project.root), "--state",
                            ".forge/local/state.md"], capture_output=True, text=True,
                           env={"FORGE_PYTHON": sys.executable, "PATH": "/usr/bin:/bin"})

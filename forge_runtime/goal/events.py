@@ -41,12 +41,16 @@ def refusal_text(error: ForgeError) -> str:
     return error.hint().render()
 
 
+def exhausted_hint(goal: dict) -> hints.Hint:
+    """The way on from a spent budget: the same words in the Stop reply and `forge goal status`."""
+    return hints.next_(f"/goal {goal['objective']}", "adds one more tranche of 20 turns",
+                       or_=["/goal clear"])
+
+
 def exhausted_text(goal: dict) -> str:
     head = (f"{EXHAUSTED_CODE}: goal {goal['nonce']} used {goal['turn_count']} of "
             f"{goal['turn_ceiling']} turns ({goal['activation_count']} x 20); forge stopped it.")
-    hint = hints.next_(f"/goal {goal['objective']}", "adds one more tranche of 20 turns",
-                       or_=["/goal clear"])
-    return head + "\n" + hint.render()
+    return head + "\n" + exhausted_hint(goal).render()
 
 
 def stuck_reply(goal: dict, unchanged: int) -> dict:

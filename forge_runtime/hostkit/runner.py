@@ -142,10 +142,7 @@ class SessionResult:
     def transcript(self) -> list[dict]:
         """The session's transcript entries (the host's internal JSON-lines format)."""
         path = self.transcript_path
-        if path is None or not path.exists():
-            return []
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip()]
+        return _json_lines(path) if path is not None and path.exists() else []
 
     def model_requests(self) -> list[dict]:
         """Request bodies the main model slot saw (the /goal evaluator's left out)."""
@@ -379,6 +376,7 @@ def _wait_until_gone(pids: list[int], limit: float = 5.0) -> None:
 
 
 def _json_lines(path: Path) -> list[dict]:
+    """The JSON objects of a JSON-lines file; a line cut short by a killed writer is skipped."""
     events = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:

@@ -177,7 +177,8 @@ class Rule:
 
 
 def reply_kind(reply: dict) -> str:
-    """Which of REPLY_KINDS a reply is; raises ScriptError when it mixes kinds."""
+    """Which kind of answer a reply is (text_or_tools, verdict, error, drop_connection or hang);
+    raises ScriptError when it mixes kinds."""
     kinds = {"verdict", "error", "drop_connection", "hang"} & reply.keys()
     if reply.keys() & {"text", "tool_calls"}:
         kinds.add("text_or_tools")

@@ -10,7 +10,7 @@ from forge_runtime import hints
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.result import Result
 
-_NO_GOAL = "a person runs /goal with an objective in Claude Code"
+NO_GOAL = "a person runs /goal with an objective in Claude Code"
 
 
 def register(subparsers, common) -> None:
@@ -45,8 +45,9 @@ def _summary(goal: dict) -> list[str]:
 def _way_on(goal: dict) -> hints.Hint:
     status = goal["status"]
     if status == "exhausted":
-        return hints.next_(f"/goal {goal['objective']}", "in Claude Code: one more tranche",
-                           or_=["/goal clear"])
+        from forge_runtime.goal.events import exhausted_hint
+
+        return exhausted_hint(goal)
     if status == "active":
         return hints.wait("the goal's session runs; its Stop hook charges each turn",
                           or_=[f"forge goal history --nonce {goal['nonce']}"])
@@ -59,7 +60,7 @@ def status(args) -> Result:
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
     if nonce is None:
-        return Result(hints.wait(_NO_GOAL), ["no goal in this repository"], {"goal": None})
+        return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
     seen = core.view(project, nonce)
     lines = _summary(seen.goal) + [f"next step   {seen.next_step or '(none in the checklist)'}"]
     data = {"goal": seen.goal, "state_turn_count": seen.state_turn_count,
@@ -82,7 +83,7 @@ def sync(args) -> Result:
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
     if nonce is None:
-        return Result(hints.wait(_NO_GOAL), ["no goal to sync"], {"goal": None})
+        return Result(hints.wait(NO_GOAL), ["no goal to sync"], {"goal": None})
     goal = core.sync(project, nonce)
     return Result(hints.next_(f"forge goal status --nonce {nonce}", "state.md matches"),
                   [f"state.md synced: {goal['turn_count']} of {goal['turn_ceiling']} turns"],
@@ -100,7 +101,7 @@ def verify(args) -> Result:
     lines = [f"ok  {goal['nonce']}  {goal['status']:<9} {goal['turn_count']}/"
              f"{goal['turn_ceiling']}  {goal['objective']}" for goal in goals]
     if not goals:
-        return Result(hints.wait(_NO_GOAL), ["no goals to verify"], {"goals": []})
+        return Result(hints.wait(NO_GOAL), ["no goals to verify"], {"goals": []})
     return Result(hints.done(f"{len(goals)} goal ledger(s) verified"), lines, {"goals": goals})
 
 
@@ -111,7 +112,7 @@ def history(args) -> Result:
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
     if nonce is None:
-        return Result(hints.wait(_NO_GOAL), ["no goal in this repository"], [])
+        return Result(hints.wait(NO_GOAL), ["no goal in this repository"], [])
     entries = Ledger(project.ledger_root, nonce).history()
     lines = [f"{entry['seq']:>5}  {entry['at']}  {entry['kind']:<10} "
              f"{entry['goal']['turn_count']}/{entry['goal']['turn_ceiling']} "

@@ -80,7 +80,9 @@ def run_activate(args) -> Result:
 
     project = _project(args)
     qualification.require(project)
-    return Result(hints.wait("a person runs /goal with an objective in Claude Code"),
+    from forge_runtime.cli.commands.goal import NO_GOAL
+
+    return Result(hints.wait(NO_GOAL),
                   ["qualified: dependencies load, the ledger is writable and lockable"],
                   {"qualified": True, "ledger_root": str(project.ledger_root)})
 
