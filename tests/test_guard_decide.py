@@ -113,12 +113,20 @@ def test_an_unreadable_mode_file_denies_everything(project):
     ("Edit", {"file_path": ".forge/local/state.md", "old_string": "turn_count: 3",
               "new_string": "turn_count: 0"}),
     ("mcp__files__delete", {"path": ".git/forge-goals/n1"}),
+    ("mcp__files__write_file", {"path": ".forge/./local/state.md", "content": "x"}),
+    ("mcp__files__move", {"moves": [{"from": "a", "to": "src/../.forge/./local/state.md"}]}),
     ("PowerShell", {"command": "Remove-Item -Recurse .git\\forge-goals"}),
 ])
 def test_protected_paths_are_denied_to_an_unguarded_main_session(project, tool, tool_input):
     hint = ask(project, tool, tool_input)
     assert_contract(hint)
     assert hint.error.startswith(f"forge guard: {tool} ")
+    assert f"{tool} {tool}" not in hint.error  # the tool is named once
+
+
+def test_an_mcp_tool_naming_ordinary_files_passes(project):
+    assert ask(project, "mcp__files__write_file", {"path": "src/app.py", "content": "x"}) is None
+    assert ask(project, "mcp__files__list", {"path": ".", "depth": 2}) is None
 
 
 def test_a_project_role_guards_its_agents(project):

@@ -133,15 +133,16 @@ def _protection_finding(tool: str, tool_input: dict, cwd: str, env: dict[str, st
 
         return shell.analyse(command, cwd, env, protected)
     if tool.startswith(MCP_PREFIX) or tool in OPAQUE_TOOLS:
-        return _opaque_finding(tool_input, protected)
+        return _opaque_finding(tool_input, cwd, env, protected)
     from forge_runtime.guard import edits
 
     return edits.check(tool, tool_input, cwd, env, protected)
 
 
-def _opaque_finding(tool_input: dict,
+def _opaque_finding(tool_input: dict, cwd: str, env: dict[str, str],
                     protected: list[paths.Protected]) -> paths.Finding | None:
-    """An MCP tool or PowerShell is opaque: refuse it when its input names a protected path."""
+    """An MCP tool or PowerShell is opaque: refuse it when its input names a protected path,
+    by a telling name (`forge-goals`) or by any string that resolves into one."""
     import json
 
     text = json.dumps(tool_input, ensure_ascii=False).lower()
@@ -151,4 +152,21 @@ def _opaque_finding(tool_input: dict,
     for entry in protected:
         if entry.path.lower() in text:
             return paths.Finding(f"names {entry.label} in its arguments", entry)
+    for value in _strings(tool_input):
+        path = paths.expand(value, cwd, env) if len(value) < 4096 and "\n" not in value \
+            else None
+        entry = paths.hit(path, protected, destructive=False) if path else None
+        if entry:
+            return paths.Finding(f"names {entry.label} in its arguments ({value})", entry)
     return None
+
+
+def _strings(value) -> list[str]:
+    """Every string inside a JSON value (keys aside)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []

@@ -22,17 +22,17 @@ def check(tool: str, tool_input: dict, cwd: str, env: dict[str, str],
     """Why this file-tool call must be refused, or None."""
     word = tool_input.get(FILE_TOOLS[tool])
     if not isinstance(word, str):
-        return Finding(f"{tool} input has no {FILE_TOOLS[tool]} string, so forge cannot tell "
+        return Finding(f"input has no {FILE_TOOLS[tool]} string, so forge cannot tell "
                        "what it writes")
     path = expand(word, cwd, env)
     if path is None:
-        return Finding(f"{tool} names `{word}`, a path forge cannot resolve")
+        return Finding(f"names `{word}`, a path forge cannot resolve")
     entry = hit(path, protected, destructive=False)
     if entry is None:
         return None
     if entry.kind == FRONT_MATTER and path == entry.path and tool != "NotebookEdit":
         return _check_state_edit(tool, tool_input, path, entry)
-    return Finding(f"{tool} would write {entry.label} ({word})", entry)
+    return Finding(f"would write {entry.label} ({word})", entry)
 
 
 def front_matter(text: str) -> str | None:
@@ -63,11 +63,11 @@ def _check_state_edit(tool: str, tool_input: dict, path: str,
         current = None
     after = _apply(tool, tool_input, current)
     if after is None:
-        return Finding(f"{tool} input for state.md is malformed, so forge cannot tell whether "
+        return Finding("input for state.md is malformed, so forge cannot tell whether "
                        "it changes the goal fields", entry)
     before_fm = front_matter(current) if current is not None else EMPTY_FRONT_MATTER
     if front_matter(after) != before_fm:
-        return Finding(f"{tool} would change {entry.label} (only forge's hooks write the "
+        return Finding(f"would change {entry.label} (only forge's hooks write the "
                        "`goal:` front matter; edit the checklist below it instead)", entry)
     return None
 
