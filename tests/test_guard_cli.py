@@ -78,3 +78,17 @@ def test_entering_an_unknown_role_or_without_a_session_is_an_error(project):
     assert unknown.returncode == 1 and "no role named 'builder'" in unknown.stderr
     no_session = forge(project, "mode", "enter", "clarifier")
     assert no_session.returncode == 1 and "CLAUDE_CODE_SESSION_ID" in no_session.stderr
+
+
+def test_a_session_in_a_mode_cannot_switch_itself_to_another_role(project):
+    """Anyone may enter a mode, agents included; so entering must never loosen one."""
+    (project / ".forge" / "guard.yaml").write_text(
+        "roles:\n  tester: {tools: [Read, Bash]}\n")
+    assert forge(project, "mode", "enter", "clarifier", "--session", "s-1").returncode == 0
+    switched = forge(project, "mode", "enter", "tester", "--session", "s-1")
+    assert switched.returncode == 2
+    assert "already in the clarifier mode" in switched.stderr
+    assert "Fix: forge mode exit --session s-1" in switched.stderr
+    assert "s-1: clarifier" in forge(project, "mode", "status").stdout
+    again = forge(project, "mode", "enter", "clarifier", "--session", "s-1")
+    assert again.returncode == 0

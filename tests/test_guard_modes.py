@@ -48,3 +48,15 @@ def test_the_session_defaults_to_the_hosts_variable(monkeypatch):
     monkeypatch.delenv("CLAUDE_CODE_SESSION_ID")
     with pytest.raises(ForgeError):
         modes.require_session(None)
+
+
+def test_a_damaged_mode_file_is_not_replaced_by_entering_a_mode(tmp_path):
+    guard_dir = str(tmp_path / "forge-guard")
+    path = modes.mode_path(guard_dir, "s1")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as handle:
+        handle.write("{broken")
+    with pytest.raises(ForgeError) as refused:
+        modes.enter(guard_dir, "s1", "clarifier")
+    assert refused.value.fix == "forge mode exit --session s1"
+    assert modes.read_mode(guard_dir, "s1") == modes.UNREADABLE

@@ -52,9 +52,22 @@ def read_mode(guard_dir: str, session_id: str) -> str | None:
 
 
 def enter(guard_dir: str, session_id: str, role: str) -> str:
-    """Put the session into `role`'s mode; return the mode file's path."""
+    """Put the session into `role`'s mode; return the mode file's path.
+
+    A session already in another mode (or with an unreadable mode file) is refused: an
+    agent may run `forge mode enter`, and switching would let it trade its role for a
+    wider one. A person leaves the mode first.
+    """
     from datetime import UTC, datetime
 
+    current = read_mode(guard_dir, session_id)
+    if current is not None and current != role:
+        from forge_runtime.errors import EXIT_REFUSED, ForgeError
+
+        raise ForgeError(f"session {session_id} is already in the {current} mode; only a "
+                         "person lifts a mode, and then it may enter another",
+                         f"forge mode exit --session {session_id}", exit_code=EXIT_REFUSED,
+                         rationale="a person runs this from a terminal")
     path = mode_path(guard_dir, session_id)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     record = {"role": role, "session_id": session_id,
