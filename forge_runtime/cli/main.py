@@ -74,8 +74,7 @@ def parses(command_line: str) -> bool:
 
 
 def _no_command() -> Result:
-    return Result(hints.next_("forge doctor", "check that forge is installed and ready"),
-                  lines=["forge: no command given. Run `forge --help` for the list."],
+    return Result(HELP_HINT, lines=["forge: no command given. Run `forge --help` for the list."],
                   exit_code=EXIT_USAGE)
 
 
