@@ -212,6 +212,13 @@ DENIED = [
     "ln -s . L && rm -rf L/.git",
     "ln -sfn .git G; chmod -R 000 G/",
     "ln -s .git L && rm -rf L/",
+    # code handed to a shell on its input, and forge's entry points hidden in a script
+    "echo 'rm -rf .git' | sh",
+    "printf 'cd .git\\nrm -rf forge-goals\\n' | bash",
+    "bash <<< 'rm -rf .git'",
+    "echo 'forge mode exit --session sess-1' > /tmp/x.sh && sh /tmp/x.sh",
+    "echo mode exit | xargs forge",
+    "python3 -c \"from forge_runtime.cli.main import main; main(['mode', 'exit'])\"",
 ]
 
 ALLOWED = [
@@ -274,6 +281,9 @@ ALLOWED = [
     "chmod 755 src",
     "ln -s src/app.py app.py && cat app.py",
     "rm -rf ~/scratch",
+    "echo 'print(1)' | python3",
+    "echo ls | sh",
+    "git commit -m 'docs: how a person runs forge mode exit'",
 ]
 
 

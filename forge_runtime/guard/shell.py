@@ -96,6 +96,9 @@ _VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)
 # What a lifted command substitution leaves in its word: a substitution forge cannot know.
 _LIFTED = "`?`"
 _LOOP_VALUES_LIMIT = 64
+# forge's hook-side entry points named anywhere in a command, even inside a script it writes
+# or in an interpreter's code (`main(['mode', 'exit'])`).
+_ENTRY_POINTS = re.compile(r"\bmode\W+exit\b|\bledger\W+(?:activate|charge)\b")
 _GLOB = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 _WALK_LIMIT = 20_000
@@ -105,13 +108,14 @@ MAX_COMMAND = 200_000
 # Plain classes rather than dataclasses, which would import `inspect` (about 5 ms) into
 # the hook of every Bash call.
 class _Simple:
-    """One simple command: its words and the files its redirections write."""
+    """One simple command: its words, the files its redirections write, its here-strings."""
 
-    __slots__ = ("words", "writes")
+    __slots__ = ("words", "writes", "stdin")
 
     def __init__(self) -> None:
         self.words: list[str] = []
         self.writes: list[str] = []
+        self.stdin: list[str] = []
 
 
 class _Context:
@@ -157,6 +161,7 @@ def analyse(command: str, cwd: str, env: dict[str, str],
 def _analyse(command: str, ctx: _Context) -> Finding | None:
     if ctx.depth > 8:
         return Finding("nests shells too deeply for forge to follow")
+    names_entry_point = _ENTRY_POINTS.search(command.lower()) is not None
     command, bodies = _lift_substitutions(command)
     for body in bodies:
         finding = _analyse(body, ctx.nested())
@@ -177,6 +182,10 @@ def _analyse(command: str, ctx: _Context) -> Finding | None:
         if unproven and (sensitive or heredoc_mention):
             return Finding(f"names a protected location and runs {unproven}, which forge "
                            "cannot prove read-only")
+        if unproven and names_entry_point:
+            return Finding(f"names forge's hook-side commands (`forge mode exit`, `forge "
+                           f"ledger charge`) and runs {unproven}, which forge cannot prove "
+                           "read-only")
     return None
 
 
@@ -274,6 +283,8 @@ def _parse(command: str) -> list[list[_Simple]] | None:
             if not (token.endswith("&") and (target.isdigit() or target == "-")):
                 pipelines[-1][-1].writes.append(target)
         elif token in INPUT_REDIRECTS or token.startswith("<"):
+            if token == "<<<" and position < len(tokens):
+                pipelines[-1][-1].stdin.append(tokens[position])
             position += 1
         elif token in PIPES:
             pipelines[-1].append(_Simple())
@@ -291,7 +302,7 @@ def _check_pipeline(pipeline: list[_Simple], ctx: _Context) -> Finding | tuple[b
     """A Finding, or (does the pipeline name a protected place, its first unproven command)."""
     sensitive = False
     unproven: str | None = None
-    finding = _check_xargs_feed(pipeline, ctx)
+    finding = _check_xargs_feed(pipeline, ctx) or _check_shell_input(pipeline, ctx)
     if finding:
         return finding
     for simple in pipeline:
@@ -343,7 +354,7 @@ def _in_sensitive_dir(ctx: _Context) -> bool:
 
 def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
     """A Finding, or (is the command known read-only, does it name a protected path)."""
-    words, _ = _unwrap(_strip_reserved(words))
+    words, via_xargs = _unwrap(_strip_reserved(words))
     if not words:
         return True, False
     if "$" in words[0]:
@@ -371,7 +382,9 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
         return True, False
     forge_args = _forge_args(name, args)
     if forge_args is not None:
-        return _check_forge(forge_args)
+        outcome = _check_forge(forge_args)
+        # `... | xargs forge`: the subcommand comes from the input, forge cannot read it
+        return outcome if isinstance(outcome, Finding) or not via_xargs else (False, False)
     if name == "find":
         return _check_find(args, ctx)
     if name == "git":
@@ -467,6 +480,26 @@ def _check_xargs_feed(pipeline: list[_Simple], ctx: _Context) -> Finding | None:
                 if entry and not _at_or_above_start(path, ctx):
                     return Finding(f"lists {word} for xargs to hand to a command that is not "
                                    f"read-only, and {word} holds {entry.label}", entry)
+    return None
+
+
+def _check_shell_input(pipeline: list[_Simple], ctx: _Context) -> Finding | None:
+    """`echo 'rm -rf .git' | sh`, `bash <<< '...'`: the code a shell reads on its input,
+    when it is written out in the command itself."""
+    for index, simple in enumerate(pipeline):
+        words, _ = _unwrap(_strip_reserved([w for w in simple.words if not _ASSIGNMENT.match(w)]))
+        if not words or os.path.basename(words[0]) not in SHELLS \
+                or any(not arg.startswith("-") for arg in words[1:]):
+            continue  # not a shell, or one running a script file
+        code = list(simple.stdin)
+        feeder = _unwrap(pipeline[index - 1].words)[0] if index else []
+        if feeder and os.path.basename(feeder[0]) in ("echo", "printf"):
+            code.append(" ".join(a for a in feeder[1:] if a not in ("-e", "-n", "-en", "-ne"))
+                        .replace("\\n", "\n"))
+        for text in code:
+            finding = _nested(text, ctx)
+            if finding:
+                return finding
     return None
 
 
