@@ -219,6 +219,7 @@ DENIED = [
     "echo 'forge mode exit --session sess-1' > /tmp/x.sh && sh /tmp/x.sh",
     "echo mode exit | xargs forge",
     "python3 -c \"from forge_runtime.cli.main import main; main(['mode', 'exit'])\"",
+    "python3 -c 'from forge_runtime.guard import modes; modes.leave(d, s)'",
 ]
 
 ALLOWED = [

@@ -98,7 +98,8 @@ _LIFTED = "`?`"
 _LOOP_VALUES_LIMIT = 64
 # forge's hook-side entry points named anywhere in a command, even inside a script it writes
 # or in an interpreter's code (`main(['mode', 'exit'])`).
-_ENTRY_POINTS = re.compile(r"\bmode\W+exit\b|\bledger\W+(?:activate|charge)\b")
+_ENTRY_POINTS = re.compile(
+    r"\bmode\W+exit\b|\bledger\W+(?:activate|charge)\b|\bmodes\.leave\b")
 _GLOB = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 _WALK_LIMIT = 20_000
