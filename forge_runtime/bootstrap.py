@@ -29,6 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from forge_runtime import resources
 from forge_runtime.errors import EXIT_OK, EXIT_USAGE, ForgeError
 
 # What hooks import, as pip requirements and as module names; pyproject.toml lists the same
@@ -39,9 +40,6 @@ HOOK_MODULES: tuple[str, ...] = ("yaml", "filelock", "jsonschema")
 ENV_NAME = "forge-env"
 STAMP_FILE = "forge-stamp"
 PIP_TIMEOUT_SECONDS = 240
-
-# Package directory's parent: the plugin root when forge runs from the plugin bundle.
-PACKAGE_PARENT = Path(__file__).resolve().parent.parent
 
 Installer = Callable[[Path, Sequence[str]], None]
 Creator = Callable[[Path], None]
@@ -180,7 +178,8 @@ class Bootstrap:
 def fix_command(data_dir: Path | None, python: str = sys.executable) -> str:
     """The full command that retries the bootstrap by hand, showing pip's own output."""
     data = f" --data {shlex.quote(str(data_dir))}" if data_dir else ""
-    return (f"cd {shlex.quote(str(PACKAGE_PARENT))} && {shlex.quote(python)} "
+    package_parent = resources.PACKAGE_DIR.parent  # where `-m forge_runtime...` resolves
+    return (f"cd {shlex.quote(str(package_parent))} && {shlex.quote(python)} "
             f"-m forge_runtime.bootstrap{data}")
 
 

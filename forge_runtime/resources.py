@@ -34,3 +34,25 @@ def plugin_root() -> Path | None:
     """The plugin bundle's root when forge runs from one (a checkout or a plugin install)."""
     root = PACKAGE_DIR.parent
     return root if (root / ".claude-plugin" / "plugin.json").is_file() else None
+
+
+def host_plugin_dir(scratch: Path) -> Path:
+    """The forge plugin to load into a host session (`--plugin-dir`): the bundle forge runs
+    from, else one assembled under `scratch` from what a wheel install carries (hooks,
+    workflows, skills) plus a manifest. `forge demo` and the host kit's fixtures use it."""
+    root = plugin_root()
+    if root is not None:
+        return root
+    import json
+    import shutil
+
+    built = scratch / "forge-plugin"
+    if built.is_dir():  # assembled by an earlier call for the same scratch dir
+        return built
+    bundle = bundle_root()
+    for name in BUNDLED_DIRS:
+        shutil.copytree(bundle / name, built / name)
+    (built / ".claude-plugin").mkdir()
+    (built / ".claude-plugin" / "plugin.json").write_text(json.dumps(
+        {"name": "forge", "description": "forge, as installed from the wheel"}))
+    return built

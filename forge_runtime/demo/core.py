@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from forge_runtime import resources
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.runner import Host, SessionResult
@@ -96,22 +94,6 @@ class Demo:
     def close(self) -> None:
         for host in self._hosts.values():
             host.close()
-
-
-def plugin_dir(workdir: Path) -> Path:
-    """The forge plugin to load: the checkout this package runs from, else one built from
-    the files a wheel install carries (hooks, workflows, skills) plus a manifest."""
-    root = resources.plugin_root()
-    if root is not None:
-        return root
-    bundle = resources.bundle_root()
-    built = workdir / "forge-plugin"
-    for name in resources.BUNDLED_DIRS:
-        shutil.copytree(bundle / name, built / name)
-    (built / ".claude-plugin").mkdir()
-    (built / ".claude-plugin" / "plugin.json").write_text(json.dumps(
-        {"name": "forge", "description": "forge, as installed from the wheel"}))
-    return built
 
 
 def make_workdir(keep: str | None) -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from forge_runtime import hints
-from forge_runtime.demo.core import Demo, DemoFailed, make_workdir, plugin_dir
+from forge_runtime import hints, resources
+from forge_runtime.demo.core import Demo, DemoFailed, make_workdir
 from forge_runtime.demo.steps import STEPS
 from forge_runtime.errors import ForgeError
 from forge_runtime.hostkit.binary import ClaudeNotFound
@@ -19,7 +19,7 @@ def run_demo(keep: str | None) -> Result:
     workdir = make_workdir(keep)
     demo = None
     try:
-        demo = Demo(workdir, plugin_dir(workdir), kept=keep is not None)
+        demo = Demo(workdir, resources.host_plugin_dir(workdir), kept=keep is not None)
         sections = [step(demo) for step in STEPS]
     except ClaudeNotFound as exc:
         raise ForgeError(f"forge demo needs the Claude Code CLI: {exc}",

@@ -16,7 +16,9 @@ Enable with `pytest_plugins = ["forge_runtime.hostkit.pytest_plugin"]` in a conf
 `claude_host(script, plugin_dirs=None, **options)` returns a started `Host` (closed after
 the test) with the forge plugin loaded unless `plugin_dirs` says otherwise; `script` is a
 `Script`, a dict, YAML/JSON text, or a path. `project` is an empty git repository.
-Tests using the binary skip, saying why, only when no Claude Code binary exists at all.
+A test that needs the binary fails, saying where forge looked, when there is none: forge
+depends on claude-agent-sdk, which ships it, so a missing binary is a broken install that a
+skip would hide.
 """
 
 from __future__ import annotations
@@ -25,12 +27,11 @@ from pathlib import Path
 
 import pytest
 
+from forge_runtime import resources
 from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.runner import Host
 from forge_runtime.hostkit.script import Script
-
-FORGE_PLUGIN_DIR = Path(__file__).resolve().parents[2]
 
 
 def as_script(script: Script | dict | str | Path) -> Script:
@@ -49,11 +50,12 @@ def as_script(script: Script | dict | str | Path) -> Script:
 
 @pytest.fixture(scope="session")
 def claude_bin() -> Path:
-    """The real Claude Code binary; the test skips, saying why, when there is none at all."""
+    """The real Claude Code binary; the test fails, saying why, when there is none at all."""
     try:
         return find_claude()
     except ClaudeNotFound as exc:
-        pytest.skip(f"no Claude Code binary: {exc}")
+        pytest.fail(f"no Claude Code binary: {exc} (python -m pip install claude-agent-sdk)",
+                    pytrace=False)
 
 
 @pytest.fixture
@@ -68,7 +70,7 @@ def claude_host(tmp_path: Path, claude_bin: Path):
     hosts: list[Host] = []
 
     def make(script, plugin_dirs=None, **options) -> Host:
-        plugins = [FORGE_PLUGIN_DIR] if plugin_dirs is None else plugin_dirs
+        plugins = [resources.host_plugin_dir(tmp_path)] if plugin_dirs is None else plugin_dirs
         host = Host(tmp_path / f"host-{len(hosts) + 1}", as_script(script),
                     plugin_dirs=plugins, claude_bin=claude_bin, **options)
         hosts.append(host)

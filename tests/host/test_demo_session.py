@@ -64,10 +64,10 @@ def test_demo_text_report_ends_with_a_hint_and_leaves_nothing_behind(tmp_path, c
 
 def test_without_a_checkout_the_demo_builds_a_plugin_the_host_loads(
         tmp_path, claude_bin, claude_host, project, monkeypatch):
-    from forge_runtime.demo import core
+    from forge_runtime import resources
 
-    monkeypatch.setattr(core.resources, "plugin_root", lambda: None)  # as in a wheel install
-    built = core.plugin_dir(tmp_path)
+    monkeypatch.setattr(resources, "plugin_root", lambda: None)  # as in a wheel install
+    built = resources.host_plugin_dir(tmp_path)
     host = claude_host({"rules": [{"reply": {"text": "hi"}}]}, plugin_dirs=[built])
     session = host.run("hi", cwd=project)
 
