@@ -216,6 +216,56 @@ def test_the_main_session_cannot_touch_the_ledger_but_works_normally(claude_host
     assert all(r["text"].startswith("PreToolUse:") for r in errors)
 
 
+SHELL_TRICKS_SCRIPT = """
+rules:
+  - name: the model reads the results
+    when: {last_is_tool_result: true}
+    reply: {text: "TRICKS-DONE"}
+  - name: shell tricks on the ledger and state.md, then ordinary shell grammar
+    reply:
+      tool_calls:
+        - {name: Bash, input: {command: "{ rm -rf .git; }"}}
+        - {name: Bash, input: {command: "ln -s . L && rm -rf L/.git"}}
+        - {name: Bash, input: {command: "echo \\"$(rm -rf .git)\\""}}
+        - {name: Bash, input: {command: "cp backup/state.md .forge/local/"}}
+        - {name: Bash, input: {command: "if [ -d backup ]; then echo ok > ok.txt; fi"}}
+"""
+
+
+def test_shell_grammar_tricks_are_denied_and_ordinary_grammar_runs(claude_host, project):
+    """Bypasses an adversarial review found (a group, a symlink made in the same command, a
+    substitution in quotes, a copy into a directory) are denied by forge in the real host;
+    the same grammar doing ordinary work still runs."""
+    record = project / ".git" / "forge-goals" / "n1" / "records" / "00000001.json"
+    record.parent.mkdir(parents=True)
+    record.write_text('{"seq": 1}\n')
+    state = project / ".forge" / "local" / "state.md"
+    state.parent.mkdir(parents=True)
+    state.write_text("---\ngoal: null\n---\n")
+    (project / "backup").mkdir()
+    (project / "backup" / "state.md").write_text("---\ngoal: {turn_count: 0}\n---\n")
+    host = claude_host(SHELL_TRICKS_SCRIPT)
+    session = host.run("tidy up", cwd=project, args=["--allowedTools", "Bash"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    denied = [json.loads(c.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+              for c in session.hooks_for("PreToolUse") if c.stdout.strip()]
+    assert len(denied) == 4, denied
+    assert all(reason.startswith("Error: forge guard: Bash ") for reason in denied)
+    assert all("\nFix: forge " in reason for reason in denied)
+    assert record.read_text() == '{"seq": 1}\n'
+    assert state.read_text() == "---\ngoal: null\n---\n"
+    assert not (project / "L").exists()
+    assert (project / "ok.txt").read_text() == "ok\n"
+    last = session.requests[-1]["body"]["messages"]
+    results = [block for message in last if isinstance(message.get("content"), list)
+               for block in message["content"] if block.get("type") == "tool_result"]
+    refused = [block for block in results if block.get("is_error")]
+    assert len(results) == 5 and len(refused) == 4
+    assert all(json.dumps(block["content"]).startswith('"PreToolUse:Bash hook error: Error: '
+                                                       'forge guard: Bash') for block in refused)
+
+
 def test_an_sdk_session_with_whitelist_guard_gets_write_and_bash_denied(project, tmp_path,
                                                                         claude_bin):
     from claude_agent_sdk import ClaudeAgentOptions, ToolResultBlock, UserMessage, query
