@@ -107,3 +107,34 @@ def test_a_first_activation_finishing_inside_anothers_lookup_is_joined_not_refus
     other["thread"].join(10)
     assert mine["nonce"] == other["goal"]["nonce"]
     assert Ledger(project.ledger_root, mine["nonce"]).verify()["activation_count"] == 1
+
+
+def test_reading_a_goal_while_other_processes_charge_it_never_reports_tampering(tmp_path):
+    """`forge goal verify|status`, an activation's lookup and a Stop's status check all read
+    a goal that other sessions may be charging at that moment."""
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import status
+
+    project = make_project(tmp_path)
+    goal = activation.activate(project, "ship it").goal
+    context = multiprocessing.get_context("fork")
+    barrier = context.Barrier(2)
+    writers = [context.Process(target=_charge_turns, args=(
+        str(project.ledger_root), str(project.state_path), goal["nonce"],
+        [f"w{w}-t{t}" for t in range(9)], barrier)) for w in range(2)]
+    for writer in writers:
+        writer.start()
+    refusals = []
+    while any(writer.is_alive() for writer in writers):
+        for read in (lambda: status.verify_all(project),
+                     lambda: status.view(project, goal["nonce"]),
+                     lambda: activation.find_nonce(project.ledger_root, goal["objective_hash"])):
+            try:
+                read()
+            except ForgeError as exc:
+                refusals.append(exc.message)
+    for writer in writers:
+        writer.join(30)
+        assert writer.exitcode == 0
+    assert refusals == []
+    assert Ledger(project.ledger_root, goal["nonce"]).verify()["turn_count"] == 18

@@ -91,7 +91,7 @@ def test_a_charge_killed_at_any_instant_leaves_the_old_count_or_the_new(fast_dir
 
         goal = ledger.verify()
         assert goal["turn_count"] - before in (finished, finished + 1)
-        consistency.check(project.state_path, goal)
+        consistency.check(project.state_path, ledger)
         if finished < CHARGES_PER_PROCESS:
             landed = goal["turn_count"] - before > finished
             in_flight_landed += landed

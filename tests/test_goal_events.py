@@ -372,3 +372,66 @@ def test_a_goal_whose_objective_is_all_invisible_characters_is_blocked(project):
     assert reply["reason"].splitlines()[-1] == "Fix: forge goal status"
     assert "no visible characters" in reply["reason"]
     assert sessions.involvement(project.ledger_root, session.id) == set()
+
+
+# -- worktrees: one ledger, one state.md per work tree ---------------------------------------
+
+@pytest.fixture
+def worktrees(tmp_path, project):
+    """Two work trees of one git repository: (main, other) projects."""
+    import subprocess
+
+    from forge_runtime.project import find_project
+
+    main = tmp_path / "main"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@forge.invalid",
+           "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q", str(main)], check=True)
+    subprocess.run([*git, "-C", str(main), "commit", "-q", "--allow-empty", "-m", "start"],
+                   check=True)
+    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", str(tmp_path / "other")],
+                   check=True)
+    return find_project(main), find_project(tmp_path / "other")
+
+
+def test_two_worktrees_charging_one_goal_in_turn_are_never_refused(worktrees):
+    here, there = worktrees
+    first, second = Session(here), Session(there)
+    first.person_goal(OBJECTIVE)
+    first.turn()
+    second.person_goal(OBJECTIVE)  # binds the other work tree's session to the same goal
+    for session in (second, second, first, second, first, first, second):
+        reply = session.turn()
+        assert reply is None or "continue" not in reply  # a stuck warning at most
+    # each work tree's state is the goal as its own last Stop left it
+    assert state.read(here.state_path).goal["turn_count"] == 7
+    assert state.read(there.state_path).goal["turn_count"] == 8
+    assert Ledger(here.ledger_root, _goal(here)["nonce"]).verify()["turn_count"] == 8
+
+
+def test_a_tranche_added_in_another_worktree_is_followed_not_refused(worktrees):
+    here, there = worktrees
+    first, second = Session(here), Session(there)
+    first.person_goal(OBJECTIVE)
+    for _ in range(20):
+        first.turn()
+    second.person_goal(OBJECTIVE)  # one more tranche, from the other work tree
+    second.turn()
+    assert first.turn() is None  # e.g. a person's plain message resumes the TUI's native goal
+    goal = state.read(here.state_path).goal
+    assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (22, 40, "active")
+
+
+def test_a_worktrees_state_rolled_back_is_still_refused_beside_another_worktree(worktrees):
+    here, there = worktrees
+    first, second = Session(here), Session(there)
+    first.person_goal(OBJECTIVE)
+    first.turn()
+    snapshot = here.state_path.read_text()
+    first.turn()
+    first.turn()
+    second.person_goal(OBJECTIVE)
+    second.turn()
+    here.state_path.write_text(snapshot)  # count 1 of this tree's own 3 charged turns
+    text = _stop_text(first.turn())
+    assert text.startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file turn_count 1 lags")

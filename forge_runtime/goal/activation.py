@@ -73,7 +73,7 @@ def find_nonce(ledger_root: Path, digest: str) -> str | None:
         raise tampered(f"objective index {digest[:12]} cannot be read") from None
     if len(nonce) != 32 or not Ledger(ledger_root, nonce).exists():
         raise tampered(f"objective index {digest[:12]} names goal {nonce!r}, which is missing")
-    if Ledger(ledger_root, nonce).head().goal.get("objective_hash") != digest:
+    if Ledger(ledger_root, nonce).current().goal.get("objective_hash") != digest:
         raise tampered(f"objective index {digest[:12]} names goal {nonce}, which is another "
                        "objective's")
     return nonce
@@ -90,7 +90,7 @@ def _unindexed_goal(project: Project, digest: str) -> None:
     from forge_runtime.goal.status import goal_nonces
 
     for nonce in goal_nonces(project):
-        if Ledger(project.ledger_root, nonce).head().goal.get("objective_hash") == digest:
+        if Ledger(project.ledger_root, nonce).current().goal.get("objective_hash") == digest:
             raise tampered(f"goal {nonce} has this objective but the objective index lost it")
     try:
         remembered = state.read(project.state_path).goal or {}

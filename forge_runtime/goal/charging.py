@@ -55,15 +55,16 @@ def charge(ledger: Ledger, state_path: Path, turn: str, session: str) -> Charge:
     """Charge `turn` to the goal once; refuse past the ceiling; fail closed on tampering."""
     with ledger.lock():
         head = ledger.settle()
-        current = consistency.check(state_path, head.goal)
-        result = _charge_locked(ledger, head, current, turn, session)
+        current = consistency.check(state_path, ledger, head)
+        result = _charge_locked(ledger, head, current, turn, session,
+                                consistency.mirror_id(state_path))
         if current.goal != state.mirror(result.goal):  # catch up a state a crash left behind
             state.write_goal(state_path, result.goal)
         return result
 
 
 def _charge_locked(ledger: Ledger, head: Head, current: state.StateFile, turn: str,
-                   session: str) -> Charge:
+                   session: str, mirror: str) -> Charge:
     goal = head.goal
     if goal["status"] in (COMPLETE, CANCELLED):
         return Charge(ENDED, goal)
@@ -78,7 +79,7 @@ def _charge_locked(ledger: Ledger, head: Head, current: state.StateFile, turn: s
     unchanged = last.get("unchanged", 0) + 1 \
         if last.get("kind") == "charge" and last.get("progress") == progress else 0
     goal = {**goal, "turn_count": goal["turn_count"] + 1}
-    head = ledger.append(head, "charge", goal, turn=turn, session=session,
+    head = ledger.append(head, "charge", goal, turn=turn, session=session, mirror=mirror,
                          progress=progress, unchanged=unchanged)
     if goal["turn_count"] >= goal["turn_ceiling"]:
         head = _exhaust(ledger, head, current.next_step, session)
@@ -90,7 +91,7 @@ def end(ledger: Ledger, state_path: Path, kind: str, session: str, why: str) -> 
     status = COMPLETE if kind == "complete" else CANCELLED
     with ledger.lock():
         head = ledger.settle()
-        consistency.check(state_path, head.goal)
+        consistency.check(state_path, ledger, head)
         if head.goal["status"] not in (ACTIVE, EXHAUSTED):
             return head.goal
         head = ledger.append(head, kind, {**head.goal, "status": status}, session=session,

@@ -179,7 +179,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if binding.get("repository") != activation.repository_id(project.ledger_root):
         raise tampered(f"session {session} is bound to a goal of another repository")
     ledger = Ledger(project.ledger_root, binding["nonce"])
-    if chunk.last_turn is None and ledger.head().goal["status"] == ACTIVE:
+    if chunk.last_turn is None and ledger.current().goal["status"] == ACTIVE:
         # a new turn whose entry the host has not written yet, or a repeated Stop
         chunk = transcript.follow(event.get("transcript_path") or "", chunk,
                                   lambda seen: seen.last_turn)

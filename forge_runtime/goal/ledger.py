@@ -12,6 +12,12 @@ Layout under `Project.ledger_root` (shared by every worktree of a repository):
 Every record holds the whole goal as it stands after it (`goal`: nonce, objective, counts,
 ceiling, status), so the current goal is the last record and no reader replays the chain.
 
+Readers that do not hold the writers' lock use `current()`, `verified()` and `history()`,
+which take it: a record appended while a lock-free reader looked would otherwise read as one
+appended out of sequence (an unexpected file, or a second record past the head pointer),
+and a person running `forge goal verify` beside a live session would be told of tampering.
+`head()` and `verify()` themselves are for callers that hold the lock.
+
 Two levels of checking, chosen so that a Stop costs the same on turn 2,000 as on turn 20:
 - `Ledger.head()` (every charge, O(1)): the head pointer names the last record, that record
   matches its own hash and the pointer, the record before it is the one it seals, and one
@@ -166,10 +172,28 @@ class Ledger:
                            f"{', '.join(sorted(names - expected))}")
         return head.goal
 
+    def previous(self, record: dict) -> dict:
+        """The record that `record` seals, checked against its own hash and the link."""
+        earlier = self._record(record["seq"] - 1)
+        self._check_link(record, earlier)
+        return earlier
+
+    def current(self) -> Head:
+        """`head()` for a caller that does not hold the lock (it takes it)."""
+        with self.lock():
+            return self.head()
+
+    def verified(self) -> dict:
+        """`verify()` for a caller that does not hold the lock (it takes it)."""
+        with self.lock():
+            return self.verify()
+
     def history(self) -> list[dict]:
-        """Every record, oldest first, after a full verification."""
-        self.verify()
-        return [self._record(seq) for seq in range(1, self.head().seq + 1)]
+        """Every record, oldest first, after a full verification (takes the lock)."""
+        with self.lock():
+            last = self.head().seq
+            self.verify()
+            return [self._record(seq) for seq in range(1, last + 1)]
 
     def turn_charged(self, turn_id: str, head: Head) -> bool:
         """True when `turn_id` has been charged already (its marker, or the last record)."""

@@ -59,11 +59,13 @@ def chosen_nonce(project: Project, nonce: str | None = None) -> str | None:
 
 def view(project: Project, nonce: str) -> GoalView:
     """The goal, fully verified, and whether state.md agrees with it."""
-    goal = Ledger(project.ledger_root, nonce).verify()
-    try:
-        current = consistency.check(project.state_path, goal)
-    except ForgeError as exc:
-        return GoalView(goal, None, None, False, exc.message)
+    ledger = Ledger(project.ledger_root, nonce)
+    with ledger.lock():
+        goal = ledger.verify()
+        try:
+            current = consistency.check(project.state_path, ledger)
+        except ForgeError as exc:
+            return GoalView(goal, None, None, False, exc.message)
     return GoalView(goal, current.goal.get("turn_count"), current.next_step, True, None)
 
 
@@ -82,4 +84,4 @@ def sync(project: Project, nonce: str) -> dict:
 
 def verify_all(project: Project) -> list[dict]:
     """Every goal of the repository, fully verified; the first failure raises."""
-    return [Ledger(project.ledger_root, nonce).verify() for nonce in goal_nonces(project)]
+    return [Ledger(project.ledger_root, nonce).verified() for nonce in goal_nonces(project)]

@@ -71,7 +71,7 @@ def status(args) -> Result:
                              exit_code=EXIT_REFUSED, code="FORGE_GOAL_LEDGER_TAMPERED")
         return Result(refusal.hint(), lines, {**data, "code": refusal.code}, refusal.exit_code)
     if seen.state_turn_count != seen.goal["turn_count"]:
-        lines.append(f"state.md    {seen.state_turn_count} turns (one behind the ledger)")
+        lines.append(f"state.md    {seen.state_turn_count} turns (behind the ledger)")
         return Result(hints.next_(f"forge goal sync --nonce {nonce}", "catch state.md up"),
                       lines, data)
     return Result(_way_on(seen.goal), lines, data)
