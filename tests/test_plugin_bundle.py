@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from forge_runtime.hostkit.binary import find_claude
+from forge_runtime.hostkit.runner import QUIET_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 TARGETS = [".", ".claude-plugin/plugin.json"]
@@ -18,9 +19,7 @@ PROFILES = [[], ["--profile", "directory"]]
 
 
 def validate(target: str, extra: list[str], home: Path) -> tuple[int, dict]:
-    env = {**os.environ, "HOME": str(home), "DISABLE_TELEMETRY": "1",
-           "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    env = {**os.environ, "HOME": str(home), **QUIET_ENV}
     done = subprocess.run([str(find_claude()), "plugin", "validate", target, "--strict",
                            *extra, "--json"], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=120)
