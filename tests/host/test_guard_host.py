@@ -271,16 +271,9 @@ def test_an_sdk_session_with_whitelist_guard_gets_write_and_bash_denied(project,
     from claude_agent_sdk import ClaudeAgentOptions, ToolResultBlock, UserMessage, query
 
     from forge_runtime.guard.sdk import whitelist_guard
-    from forge_runtime.hostkit.runner import API_KEY, QUIET_ENV
+    from forge_runtime.hostkit.runner import Host
     from forge_runtime.hostkit.script import Script
-    from forge_runtime.hostkit.server import ModelServer
 
-    home = tmp_path / "home"
-    (home / "tmp").mkdir(parents=True)
-    (home / ".claude.json").write_text(json.dumps({
-        "hasCompletedOnboarding": True,
-        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
-        "projects": {str(project): {"hasTrustDialogAccepted": True}}}))
     script = Script.parse("""
 rules:
   - name: done
@@ -293,23 +286,18 @@ rules:
         - {name: Bash, input: {command: "echo ran > {cwd}/sdk-ran.txt"}}
         - {name: Read, input: {file_path: "{cwd}/README.md"}}
 """)
-    server = ModelServer(script, log_path=tmp_path / "requests.jsonl").start()
-    server.variables["cwd"] = str(project)
-    env = {**QUIET_ENV, "HOME": str(home), "TMPDIR": str(home / "tmp"),
-           "CLAUDE_CODE_TMPDIR": str(home / "tmp"), "ANTHROPIC_BASE_URL": server.url,
-           "ANTHROPIC_API_KEY": API_KEY}
-    options = ClaudeAgentOptions(
-        cli_path=str(claude_bin), cwd=str(project), env=env, setting_sources=[],
-        allowed_tools=["Read", "Write", "Edit", "Bash"], permission_mode="acceptEdits",
-        hooks={"PreToolUse": whitelist_guard(["Read", "Grep", "Glob"], role="clarifier")})
 
-    async def collect():
+    async def collect(options):
         return [message async for message in query(prompt="clarify", options=options)]
 
-    try:
-        messages = asyncio.run(asyncio.wait_for(collect(), timeout=60))
-    finally:
-        server.stop()
+    with Host(tmp_path / "host", script, isolate_network=False, claude_bin=claude_bin) as host:
+        # the host kit's pretend HOME, model server and pre-answered trust, without a plugin
+        _, env = host.interactive(project, tmp_path / "run")
+        options = ClaudeAgentOptions(
+            cli_path=str(claude_bin), cwd=str(project), env=env, setting_sources=[],
+            allowed_tools=["Read", "Write", "Edit", "Bash"], permission_mode="acceptEdits",
+            hooks={"PreToolUse": whitelist_guard(["Read", "Grep", "Glob"], role="clarifier")})
+        messages = asyncio.run(asyncio.wait_for(collect(options), timeout=60))
     results = [block for message in messages if isinstance(message, UserMessage)
                and isinstance(message.content, list) for block in message.content
                if isinstance(block, ToolResultBlock)]
