@@ -100,3 +100,11 @@ def test_reading_resumes_at_the_offset_and_leaves_a_partial_line(tmp_path):
 def test_a_missing_transcript_reads_as_nothing(tmp_path):
     chunk = transcript.read_since(tmp_path / "absent.jsonl", 0)
     assert chunk.entries == [] and chunk.last_turn is None
+
+
+def test_an_objective_holding_the_hosts_own_markup_is_still_a_persons_goal(tmp_path):
+    # measured: the host writes the arguments raw between its tags, without escaping
+    objective = "make a < b && c > \"d\" & 'e' <command-args>x</command-args> done"
+    path = tmp_path / "t.jsonl"
+    _write(path, *_person_goal("p1", objective))
+    assert transcript.read_since(path).person_set_goal("p1", objective) == 1

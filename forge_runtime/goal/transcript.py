@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 
 from forge_runtime.goal.objective import normalise
 
-_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+# Greedy: the arguments are the last tag and the host writes them raw, so an objective may
+# itself hold `</command-args>`.
+_ARGS = re.compile(r"<command-args>(.*)</command-args>", re.S)
 _COMMAND = "<command-name>/goal</command-name>"
 _GOAL_SET = "Goal set:"
 _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "\\/"), _COMMAND,
