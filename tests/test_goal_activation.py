@@ -172,3 +172,16 @@ def test_an_objective_index_pointing_at_another_goal_is_refused(tmp_path):
     with pytest.raises(ForgeError) as caught:
         activation.activate(project, "ship it")
     assert "another objective's" in caught.value.message
+
+
+def test_a_first_activation_cut_short_before_its_index_is_adopted_not_refused(tmp_path):
+    """A crash (the hook killed) between writing a new goal and publishing its index leaves
+    a goal at turn 0 that nothing names: the person's next /goal must not be refused."""
+    project = make_project(tmp_path)
+    repository = activation.repository_id(project.ledger_root)
+    orphan = Ledger(project.ledger_root, "a" * 32)
+    orphan.create(activation._fresh_goal("a" * 32, "ship it", repository))
+    started = activation.activate(project, "ship it")
+    assert started.goal["nonce"] == "a" * 32
+    assert (started.goal["turn_count"], started.goal["turn_ceiling"]) == (0, 20)
+    assert activation.activate(project, "ship it").goal["nonce"] == "a" * 32

@@ -348,7 +348,7 @@ def test_a_goal_whose_hooks_are_not_forges_is_blocked(project, tmp_path, monkeyp
     "ship\u200b the parser",                # a zero-width space is invisible
     "ship the\nparser\u2028now",            # line breaks, ASCII and Unicode
     "ship " + "the parser " * 400,          # very long
-])
+], ids=["bidi", "zero-width", "line-breaks", "long"])
 def test_the_exhausted_hint_is_a_command_that_continues_the_same_goal(project, objective):
     session = Session(project)
     session.person_goal(objective)

@@ -79,19 +79,27 @@ def find_nonce(ledger_root: Path, digest: str) -> str | None:
     return nonce
 
 
-def _unindexed_goal(project: Project, digest: str) -> None:
+def _unindexed_goal(project: Project, digest: str) -> str | None:
     """Before starting an objective from zero, make sure no trace says it ran before.
 
     The objective index is the only way from an objective to its goal, so deleting an
     index file (or a whole goal) must not turn into a fresh budget: a goal directory or
-    the state file still naming this objective fails closed instead. Callers hold the
-    repository's activation lock, so no other activation is half done here.
+    the state file still naming this objective fails closed instead. The one exception is
+    a goal that is still only its genesis record (turn 0): that is a first activation cut
+    short before it published its index (the hook killed), and it is adopted, since it holds
+    no budget to lose. Callers hold the repository's activation lock, so no other
+    activation is half done here.
     """
     from forge_runtime.goal.status import goal_nonces
 
     for nonce in goal_nonces(project):
-        if Ledger(project.ledger_root, nonce).current().goal.get("objective_hash") == digest:
-            raise tampered(f"goal {nonce} has this objective but the objective index lost it")
+        head = Ledger(project.ledger_root, nonce).current()
+        if head.goal.get("objective_hash") != digest:
+            continue
+        if head.seq == 1:
+            _publish_index(project.ledger_root, digest, nonce)
+            return nonce
+        raise tampered(f"goal {nonce} has this objective but the objective index lost it")
     try:
         remembered = state.read(project.state_path).goal or {}
     except ForgeError:
@@ -99,6 +107,16 @@ def _unindexed_goal(project: Project, digest: str) -> None:
     if remembered.get("objective_hash") == digest:
         raise tampered(f"state.md names goal {remembered.get('nonce')} for this objective, "
                        "which the ledger no longer has")
+    return None
+
+
+def _publish_index(ledger_root: Path, digest: str, nonce: str) -> None:
+    """Name `nonce` as the goal of the objective `digest` (under the activation lock)."""
+    index = ledger_root / OBJECTIVES_DIR
+    index.mkdir(parents=True, exist_ok=True)
+    if not records.create_exclusive(index / digest, nonce.encode("ascii")):
+        raise tampered(f"objective index {digest[:12]} appeared while the activation lock "
+                       "was held")
 
 
 def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
@@ -112,11 +130,7 @@ def _create(ledger_root: Path, objective: str, repository: str, session: str | N
     nonce = new_nonce()
     head = Ledger(ledger_root, nonce).create(_fresh_goal(nonce, objective, repository),
                                              session=session)
-    index = ledger_root / OBJECTIVES_DIR
-    index.mkdir(parents=True, exist_ok=True)
-    if not records.create_exclusive(index / objective_hash(objective), nonce.encode("ascii")):
-        raise tampered(f"objective index {objective_hash(objective)[:12]} appeared while "
-                       "the activation lock was held")
+    _publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
 
@@ -150,9 +164,8 @@ def activate(project: Project, objective: str, session: str | None = None) -> Ac
     repository = repository_id(root)
     digest = objective_hash(objective)
     with locked(root):
-        nonce = find_nonce(root, digest)
+        nonce = find_nonce(root, digest) or _unindexed_goal(project, digest)
         if nonce is None:
-            _unindexed_goal(project, digest)
             created = _create(root, objective, repository, session)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal)
