@@ -435,3 +435,21 @@ def test_a_worktrees_state_rolled_back_is_still_refused_beside_another_worktree(
     here.state_path.write_text(snapshot)  # count 1 of this tree's own 3 charged turns
     text = _stop_text(first.turn())
     assert text.startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file turn_count 1 lags")
+
+
+def test_a_second_goal_in_the_same_work_tree_stops_the_first_with_a_way_back(project):
+    first, second = Session(project), Session(project)
+    first.person_goal(OBJECTIVE)
+    first.turn()
+    second.person_goal("another objective")  # state.md now mirrors the second goal
+    second.turn()
+    lines = _stop_text(first.turn()).splitlines()
+    assert lines[0].startswith("Error: FORGE_GOAL_WORKTREE_TAKEN: state.md follows goal ")
+    assert "another objective" in lines[0]
+    assert lines[1] == f"Fix: /goal {OBJECTIVE}"
+    assert lines[-1].startswith("Or: forge goal status --nonce ")
+    assert second.turn() is None  # the second goal runs on, untouched
+    first.person_goal(OBJECTIVE)  # the way back: this work tree follows the first goal again
+    assert first.turn() is None
+    assert _goal(project)["objective"] == OBJECTIVE
+    assert _goal(project)["turn_count"] == 2  # the refused turn was not charged

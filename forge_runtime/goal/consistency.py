@@ -13,6 +13,11 @@ an edit: the state then equals the goal as some recent record left it, and at mo
 the charges after that record was made for this state file (charge records name the state
 file they mirror to). Only on a mismatch are records read back, newest first, and never past
 the state's own count, so a Stop of an untouched goal still reads no record for this.
+
+One work tree has one state.md, so it mirrors one goal: when a later `/goal` in another
+session of the same work tree started another goal, the state names that goal, correctly.
+The first goal then stops with FORGE_GOAL_WORKTREE_TAKEN and the way back (its own `/goal`),
+not with a tamper error whose `forge goal sync` could not help.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ import hashlib
 import os
 from pathlib import Path
 
-from forge_runtime.errors import ForgeError
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import state
 from forge_runtime.goal.ledger import Head, Ledger, tampered
 
 SYNC_FIX = "forge goal sync"
+WORKTREE_TAKEN = "FORGE_GOAL_WORKTREE_TAKEN"
 _IDENTITY = ("nonce", "objective_hash", "activation_id", "activation_count", "turn_ceiling")
 
 
@@ -45,8 +51,20 @@ def check(state_path: Path, ledger: Ledger, head: Head | None = None) -> state.S
         _compare(current.goal, head.goal)
     except ForgeError:
         if not _behind_other_worktrees(ledger, head, current.goal, mirror_id(state_path)):
+            other = _other_goal_mirrored(ledger, current.goal, mirror_id(state_path))
+            if other is not None:
+                raise _taken(head.goal, other) from None
             raise
     return current
+
+
+def _taken(goal: dict, other: dict) -> ForgeError:
+    return ForgeError(
+        f"{WORKTREE_TAKEN}: state.md follows goal {other['nonce']} ({other['objective']!r}), "
+        f"which a later /goal in this work tree started; goal {goal['nonce']} stops here",
+        f"/goal {goal['objective']}", exit_code=EXIT_REFUSED,
+        rationale="in this session: this work tree follows this goal again (the other stops)",
+        or_=[f"forge goal status --nonce {other['nonce']}"])
 
 
 def _compare(mine: dict | None, goal: dict) -> None:
@@ -83,3 +101,26 @@ def _behind_other_worktrees(ledger: Ledger, head: Head, mine: dict | None, mine_
         if own > 1 or record["seq"] == 1 or record["goal"]["turn_count"] < count:
             return False
         record = ledger.previous(record)
+
+
+def _other_goal_mirrored(ledger: Ledger, mine: dict | None, mine_id: str) -> dict | None:
+    """The repository's other goal that `mine` faithfully mirrors, or None.
+
+    Read without that goal's lock (this caller holds its own goal's; taking a second
+    could deadlock): a read racing its writer just leaves the tamper error standing.
+    """
+    nonce = (mine or {}).get("nonce")
+    if not isinstance(nonce, str) or len(nonce) != 32 or nonce == ledger.nonce or \
+            not all(char in "0123456789abcdef" for char in nonce):
+        return None
+    other = Ledger(ledger.root, nonce)
+    try:
+        head = other.head()
+        try:
+            _compare(mine, head.goal)
+        except ForgeError:
+            if not _behind_other_worktrees(other, head, mine, mine_id):
+                return None
+    except ForgeError:
+        return None
+    return head.goal
