@@ -346,6 +346,21 @@ def test_a_command_too_long_to_read_in_time_is_refused_unread(project):
     assert "more than forge reads" in verdict(project, harmless + "ls").message
 
 
+@pytest.mark.parametrize("command", [
+    "rm -rf " + "{a,b}" * 24 + " .git/forge-goals",
+    "rm -rf " + "{a,b}" * 24 + "/../.git",
+    "rm -rf /*/*/*/*/*/*/*/*/zzz .git",
+])
+def test_a_command_built_to_outlast_the_hook_timeout_is_refused_quickly(project, command):
+    """The host lets a PreToolUse hook that times out (10 s) through: expansion bombs must
+    be refused, not expanded."""
+    import time
+
+    started = time.monotonic()
+    assert verdict(project, command) is not None
+    assert time.monotonic() - started < 3
+
+
 shell_words = st.sampled_from(["rm", "-rf", ".git", "forge-goals", "cd", "..", "&&", "|", ";",
                                ">", ">>", "<<", "EOF", "$(", ")", "`", "'", '"', "*", "{a,b}",
                                "~", "$HOME", "find", "-delete", "git", "clean", "-fdx", "sed",

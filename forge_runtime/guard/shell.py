@@ -104,6 +104,15 @@ _GLOB = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 _WALK_LIMIT = 20_000
 MAX_COMMAND = 200_000
+# The host lets a PreToolUse hook through after 10 s: past these, a word is unknowable
+# rather than expanded (`{a,b}` 24 times is 16 million paths; `/*/*/*/*/*/*/*` walks the disk).
+_BRACE_VARIANTS_LIMIT = 256
+_GLOB_LEVELS_LIMIT = 4
+_TIME_BUDGET_SECONDS = 3.0
+
+
+class _OutOfTime(Exception):
+    """The analysis ran past its time budget: the command is refused, never let through."""
 
 
 # Plain classes rather than dataclasses, which would import `inspect` (about 5 ms) into
@@ -123,7 +132,7 @@ class _Context:
     """What the analysis knows while it walks a command: where it runs, which variables hold
     what, the protected paths, and how deeply shells are nested."""
 
-    __slots__ = ("cwd", "start", "env", "protected", "depth", "loops", "links")
+    __slots__ = ("cwd", "start", "env", "protected", "depth", "loops", "links", "deadline")
 
     def __init__(self, cwd: str | None, env: dict[str, str], protected: list[Protected],
                  depth: int = 0) -> None:
@@ -134,11 +143,13 @@ class _Context:
         self.depth = depth
         self.loops: dict[str, list[str]] = {}  # `for NAME in WORDS`: NAME takes each word
         self.links: dict[str, str] = {}  # symlinks the command itself makes: link -> target
+        self.deadline = 0.0  # time.monotonic() past which the analysis gives up
 
     def nested(self) -> _Context:
         """The context of a shell run inside this one: same knowledge, one level deeper."""
         inner = _Context(self.cwd, self.env, self.protected, self.depth + 1)
         inner.start, inner.loops, inner.links = self.start, self.loops, self.links
+        inner.deadline = self.deadline
         return inner
 
 
@@ -155,8 +166,16 @@ def analyse(command: str, cwd: str, env: dict[str, str],
     if "\0" in command:
         return Finding("contains a NUL byte, which shells drop or cut at in different ways, "
                        "so forge cannot tell what runs")
+    import time
+
     # The hook's own PWD is not the Bash tool's: the command starts in the session's cwd.
-    return _analyse(command, _Context(cwd, {**env, "PWD": cwd}, protected))
+    ctx = _Context(cwd, {**env, "PWD": cwd}, protected)
+    ctx.deadline = time.monotonic() + _TIME_BUDGET_SECONDS
+    try:
+        return _analyse(command, ctx)
+    except _OutOfTime:
+        return Finding(f"takes forge longer than {_TIME_BUDGET_SECONDS:g} s to read, and the "
+                       "host would let it through unread; split it into simpler commands")
 
 
 def _analyse(command: str, ctx: _Context) -> Finding | None:
@@ -575,6 +594,12 @@ def _expansions(word: str, ctx: _Context, *, follow: bool = True) -> list[str | 
 
     After a `cd` forge could not follow, only absolute words still name a known path.
     """
+    import time
+
+    if time.monotonic() > ctx.deadline:
+        raise _OutOfTime
+    if _too_wide(word):
+        return [None]
     results: list[str | None] = []
     for variant in (b for looped in _loop_variants(word, ctx) for b in _braces(looped)):
         if ctx.cwd is None and not variant.startswith(("/", "~")):
@@ -611,6 +636,15 @@ def _loop_variants(word: str, ctx: _Context) -> list[str]:
     return variants
 
 
+def _too_wide(word: str) -> bool:
+    """More brace variants or glob levels than forge can expand within the hook's time."""
+    variants = 1
+    for match in _BRACE.finditer(word):
+        variants *= match.group(1).count(",") + 1
+    levels = sum(1 for part in word.split("/") if _GLOB.search(part))
+    return variants > _BRACE_VARIANTS_LIMIT or levels > _GLOB_LEVELS_LIMIT
+
+
 def _braces(word: str) -> list[str]:
     match = _BRACE.search(word)
     if not match:
@@ -629,6 +663,9 @@ def _check_path(word: str, ctx: _Context, *, destructive: bool, verb: str,
     """
     for path in _expansions(word, ctx, follow=follow):
         if path is None:
+            if (destructive or must_know) and _too_wide(word):
+                return Finding(f"{verb} a pattern with more brace or glob variants than forge "
+                               "expands before it runs")
             if (destructive or must_know) and (_SUBSTITUTION.search(word)
                                                or _PARAMETER_OPERATION.search(word)):
                 return Finding(f"{verb} a path made by a command substitution or a parameter "
