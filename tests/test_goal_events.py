@@ -453,3 +453,29 @@ def test_a_second_goal_in_the_same_work_tree_stops_the_first_with_a_way_back(pro
     assert first.turn() is None
     assert _goal(project)["objective"] == OBJECTIVE
     assert _goal(project)["turn_count"] == 2  # the refused turn was not charged
+
+
+def test_a_first_stop_killed_after_activating_leaves_the_session_bound(project, monkeypatch):
+    """The hook process may die at any instant (killed, timed out): once the goal is
+    activated, the session must stay bound, or its native goal would run unbudgeted."""
+    from forge_runtime.goal import charging
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*args, **kwargs):
+        raise Killed
+
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    with monkeypatch.context() as patch:
+        patch.setattr(charging, "charge", killed)
+        with pytest.raises(Killed):
+            session.turn()
+    assert sessions.involvement(project.ledger_root, session.id) != set()
+    assert session.turn() is None
+    # the killed Stop never charged its turn; every Stop after it charges its own
+    assert _goal(project)["turn_count"] == 1
+    assert sessions.involvement(project.ledger_root, session.id) == {sessions.BOUND}
+    session.turn()
+    assert _goal(project)["turn_count"] == 2

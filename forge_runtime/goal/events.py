@@ -157,7 +157,9 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
         return binding, chunk
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
     started = activation.activate(project, pending["objective"], session)
-    sessions.drop_pending(project.ledger_root, session)
+    # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
+    # between confirms again at the next Stop (activation binds idempotently) instead of
+    # leaving the session unbound with its native goal running unbudgeted
     binding = {"nonce": started.goal["nonce"], "objective": started.goal["objective"],
                "repository": started.goal["repository"]}
     return binding, chunk.after(set_at)
@@ -192,6 +194,8 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     _apply_verdicts(project, binding, [v for v in verdicts if v.after_last_turn], session)
     binding.update(offset=chunk.end_offset, last_turn=turn)
     sessions.write_binding(project.ledger_root, session, binding)
+    if sessions.PENDING in involved:
+        sessions.drop_pending(project.ledger_root, session)
     if result.goal["status"] == EXHAUSTED:
         return stop_session(exhausted_text(result.goal))
     if result.stuck:
