@@ -80,6 +80,14 @@ def test_state_md_goal_fields_cannot_change(project, tool, tool_input):
     assert finding.entry.label == "the goal fields of state.md"
 
 
+def test_an_empty_old_string_on_a_written_state_md_is_refused_unsimulated(project):
+    """Replacing "" everywhere would put new_string between every character: hundreds of MB
+    from a small input, in a hook the host lets through if it dies."""
+    finding = verdict(project, "Edit", {"file_path": STATE_PATH, "old_string": "",
+                                        "new_string": "x" * 10_000_000, "replace_all": True})
+    assert finding is not None and "malformed" in finding.message
+
+
 def test_a_new_state_md_may_only_hold_no_goal(project):
     (project / STATE_PATH).unlink()
     assert verdict(project, "Write", {"file_path": STATE_PATH,

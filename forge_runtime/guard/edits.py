@@ -87,10 +87,12 @@ def _apply(tool: str, tool_input: dict, current: str | None) -> str | None:
         old, new = edit.get("old_string"), edit.get("new_string")
         if not isinstance(old, str) or not isinstance(new, str):
             return None
-        if edit.get("replace_all") is True:
-            text = text.replace(old, new)
-        elif old == "" and not text:
+        if old == "":
+            if text:  # the host refuses it too; replace_all would multiply new_string
+                return None
             text = new
+        elif edit.get("replace_all") is True:
+            text = text.replace(old, new)
         else:
             text = text.replace(old, new, 1)
     return text
