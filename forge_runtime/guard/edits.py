@@ -88,7 +88,7 @@ def _apply(tool: str, tool_input: dict, current: str | None) -> str | None:
         if not isinstance(old, str) or not isinstance(new, str):
             return None
         if old == "":
-            if text:  # the host refuses it too; replace_all would multiply new_string
+            if text:  # "" creates a file; on a written one, replace_all would multiply new_string
                 return None
             text = new
         elif edit.get("replace_all") is True:
