@@ -40,3 +40,13 @@ def test_an_odd_objective_activates_and_is_charged(claude_host, project, objecti
     assert goal is not None, session.result
     assert goal["objective"] == normalise(objective)
     assert (goal["turn_count"], goal["status"]) == (1, "complete")
+
+
+def test_an_objective_of_only_invisible_characters_is_blocked_before_the_host_sets_it(
+        claude_host, project):
+    session = claude_host(MET_AT_ONCE).run("/goal \u200b\u202e", cwd=project, timeout=60)
+    (prompt,) = session.hooks_for("UserPromptSubmit")
+    assert prompt.reply["decision"] == "block"
+    assert "no visible characters" in prompt.reply["reason"]
+    assert session.hooks_for("Stop") == []  # the host ran no turn, so no goal
+    assert not (project / ".forge" / "local" / "state.md").exists()
