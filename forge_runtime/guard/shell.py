@@ -9,15 +9,26 @@ than accidental. What it catches:
 - redirections (`>`, `>>`, `&>`, `>|`, `<>`) into a protected path;
 - any command not known to be read-only (`rm`, `mv`, `cp`, `ln`, `chmod`, `chown`, `tee`,
   `truncate`, `touch`, `dd of=`, `sed -i`, `perl -i`, git's writing subcommands, ...)
-  naming a protected path, after `~`/`$VAR`/glob/brace expansion, `cd`, `..` and symlinks;
+  naming a protected path, after `~`/`~user`/`$VAR`/glob/brace expansion, `cd`, `..` and
+  symlinks, including symlinks the same command makes first (`ln -s . L && rm -rf L/.git`);
+- variables as the shell would have them: assignments, `export`/`declare`, `for` loop
+  values, `$PWD`/`$OLDPWD` from the session's cwd and each `cd`, an unset one as empty;
+- commands inside `if`/`while`/`{ }`/functions, `$(...)`, backquotes and `<(...)` (each
+  substitution is analysed, even inside double quotes), and code echoed or here-stringed
+  into a shell (`echo '...' | sh`, `bash <<< '...'`);
 - destroying or re-permissioning a directory that holds a protected path (`rm -rf .git`,
-  `chmod -R`, `git clean -x`, `find -delete` whose name tests match a protected file);
-- a command whose path is a command substitution (`rm -rf $(...)`): unknowable, refused;
+  `chmod .git`, `git clean -x`, `git stash -a`, `find -delete` whose name tests match a
+  protected file, and `find`/`ls` feeding `xargs rm`);
+- copies into a directory (`cp x .forge/local/`, `cp -r backup/. .git/`, rsync `src/`), and
+  `tar -C`/`unzip -d` into or just above a protected path;
+- a path or command name forge cannot know before it runs (`rm -rf $(...)`, `${VAR%x}`,
+  `$(echo rm) -rf .git`), and expansions too large to check within the hook's time;
 - a pipeline that mentions a protected location (`forge-goals`, `.forge/local`, ...) or
   runs inside one, and also runs anything not known to be read-only (`xargs rm`,
   `python -c`, `perl -e`, `bash -c`, heredocs, ...);
 - forge's own hook-side entry points run by an agent (`forge ledger activate|charge`,
-  `forge mode exit`, `forge init --force`, the hook launcher, `goal-ledger.sh`).
+  `forge mode exit`, `forge init --force`, the hook launcher, `goal-ledger.sh`), and a
+  command naming one that also runs anything unproven (a script it writes, `python -c`).
 """
 
 from __future__ import annotations
