@@ -182,3 +182,18 @@ def test_no_transition_can_raise_a_ceiling_or_lower_a_count(kind, turns, activat
     assert goal["turn_ceiling"] == 20  # a tranche needs an exhausted goal; this one is at 7
     if goal["turn_count"] == 8:
         assert kind == "charge"
+
+
+@pytest.mark.parametrize("published", [True, False], ids=["pointer moved", "pointer left"])
+def test_a_sealed_record_that_breaks_the_rules_is_refused_on_every_charge(tmp_path, published):
+    """A record with a correct hash and link (anyone can compute a sha256) that raises the
+    ceiling or lowers the count must not become the head a Stop charges against."""
+    ledger = _ledger(tmp_path)
+    last = records.read_record(ledger.records_dir, 6)
+    forged = records.seal({"seq": 7, "prev": last["hash"], "kind": "bind", "at": "now",
+                           "goal": {**_goal(ledger.nonce, 0), "turn_ceiling": 200,
+                                    "activation_count": 10}})
+    records.write_record(ledger.records_dir, forged)
+    if published:
+        ledger.head_path.write_text(json.dumps({"seq": 7, "hash": forged["hash"]}))
+    assert "is not a valid step" in _refused(ledger.head)

@@ -20,8 +20,9 @@ and a person running `forge goal verify` beside a live session would be told of 
 
 Two levels of checking, chosen so that a Stop costs the same on turn 2,000 as on turn 20:
 - `Ledger.head()` (every charge, O(1)): the head pointer names the last record, that record
-  matches its own hash and the pointer, the record before it is the one it seals, and one
-  more link chosen by the head hash (a rolling audit that walks the whole chain over time).
+  matches its own hash and the pointer, the record before it is the one it seals, the step
+  between them obeys the rules (a record anyone could seal cannot raise the ceiling), and
+  one more link chosen by the head hash (a rolling audit that walks the chain over time).
   No record may exist beyond the head except the one a crash left between writing a record
   and moving the pointer; that one is adopted when it seals the head, else it is tampering.
 - `Ledger.verify()` (activation, `forge goal verify`, `forge ledger verify`): every record,
@@ -133,10 +134,13 @@ class Ledger:
                 raise tampered(f"goal {self.nonce}: records appended out of sequence "
                                f"after record {seq + 1}")
             last, stale = adopted, True
-        if last["seq"] > 1:
-            self._check_link(last, self._record(last["seq"] - 1))
-            self._audit_one_link(last)
         self._check_goal_fields(last)
+        if last["seq"] > 1:
+            before = self._record(last["seq"] - 1)
+            self._check_link(last, before)
+            self._check_goal_fields(before)
+            check_transition(before, last, self.nonce)  # a sealed record obeys the rules too
+            self._audit_one_link(last)
         return Head(last, stale)
 
     def _audit_one_link(self, last: dict) -> None:
