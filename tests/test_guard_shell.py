@@ -212,6 +212,10 @@ DENIED = [
     "ln -s . L && rm -rf L/.git",
     "ln -sfn .git G; chmod -R 000 G/",
     "ln -s .git L && rm -rf L/",
+    'rm -rf "${NOT_SET:-.git}"',
+    "rm -rf ${HOME:-x}/proj/.git",
+    "mv /tmp/forge-goals .git/",
+    "mv -t .forge/local /tmp/state.md",
     # code handed to a shell on its input, and forge's entry points hidden in a script
     "echo 'rm -rf .git' | sh",
     "printf 'cd .git\\nrm -rf forge-goals\\n' | bash",
@@ -285,6 +289,8 @@ ALLOWED = [
     "echo 'print(1)' | python3",
     "echo ls | sh",
     "git commit -m 'docs: how a person runs forge mode exit'",
+    'rm -rf "${BUILD_DIR:-build}"',
+    "mv src/app.py ..",
 ]
 
 

@@ -101,7 +101,9 @@ WRAPPERS = {
 FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"))
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SUBSTITUTION = re.compile(r"\$\(|`|^\$$")
-# `${NAME%/}`, `${NAME:-x}`, ...: a parameter expansion forge does not evaluate.
+# `${NAME:-default}` and `${NAME-default}` (or `=`): evaluated like the shell does.
+_DEFAULTED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?)[-=]([^}]*)\}")
+# `${NAME%/}`, `${#NAME}`, ...: a parameter expansion forge does not evaluate.
 _PARAMETER_OPERATION = re.compile(r"\$\{[^}]*[^A-Za-z0-9_}][^}]*\}")
 _VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 # What a lifted command substitution leaves in its word: a substitution forge cannot know.
@@ -611,6 +613,7 @@ def _expansions(word: str, ctx: _Context, *, follow: bool = True) -> list[str | 
         raise _OutOfTime
     if _too_wide(word):
         return [None]
+    word = _DEFAULTED.sub(lambda match: _default(match, ctx.env), word)
     results: list[str | None] = []
     for variant in (b for looped in _loop_variants(word, ctx) for b in _braces(looped)):
         if ctx.cwd is None and not variant.startswith(("/", "~")):
@@ -633,6 +636,13 @@ def _expansions(word: str, ctx: _Context, *, follow: bool = True) -> list[str | 
     # `rm -rf link/` empties the directory a symlink points to, like the shell's own links
     follow = follow or word.endswith(("/", "/."))
     return [_through_links(path, ctx, follow) if path else path for path in results]
+
+
+def _default(match: re.Match, env: dict[str, str]) -> str:
+    """`${NAME:-word}`: NAME's value, or `word` when NAME is unset (or empty, with `:`)."""
+    name, colon, default = match.groups()
+    value = env.get(name)
+    return default if value is None or (colon and not value) else value
 
 
 def _loop_variants(word: str, ctx: _Context) -> list[str]:
@@ -704,7 +714,14 @@ def _check_generic(name: str, args: list[str], ctx: _Context) -> Finding | tuple
     candidates = _candidates(args)
     if name in DESTROYERS:
         verb = "moves" if name == "mv" else "deletes"
-        for word in candidates:
+        removed = candidates
+        if name == "mv":  # its destination is written like a copy's; its sources go away
+            operands, into = _copy_operands(args)
+            removed = operands if into else operands[:-1]
+            finding = _check_copy(name, args, ctx)
+            if isinstance(finding, Finding):
+                return finding
+        for word in removed:
             finding = _check_path(word, ctx, destructive=True, verb=verb, follow=False)
             if finding:
                 return finding
