@@ -197,3 +197,14 @@ def test_a_sealed_record_that_breaks_the_rules_is_refused_on_every_charge(tmp_pa
     if published:
         ledger.head_path.write_text(json.dumps({"seq": 7, "hash": forged["hash"]}))
     assert "is not a valid step" in _refused(ledger.head)
+
+
+def test_records_cut_from_the_end_with_the_pointer_rewound_are_detected_by_verify(tmp_path):
+    """Every charged turn leaves a marker: a chain that lost its last charges (and had its
+    head pointer moved back to match) still has their markers."""
+    ledger = _ledger(tmp_path)
+    for seq in (5, 6):
+        _path(ledger, seq).unlink()
+    fourth = records.read_record(ledger.records_dir, 4)
+    ledger.head_path.write_text(json.dumps({"seq": 4, "hash": fourth["hash"]}))
+    assert "turn markers" in _refused(ledger.verify)

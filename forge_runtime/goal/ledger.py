@@ -159,8 +159,11 @@ class Ledger:
         """Check every record and transition; return the goal as the chain says it is."""
         head = self.head()
         before: dict | None = None
+        charged = set()
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
+            if record.get("kind") == "charge":
+                charged.add(turn_key(record["turn"]))
             if before is None:
                 if record.get("prev") != records.GENESIS_PREV:
                     raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
@@ -174,6 +177,11 @@ class Ledger:
         if names - expected:
             raise tampered(f"goal {self.nonce}: unexpected files in records: "
                            f"{', '.join(sorted(names - expected))}")
+        markers = {name for name in os.listdir(self.turns_dir) if not name.startswith(".")} \
+            if self.turns_dir.is_dir() else set()  # a crash may leave a `.tmp-` file
+        if markers - charged:  # a marker is written after its record, never before
+            raise tampered(f"goal {self.nonce}: {len(markers - charged)} turn markers name "
+                           "charges the chain no longer has (records cut from its end)")
         return head.goal
 
     def previous(self, record: dict) -> dict:
