@@ -33,7 +33,6 @@ than accidental. What it catches:
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import shlex
@@ -628,6 +627,8 @@ def _expansions(word: str, ctx: _Context, *, follow: bool = True) -> list[str | 
             unset = _VARIABLE.sub("", Template(variant).safe_substitute(ctx.env))
             path = expand(unset, ctx.cwd or os.sep, ctx.env, follow=follow)
         if path is not None and _GLOB.search(variant):
+            import glob  # only for a word with a pattern: most commands have none
+
             matched = glob.glob(path)
             results.extend(expand(m, os.sep, ctx.env, follow=follow) for m in matched)
             if matched:
