@@ -216,6 +216,13 @@ DENIED = [
     "rm -rf ${HOME:-x}/proj/.git",
     "mv /tmp/forge-goals .git/",
     "mv -t .forge/local /tmp/state.md",
+    # where the shell really is: subshells, popd, CDPATH
+    "(cd /tmp); rm -rf .git",
+    "pushd /tmp; popd; rm -rf .git",
+    "export CDPATH=.git; D=forge; cd $D-goals; rm -rf n1",
+    # git told where its repository or work tree is
+    "git --git-dir=.git/forge-goals/n1 init",
+    "git --work-tree=.git/forge-goals checkout -- .",
     # code handed to a shell on its input, and forge's entry points hidden in a script
     "echo 'rm -rf .git' | sh",
     "printf 'cd .git\\nrm -rf forge-goals\\n' | bash",
@@ -291,6 +298,8 @@ ALLOWED = [
     "git commit -m 'docs: how a person runs forge mode exit'",
     'rm -rf "${BUILD_DIR:-build}"',
     "mv src/app.py ..",
+    "(cd src && ls); rm -rf build",
+    "pushd src && make && popd",
 ]
 
 

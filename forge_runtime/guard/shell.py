@@ -108,6 +108,7 @@ _VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)
 # What a lifted command substitution leaves in its word: a substitution forge cannot know.
 _LIFTED = "`?`"
 _LOOP_VALUES_LIMIT = 64
+_SUBSHELL_OPEN, _SUBSHELL_CLOSE = "(", ")"
 # forge's hook-side entry points named anywhere in a command, even inside a script it writes
 # or in an interpreter's code (`main(['mode', 'exit'])`).
 _ENTRY_POINTS = re.compile(
@@ -206,7 +207,17 @@ def _analyse(command: str, ctx: _Context) -> Finding | None:
         return None
     # A heredoc's body is the input of a command on another line: judge the whole text.
     heredoc_mention = "<<" in command and _mentions(command)
+    outside: list[tuple[str | None, dict[str, str]]] = []
     for pipeline in pipelines:
+        if pipeline == _SUBSHELL_OPEN:
+            outside.append((ctx.cwd, dict(ctx.env)))
+            continue
+        if pipeline == _SUBSHELL_CLOSE:
+            if outside:  # a `cd` or assignment in a subshell ends with it
+                ctx.cwd, env = outside.pop()
+                ctx.env.clear()
+                ctx.env.update(env)
+            continue
         outcome = _check_pipeline(pipeline, ctx)
         if isinstance(outcome, Finding):
             return outcome
@@ -297,12 +308,13 @@ def _is_operator(token: str) -> bool:
     return bool(token) and all(char in "();<>|&" for char in token)
 
 
-def _parse(command: str) -> list[list[_Simple]] | None:
-    """The command as pipelines of simple commands; None when shlex cannot read it."""
+def _parse(command: str) -> list[list[_Simple] | str] | None:
+    """The command as pipelines of simple commands, with `(` and `)` where a subshell opens
+    and closes; None when shlex cannot read it."""
     tokens = _tokens(command)
     if tokens is None:
         return None
-    pipelines: list[list[_Simple]] = [[_Simple()]]
+    pipelines: list[list[_Simple] | str] = [[_Simple()]]
     position = 0
     while position < len(tokens):
         token = tokens[position]
@@ -321,8 +333,10 @@ def _parse(command: str) -> list[list[_Simple]] | None:
         elif token in PIPES:
             pipelines[-1].append(_Simple())
         else:
+            pipelines.extend(char for char in token if char in (_SUBSHELL_OPEN, _SUBSHELL_CLOSE))
             pipelines.append([_Simple()])
-    return [[simple for simple in p if simple.words or simple.writes] for p in pipelines]
+    return [[simple for simple in p if simple.words or simple.writes] if isinstance(p, list)
+            else p for p in pipelines]
 
 
 def _mentions(text: str) -> bool:
@@ -411,6 +425,9 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
         return _nested(" ".join(args), ctx) or (True, False)
     if name in ("cd", "pushd"):
         _change_dir(args, ctx)
+        return True, False
+    if name == "popd":
+        _move_to(None, ctx)  # forge keeps no directory stack: unknown from here on
         return True, False
     forge_args = _forge_args(name, args)
     if forge_args is not None:
@@ -558,8 +575,15 @@ def _change_dir(args: list[str], ctx: _Context) -> None:
     if target == "-":
         target = ctx.env.get("OLDPWD", "$OLDPWD")
     known = ctx.cwd is not None or target.startswith(("/", "~"))
-    before = ctx.cwd
-    ctx.cwd = expand(target, ctx.cwd or os.sep, ctx.env) if known else None
+    if ctx.env.get("CDPATH") and not target.startswith(("/", "~", "./", "../")) \
+            and target not in (".", ".."):
+        known = False  # cd searches CDPATH first: the directory forge would join may not win
+    _move_to(expand(target, ctx.cwd or os.sep, ctx.env) if known else None, ctx)
+
+
+def _move_to(directory: str | None, ctx: _Context) -> None:
+    """The shell is now in `directory` (None: somewhere forge cannot know)."""
+    before, ctx.cwd = ctx.cwd, directory
     for name, value in (("OLDPWD", before), ("PWD", ctx.cwd)):
         if value is None:
             ctx.env.pop(name, None)  # unknown from here on, never a stale value
