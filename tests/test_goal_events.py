@@ -479,3 +479,19 @@ def test_a_first_stop_killed_after_activating_leaves_the_session_bound(project, 
     assert sessions.involvement(project.ledger_root, session.id) == {sessions.BOUND}
     session.turn()
     assert _goal(project)["turn_count"] == 2
+
+
+def test_a_goal_the_host_set_but_forge_cannot_match_to_the_prompt_fails_closed(project):
+    """Should the host ever write a person's objective differently from the prompt (a new
+    version escaping or trimming it), its native goal must not run with no budget."""
+    session = Session(project)
+    session.prompt_id = "p"
+    events.on_prompt(session.event("UserPromptSubmit", prompt=f"/goal {OBJECTIVE}"))
+    command = session._append({"type": "user", "promptId": "p", "message": {
+        "role": "user", "content": "<command-name>/goal</command-name>\n"
+        "<command-args>the parser passes its tests &amp; more</command-args>"}})
+    session._append({"type": "system", "subtype": "local_command", "parentUuid": command["uuid"],
+                     "content": "<local-command-stdout>Goal set: something</local-command-stdout>"})
+    text = _stop_text(session.turn())
+    assert text.startswith("Error: BLOCKED: the host set a goal for this /goal prompt")
+    assert not project.state_path.exists()

@@ -152,6 +152,14 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
         chunk = transcript.follow(event.get("transcript_path") or "", chunk, confirmed)
         set_at = confirmed(chunk)
+    if set_at is None and pending and isinstance(pending.get("prompt_id"), str) and \
+            chunk.person_set_goal(pending["prompt_id"], None) is not None:
+        # the host did set a goal for the person's prompt, but not the objective forge saw:
+        # that goal would run with no budget, so end it (the pending note stays as evidence)
+        from forge_runtime.goal.qualification import blocked
+
+        raise blocked("the host set a goal for this /goal prompt whose objective forge "
+                      "cannot match to the prompt, so it cannot be budgeted", "forge doctor")
     if set_at is None:  # not a person's /goal: never activates
         sessions.drop_pending(project.ledger_root, session)
         return binding, chunk

@@ -92,13 +92,14 @@ class Chunk:
                                      seen_last_turn and last is not None))
         return found
 
-    def person_set_goal(self, prompt_id: str, objective: str) -> int | None:
+    def person_set_goal(self, prompt_id: str, objective: str | None) -> int | None:
         """Where the host confirmed it set `objective` for the person's prompt, or None.
 
         The answer is the index of the `Goal set:` entry: only what follows it belongs
         to the goal (earlier verdicts and turns in the session were about something else).
+        `objective` None matches whatever objective the host set for that prompt.
         """
-        wanted = normalise(objective)
+        wanted = None if objective is None else normalise(objective)
         command_uuids = set()
         for index, entry in enumerate(self.entries):
             if entry.get("type") == "user" and \
@@ -133,13 +134,15 @@ def _is_goal_set_reply(entry: dict) -> bool:
     return isinstance(content, str) and _GOAL_SET in content
 
 
-def _is_person_goal_command(entry: dict, prompt_id: str, objective: str) -> bool:
+def _is_person_goal_command(entry: dict, prompt_id: str, objective: str | None) -> bool:
     if entry.get("isMeta") or entry.get("promptSource") == "system" or \
             entry.get("isSidechain") or entry.get("promptId") != prompt_id:
         return False
     content = (entry.get("message") or {}).get("content")
     if not isinstance(content, str) or _COMMAND not in content:
         return False
+    if objective is None:
+        return True
     args = _ARGS.search(content)
     return args is not None and normalise(args.group(1)) == objective
 
