@@ -223,6 +223,17 @@ DENIED = [
     # git told where its repository or work tree is
     "git --git-dir=.git/forge-goals/n1 init",
     "git --work-tree=.git/forge-goals checkout -- .",
+    "git clean -fdx -e '!.forge'",
+    "git ls-files -o --ignored --exclude-standard | xargs rm",
+    # more wrappers that run the rest of the line
+    "su -c 'rm -rf .git'",
+    "runuser -u root -- rm -rf .git",
+    "setsid rm -rf .git",
+    "flock /tmp/l rm -rf .git",
+    "strace -o /dev/null rm -rf .git",
+    "watch -n1 rm -rf .git",
+    "parallel rm -rf ::: .git",
+    "at now <<< 'rm -rf .git'",
     # code handed to a shell on its input, and forge's entry points hidden in a script
     "echo 'rm -rf .git' | sh",
     "printf 'cd .git\\nrm -rf forge-goals\\n' | bash",
@@ -300,6 +311,10 @@ ALLOWED = [
     "mv src/app.py ..",
     "(cd src && ls); rm -rf build",
     "pushd src && make && popd",
+    "git clean -fdx src -e '*.keep'",
+    "git ls-files -o --exclude-standard | xargs rm",
+    "flock /tmp/l make",
+    "parallel gzip ::: src/*.py",
 ]
 
 

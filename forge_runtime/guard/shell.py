@@ -96,7 +96,18 @@ WRAPPERS = {
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
     "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a",
                         "--arg-file", "--delimiter", "--max-args", "--max-procs"}),
+    "parallel": frozenset({"-j", "--jobs", "-n", "-N", "-S", "-I", "--delay", "--colsep"}),
+    "setsid": frozenset(), "flock": frozenset({"-w", "--timeout", "-E"}),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-b", "-I", "-O"}),
+    "runuser": frozenset({"-u", "-g", "-G", "--user", "--group"}),
+    "watch": frozenset({"-n", "--interval"}),
 }
+# Wrappers whose first operand is theirs (a duration, a lock file), not the command's.
+WRAPPER_OPERAND = frozenset({"timeout", "flock"})
+# Wrappers that hand their command arguments read from input, not written in the command.
+ARGUMENT_FEEDERS = frozenset({"xargs", "parallel"})
+# Besides the shells: commands that run the shell code they read on their input.
+STDIN_RUNNERS = frozenset({"at", "batch"})
 FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"))
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SUBSTITUTION = re.compile(r"\$\(|`|^\$$")
@@ -419,7 +430,7 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
         return True, _touches(args[2:], ctx)
     if name == "ln":
         _record_symlink(args, ctx)
-    if name in SHELLS and "-c" in args[:-1]:
+    if (name in SHELLS or name == "su") and "-c" in args[:-1]:
         return _nested(args[args.index("-c") + 1], ctx) or (True, False)
     if name == "eval":
         return _nested(" ".join(args), ctx) or (True, False)
@@ -498,11 +509,12 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool]:
             option = rest.pop(0)
             if option in takes_value and rest:
                 rest.pop(0)
-        if os.path.basename(words[0]) == "timeout" and rest:
-            rest.pop(0)  # the duration
+        if os.path.basename(words[0]) in WRAPPER_OPERAND and rest:
+            rest.pop(0)
         if os.path.basename(words[0]) in ("nice",) and rest and rest[0].lstrip("-").isdigit():
             rest.pop(0)
-        if os.path.basename(words[0]) == "xargs":
+        if os.path.basename(words[0]) in ARGUMENT_FEEDERS:
+            rest = [word for word in rest if word not in (":::", "::::")]  # parallel's lists
             return rest or ["echo"], True  # xargs alone echoes its input
         words = rest
     return words, False
@@ -523,6 +535,10 @@ def _check_xargs_feed(pipeline: list[_Simple], ctx: _Context) -> Finding | None:
             if isinstance(outcome, Finding):
                 return outcome
             continue
+        if os.path.basename(words[0]) == "git" and "ls-files" in words \
+                and ({"-i", "--ignored"} & set(words)):
+            return Finding("lists git-ignored files (state.md among them) for xargs to hand "
+                           "to a command that is not read-only")
         for word in _candidates(words[1:]):
             for path in _expansions(word, ctx):
                 entry = path and hit(path, ctx.protected, destructive=True)
@@ -537,8 +553,9 @@ def _check_shell_input(pipeline: list[_Simple], ctx: _Context) -> Finding | None
     when it is written out in the command itself."""
     for index, simple in enumerate(pipeline):
         words, _ = _unwrap(_strip_reserved([w for w in simple.words if not _ASSIGNMENT.match(w)]))
-        if not words or os.path.basename(words[0]) not in SHELLS \
-                or any(not arg.startswith("-") for arg in words[1:]):
+        name = os.path.basename(words[0]) if words else ""
+        if name not in STDIN_RUNNERS and (name not in SHELLS or any(
+                not arg.startswith("-") for arg in words[1:])):
             continue  # not a shell, or one running a script file
         code = list(simple.stdin)
         feeder = _unwrap(pipeline[index - 1].words)[0] if index else []
@@ -929,7 +946,9 @@ def _check_git(args: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
     sweeping = (sub == "clean" and ("x" in flags or "X" in flags)) or (
         sub == "stash" and ("a" in flags or "--all" in operands))
     if sweeping:
-        paths = [a for a in operands if not a.startswith("-")] or ["."]
+        patterns = {operands[i + 1] for i, a in enumerate(operands[:-1])
+                    if a in ("-e", "--exclude")}
+        paths = [a for a in operands if not a.startswith("-") and a not in patterns] or ["."]
         for word in paths:
             finding = _check_path(word, ctx, destructive=True, verb=f"runs git {sub} over")
             if finding:
