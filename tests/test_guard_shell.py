@@ -403,3 +403,23 @@ shell_words = st.sampled_from(["rm", "-rf", ".git", "forge-goals", "cd", "..", "
 def test_any_command_text_gets_an_answer_not_an_exception(project, command):
     finding = verdict(project, command)
     assert finding is None or finding.message
+
+
+def test_a_linked_worktree_reaches_the_shared_ledger_only_through_refusals(tmp_path):
+    """The ledger lives in the git common dir, outside a linked worktree's own tree."""
+    import subprocess
+
+    main = make_project(tmp_path / "main")
+    subprocess.run(["git", "-C", str(main), "commit", "-q", "--allow-empty", "-m", "x"],
+                   check=True, env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL":
+                                    "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL":
+                                    "t@t"})
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(linked)], check=True)
+    protected = paths.protected_paths(find_project(linked))
+    env = {"HOME": str(tmp_path)}
+    for command in ("rm -rf ../main/.git/forge-goals", f"rm -rf {main}/.git",
+                    "rm -rf $(git rev-parse --git-common-dir)/forge-goals",
+                    "cd ../main && rm -rf .git/forge-*"):
+        assert shell.analyse(command, str(linked), env, protected) is not None, command
+    assert shell.analyse("rm -rf build && git status", str(linked), env, protected) is None
