@@ -234,6 +234,10 @@ DENIED = [
     "watch -n1 rm -rf .git",
     "parallel rm -rf ::: .git",
     "at now <<< 'rm -rf .git'",
+    # a whole command held in a variable
+    "x='rm -rf .git'; eval $x",
+    "x='rm -rf .git'; $x",
+    'x="rm -rf"; $x .git',
     # code handed to a shell on its input, and forge's entry points hidden in a script
     "echo 'rm -rf .git' | sh",
     "printf 'cd .git\\nrm -rf forge-goals\\n' | bash",

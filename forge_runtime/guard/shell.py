@@ -417,7 +417,10 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
     if "$" in words[0]:
         from string import Template
 
-        words = [Template(words[0]).safe_substitute(ctx.env), *words[1:]]
+        # an unquoted expansion is split into words: `x='rm -rf'; $x .git` runs rm
+        words = [*Template(words[0]).safe_substitute(ctx.env).split(), *words[1:]]
+        if not words:
+            return True, False
     name = os.path.basename(words[0])
     args = words[1:]
     if "$" in name or "`" in name:
@@ -433,7 +436,9 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
     if (name in SHELLS or name == "su") and "-c" in args[:-1]:
         return _nested(args[args.index("-c") + 1], ctx) or (True, False)
     if name == "eval":
-        return _nested(" ".join(args), ctx) or (True, False)
+        from string import Template
+
+        return _nested(Template(" ".join(args)).safe_substitute(ctx.env), ctx) or (True, False)
     if name in ("cd", "pushd"):
         _change_dir(args, ctx)
         return True, False
