@@ -495,3 +495,34 @@ def test_a_goal_the_host_set_but_forge_cannot_match_to_the_prompt_fails_closed(p
     text = _stop_text(session.turn())
     assert text.startswith("Error: BLOCKED: the host set a goal for this /goal prompt")
     assert not project.state_path.exists()
+
+
+# -- a native goal running with no binding ------------------------------------------------
+
+def _hook_stop(session) -> dict | None:
+    """A continuation Stop through the hook module, as the host sends it."""
+    return stop.handle(session.event("Stop", stop_hook_active=True))
+
+
+def test_a_native_goal_whose_binding_was_deleted_is_stopped_with_the_way_back(project):
+    session = _running(project, turns=3)
+    session.verdict(met=False, condition=OBJECTIVE, reason="not yet")
+    os.unlink(project.ledger_root / "sessions" / f"{session.id}.json")
+    session._append({"type": "assistant", "message": {}})
+    lines = _stop_text(_hook_stop(session)).splitlines()
+    assert lines[0].startswith("Error: FORGE_GOAL_UNBUDGETED: ")
+    assert lines[1] == f"Fix: /goal {OBJECTIVE}"
+    session.person_goal(OBJECTIVE)  # the way back: bound again, the count kept
+    assert session.turn() is None
+    assert _goal(project)["turn_count"] == 4
+
+
+def test_a_session_without_a_goal_continued_by_another_stop_hook_is_left_alone(project):
+    running = _running(project, turns=2)  # another session's goal in the same repository
+    running.verdict(met=False, condition=OBJECTIVE, reason="not yet")
+    bystander = Session(project)
+    bystander.prompt("loop until the tests pass")  # e.g. another plugin's Stop-hook loop
+    bystander._append({"type": "assistant", "message": {}})
+    assert _hook_stop(bystander) is None
+    bystander.verdict(met=True, sentinel=True, condition="an old goal")  # cleared earlier
+    assert _hook_stop(bystander) is None

@@ -108,3 +108,23 @@ def test_an_objective_holding_the_hosts_own_markup_is_still_a_persons_goal(tmp_p
     path = tmp_path / "t.jsonl"
     _write(path, *_person_goal("p1", objective))
     assert transcript.read_since(path).person_set_goal("p1", objective) == 1
+
+
+def test_the_native_goal_runs_while_its_newest_verdict_says_not_met(tmp_path):
+    from forge_runtime.goal.native import running_goal
+
+    path = tmp_path / "t.jsonl"
+    assert running_goal(path) is None  # no transcript yet
+    status = {"type": "attachment", "attachment": {"type": "goal_status", "condition": "x"}}
+    _write(path, {"type": "user", "message": {"content": 'says "goal_status" in text'}})
+    assert running_goal(path) is None
+    _write(path, {**status, "attachment": {**status["attachment"], "met": False,
+                                           "sentinel": True}})
+    assert running_goal(path) == "x"  # set
+    _write(path, {"type": "assistant", "message": {"content": "goal_status" * 10}})
+    assert running_goal(path) == "x"  # the newest verdict still counts
+    _write(path, {**status, "attachment": {**status["attachment"], "met": True}})
+    assert running_goal(path) is None  # met
+    _write(path, {**status, "attachment": {**status["attachment"], "met": False,
+                                           "impossible": True}}, partial='{"goal_status"')
+    assert running_goal(path) is None  # judged impossible; a half-written line is skipped

@@ -139,6 +139,22 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
         return stop_session(refusal_text(exc))
 
 
+def on_unbound_goal(condition: str) -> dict | None:
+    """The reply for a session with no binding in which the host's native goal `condition`
+    runs (native.py): its binding deleted, or a goal set before forge was installed. Its
+    turns would go uncounted, so end it; the person's `/goal` binds it again with the count
+    it had."""
+    from forge_runtime.goal.objective import normalise
+
+    if not normalise(condition):
+        return None
+    return stop_session(hints.error(
+        "FORGE_GOAL_UNBUDGETED: this session's native /goal runs with no forge goal bound to "
+        "it (its binding is missing), so its turns cannot be counted",
+        f"/goal {normalise(condition)}",
+        "binds this session again; the objective keeps its count").render())
+
+
 def _confirm_pending(project: Project, event: dict, binding: dict | None,
                      chunk: transcript.Chunk) -> tuple[dict | None, transcript.Chunk]:
     from forge_runtime.goal import activation, qualification

@@ -1,7 +1,9 @@
 """Stop: charge the finished turn to the session's goal; end autonomy at the ceiling.
 
 A session with no goal costs two stat calls and the imports of `sessions`; the goal code
-loads only for a session that is bound to a goal or has a `/goal` awaiting confirmation.
+loads only for a session that is bound to a goal or has a `/goal` awaiting confirmation, or
+that a Stop hook is continuing (`stop_hook_active`): then the transcript's tail says whether
+it is the host's native goal running with no binding (deleted), which forge stops.
 Fail closed for a bound session: when the input is malformed or forge itself fails, its
 autonomy ends (`continue: false`) instead of running unbudgeted. A session with no goal
 gets nothing, whatever happens.
@@ -18,6 +20,14 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.goal import sessions
 
     if not sessions.event_involvement(event):
+        if event.get("stop_hook_active") is True:  # a Stop hook keeps this session going
+            from forge_runtime.goal.native import running_goal
+
+            condition = running_goal(event.get("transcript_path") or "")
+            if condition is not None:  # the host's native goal, with no binding
+                from forge_runtime.goal.events import on_unbound_goal
+
+                return on_unbound_goal(condition)
         return None
     from forge_runtime.goal.events import on_stop
 

@@ -1,0 +1,44 @@
+"""Is the host's native goal running in a session? Read from the transcript's tail.
+
+A Stop hook asks this for a session forge has no binding for while a Stop hook keeps it
+going (`stop_hook_active`): the host's native goal there would run with no budget. Standard
+library only and no forge import, because that question is asked on the Stop hook's path.
+The host writes a `goal_status` attachment when a goal is set (`met: false`, `sentinel`),
+after each evaluation (`met`), and when it is cleared (`met: true`, `sentinel`); see
+transcript.py and HOST.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TAIL_BYTES = 1 << 20  # how far back `running_goal` looks; a goal's verdict follows each turn
+
+
+def running_goal(path: str | os.PathLike) -> str | None:
+    """The condition of the host's native goal if the transcript's newest verdict says it
+    still runs (set, or judged not met), else None; reads only the transcript's tail."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - TAIL_BYTES))
+            tail = handle.read()
+    except OSError:
+        return None
+    end = len(tail)
+    while (found := tail.rfind(b'"goal_status"', 0, end)) >= 0:
+        start, stop = tail.rfind(b"\n", 0, found) + 1, tail.find(b"\n", found)
+        end = start
+        try:
+            entry = json.loads(tail[start:stop if stop >= 0 else len(tail)])
+        except ValueError:
+            continue
+        if not isinstance(entry, dict) or entry.get("type") != "attachment":
+            continue
+        attachment = entry.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "goal_status":
+            running = attachment.get("met") is False and not attachment.get("impossible")
+            condition = attachment.get("condition")
+            return condition if running and isinstance(condition, str) else None
+    return None
