@@ -12,7 +12,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-BUNDLED_DIRS = ("workflows", "skills", "hooks")
+BUNDLED_DIRS = ("workflows", "skills", "hooks", "agents", "bin")
 
 
 class BuildPyWithBundle(build_py):

@@ -223,6 +223,13 @@ def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | 
             or_=or_) from None
 
 
+def python_for(outcome: str, data_dir: str | os.PathLike | None) -> str:
+    """The interpreter that has the hook dependencies, given what `ensure` returned."""
+    if outcome == "present" or not data_dir:
+        return sys.executable
+    return str(env_python(Path(data_dir) / ENV_NAME))
+
+
 def _is_within(path: Path, parent: Path) -> bool:
     try:
         path.resolve().relative_to(parent.resolve())

@@ -1,9 +1,9 @@
 """Where forge's shipped Markdown and hook helpers live, however forge was installed.
 
-The canonical files sit at the repository root (`workflows/`, `skills/`, `hooks/`), which is
-also the plugin's root. A plugin install and an editable install read them there. A regular
-wheel has no repository around it, so the build copies them into `forge_runtime/data/`
-(see setup.py); that copy wins when present.
+The canonical files sit at the repository root (`workflows/`, `skills/`, `hooks/`, `agents/`,
+`bin/`), which is also the plugin's root. A plugin install and an editable install read them
+there. A regular wheel has no repository around it, so the build copies them into
+`forge_runtime/data/` (see setup.py); that copy wins when present.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from forge_runtime.errors import ForgeError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-BUNDLED_DIRS = ("workflows", "skills", "hooks")
+BUNDLED_DIRS = ("workflows", "skills", "hooks", "agents", "bin")
 STATE_TEMPLATE = PACKAGE_DIR / "templates" / "state.md"
 
 
@@ -39,7 +39,8 @@ def plugin_root() -> Path | None:
 def host_plugin_dir(scratch: Path) -> Path:
     """The forge plugin to load into a host session (`--plugin-dir`): the bundle forge runs
     from, else one assembled under `scratch` from what a wheel install carries (hooks,
-    workflows, skills) plus a manifest. `forge demo` and the host kit's fixtures use it."""
+    workflows, skills, agents, bin) plus a manifest. `forge demo` and the host kit's
+    fixtures use it."""
     root = plugin_root()
     if root is not None:
         return root

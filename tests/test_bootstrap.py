@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from offline_pip import clean_env, make_wheelhouse, refusing_index
 
+import forge_runtime
 from forge_runtime import bootstrap
 from forge_runtime.errors import ForgeError
 
@@ -109,6 +110,29 @@ def test_a_missing_environment_is_built_once_and_then_used_by_the_launcher(tmp_p
     assert (probe.returncode, probe.stdout, probe.stderr) == (0, "", "")
     assert sorted(p.name for p in (data / "forge-env.d").iterdir()) == [
         bootstrap.stamp_of(bootstrap.HOOK_REQUIREMENTS)]
+
+
+def test_session_start_tells_the_bash_tool_which_python_runs_forge(tmp_path):
+    data, env_file = tmp_path / "data", tmp_path / "session-env.sh"
+    env = clean_env(FORGE_PYTHON=sys.executable, CLAUDE_PLUGIN_DATA=str(data),
+                    CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_ENV_FILE=str(env_file))
+    done = run_session_start(env, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert env_file.read_text() == f"export FORGE_PYTHON={sys.executable}\n"
+
+    # What the host does with that file: source it before the agent's Bash command, which
+    # finds the plugin's bin/forge on PATH.
+    bash = clean_env(PATH=f"{REPO / 'bin'}:/usr/bin:/bin")
+    shown = subprocess.run(["sh", "-c", f". {env_file} && forge --version"], env=bash,
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert shown.stdout.splitlines() == [f"forge {forge_runtime.__version__}", "Done."]
+
+
+def test_a_built_environment_is_what_bash_is_told_to_use(tmp_path):
+    data = tmp_path / "data"
+    assert bootstrap.python_for("built", str(data)) == str(data / "forge-env" / "bin" / "python")
+    assert bootstrap.python_for("ready", str(data)) == str(data / "forge-env" / "bin" / "python")
+    assert bootstrap.python_for("present", str(data)) == sys.executable
 
 
 class FakeSteps:

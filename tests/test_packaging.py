@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from forge_runtime.resources import BUNDLED_DIRS
+
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE",
-           "forge_runtime", "workflows", "skills", "hooks"]
+           "forge_runtime", *BUNDLED_DIRS]
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,7 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_carries_every_shipped_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    shipped = [path.relative_to(REPO).as_posix() for top in ("workflows", "skills", "hooks")
+    shipped = [path.relative_to(REPO).as_posix() for top in BUNDLED_DIRS
                for path in (REPO / top).rglob("*")
                if path.is_file() and "__pycache__" not in path.parts]
     assert shipped

@@ -1,9 +1,14 @@
-"""SessionStart: make sure the hooks of this session will have their Python dependencies.
+"""SessionStart: make sure this session's hooks and its Bash tool can run forge.
 
-When the interpreter running hooks lacks them, the first session after install builds
-`${CLAUDE_PLUGIN_DATA}/forge-env` (see forge_runtime.bootstrap); every later hook of the
-session then runs there. If that cannot be done, the person sees one message with its Fix,
-and the session goes on: hooks that must fail closed still do so on their own.
+When the interpreter running hooks lacks forge's dependencies, the first session after
+install builds `${CLAUDE_PLUGIN_DATA}/forge-env` (see forge_runtime.bootstrap); every later
+hook of the session then runs there. If that cannot be done, the person sees one message
+with its Fix, and the session goes on: hooks that must fail closed still do so on their own.
+
+The agent's Bash tool finds the plugin's `bin/forge` on its PATH, but the host passes it no
+CLAUDE_PLUGIN_* variables. A SessionStart hook may export variables to the session's Bash
+commands through the file named by CLAUDE_ENV_FILE, so this hook tells `bin/forge` which
+Python has forge's dependencies.
 """
 
 from __future__ import annotations
@@ -17,9 +22,20 @@ def handle(event: dict) -> dict | None:
     from forge_runtime import bootstrap
     from forge_runtime.errors import ForgeError
 
+    data_dir = os.environ.get("CLAUDE_PLUGIN_DATA")
     try:
-        bootstrap.ensure(os.environ.get("CLAUDE_PLUGIN_DATA"),
-                         os.environ.get("CLAUDE_PLUGIN_ROOT"))
+        outcome = bootstrap.ensure(data_dir, os.environ.get("CLAUDE_PLUGIN_ROOT"))
     except ForgeError as exc:
         return {"systemMessage": exc.hint().render()}
+    export_python_to_bash(bootstrap.python_for(outcome, data_dir))
     return None
+
+
+def export_python_to_bash(python: str) -> None:
+    """Append `export FORGE_PYTHON=...` to the host's per-session Bash environment file."""
+    import shlex
+
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    if env_file:
+        with open(env_file, "a", encoding="utf-8") as stream:
+            stream.write(f"export FORGE_PYTHON={shlex.quote(python)}\n")

@@ -34,15 +34,6 @@ rules:
 """
 
 
-def _forge_on_path(bin_dir) -> dict[str, str]:
-    """A `forge` command on PATH, as a pip install gives one, running this test's forge."""
-    bin_dir.mkdir()
-    launcher = bin_dir / "forge"
-    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m forge_runtime "$@"\n')
-    launcher.chmod(0o755)
-    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-
-
 def _person(project, *words: str) -> subprocess.CompletedProcess:
     """`forge ...` typed by a person in a terminal in the project (no session id around)."""
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_SESSION_ID"}
@@ -51,10 +42,9 @@ def _person(project, *words: str) -> subprocess.CompletedProcess:
                           timeout=60)
 
 
-def test_the_clarify_flow_as_the_workflow_tells_it(claude_host, project, tmp_path):
+def test_the_clarify_flow_as_the_workflow_tells_it(claude_host, project):
     host = claude_host(CLARIFY)
     session = host.run("clarify: what should the parser accept?", cwd=project,
-                       env=_forge_on_path(tmp_path / "bin"),
                        args=["--permission-mode", "acceptEdits", "--allowedTools", "Bash,Write"])
 
     assert session.terminal_reason == "completed", session.result
