@@ -238,6 +238,9 @@ DENIED = [
     "x='rm -rf .git'; eval $x",
     "x='rm -rf .git'; $x",
     'x="rm -rf"; $x .git',
+    "sh -c 'rm -rf \"$1\"' _ .git",
+    "bash -c 'rm -rf \"$@\"' _ src .git",
+    "sh -c 'rm -rf \"$1/forge-g\"*' _ .git",
     # code handed to a shell on its input, and forge's entry points hidden in a script
     "echo 'rm -rf .git' | sh",
     "printf 'cd .git\\nrm -rf forge-goals\\n' | bash",

@@ -120,6 +120,7 @@ _VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)
 _LIFTED = "`?`"
 _LOOP_VALUES_LIMIT = 64
 _SUBSHELL_OPEN, _SUBSHELL_CLOSE = "(", ")"
+_PLAIN_WORD = re.compile(r"^[\w./~+,:@%-]*$")
 # forge's hook-side entry points named anywhere in a command, even inside a script it writes
 # or in an interpreter's code (`main(['mode', 'exit'])`).
 _ENTRY_POINTS = re.compile(
@@ -434,7 +435,9 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
     if name == "ln":
         _record_symlink(args, ctx)
     if (name in SHELLS or name == "su") and "-c" in args[:-1]:
-        return _nested(args[args.index("-c") + 1], ctx) or (True, False)
+        code_at = args.index("-c") + 1
+        code = _positional(args[code_at], args[code_at + 1:])
+        return _nested(code, ctx) or (True, False)
     if name == "eval":
         from string import Template
 
@@ -586,6 +589,23 @@ def _at_or_above_start(path: str, ctx: _Context) -> bool:
     """Is `path` the directory the command starts in, or above it? Writing there is too
     ordinary to refuse (`tar xzf release.tgz`), and forge cannot see what lands where."""
     return ctx.start is not None and (path == ctx.start or holds(path, ctx.start))
+
+
+def _positional(code: str, operands: list[str]) -> str:
+    """`sh -c 'rm -rf "$1"' _ .git`: the code with `$0`..`$9`, `$@` and `$*` filled in from
+    the operands after it (a plain word as is, so it also fits inside double quotes)."""
+    def word(text: str) -> str:
+        return text if _PLAIN_WORD.match(text) else shlex.quote(text)
+
+    def value(match: re.Match) -> str:
+        name = next(group for group in match.groups() if group)
+        if name in ("@", "*"):
+            return " ".join(word(operand) for operand in operands[1:])
+        index = int(name)
+        return word(operands[index]) if index < len(operands) else ""
+
+    code = re.sub(r'"\$([@*])"', value, code)  # "$@": each operand its own word
+    return re.sub(r"\$(?:\{(\d)\}|([0-9@*]))", value, code)
 
 
 def _nested(code: str, ctx: _Context) -> Finding | None:
