@@ -225,8 +225,19 @@ def stop_beside_a_goal(space: Workspace) -> Plan:
     build_goal(space, 200)
     bystander = HostSession(space)
     bystander.model_turn(1)
-    return Plan(space.hook(bystander.stop_event()), expect_silent,
+    return Plan(space.hook(bystander.stop_event(continuation=False)), expect_silent,
                 note="another session of the repository runs a 200-turn goal")
+
+
+def stop_continuation_without_goal(space: Workspace) -> Plan:
+    """A Stop-hook continuation (`stop_hook_active`) of a session forge never bound, after
+    200 turns: forge reads the transcript's tail to see whether a native goal runs unbudgeted."""
+    _ledger_present()
+    session = HostSession(space)
+    for number in range(1, 201):
+        session.model_turn(number)
+    return Plan(space.hook(session.stop_event(continuation=True)), expect_silent,
+                note="another plugin's Stop hook keeps the turn going; no native goal")
 
 
 def charging(turns: int):
@@ -269,6 +280,9 @@ def charging_scenarios() -> list[Scenario]:
     return [Scenario("stop-no-goal-beside-goal", "Stop",
                      "Stop, session without a goal, another session's goal running",
                      stop_beside_a_goal, True),
+            Scenario("stop-no-goal-continuation", "Stop",
+                     "Stop, session without a goal, a continuation after 200 turns",
+                     stop_continuation_without_goal, True),
             *[Scenario(f"stop-charge-{n}", "Stop", f"Stop charging a goal holding {n:,} turns",
                      charging(n), True) for n in SIZES]]
 

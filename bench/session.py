@@ -67,9 +67,12 @@ class HostSession:
                 "permission_mode": "default", "effort": {"level": "medium"},
                 "hook_event_name": name, **fields}
 
-    def stop_event(self) -> dict:
-        return self.event("Stop", stop_hook_active=True, last_assistant_message="working",
-                          background_tasks=[], session_crons=[])
+    def stop_event(self, continuation: bool = True) -> dict:
+        """A Stop. Turns of a native `/goal` run after the first are continuations (the
+        host sets `stop_hook_active`); the first Stop of an ordinary prompt is not."""
+        return self.event("Stop", stop_hook_active=continuation,
+                          last_assistant_message="working", background_tasks=[],
+                          session_crons=[])
 
     # -- what the host writes -----------------------------------------------------------
 
