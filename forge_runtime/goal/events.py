@@ -139,19 +139,19 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
         return stop_session(refusal_text(exc))
 
 
-def on_unbound_goal(condition: str) -> dict | None:
-    """The reply for a session with no binding in which the host's native goal `condition`
-    runs (native.py): its binding deleted, or a goal set before forge was installed. Its
-    turns would go uncounted, so end it; the person's `/goal` binds it again with the count
-    it had."""
+def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict | None:
+    """The reply for a session in which the host's native goal `condition` runs (native.py)
+    while forge counts no turn of it: its binding deleted, a goal set before forge was
+    installed, or a goal forge recorded as ended on a verdict the host did not keep (the
+    transcript is a file an agent can append to). End it; the person's `/goal` binds or
+    reopens it with the count it had."""
     from forge_runtime.goal.objective import normalise
 
     if not normalise(condition):
         return None
     return stop_session(hints.error(
-        "FORGE_GOAL_UNBUDGETED: this session's native /goal runs with no forge goal bound to "
-        "it (its binding is missing), so its turns cannot be counted",
-        f"/goal {normalise(condition)}",
+        f"FORGE_GOAL_UNBUDGETED: this session's native /goal runs while forge counts none "
+        f"of its turns ({why})", f"/goal {normalise(condition)}",
         "binds this session again; the objective keeps its count").render())
 
 
@@ -222,6 +222,21 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         sessions.drop_pending(project.ledger_root, session)
     if result.goal["status"] == EXHAUSTED:
         return stop_session(exhausted_text(result.goal))
+    if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
+        return _ended_but_running(binding, event)
     if result.stuck:
         return stuck_reply(result.goal, result.unchanged_turns)
     return None
+
+
+def _ended_but_running(binding: dict, event: dict) -> dict | None:
+    """A Stop hook continues a session whose goal forge recorded as ended: if the host's
+    native goal for that objective still runs, the verdict forge believed was not the
+    host's (a forged `met`), so the session stops instead of running uncounted."""
+    from forge_runtime.goal.native import running_goal
+    from forge_runtime.goal.objective import normalise
+
+    condition = running_goal(event.get("transcript_path") or "")
+    if condition is None or normalise(condition) != binding.get("objective"):
+        return None
+    return on_unbound_goal(condition, f"goal {binding['nonce']} was recorded as ended")
