@@ -192,6 +192,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
     from forge_runtime.goal import activation, charging
     from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, Ledger, tampered
+    from forge_runtime.goal.objective import normalise
 
     session = event["session_id"]
     binding = sessions.read_binding(project.ledger_root, session) \
@@ -212,6 +213,12 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     turn = chunk.last_turn or binding.get("last_turn")
     if turn is None:
         raise tampered("the transcript shows no finished turn to charge", "forge goal status")
+    running = chunk.running_condition()
+    if running is not None and normalise(running) != binding.get("objective"):
+        # the host's native goal is not the one this session is bound to (a queued /goal
+        # the first Stop could not confirm yet, or a confirmation an agent forged)
+        return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
+                                        "another objective")
     verdicts = chunk.verdicts()
     _apply_verdicts(project, binding, [v for v in verdicts if not v.after_last_turn], session)
     result = charging.charge(ledger, project.state_path, turn, session)

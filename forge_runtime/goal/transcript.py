@@ -92,6 +92,18 @@ class Chunk:
                                      seen_last_turn and last is not None))
         return found
 
+    def running_condition(self) -> str | None:
+        """The condition of the newest verdict in the chunk if it says the host's native
+        goal still runs (set, or judged not met); None when there is none or it ended."""
+        for entry in reversed(self.entries):
+            attachment = entry.get("attachment")
+            if entry.get("type") == "attachment" and isinstance(attachment, dict) and \
+                    attachment.get("type") == "goal_status":
+                condition = attachment.get("condition")
+                running = attachment.get("met") is False and not attachment.get("impossible")
+                return condition if running and isinstance(condition, str) else None
+        return None
+
     def person_set_goal(self, prompt_id: str, objective: str | None) -> int | None:
         """Where the host confirmed it set `objective` for the person's prompt, or None.
 
