@@ -9,6 +9,7 @@ Modules, each with one job:
     modes     main-session guarded modes (`forge mode enter|exit`)
     paths     the protected paths and how a named path is resolved against them
     shell     what a Bash command would do to protected paths (`shlex`, not a shell)
+    shell_syntax  a command's text as pipelines of simple commands, substitutions lifted out
     edits     what Write/Edit/MultiEdit/NotebookEdit would do, incl. state.md's goal fields
     decide    the decision for one tool call: allow, or deny with a hint-contract reason
     sdk       `whitelist_guard`, the same decision as a claude-agent-sdk HookMatcher

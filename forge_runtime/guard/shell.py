@@ -1,5 +1,7 @@
 """What a Bash command would do to protected paths, read with `shlex` instead of run.
 
+`shell_syntax` splits the text into pipelines of simple commands; this module judges them.
+
 The analysis is deliberately one-sided: it looks for ways a command could write, move,
 delete or re-permission a protected path, and refuses when it finds one or cannot rule one
 out. It is not complete and cannot be (a shell is a programming language); the ledger's
@@ -47,10 +49,14 @@ from forge_runtime.guard.paths import (
     holds,
     inside,
 )
-
-OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})
-INPUT_REDIRECTS = frozenset({"<", "<<", "<<<", "<&", "<<-"})
-PIPES = frozenset({"|", "|&"})
+from forge_runtime.guard.shell_syntax import (
+    SUBSHELL_CLOSE,
+    SUBSHELL_OPEN,
+    Simple,
+    lift_substitutions,
+    parse,
+    strip_reserved,
+)
 
 READERS = frozenset({
     "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ls", "stat",
@@ -75,9 +81,6 @@ GIT_READERS = frozenset({
     "cherry-pick", "revert", "bisect", "notes", "name-rev", "for-each-ref", "show-ref",
     "merge-base", "rev-list", "count-objects", "fsck",
 })
-# Words that open or close a compound command; what follows them is an ordinary command.
-RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
-                      "!", "{", "}", "esac"})
 DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 LOOPS = frozenset({"for", "select"})
 # Options of cp/install/rsync whose value is not a file operand.
@@ -116,10 +119,7 @@ _DEFAULTED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?)[-=]([^}]*)\}")
 # `${NAME%/}`, `${#NAME}`, ...: a parameter expansion forge does not evaluate.
 _PARAMETER_OPERATION = re.compile(r"\$\{[^}]*[^A-Za-z0-9_}][^}]*\}")
 _VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
-# What a lifted command substitution leaves in its word: a substitution forge cannot know.
-_LIFTED = "`?`"
 _LOOP_VALUES_LIMIT = 64
-_SUBSHELL_OPEN, _SUBSHELL_CLOSE = "(", ")"
 _PLAIN_WORD = re.compile(r"^[\w./~+,:@%-]*$")
 # forge's hook-side entry points named anywhere in a command, even inside a script it writes
 # or in an interpreter's code (`main(['mode', 'exit'])`).
@@ -140,19 +140,8 @@ class _OutOfTime(Exception):
     """The analysis ran past its time budget: the command is refused, never let through."""
 
 
-# Plain classes rather than dataclasses, which would import `inspect` (about 5 ms) into
+# A plain class rather than a dataclass, which would import `inspect` (about 5 ms) into
 # the hook of every Bash call.
-class _Simple:
-    """One simple command: its words, the files its redirections write, its here-strings."""
-
-    __slots__ = ("words", "writes", "stdin")
-
-    def __init__(self) -> None:
-        self.words: list[str] = []
-        self.writes: list[str] = []
-        self.stdin: list[str] = []
-
-
 class _Context:
     """What the analysis knows while it walks a command: where it runs, which variables hold
     what, the protected paths, and how deeply shells are nested."""
@@ -207,12 +196,12 @@ def _analyse(command: str, ctx: _Context) -> Finding | None:
     if ctx.depth > 8:
         return Finding("nests shells too deeply for forge to follow")
     names_entry_point = _ENTRY_POINTS.search(command.lower()) is not None
-    command, bodies = _lift_substitutions(command)
+    command, bodies = lift_substitutions(command)
     for body in bodies:
         finding = _analyse(body, ctx.nested())
         if finding:
             return finding
-    pipelines = _parse(command)
+    pipelines = parse(command)
     if pipelines is None:
         if _mentions(command):
             return Finding("cannot be parsed (unbalanced quotes) and names a protected path")
@@ -221,10 +210,10 @@ def _analyse(command: str, ctx: _Context) -> Finding | None:
     heredoc_mention = "<<" in command and _mentions(command)
     outside: list[tuple[str | None, dict[str, str]]] = []
     for pipeline in pipelines:
-        if pipeline == _SUBSHELL_OPEN:
+        if pipeline == SUBSHELL_OPEN:
             outside.append((ctx.cwd, dict(ctx.env)))
             continue
-        if pipeline == _SUBSHELL_CLOSE:
+        if pipeline == SUBSHELL_CLOSE:
             if outside:  # a `cd` or assignment in a subshell ends with it
                 ctx.cwd, env = outside.pop()
                 ctx.env.clear()
@@ -244,119 +233,12 @@ def _analyse(command: str, ctx: _Context) -> Finding | None:
     return None
 
 
-def _lift_substitutions(text: str) -> tuple[str, list[str]]:
-    """`text` with each `$(...)`, backquoted and `<(...)`/`>(...)` command replaced by a
-    placeholder, and the commands themselves (they run too, wherever they stand, even inside
-    double quotes). Single-quoted text is left alone: the shell runs nothing in it."""
-    if "`" not in text and "(" not in text:
-        return text, []  # the common case, without a walk over every character
-    out: list[str] = []
-    bodies: list[str] = []
-    position, quote = 0, None
-    while position < len(text):
-        char = text[position]
-        if quote == "'":
-            quote = None if char == "'" else quote
-        elif char == "\\":
-            out.append(text[position:position + 2])
-            position += 2
-            continue
-        elif char == "'" and quote is None:
-            quote = "'"
-        elif char == '"':
-            quote = None if quote == '"' else '"'
-        elif char == "`" or text.startswith("$(", position) or (
-                quote is None and text.startswith(("<(", ">("), position)):
-            if char == "`":
-                end = text.find("`", position + 1)
-                end = len(text) if end == -1 else end
-                bodies.append(text[position + 1:end])
-            else:
-                end = _closing_parenthesis(text, position + 2)
-                bodies.append(text[position + 2:end])
-            out.append(_LIFTED)
-            position = end + 1
-            continue
-        out.append(char)
-        position += 1
-    return "".join(out), bodies
-
-
-def _closing_parenthesis(text: str, start: int) -> int:
-    """Where the `(` just before `start` closes (quotes respected); the end when it does not."""
-    depth, quote, position = 1, None, start
-    while position < len(text):
-        char = text[position]
-        if quote:
-            if char == quote:
-                quote = None
-            elif char == "\\" and quote == '"':
-                position += 1
-        elif char == "\\":
-            position += 1
-        elif char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return position
-        position += 1
-    return len(text)
-
-
-def _tokens(command: str) -> list[str] | None:
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        return list(lexer)
-    except ValueError:
-        return None
-
-
-def _is_operator(token: str) -> bool:
-    return bool(token) and all(char in "();<>|&" for char in token)
-
-
-def _parse(command: str) -> list[list[_Simple] | str] | None:
-    """The command as pipelines of simple commands, with `(` and `)` where a subshell opens
-    and closes; None when shlex cannot read it."""
-    tokens = _tokens(command)
-    if tokens is None:
-        return None
-    pipelines: list[list[_Simple] | str] = [[_Simple()]]
-    position = 0
-    while position < len(tokens):
-        token = tokens[position]
-        position += 1
-        if not _is_operator(token):
-            pipelines[-1][-1].words.append(token)
-        elif token in OUTPUT_REDIRECTS or (">" in token and "<" not in token):
-            target = tokens[position] if position < len(tokens) else ""
-            position += 1
-            if not (token.endswith("&") and (target.isdigit() or target == "-")):
-                pipelines[-1][-1].writes.append(target)
-        elif token in INPUT_REDIRECTS or token.startswith("<"):
-            if token == "<<<" and position < len(tokens):
-                pipelines[-1][-1].stdin.append(tokens[position])
-            position += 1
-        elif token in PIPES:
-            pipelines[-1].append(_Simple())
-        else:
-            pipelines.extend(char for char in token if char in (_SUBSHELL_OPEN, _SUBSHELL_CLOSE))
-            pipelines.append([_Simple()])
-    return [[simple for simple in p if simple.words or simple.writes] if isinstance(p, list)
-            else p for p in pipelines]
-
-
 def _mentions(text: str) -> bool:
     lowered = text.lower()
     return any(marker in lowered for marker in MARKERS)
 
 
-def _check_pipeline(pipeline: list[_Simple], ctx: _Context) -> Finding | tuple[bool, str | None]:
+def _check_pipeline(pipeline: list[Simple], ctx: _Context) -> Finding | tuple[bool, str | None]:
     """A Finding, or (does the pipeline name a protected place, its first unproven command)."""
     sensitive = False
     unproven: str | None = None
@@ -412,7 +294,7 @@ def _in_sensitive_dir(ctx: _Context) -> bool:
 
 def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool]:
     """A Finding, or (is the command known read-only, does it name a protected path)."""
-    words, via_xargs = _unwrap(_strip_reserved(words))
+    words, via_xargs = _unwrap(strip_reserved(words))
     if not words:
         return True, False
     if "$" in words[0]:
@@ -458,14 +340,6 @@ def _check_simple(words: list[str], ctx: _Context) -> Finding | tuple[bool, bool
     if name == "git":
         return _check_git(args, ctx)
     return _check_generic(name, args, ctx)
-
-
-def _strip_reserved(words: list[str]) -> list[str]:
-    """`if x`, `then rm ...`, `{ rm ...`, `function f { rm ...`: the command after the words
-    that open a compound command or a function."""
-    while words and (words[0] in RESERVED or words[0] == "function"):
-        words = words[2:] if words[0] == "function" else words[1:]
-    return words
 
 
 def _check_unknown_command(word: str, args: list[str], ctx: _Context) -> Finding | tuple:
@@ -528,13 +402,13 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool]:
     return words, False
 
 
-def _check_xargs_feed(pipeline: list[_Simple], ctx: _Context) -> Finding | None:
+def _check_xargs_feed(pipeline: list[Simple], ctx: _Context) -> Finding | None:
     """`find . -name x | xargs rm`: the paths xargs hands to a command that is not read-only
     come from the commands before it, so those are judged as if they deleted."""
     if not any(_xargs_writes(simple.words) for simple in pipeline):
         return None
     for simple in pipeline:
-        words, via_xargs = _unwrap(_strip_reserved(
+        words, via_xargs = _unwrap(strip_reserved(
             [w for w in simple.words if not _ASSIGNMENT.match(w)]))
         if via_xargs or not words:
             continue
@@ -556,11 +430,11 @@ def _check_xargs_feed(pipeline: list[_Simple], ctx: _Context) -> Finding | None:
     return None
 
 
-def _check_shell_input(pipeline: list[_Simple], ctx: _Context) -> Finding | None:
+def _check_shell_input(pipeline: list[Simple], ctx: _Context) -> Finding | None:
     """`echo 'rm -rf .git' | sh`, `bash <<< '...'`: the code a shell reads on its input,
     when it is written out in the command itself."""
     for index, simple in enumerate(pipeline):
-        words, _ = _unwrap(_strip_reserved([w for w in simple.words if not _ASSIGNMENT.match(w)]))
+        words, _ = _unwrap(strip_reserved([w for w in simple.words if not _ASSIGNMENT.match(w)]))
         name = os.path.basename(words[0]) if words else ""
         if name not in STDIN_RUNNERS and (name not in SHELLS or any(
                 not arg.startswith("-") for arg in words[1:])):
@@ -578,7 +452,7 @@ def _check_shell_input(pipeline: list[_Simple], ctx: _Context) -> Finding | None
 
 
 def _xargs_writes(words: list[str]) -> bool:
-    words, via_xargs = _unwrap(_strip_reserved([w for w in words if not _ASSIGNMENT.match(w)]))
+    words, via_xargs = _unwrap(strip_reserved([w for w in words if not _ASSIGNMENT.match(w)]))
     if not via_xargs:
         return False
     name = os.path.basename(words[0])

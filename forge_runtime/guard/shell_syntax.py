@@ -1,0 +1,157 @@
+"""How a Bash command's text becomes pipelines of simple commands, split as the shell would.
+
+This is the syntax half of the guard's shell analysis (`shell` judges what the commands
+do). It is `shlex` plus what `shlex` does not know: command substitutions (`$(...)`,
+backquotes, `<(...)`), which run wherever they stand and are lifted out to be judged on
+their own; redirections, pipes and subshells; here-strings; the reserved words that open
+compound commands. It is not a shell parser and does not try to be one.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})
+INPUT_REDIRECTS = frozenset({"<", "<<", "<<<", "<&", "<<-"})
+PIPES = frozenset({"|", "|&"})
+# Words that open or close a compound command; what follows them is an ordinary command.
+RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
+                      "!", "{", "}", "esac"})
+# What a lifted command substitution leaves in its word: a backquote, so the word reads as
+# one whose value forge cannot know.
+LIFTED = "`?`"
+SUBSHELL_OPEN, SUBSHELL_CLOSE = "(", ")"
+
+
+class Simple:
+    """One simple command: its words, the files its redirections write, its here-strings.
+
+    A slotted class, not a dataclass: `dataclasses` imports `inspect`, about 5 ms a call.
+    """
+
+    __slots__ = ("words", "writes", "stdin")
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.writes: list[str] = []
+        self.stdin: list[str] = []
+
+
+def lift_substitutions(text: str) -> tuple[str, list[str]]:
+    """`text` with each `$(...)`, backquoted and `<(...)`/`>(...)` command replaced by a
+    placeholder, and the commands themselves (they run too, wherever they stand, even inside
+    double quotes). Single-quoted text is left alone: the shell runs nothing in it."""
+    if "`" not in text and "(" not in text:
+        return text, []  # the common case, without a walk over every character
+    out: list[str] = []
+    bodies: list[str] = []
+    position, quote = 0, None
+    while position < len(text):
+        char = text[position]
+        if quote == "'":
+            quote = None if char == "'" else quote
+        elif char == "\\":
+            out.append(text[position:position + 2])
+            position += 2
+            continue
+        elif char == "'" and quote is None:
+            quote = "'"
+        elif char == '"':
+            quote = None if quote == '"' else '"'
+        elif char == "`" or text.startswith("$(", position) or (
+                quote is None and text.startswith(("<(", ">("), position)):
+            if char == "`":
+                end = text.find("`", position + 1)
+                end = len(text) if end == -1 else end
+                bodies.append(text[position + 1:end])
+            else:
+                end = _closing_parenthesis(text, position + 2)
+                bodies.append(text[position + 2:end])
+            out.append(LIFTED)
+            position = end + 1
+            continue
+        out.append(char)
+        position += 1
+    return "".join(out), bodies
+
+
+def _closing_parenthesis(text: str, start: int) -> int:
+    """Where the `(` just before `start` closes (quotes respected); the end when it does not."""
+    depth, quote, position = 1, None, start
+    while position < len(text):
+        char = text[position]
+        if quote:
+            if char == quote:
+                quote = None
+            elif char == "\\" and quote == '"':
+                position += 1
+        elif char == "\\":
+            position += 1
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return position
+        position += 1
+    return len(text)
+
+
+def _tokens(command: str) -> list[str] | None:
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def _is_operator(token: str) -> bool:
+    return bool(token) and all(char in "();<>|&" for char in token)
+
+
+def parse(command: str) -> list[list[Simple] | str] | None:
+    """The command as pipelines of simple commands, with `(` and `)` where a subshell opens
+    and closes; None when shlex cannot read it."""
+    tokens = _tokens(command)
+    if tokens is None:
+        return None
+    pipelines: list[list[Simple] | str] = [[Simple()]]
+    position = 0
+    while position < len(tokens):
+        token = tokens[position]
+        position += 1
+        if not _is_operator(token):
+            pipelines[-1][-1].words.append(token)
+        elif token in OUTPUT_REDIRECTS or (">" in token and "<" not in token):
+            target = tokens[position] if position < len(tokens) else ""
+            position += 1
+            if not (token.endswith("&") and (target.isdigit() or target == "-")):
+                pipelines[-1][-1].writes.append(target)
+        elif token in INPUT_REDIRECTS or token.startswith("<"):
+            if token == "<<<" and position < len(tokens):
+                pipelines[-1][-1].stdin.append(tokens[position])
+            position += 1
+        elif token in PIPES:
+            pipelines[-1].append(Simple())
+        else:
+            pipelines.extend(char for char in token if char in (SUBSHELL_OPEN, SUBSHELL_CLOSE))
+            pipelines.append([Simple()])
+    found: list[list[Simple] | str] = []
+    for pipeline in pipelines:
+        if isinstance(pipeline, str):
+            found.append(pipeline)
+        elif kept := [simple for simple in pipeline if simple.words or simple.writes]:
+            found.append(kept)
+    return found
+
+
+def strip_reserved(words: list[str]) -> list[str]:
+    """`if x`, `then rm ...`, `{ rm ...`, `function f { rm ...`: the command after the words
+    that open a compound command or a function."""
+    while words and (words[0] in RESERVED or words[0] == "function"):
+        words = words[2:] if words[0] == "function" else words[1:]
+    return words
