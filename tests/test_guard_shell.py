@@ -234,6 +234,9 @@ DENIED = [
     "watch -n1 rm -rf .git",
     "parallel rm -rf ::: .git",
     "at now <<< 'rm -rf .git'",
+    "env -S 'rm -rf .git'",
+    "env --split-string='rm -rf .git'",
+    "env -S \"x'y\" .git",
     # a whole command held in a variable
     "x='rm -rf .git'; eval $x",
     "x='rm -rf .git'; $x",

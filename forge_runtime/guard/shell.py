@@ -50,6 +50,7 @@ from forge_runtime.guard.paths import (
     inside,
 )
 from forge_runtime.guard.shell_syntax import (
+    LIFTED,
     SUBSHELL_CLOSE,
     SUBSHELL_OPEN,
     Simple,
@@ -389,7 +390,11 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool]:
         rest = words[1:]
         while rest and (rest[0].startswith("-") or _ASSIGNMENT.match(rest[0])):
             option = rest.pop(0)
-            if option in takes_value and rest:
+            if option.startswith("--split-string="):  # env -S 'rm -rf x' runs rm
+                rest = _split(option.split("=", 1)[1]) + rest
+            elif option in ("-S", "--split-string") and rest:
+                rest = _split(rest.pop(0)) + rest
+            elif option in takes_value and rest:
                 rest.pop(0)
         if os.path.basename(words[0]) in WRAPPER_OPERAND and rest:
             rest.pop(0)
@@ -400,6 +405,14 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool]:
             return rest or ["echo"], True  # xargs alone echoes its input
         words = rest
     return words, False
+
+
+def _split(text: str) -> list[str]:
+    """`text` split into words; a command forge cannot name when its quotes do not close."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return [LIFTED]
 
 
 def _check_xargs_feed(pipeline: list[Simple], ctx: _Context) -> Finding | None:
