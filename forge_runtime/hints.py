@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 NEXT = "Next"
 WAIT = "Wait"
@@ -55,23 +55,25 @@ def has_placeholder(command: str) -> bool:
     return bool(_PLACEHOLDER.search(command))
 
 
-@dataclass(frozen=True)
-class Hint:
-    """What to do after an output. Build one with `next_`, `wait`, `done` or `error`."""
+class Hint(namedtuple("_HintFields", "marker text rationale error alternatives",
+                      defaults=(None, None, None, ()))):
+    """What to do after an output. Build one with `next_`, `wait`, `done` or `error`.
 
-    marker: str
-    text: str | None = None
-    rationale: str | None = None
-    error: str | None = None
-    alternatives: tuple[str, ...] = field(default_factory=tuple)
+    Immutable and compared by value, like a frozen dataclass; a named tuple because every
+    deny and every hook reply imports this module, and `dataclasses` costs ~5-10 ms there.
+    """
 
-    def __post_init__(self) -> None:
-        if self.marker not in (NEXT, WAIT, DONE, FIX):
-            raise ValueError(f"a hint's marker is Next, Wait, Done or Fix, not {self.marker!r}")
-        if (self.marker == DONE) != (self.text is None):
+    __slots__ = ()
+
+    def __new__(cls, marker: str, text: str | None = None, rationale: str | None = None,
+                error: str | None = None, alternatives: tuple[str, ...] = ()) -> Hint:
+        if marker not in (NEXT, WAIT, DONE, FIX):
+            raise ValueError(f"a hint's marker is Next, Wait, Done or Fix, not {marker!r}")
+        if (marker == DONE) != (text is None):
             raise ValueError("Done carries no command; every other marker needs one")
-        if (self.marker == FIX) != (self.error is not None):
+        if (marker == FIX) != (error is not None):
             raise ValueError("Fix goes with an error, and an error with Fix")
+        return super().__new__(cls, marker, text, rationale, error, tuple(alternatives))
 
     @property
     def next_action(self) -> str | None:

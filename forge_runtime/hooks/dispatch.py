@@ -12,8 +12,8 @@ The contract for every event module:
 from __future__ import annotations
 
 import importlib
+import io
 import json
-from typing import BinaryIO, TextIO
 
 EVENT_MODULES = {
     "SessionStart": "session_start",
@@ -51,14 +51,15 @@ def parse_event(raw: bytes, event_name: str, required: dict[str, type]) -> dict:
     return event
 
 
-def _say(stderr: TextIO, event_name: str, problem: str) -> None:
+def _say(stderr: io.TextIOBase, event_name: str, problem: str) -> None:
     from forge_runtime import hints
 
     text = hints.error(f"forge {event_name} hook: {problem}", FIX).render()
     stderr.write(text + "\n")
 
 
-def run(argv: list[str], stdin: BinaryIO, stdout: TextIO, stderr: TextIO) -> int:
+def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
+        stderr: io.TextIOBase) -> int:
     """Handle one event; always exit 0 and answer in JSON so the host decides by our reply."""
     if len(argv) != 1 or argv[0] not in EVENT_MODULES:
         _say(stderr, "launcher", f"expected one event name of {', '.join(EVENT_MODULES)}, "
