@@ -161,3 +161,16 @@ def test_the_shell_wrapper_reaches_the_same_implementation(project):
                           env={"FORGE_PYTHON": sys.executable, "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("Wait: ")
+
+
+def test_status_of_a_goal_whose_work_tree_follows_another_goal_says_so(project, capsys):
+    from forge_runtime.goal import activation
+
+    first = activation.activate(project, "ship the parser").goal
+    activation.activate(project, "ship the lexer")  # another session's /goal, same work tree
+    code, out = _run(capsys, "goal", "status", "--nonce", first["nonce"])
+    assert code == 2
+    error, fix = out.rstrip().splitlines()[-2:]
+    assert error.startswith("Error: FORGE_GOAL_WORKTREE_TAKEN: state.md follows goal ")
+    assert "'ship the lexer'" in error
+    assert fix == "Fix: /goal ship the parser"

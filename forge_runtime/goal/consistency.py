@@ -60,9 +60,9 @@ def check(state_path: Path, ledger: Ledger, head: Head | None = None) -> state.S
 
 def _taken(goal: dict, other: dict) -> ForgeError:
     return ForgeError(
-        f"{WORKTREE_TAKEN}: state.md follows goal {other['nonce']} ({other['objective']!r}), "
+        f"state.md follows goal {other['nonce']} ({other['objective']!r}), "
         f"which a later /goal in this work tree started; goal {goal['nonce']} stops here",
-        f"/goal {goal['objective']}", exit_code=EXIT_REFUSED,
+        f"/goal {goal['objective']}", exit_code=EXIT_REFUSED, code=WORKTREE_TAKEN,
         rationale="in this session: this work tree follows this goal again (the other stops)",
         or_=[f"forge goal status --nonce {other['nonce']}"])
 

@@ -24,6 +24,8 @@ class GoalView:
     next_step: str | None
     consistent: bool
     problem: str | None
+    problem_code: str | None = None  # the refusal's code, e.g. FORGE_GOAL_WORKTREE_TAKEN
+    problem_fix: str | None = None
 
 
 def goal_nonces(project: Project) -> list[str]:
@@ -65,7 +67,7 @@ def view(project: Project, nonce: str) -> GoalView:
         try:
             current = consistency.check(project.state_path, ledger)
         except ForgeError as exc:
-            return GoalView(goal, None, None, False, exc.message)
+            return GoalView(goal, None, None, False, exc.message, exc.code, exc.fix)
     return GoalView(goal, current.goal.get("turn_count"), current.next_step, True, None)
 
 

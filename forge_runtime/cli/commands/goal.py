@@ -67,8 +67,11 @@ def status(args) -> Result:
             "next_step": seen.next_step, "consistent": seen.consistent}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
-        refusal = ForgeError(seen.problem, f"forge goal sync --nonce {nonce}",
-                             exit_code=EXIT_REFUSED, code="FORGE_GOAL_LEDGER_TAMPERED")
+        tampered = seen.problem_code in (None, "FORGE_GOAL_LEDGER_TAMPERED")
+        refusal = ForgeError(seen.problem, f"forge goal sync --nonce {nonce}" if tampered
+                             else seen.problem_fix, exit_code=EXIT_REFUSED,
+                             code="FORGE_GOAL_LEDGER_TAMPERED" if tampered
+                             else seen.problem_code)
         return Result(refusal.hint(), lines, {**data, "code": refusal.code}, refusal.exit_code)
     if seen.state_turn_count != seen.goal["turn_count"]:
         lines.append(f"state.md    {seen.state_turn_count} turns (behind the ledger)")
