@@ -574,25 +574,3 @@ def test_a_bound_session_whose_native_goal_is_another_objective_is_stopped(proje
     lines = _stop_text(_hook_stop(session)).splitlines()
     assert lines[0].startswith("Error: FORGE_GOAL_UNBUDGETED: ")
     assert lines[1] == f"Fix: /goal {OBJECTIVE}"
-
-
-def test_a_goal_typed_while_the_agent_is_busy_activates_when_the_host_runs_it(project):
-    """The TUI fires UserPromptSubmit when a person queues a prompt, before the host runs
-    it: the Stop of the busy turn must neither drop nor wait for that `/goal`."""
-    session = _running(project, turns=2)
-    busy_prompt = session.prompt_id
-    session.prompt_id = "queued"
-    events.on_prompt(session.event("UserPromptSubmit", prompt="/goal a queued objective"))
-    session.prompt_id = busy_prompt  # the busy turn ends first
-    assert session.turn() is None
-    assert _goal(project)["objective"] == OBJECTIVE and _goal(project)["turn_count"] == 3
-    session.prompt_id = "queued"  # now the host runs the queued /goal
-    command = session._append({"type": "user", "promptId": "queued", "message": {
-        "role": "user", "content": "<command-name>/goal</command-name>\n"
-        "<command-args>a queued objective</command-args>"}})
-    session._append({"type": "system", "subtype": "local_command", "parentUuid": command["uuid"],
-                     "content": "<local-command-stdout>Goal set: a queued objective"
-                                "</local-command-stdout>"})
-    assert session.turn() is None
-    goal = _goal(project)
-    assert (goal["objective"], goal["turn_count"]) == ("a queued objective", 1)

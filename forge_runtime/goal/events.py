@@ -156,19 +156,11 @@ def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict
 
 
 def _confirm_pending(project: Project, event: dict, binding: dict | None,
-                     chunk: transcript.Chunk) -> tuple[dict | None, transcript.Chunk, bool]:
-    """Confirm the session's pending `/goal` from the transcript: the binding and chunk to
-    charge with, and whether a goal was activated (its pending note goes once bound)."""
+                     chunk: transcript.Chunk) -> tuple[dict | None, transcript.Chunk]:
     from forge_runtime.goal import activation, qualification
 
     session = event["session_id"]
     pending = sessions.read_pending(project.ledger_root, session)
-    if pending and isinstance(event.get("prompt_id"), str) and \
-            pending.get("prompt_id") != event["prompt_id"]:
-        # queued: a person typed `/goal` while the agent was busy (UserPromptSubmit fires at
-        # queue time); this Stop ends the turn before it, and the `/goal` is confirmed at
-        # the Stop of its own prompt
-        return binding, chunk, False
     set_at = None
     if pending and isinstance(pending.get("prompt_id"), str):
         def confirmed(seen: transcript.Chunk):
@@ -186,7 +178,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
                       "cannot match to the prompt, so it cannot be budgeted", "forge doctor")
     if set_at is None:  # not a person's /goal: never activates
         sessions.drop_pending(project.ledger_root, session)
-        return binding, chunk, False
+        return binding, chunk
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
     started = activation.activate(project, pending["objective"], session)
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
@@ -194,7 +186,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     # leaving the session unbound with its native goal running unbudgeted
     binding = {"nonce": started.goal["nonce"], "objective": started.goal["objective"],
                "repository": started.goal["repository"]}
-    return binding, chunk.after(set_at), True
+    return binding, chunk.after(set_at)
 
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
@@ -207,9 +199,8 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         if sessions.BOUND in involved else None
     offset = binding.get("offset", 0) if binding else 0
     chunk = transcript.read_since(event.get("transcript_path") or "", offset)
-    activated = False
     if sessions.PENDING in involved:
-        binding, chunk, activated = _confirm_pending(project, event, binding, chunk)
+        binding, chunk = _confirm_pending(project, event, binding, chunk)
     if binding is None:
         return None
     if binding.get("repository") != activation.repository_id(project.ledger_root):
@@ -234,7 +225,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     _apply_verdicts(project, binding, [v for v in verdicts if v.after_last_turn], session)
     binding.update(offset=chunk.end_offset, last_turn=turn)
     sessions.write_binding(project.ledger_root, session, binding)
-    if activated:
+    if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
     if result.goal["status"] == EXHAUSTED:
         return stop_session(exhausted_text(result.goal))
