@@ -247,13 +247,15 @@ class Host:
             isolation=self.isolation)
 
     def interactive(self, cwd: str | Path, run_dir: str | Path,
-                    env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+                    env: dict[str, str] | None = None, args: Sequence[str] = ()
+                    ) -> tuple[list[str], dict[str, str]]:
         """The command and environment of the host's interactive TUI in `cwd`.
 
         For a test that drives the TUI through a terminal (tmux, a pty): the same pretend
         HOME, model server, plugins and network isolation as `run`, the first-run and
-        trust screens pre-answered, and hooks recorded to `run_dir/hooks.jsonl`. The
-        caller starts the process (with exactly this environment) and ends it.
+        trust screens pre-answered, and hooks recorded to `run_dir/hooks.jsonl`; `args`
+        adds CLI flags (`--allowedTools Bash`). The caller starts the process (with
+        exactly this environment) and ends it.
         """
         cwd, run_dir = Path(cwd).resolve(), Path(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -262,6 +264,7 @@ class Host:
         command = [str(self.claude_bin)]
         for plugin in self.plugin_dirs:
             command += ["--plugin-dir", str(plugin)]
+        command += list(args)
         if self.isolated:
             command = netns.wrap(command, str(self.server.unix_path), self.server.port)
         return command, self._environment(run_dir, env)

@@ -30,10 +30,10 @@ OBJECTIVE = "the file never.txt exists"
 class Tui:
     """The host's interactive TUI in a private tmux server, with the host kit's pretend HOME."""
 
-    def __init__(self, host, cwd, run_dir):
+    def __init__(self, host, cwd, run_dir, args=()):
         self.socket = f"forge-test-{os.getpid()}-{id(self)}"
         self.run_dir = run_dir
-        command, env = host.interactive(cwd, run_dir, {"TERM": "xterm-256color"})
+        command, env = host.interactive(cwd, run_dir, {"TERM": "xterm-256color"}, args)
         line = (f"cd {shlex.quote(str(cwd))} && exec env -i "
                 + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " "
                 + shlex.join(command))
@@ -74,8 +74,8 @@ class Tui:
 def tui_factory(tmp_path):
     opened = []
 
-    def make(host, cwd):
-        tui = Tui(host, cwd, tmp_path / f"tui-{len(opened) + 1}")
+    def make(host, cwd, args=()):
+        tui = Tui(host, cwd, tmp_path / f"tui-{len(opened) + 1}", args)
         opened.append(tui)
         return tui
 
@@ -109,3 +109,49 @@ def test_goal_clear_in_the_tui_marks_the_goal_cancelled(claude_host, project, tu
     after = state.read(state_path).goal
     assert (after["status"], after["turn_count"]) == ("cancelled", goal_stops)
     assert tui.hooks("Stop")[-1]["stdout"] == ""  # a person's own turn: never stopped
+
+
+NAP_THEN_NEVER_MET = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: model rested
+    when: {last_is_tool_result: true}
+    reply: {text: "Rested."}
+  - name: model naps
+    when: {last_user_text_contains: "take a nap"}
+    reply: {tool_calls: [{name: Bash, input: {command: "sleep 4"}}]}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+
+def test_a_goal_typed_while_the_agent_is_busy_is_stopped_until_typed_again(
+        claude_host, project, tui_factory):
+    """Measured: the TUI runs a `/goal` typed mid-turn at once, inside the running turn;
+    UserPromptSubmit sees `Goal set: <objective>` (not `/goal ...`) and the transcript a
+    `queued_command` attachment, no `/goal` command entry. forge cannot confirm that as a
+    person's `/goal`, so the native goal's first continuation is stopped with the way on."""
+    host = claude_host(NAP_THEN_NEVER_MET)
+    tui = tui_factory(host, project, ["--allowedTools", "Bash"])
+    state_path = find_project(project).state_path
+    tui.wait_for(lambda: "❯" in tui.screen(), "the TUI prompt")
+
+    tui.type("take a nap")
+    tui.wait_for(lambda: any(r["rule"] == "model naps" for r in host.server.requests),
+                 "the model to start its nap")
+    tui.type(f"/goal {OBJECTIVE}")  # the agent is busy
+    tui.wait_for(lambda: "Goal paused" in tui.screen(), "forge to stop the native goal")
+    prompts = [json.loads(call["stdin"])["prompt"] for call in tui.hooks("UserPromptSubmit")]
+    assert prompts == ["take a nap", f"Goal set: {OBJECTIVE}"]
+    stopped = [call for call in tui.hooks("Stop") if call["stdout"]]
+    assert len(stopped) == 1 and json.loads(stopped[0]["stdin"])["stop_hook_active"] is True
+    lines = json.loads(stopped[0]["stdout"])["stopReason"].splitlines()
+    assert lines[0].startswith("Error: FORGE_GOAL_UNBUDGETED: ")
+    assert lines[1] == f"Fix: /goal {OBJECTIVE}"
+
+    tui.type(f"/goal {OBJECTIVE}")  # the Fix, typed when the agent is idle
+    goal = tui.wait_for(lambda: state_path.exists() and state.read(state_path).goal,
+                        "forge's activation")
+    assert goal["objective"] == OBJECTIVE and goal["status"] == "active"
