@@ -78,12 +78,15 @@ def _common_dir(git_dir: Path) -> Path:
 def find_project(start: str | os.PathLike | None = None) -> Project:
     """The project containing `start` (default: the host's project dir, else the cwd).
 
-    The root is the nearest ancestor holding `.git`; with none, `start` itself.
+    The root is the nearest ancestor holding `.git`; outside git, the nearest one holding
+    `.forge/` (so a session started in a subdirectory shares the project's ledger and
+    budget instead of starting its own); with neither, `start` itself.
     """
     if start is None:
         start = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     here = Path(start).resolve()
-    for candidate in (here, *here.parents):
+    lineage = (here, *here.parents)
+    for candidate in lineage:
         dot_git = candidate / ".git"
         if dot_git.is_dir():
             return Project(candidate, dot_git, _common_dir(dot_git))
@@ -91,4 +94,7 @@ def find_project(start: str | os.PathLike | None = None) -> Project:
             git_dir = _read_gitdir_file(dot_git)
             if git_dir is not None and git_dir.is_dir():
                 return Project(candidate, git_dir, _common_dir(git_dir))
+    for candidate in lineage:
+        if (candidate / FORGE_DIR).is_dir():
+            return Project(candidate, None, None)
     return Project(here, None, None)

@@ -1,0 +1,39 @@
+"""Finding a project's root, git directories and ledger from anywhere inside it."""
+
+from __future__ import annotations
+
+import subprocess
+
+from forge_runtime.project import find_project
+
+
+def test_a_git_work_tree_is_found_from_a_subdirectory(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    project = find_project(tmp_path / "src" / "deep")
+    assert project.root == tmp_path.resolve()
+    assert project.ledger_root == tmp_path.resolve() / ".git" / "forge-goals"
+
+
+def test_linked_worktrees_share_one_ledger(tmp_path):
+    main = tmp_path / "main"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-C", str(main)]
+    subprocess.run(["git", "init", "-q", str(main)], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "other")], check=True)
+    other = find_project(tmp_path / "other")
+    assert other.root == (tmp_path / "other").resolve()
+    assert other.ledger_root == find_project(main).ledger_root
+
+
+def test_outside_git_a_subdirectory_shares_the_projects_ledger(tmp_path):
+    (tmp_path / ".forge").mkdir()
+    (tmp_path / "docs").mkdir()
+    project = find_project(tmp_path / "docs")
+    assert project.root == tmp_path.resolve()
+    assert project.ledger_root == tmp_path.resolve() / ".forge" / "local" / "goals"
+    assert not project.is_git
+
+
+def test_with_neither_git_nor_forge_the_start_is_the_root(tmp_path):
+    assert find_project(tmp_path).root == tmp_path.resolve()
