@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,6 +261,9 @@ class Ledger:
 
 
 def new_nonce() -> str:
+    """A new goal's random nonce. `secrets` is imported here, off the charging hot path."""
+    import secrets
+
     return secrets.token_hex(16)
 
 
