@@ -812,8 +812,7 @@ def _check_find(args: list[str], ctx: _Context, *,
             if entry:
                 return Finding(f"runs find -delete/-exec inside {entry.label} ({start})", entry)
             for candidate in ctx.protected:
-                if path != candidate.path and candidate.path.startswith(path.rstrip("/") + "/") \
-                        and _find_may_match(candidate.path, patterns):
+                if holds(path, candidate.path) and _find_may_match(candidate.path, patterns):
                     return Finding(f"runs find -delete/-exec over {candidate.label} ({start})",
                                    candidate)
     return False, _touches(starts, ctx)
