@@ -407,6 +407,12 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool]:
     return words, False
 
 
+def _command_words(words: list[str]) -> tuple[list[str], bool]:
+    """The command a simple command runs, read without recording its assignments (see
+    `_unwrap`): for the pipeline-wide checks that look at each command before it runs."""
+    return _unwrap(strip_reserved([word for word in words if not _ASSIGNMENT.match(word)]))
+
+
 def _split(text: str) -> list[str]:
     """`text` split into words; a command forge cannot name when its quotes do not close."""
     try:
@@ -421,8 +427,7 @@ def _check_xargs_feed(pipeline: list[Simple], ctx: _Context) -> Finding | None:
     if not any(_xargs_writes(simple.words) for simple in pipeline):
         return None
     for simple in pipeline:
-        words, via_xargs = _unwrap(strip_reserved(
-            [w for w in simple.words if not _ASSIGNMENT.match(w)]))
+        words, via_xargs = _command_words(simple.words)
         if via_xargs or not words:
             continue
         if os.path.basename(words[0]) == "find":
@@ -447,7 +452,7 @@ def _check_shell_input(pipeline: list[Simple], ctx: _Context) -> Finding | None:
     """`echo 'rm -rf .git' | sh`, `bash <<< '...'`: the code a shell reads on its input,
     when it is written out in the command itself."""
     for index, simple in enumerate(pipeline):
-        words, _ = _unwrap(strip_reserved([w for w in simple.words if not _ASSIGNMENT.match(w)]))
+        words, _ = _command_words(simple.words)
         name = os.path.basename(words[0]) if words else ""
         if name not in STDIN_RUNNERS and (name not in SHELLS or any(
                 not arg.startswith("-") for arg in words[1:])):
@@ -465,7 +470,7 @@ def _check_shell_input(pipeline: list[Simple], ctx: _Context) -> Finding | None:
 
 
 def _xargs_writes(words: list[str]) -> bool:
-    words, via_xargs = _unwrap(strip_reserved([w for w in words if not _ASSIGNMENT.match(w)]))
+    words, via_xargs = _command_words(words)
     if not via_xargs:
         return False
     name = os.path.basename(words[0])
