@@ -219,18 +219,10 @@ class Host:
         self._runs += 1
         run_dir = self.workdir / f"run-{self._runs}"
         run_dir.mkdir()
-        self._trust(cwd)
-        self.server.variables["cwd"] = str(cwd)
-        command = [str(self.claude_bin), "-p", prompt, "--output-format", "stream-json",
-                   "--verbose", "--include-hook-events", "--debug-file",
-                   str(run_dir / "debug.log")]
-        for plugin in self.plugin_dirs:
-            command += ["--plugin-dir", str(plugin)]
-        if resume:
-            command += ["--resume", resume]
-        command += list(args)
-        if self.isolated:
-            command = netns.wrap(command, str(self.server.unix_path), self.server.port)
+        command = self._command(
+            cwd, ["-p", prompt, "--output-format", "stream-json", "--verbose",
+                  "--include-hook-events", "--debug-file", str(run_dir / "debug.log")],
+            [*(["--resume", resume] if resume else []), *args])
         first_request = len(self.server.requests)
         started = time.monotonic()
         exit_code, timed_out = self._spawn(command, cwd, run_dir, self._environment(run_dir, env),
@@ -259,15 +251,20 @@ class Host:
         """
         cwd, run_dir = Path(cwd).resolve(), Path(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
+        return self._command(cwd, [], args), self._environment(run_dir, env)
+
+    def _command(self, cwd: Path, head: Sequence[str], tail: Sequence[str]) -> list[str]:
+        """Ready the host for a session in `cwd`; its command line, `head` flags before the
+        plugins and `tail` after, wrapped in the network namespace when isolated."""
         self._trust(cwd)
         self.server.variables["cwd"] = str(cwd)
-        command = [str(self.claude_bin)]
+        command = [str(self.claude_bin), *head]
         for plugin in self.plugin_dirs:
             command += ["--plugin-dir", str(plugin)]
-        command += list(args)
+        command += list(tail)
         if self.isolated:
             command = netns.wrap(command, str(self.server.unix_path), self.server.port)
-        return command, self._environment(run_dir, env)
+        return command
 
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}
