@@ -67,7 +67,6 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
     mode = modes.read_mode(guard_dir, session_id)
     touches_world = (tool in WRITING_TOOLS or tool in OPAQUE_TOOLS
                      or tool.startswith(MCP_PREFIX))
-    rule_file = paths.rule_file(project)
     guarded = role is not None or mode is not None or agent_type is not None
     if not guarded and not touches_world:
         return None
@@ -75,7 +74,7 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
     from forge_runtime.guard import rules as rules_module
 
     try:
-        rules = rules_module.load(rule_file, guard_dir)
+        rules = rules_module.for_project(project)
     except ForgeError as exc:
         if guarded:
             return exc.hint()

@@ -24,6 +24,7 @@ import os
 from collections import namedtuple
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.guard import paths
 from forge_runtime.guard.roles import DEFAULT_ROLES, NOTHING, Role, role_name_of_agent
 
 INVALID = "FORGE_GUARD_RULES_INVALID"
@@ -69,6 +70,12 @@ class Rules(namedtuple("Rules", "roles agents protected", defaults=((),))):
 
 
 DEFAULT_RULES = Rules(dict(DEFAULT_ROLES), {})
+
+
+def for_project(project) -> Rules:
+    """The rules in force in a `forge_runtime.project.Project`: its rule file, cached in its
+    guard directory."""
+    return load(paths.rule_file(project), paths.guard_dir(project))
 
 
 def load(rule_file: str, cache_dir: str) -> Rules:

@@ -34,11 +34,11 @@ def register(subparsers, common) -> None:
 
 
 def _project_rules():
-    from forge_runtime.guard import paths, rules
+    from forge_runtime.guard import rules
     from forge_runtime.project import find_project
 
     project = find_project()
-    return project, rules.load(paths.rule_file(project), paths.guard_dir(project))
+    return project, rules.for_project(project)
 
 
 def run_roles(args) -> Result:

@@ -39,7 +39,7 @@ def run_enter(args) -> Result:
     from forge_runtime.project import find_project
 
     project = find_project()
-    known = rules.load(paths.rule_file(project), paths.guard_dir(project)).roles
+    known = rules.for_project(project).roles
     if args.role not in known:
         raise ForgeError(f"no role named {args.role!r} (known: {', '.join(known)})",
                          "forge guard roles", exit_code=EXIT_USAGE)
