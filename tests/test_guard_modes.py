@@ -31,7 +31,8 @@ def test_odd_session_ids_stay_inside_the_modes_dir(tmp_path, session_id):
     assert modes.read_mode(guard_dir, session_id) == "reviewer"
 
 
-@pytest.mark.parametrize("content", ["{broken", "[]", '{"role": ""}', '{"role": 3}'])
+@pytest.mark.parametrize("content", ["{broken", "[]", '{"role": ""}', '{"role": 3}',
+                                     '{"role": 3, "session_id": "s1"}'])
 def test_a_damaged_mode_file_reads_as_unreadable(tmp_path, content):
     guard_dir = str(tmp_path / "forge-guard")
     path = modes.mode_path(guard_dir, "s1")
@@ -39,6 +40,7 @@ def test_a_damaged_mode_file_reads_as_unreadable(tmp_path, content):
     with open(path, "w") as handle:
         handle.write(content)
     assert modes.read_mode(guard_dir, "s1") == modes.UNREADABLE
+    assert modes.all_modes(guard_dir) == [("s1", modes.UNREADABLE)]  # listed as enforced
 
 
 def test_the_session_defaults_to_the_hosts_variable(monkeypatch):

@@ -39,14 +39,26 @@ def read_mode(guard_dir: str, session_id: str) -> str | None:
     Returns UNREADABLE for a mode file that exists but is not a valid mode record, which the
     guard treats as a role that may use nothing (fail closed).
     """
-    path = mode_path(guard_dir, session_id)
     try:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
+        record = _load(mode_path(guard_dir, session_id))
     except FileNotFoundError:
         return None
+    return _role_in(record)
+
+
+def _load(path: str):
+    """The parsed mode file, None when it is not JSON; FileNotFoundError when there is none."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise
     except (OSError, ValueError):
-        return UNREADABLE
+        return None
+
+
+def _role_in(record) -> str:
+    """The role a mode record names, UNREADABLE when it is not a valid mode record."""
     role = record.get("role") if isinstance(record, dict) else None
     return role if isinstance(role, str) and role else UNREADABLE
 
@@ -100,11 +112,12 @@ def all_modes(guard_dir: str) -> list[tuple[str, str]]:
         if not name.endswith(".json"):
             continue
         try:
-            with open(os.path.join(directory, name), encoding="utf-8") as handle:
-                record = json.load(handle)
-            found.append((str(record["session_id"]), str(record["role"])))
-        except (OSError, ValueError, KeyError, TypeError):
-            found.append((name[:-len(".json")], UNREADABLE))
+            record = _load(os.path.join(directory, name))
+        except FileNotFoundError:
+            continue  # the session left its mode meanwhile
+        session_id = record.get("session_id") if isinstance(record, dict) else None
+        found.append((session_id if isinstance(session_id, str) else name[:-len(".json")],
+                      _role_in(record)))
     return found
 
 
