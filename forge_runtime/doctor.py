@@ -17,10 +17,12 @@ from pathlib import Path
 
 from forge_runtime import bootstrap, resources
 from forge_runtime.errors import ForgeError
+from forge_runtime.hooks.dispatch import EVENT_MODULES
 from forge_runtime.project import Project
 
 MIN_PYTHON = (3, 11)
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd")
+# The events the plugin or settings must register: every one the dispatcher routes.
+HOOK_EVENTS = tuple(EVENT_MODULES)
 VERSION_TIMEOUT_SECONDS = 20
 
 
