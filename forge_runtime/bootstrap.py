@@ -198,7 +198,6 @@ def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | 
     """
     data = Path(data_dir) if data_dir else None
     names = ", ".join(HOOK_REQUIREMENTS)
-    or_ = [pip_fallback()] if importlib.util.find_spec("pip") else []
     if data is None:
         if not missing_modules():
             return "present"
@@ -220,7 +219,7 @@ def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | 
             f"forge could not install its hook dependencies ({names}) into "
             f"{boot.env}: {exc}", fix_command(data),
             rationale="retries the install and shows pip's output; it needs PyPI access once",
-            or_=or_) from None
+            or_=[pip_fallback()] if importlib.util.find_spec("pip") else []) from None
 
 
 def python_for(outcome: str, data_dir: str | os.PathLike | None) -> str:
