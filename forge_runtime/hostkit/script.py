@@ -255,13 +255,12 @@ def _validate(data: object, source: str) -> None:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path)
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
         raise ScriptError(f"{source}: script{where}: {first.message}{more}")
-    for index, rule in enumerate(data["rules"]):
-        try:
-            reply_kind(rule["reply"])
-        except ScriptError as exc:
-            raise ScriptError(f"{source}: script.rules[{index}].reply: {exc}") from None
+    replies = [(f"rules[{index}].reply", rule["reply"])
+               for index, rule in enumerate(data["rules"])]
     if "fallback" in data:
+        replies.append(("fallback", data["fallback"]))
+    for where, reply in replies:
         try:
-            reply_kind(data["fallback"])
+            reply_kind(reply)
         except ScriptError as exc:
-            raise ScriptError(f"{source}: script.fallback: {exc}") from None
+            raise ScriptError(f"{source}: script.{where}: {exc}") from None
