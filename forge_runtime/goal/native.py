@@ -34,11 +34,25 @@ def running_goal(path: str | os.PathLike) -> str | None:
             entry = json.loads(tail[start:stop if stop >= 0 else len(tail)])
         except ValueError:
             continue
-        if not isinstance(entry, dict) or entry.get("type") != "attachment":
-            continue
-        attachment = entry.get("attachment")
-        if isinstance(attachment, dict) and attachment.get("type") == "goal_status":
-            running = attachment.get("met") is False and not attachment.get("impossible")
-            condition = attachment.get("condition")
-            return condition if running and isinstance(condition, str) else None
+        verdict = goal_status(entry)
+        if verdict is not None:
+            return still_running(verdict)
     return None
+
+
+def goal_status(entry: object) -> dict | None:
+    """The `goal_status` attachment a transcript entry carries, or None."""
+    if not isinstance(entry, dict) or entry.get("type") != "attachment":
+        return None
+    attachment = entry.get("attachment")
+    if isinstance(attachment, dict) and attachment.get("type") == "goal_status":
+        return attachment
+    return None
+
+
+def still_running(verdict: dict) -> str | None:
+    """The condition of a `goal_status` verdict that says the goal still runs (set, or
+    judged not met), else None. Shared with transcript.py, which reads whole chunks."""
+    running = verdict.get("met") is False and not verdict.get("impossible")
+    condition = verdict.get("condition")
+    return condition if running and isinstance(condition, str) else None

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from forge_runtime.goal.native import goal_status, still_running
 from forge_runtime.goal.objective import normalise
 
 # Greedy: the arguments are the last tag and the host writes them raw, so an objective may
@@ -82,9 +83,8 @@ class Chunk:
             if entry.get("type") == "assistant" and entry.get("uuid") == last:
                 seen_last_turn = True
                 continue
-            attachment = entry.get("attachment")
-            if entry.get("type") != "attachment" or not isinstance(attachment, dict) or \
-                    attachment.get("type") != "goal_status":
+            attachment = goal_status(entry)
+            if attachment is None:
                 continue
             outcome = _outcome(attachment)
             if outcome:
@@ -96,12 +96,9 @@ class Chunk:
         """The condition of the newest verdict in the chunk if it says the host's native
         goal still runs (set, or judged not met); None when there is none or it ended."""
         for entry in reversed(self.entries):
-            attachment = entry.get("attachment")
-            if entry.get("type") == "attachment" and isinstance(attachment, dict) and \
-                    attachment.get("type") == "goal_status":
-                condition = attachment.get("condition")
-                running = attachment.get("met") is False and not attachment.get("impossible")
-                return condition if running and isinstance(condition, str) else None
+            attachment = goal_status(entry)
+            if attachment is not None:
+                return still_running(attachment)
         return None
 
     def person_set_goal(self, prompt_id: str, objective: str | None) -> int | None:
