@@ -33,10 +33,7 @@ def run_audit(args) -> Result:
 
     bundle = resources.bundle_root()
     project = find_project()
-    roots = [(bundle / name, name) for name in ("workflows", "skills")]
-    plugin = resources.plugin_root()
-    if plugin is not None and (plugin / "agents").is_dir():
-        roots.append((plugin / "agents", "agents"))
+    roots = [(bundle / name, name) for name in ("workflows", "skills", "agents")]
     roots += [(project.forge_dir / name, f".forge/{name}") for name in ("workflows", "skills")
               if (project.forge_dir / name).is_dir()]
     result = audit(roots, resources.PACKAGE_DIR)
