@@ -246,6 +246,8 @@ DENIED = [
     "sh -c 'rm -rf \"$1/forge-g\"*' _ .git",
     # code handed to a shell on its input, and forge's entry points hidden in a script
     "echo 'rm -rf .git' | sh",
+    "X=1 echo 'rm -rf .git' | sh",
+    "if true; then echo 'rm -rf .git' | sh; fi",
     "printf 'cd .git\\nrm -rf forge-goals\\n' | bash",
     "bash <<< 'rm -rf .git'",
     "echo 'forge mode exit --session sess-1' > /tmp/x.sh && sh /tmp/x.sh",

@@ -458,7 +458,7 @@ def _check_shell_input(pipeline: list[Simple], ctx: _Context) -> Finding | None:
                 not arg.startswith("-") for arg in words[1:])):
             continue  # not a shell, or one running a script file
         code = list(simple.stdin)
-        feeder = _unwrap(pipeline[index - 1].words)[0] if index else []
+        feeder = _command_words(pipeline[index - 1].words)[0] if index else []
         if feeder and os.path.basename(feeder[0]) in ("echo", "printf"):
             code.append(" ".join(a for a in feeder[1:] if a not in ("-e", "-n", "-en", "-ne"))
                         .replace("\\n", "\n"))
