@@ -160,22 +160,22 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     from forge_runtime.goal import activation, qualification
 
     session = event["session_id"]
-    pending = sessions.read_pending(project.ledger_root, session)
+    pending = sessions.read_pending(project.ledger_root, session) or {}
+    prompt_id = pending.get("prompt_id")
     set_at = None
-    if pending and isinstance(pending.get("prompt_id"), str):
+    if isinstance(prompt_id, str):
         def confirmed(seen: transcript.Chunk):
-            return seen.person_set_goal(pending["prompt_id"], str(pending.get("objective")))
+            return seen.person_set_goal(prompt_id, str(pending.get("objective")))
 
         chunk = transcript.follow(event.get("transcript_path") or "", chunk, confirmed)
         set_at = confirmed(chunk)
-    if set_at is None and pending and isinstance(pending.get("prompt_id"), str) and \
-            chunk.person_set_goal(pending["prompt_id"], None) is not None:
-        # the host did set a goal for the person's prompt, but not the objective forge saw:
-        # that goal would run with no budget, so end it (the pending note stays as evidence)
-        from forge_runtime.goal.qualification import blocked
-
-        raise blocked("the host set a goal for this /goal prompt whose objective forge "
-                      "cannot match to the prompt, so it cannot be budgeted", "forge doctor")
+        if set_at is None and chunk.person_set_goal(prompt_id, None) is not None:
+            # the host did set a goal for the person's prompt, but not the objective forge
+            # saw: that goal would run with no budget, so end it (the pending note stays as
+            # evidence)
+            raise qualification.blocked("the host set a goal for this /goal prompt whose "
+                                        "objective forge cannot match to the prompt, so it "
+                                        "cannot be budgeted", "forge doctor")
     if set_at is None:  # not a person's /goal: never activates
         sessions.drop_pending(project.ledger_root, session)
         return binding, chunk
