@@ -45,7 +45,6 @@ from forge_runtime.goal.lock import locked
 TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
 VERIFY_FIX = "forge goal verify"
 TRANCHE = 20
-OBJECTIVES_DIR = "objectives"
 HEAD_NAME = "head.json"
 TURNS_DIR = "turns"
 
