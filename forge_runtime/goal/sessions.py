@@ -65,9 +65,9 @@ def _read(path: str) -> dict | None:
     except (OSError, ValueError):
         data = None
     if not isinstance(data, dict) or os.path.islink(path):
-        raise ForgeError(f"session file {os.path.basename(path)} is not forge's",
-                         "forge goal verify", exit_code=EXIT_REFUSED,
-                         code="FORGE_GOAL_LEDGER_TAMPERED")
+        from forge_runtime.goal.ledger import tampered
+
+        raise tampered(f"session file {os.path.basename(path)} is not forge's")
     return data
 
 

@@ -56,6 +56,7 @@ def _way_on(goal: dict) -> hints.Hint:
 
 def status(args) -> Result:
     from forge_runtime.goal import status as core
+    from forge_runtime.goal.ledger import TAMPERED
 
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
@@ -67,11 +68,10 @@ def status(args) -> Result:
             "next_step": seen.next_step, "consistent": seen.consistent}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
-        tampered = seen.problem_code in (None, "FORGE_GOAL_LEDGER_TAMPERED")
+        tampered = seen.problem_code in (None, TAMPERED)
         refusal = ForgeError(seen.problem, f"forge goal sync --nonce {nonce}" if tampered
                              else seen.problem_fix, exit_code=EXIT_REFUSED,
-                             code="FORGE_GOAL_LEDGER_TAMPERED" if tampered
-                             else seen.problem_code)
+                             code=TAMPERED if tampered else seen.problem_code)
         return Result(refusal.hint(), lines, {**data, "code": refusal.code}, refusal.exit_code)
     if seen.state_turn_count != seen.goal["turn_count"]:
         lines.append(f"state.md    {seen.state_turn_count} turns (behind the ledger)")
