@@ -84,12 +84,17 @@ def read_binding(ledger_root: Path, session_id: str) -> dict | None:
     return _read(paths[0]) if paths else None
 
 
-def write_binding(ledger_root: Path, session_id: str, binding: dict) -> None:
+def _paths_to_write(ledger_root: Path, session_id: str) -> tuple[str, str]:
+    """`_paths()`, refusing an id that could not name a file of its own."""
     paths = _paths(ledger_root, session_id)
     if paths is None:
         raise ForgeError(f"session id {session_id!r} is not a host session id",
                          "forge doctor", exit_code=EXIT_REFUSED)
-    _write(paths[0], binding)
+    return paths
+
+
+def write_binding(ledger_root: Path, session_id: str, binding: dict) -> None:
+    _write(_paths_to_write(ledger_root, session_id)[0], binding)
 
 
 def read_pending(ledger_root: Path, session_id: str) -> dict | None:
@@ -98,11 +103,7 @@ def read_pending(ledger_root: Path, session_id: str) -> dict | None:
 
 
 def write_pending(ledger_root: Path, session_id: str, pending: dict) -> None:
-    paths = _paths(ledger_root, session_id)
-    if paths is None:
-        raise ForgeError(f"session id {session_id!r} is not a host session id",
-                         "forge doctor", exit_code=EXIT_REFUSED)
-    _write(paths[1], pending)
+    _write(_paths_to_write(ledger_root, session_id)[1], pending)
 
 
 def drop_pending(ledger_root: Path, session_id: str) -> None:
