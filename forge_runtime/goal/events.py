@@ -21,7 +21,7 @@ import os
 from forge_runtime import hints
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import sessions, transcript
-from forge_runtime.goal.objective import parse_goal_prompt
+from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
 
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
@@ -107,7 +107,6 @@ def _follow_transcript(project: Project, event: dict) -> None:
 def _apply_verdicts(project: Project, binding: dict, verdicts, session: str) -> None:
     from forge_runtime.goal.charging import end
     from forge_runtime.goal.ledger import Ledger
-    from forge_runtime.goal.objective import normalise
 
     ledger = Ledger(project.ledger_root, binding["nonce"])
     for verdict in verdicts:
@@ -145,13 +144,12 @@ def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict
     installed, or a goal forge recorded as ended on a verdict the host did not keep (the
     transcript is a file an agent can append to). End it; the person's `/goal` binds or
     reopens it with the count it had."""
-    from forge_runtime.goal.objective import normalise
-
-    if not normalise(condition):
+    objective = normalise(condition)
+    if not objective:
         return None
     return stop_session(hints.error(
         f"FORGE_GOAL_UNBUDGETED: this session's native /goal runs while forge counts none "
-        f"of its turns ({why})", f"/goal {normalise(condition)}",
+        f"of its turns ({why})", f"/goal {objective}",
         "binds this session again; the objective keeps its count").render())
 
 
@@ -192,7 +190,6 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
     from forge_runtime.goal import activation, charging
     from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, Ledger, tampered
-    from forge_runtime.goal.objective import normalise
 
     session = event["session_id"]
     binding = sessions.read_binding(project.ledger_root, session) \
@@ -241,7 +238,6 @@ def _ended_but_running(binding: dict, event: dict) -> dict | None:
     native goal for that objective still runs, the verdict forge believed was not the
     host's (a forged `met`), so the session stops instead of running uncounted."""
     from forge_runtime.goal.native import running_goal
-    from forge_runtime.goal.objective import normalise
 
     condition = running_goal(event.get("transcript_path") or "")
     if condition is None or normalise(condition) != binding.get("objective"):
