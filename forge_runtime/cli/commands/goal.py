@@ -95,10 +95,12 @@ def sync(args) -> Result:
 
 def verify(args) -> Result:
     from forge_runtime.goal import status as core
+    from forge_runtime.goal.ledger import Ledger
 
     project = _project()
     if args.nonce:
-        goals = [core.view(project, core.chosen_nonce(project, args.nonce)).goal]
+        nonce = core.chosen_nonce(project, args.nonce)
+        goals = [Ledger(project.ledger_root, nonce).verified()]
     else:
         goals = core.verify_all(project)
     lines = [f"ok  {goal['nonce']}  {goal['status']:<9} {goal['turn_count']}/"
