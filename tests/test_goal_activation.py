@@ -121,18 +121,11 @@ def test_any_sequence_never_loses_turns_or_grants_more_than_20_per_activation(tm
 
 
 def test_another_worktree_of_the_repository_shares_the_goal_and_its_count(tmp_path):
-    import subprocess
-
+    from forge_runtime.hostkit.projects import add_worktree, init_git_project
     from forge_runtime.project import find_project
 
-    main = tmp_path / "main"
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@forge.invalid",
-           "-c", "commit.gpgsign=false"]
-    subprocess.run([*git, "init", "-q", str(main)], check=True)
-    subprocess.run([*git, "-C", str(main), "commit", "-q", "--allow-empty", "-m", "start"],
-                   check=True)
-    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", str(tmp_path / "other")],
-                   check=True)
+    main = init_git_project(tmp_path / "main")
+    add_worktree(main, tmp_path / "other")
     here, there = find_project(main), find_project(tmp_path / "other")
     assert here.ledger_root == there.ledger_root and here.state_path != there.state_path
     goal = _spend(here, activation.activate(here, "ship it").goal, 20)

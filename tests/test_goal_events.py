@@ -379,18 +379,11 @@ def test_a_goal_whose_objective_is_all_invisible_characters_is_blocked(project):
 @pytest.fixture
 def worktrees(tmp_path, project):
     """Two work trees of one git repository: (main, other) projects."""
-    import subprocess
-
+    from forge_runtime.hostkit.projects import add_worktree, init_git_project
     from forge_runtime.project import find_project
 
-    main = tmp_path / "main"
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@forge.invalid",
-           "-c", "commit.gpgsign=false"]
-    subprocess.run([*git, "init", "-q", str(main)], check=True)
-    subprocess.run([*git, "-C", str(main), "commit", "-q", "--allow-empty", "-m", "start"],
-                   check=True)
-    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", str(tmp_path / "other")],
-                   check=True)
+    main = init_git_project(tmp_path / "main")
+    add_worktree(main, tmp_path / "other")
     return find_project(main), find_project(tmp_path / "other")
 
 

@@ -421,13 +421,14 @@ def test_a_linked_worktree_reaches_the_shared_ledger_only_through_refusals(tmp_p
     """The ledger lives in the git common dir, outside a linked worktree's own tree."""
     import subprocess
 
+    from forge_runtime.hostkit.projects import add_worktree
+
     main = make_project(tmp_path / "main")
     subprocess.run(["git", "-C", str(main), "commit", "-q", "--allow-empty", "-m", "x"],
                    check=True, env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL":
                                     "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL":
                                     "t@t"})
-    linked = tmp_path / "linked"
-    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(linked)], check=True)
+    linked = add_worktree(main, tmp_path / "linked")
     protected = paths.protected_paths(find_project(linked))
     env = {"HOME": str(tmp_path)}
     for command in ("rm -rf ../main/.git/forge-goals", f"rm -rf {main}/.git",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
+from forge_runtime.hostkit.projects import add_worktree, init_git_project
 from forge_runtime.project import find_project
 
 
@@ -16,11 +17,8 @@ def test_a_git_work_tree_is_found_from_a_subdirectory(tmp_path):
 
 
 def test_linked_worktrees_share_one_ledger(tmp_path):
-    main = tmp_path / "main"
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-C", str(main)]
-    subprocess.run(["git", "init", "-q", str(main)], check=True)
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
-    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "other")], check=True)
+    main = init_git_project(tmp_path / "main")
+    add_worktree(main, tmp_path / "other")
     other = find_project(tmp_path / "other")
     assert other.root == (tmp_path / "other").resolve()
     assert other.ledger_root == find_project(main).ledger_root

@@ -31,3 +31,10 @@ def init_git_project(path: Path) -> Path:
     subprocess.run([*git, "-C", str(path), "add", "README.md"], check=True)
     subprocess.run([*git, "-C", str(path), "commit", "-q", "-m", "start"], check=True)
     return path
+
+
+def add_worktree(repo: Path, path: Path) -> Path:
+    """A linked work tree of `repo` (which needs a commit) at `path`: it shares the git
+    common dir, and so the goal ledger, while having its own `.forge/`."""
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", str(path)], check=True)
+    return path
