@@ -30,6 +30,14 @@ _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
 
 
+def _reader(event: dict):
+    """The transcript reader of the host that sent `event`: transcript.py for Claude Code,
+    codex_transcript.py for Codex (both offer the same functions and chunk)."""
+    from forge_runtime.hosts import transcript_reader
+
+    return transcript_reader(event)
+
+
 # -- hook replies -------------------------------------------------------------------------
 
 def stop_session(text: str) -> dict:
@@ -98,7 +106,8 @@ def on_session_end(event: dict) -> None:
 def _follow_transcript(project: Project, event: dict) -> None:
     """Apply every verdict the transcript gained since the session's last event."""
     binding = sessions.read_binding(project.ledger_root, event["session_id"])
-    chunk = transcript.read_since(event.get("transcript_path") or "", binding.get("offset", 0))
+    chunk = _reader(event).read_since(event.get("transcript_path") or "",
+                                      binding.get("offset", 0))
     _apply_verdicts(project, binding, chunk.verdicts(), event["session_id"])
     binding.update(offset=chunk.end_offset)
     sessions.write_binding(project.ledger_root, event["session_id"], binding)
@@ -165,7 +174,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
         def confirmed(seen: transcript.Chunk):
             return seen.person_set_goal(prompt_id, str(pending.get("objective")))
 
-        chunk = transcript.follow(event.get("transcript_path") or "", chunk, confirmed)
+        chunk = _reader(event).follow(event.get("transcript_path") or "", chunk, confirmed)
         set_at = confirmed(chunk)
         if set_at is None and chunk.person_set_goal(prompt_id, None) is not None:
             # the host did set a goal for the person's prompt, but not the objective forge
@@ -195,7 +204,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     binding = sessions.read_binding(project.ledger_root, session) \
         if sessions.BOUND in involved else None
     offset = binding.get("offset", 0) if binding else 0
-    chunk = transcript.read_since(event.get("transcript_path") or "", offset)
+    chunk = _reader(event).read_since(event.get("transcript_path") or "", offset)
     if sessions.PENDING in involved:
         binding, chunk = _confirm_pending(project, event, binding, chunk)
     if binding is None:
@@ -205,8 +214,8 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     ledger = Ledger(project.ledger_root, binding["nonce"])
     if chunk.last_turn is None and ledger.current().goal["status"] == ACTIVE:
         # a new turn whose entry the host has not written yet, or a repeated Stop
-        chunk = transcript.follow(event.get("transcript_path") or "", chunk,
-                                  lambda seen: seen.last_turn)
+        chunk = _reader(event).follow(event.get("transcript_path") or "", chunk,
+                                      lambda seen: seen.last_turn)
     turn = chunk.last_turn or binding.get("last_turn")
     if turn is None:
         raise tampered("the transcript shows no finished turn to charge", "forge goal status")
@@ -237,9 +246,7 @@ def _ended_but_running(binding: dict, event: dict) -> dict | None:
     """A Stop hook continues a session whose goal forge recorded as ended: if the host's
     native goal for that objective still runs, the verdict forge believed was not the
     host's (a forged `met`), so the session stops instead of running uncounted."""
-    from forge_runtime.goal.native import running_goal
-
-    condition = running_goal(event.get("transcript_path") or "")
+    condition = _reader(event).running_goal(event.get("transcript_path") or "")
     if condition is None or normalise(condition) != binding.get("objective"):
         return None
     return on_unbound_goal(condition, f"goal {binding['nonce']} was recorded as ended")

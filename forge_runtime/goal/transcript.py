@@ -47,7 +47,7 @@ _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "
 
 MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
 FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
-_POLL = 0.01
+POLL = 0.01
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,11 @@ class Chunk:
 
     def after(self, index: int) -> Chunk:
         """The entries after `index`, ending at the same offset."""
-        return Chunk(self.entries[index + 1:], self.end_offset)
+        return type(self)(self.entries[index + 1:], self.end_offset)
+
+    def extended(self, more: Chunk) -> Chunk:
+        """This chunk followed by `more`, read from where this one ended."""
+        return type(self)(self.entries + more.entries, more.end_offset)
 
 
 def _outcome(attachment: dict) -> str | None:
@@ -162,6 +166,13 @@ def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
     A missing file reads as empty (the transcript does not exist before the first Stop). A
     line still being written (no newline yet) is left for the next read.
     """
+    return read_lines(path, offset, _INTERESTING, Chunk)
+
+
+def read_lines(path: str | os.PathLike, offset: int, tokens: tuple[str, ...],
+               chunk_type: type[Chunk]) -> Chunk:
+    """`read_since` for any host's JSON-lines transcript: the complete lines after `offset`
+    that hold one of `tokens` (a cheap filter before parsing), as a `chunk_type`."""
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -170,12 +181,12 @@ def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
             handle.seek(offset)
             data = handle.read()
     except FileNotFoundError:
-        return Chunk([], offset)
+        return chunk_type([], offset)
     complete = data.rfind(b"\n") + 1
     entries = []
     for raw in data[:complete].split(b"\n"):
         line = raw.decode("utf-8", "replace")
-        if not any(token in line for token in _INTERESTING):
+        if not any(token in line for token in tokens):
             continue
         try:
             entry = json.loads(line)
@@ -183,19 +194,26 @@ def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
             continue
         if isinstance(entry, dict):
             entries.append(entry)
-    return Chunk(entries, offset + complete)
+    return chunk_type(entries, offset + complete)
 
 
 def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], object],
-           timeout: float | None = None) -> Chunk:
+           timeout: float | None = None,
+           read: Callable[[str | os.PathLike, int], Chunk] = read_since) -> Chunk:
     """`chunk` extended with what the host appends until `wanted(chunk)` holds or time is up.
 
     Only a Stop that finds nothing new pays the wait: a repeated Stop for the same turn,
-    or a model-caused `/goal` that the host never confirms.
+    or a model-caused `/goal` that the host never confirms. `read` is the host's reader.
     """
     deadline = time.monotonic() + (FLUSH_WAIT if timeout is None else timeout)
     while not wanted(chunk) and time.monotonic() < deadline:
-        time.sleep(_POLL)
-        more = read_since(path, chunk.end_offset)
-        chunk = Chunk(chunk.entries + more.entries, more.end_offset)
+        time.sleep(POLL)
+        chunk = chunk.extended(read(path, chunk.end_offset))
     return chunk
+
+
+def running_goal(path: str | os.PathLike) -> str | None:
+    """The condition of the host's native goal if it still runs (native.py's tail scan)."""
+    from forge_runtime.goal.native import running_goal as tail_scan
+
+    return tail_scan(path)

@@ -23,7 +23,8 @@ from forge_runtime.guard.roles import NOTHING, Role
 # Return values are `forge_runtime.hints.Hint` objects; the annotations leave that name out
 # so the allow path imports neither `hints` nor `typing`.
 
-WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"})
+# apply_patch is Codex's file tool: its patch text names the files it writes (patch.py).
+WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 # Tools forge cannot read the effect of: refused when their input names a protected place.
 OPAQUE_TOOLS = frozenset({"PowerShell"})
 MCP_PREFIX = "mcp__"
@@ -133,6 +134,10 @@ def _protection_finding(tool: str, tool_input: dict, cwd: str, env: dict[str, st
         return shell.analyse(command, cwd, env, protected)
     if tool.startswith(MCP_PREFIX) or tool in OPAQUE_TOOLS:
         return _opaque_finding(tool_input, cwd, env, protected)
+    if tool == "apply_patch":
+        from forge_runtime.guard import patch
+
+        return patch.check(tool_input, cwd, env, protected)
     from forge_runtime.guard import edits
 
     return edits.check(tool, tool_input, cwd, env, protected)

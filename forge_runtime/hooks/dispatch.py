@@ -58,9 +58,25 @@ def _say(stderr: io.TextIOBase, event_name: str, problem: str) -> None:
     stderr.write(text + "\n")
 
 
+def split_host(argv: list[str]) -> tuple[str, list[str]]:
+    """`[--host NAME] EVENT` -> (host, [EVENT]); no `--host` is Claude Code (the plugin)."""
+    from forge_runtime.hosts import DEFAULT
+
+    if argv[:1] == ["--host"] and len(argv) >= 2:
+        return argv[1], argv[2:]
+    return DEFAULT, argv
+
+
 def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
         stderr: io.TextIOBase) -> int:
     """Handle one event; always exit 0 and answer in JSON so the host decides by our reply."""
+    from forge_runtime import hosts
+
+    host_name, argv = split_host(argv)
+    if host_name not in hosts.NAMES:
+        _say(stderr, "launcher", f"--host is {host_name!r}, expected one of "
+                                 f"{', '.join(hosts.NAMES)}")
+        return 1
     if len(argv) != 1 or argv[0] not in EVENT_MODULES:
         _say(stderr, "launcher", f"expected one event name of {', '.join(EVENT_MODULES)}, "
                                  f"got {' '.join(argv) or 'nothing'}")
@@ -68,9 +84,13 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
     event_name = argv[0]
     module = importlib.import_module(f"forge_runtime.hooks.{EVENT_MODULES[event_name]}")
     on_failure = getattr(module, "on_failure", lambda problem: None)
+    host = hosts.adapter(host_name)
     try:
         event = parse_event(stdin.read(), event_name, getattr(module, "REQUIRED", {}))
-        reply = module.handle(event)
+        problem = host.shape_problem(event_name, event)
+        if problem:
+            raise InvalidEvent(problem)
+        reply = host.handle(event_name, module, event)
     except InvalidEvent as exc:
         _say(stderr, event_name, str(exc))
         reply = on_failure(str(exc))

@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from forge_runtime.hostkit import responses
 from forge_runtime.hostkit.script import Request, Script, expand, reply_kind
 
 SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization"}
@@ -121,11 +122,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.kit.record(self, body, None, "count_tokens")
             self._send_json(200, {"input_tokens": len(raw) // 4})
             return
-        if path != "/v1/messages":
+        if path not in ("/v1/messages", responses.PATH):
             self.kit.record(self, body, None, "not_found")
             self._send_json(404, _error_body(404, f"no endpoint {path}"))
             return
-        self.kit.answer(self, body)
+        self.kit.answer(self, body, codex=path == responses.PATH)
 
     def _send_json(self, status: int, payload: dict, extra_headers=()) -> None:
         data = json.dumps(payload).encode()
@@ -138,8 +139,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def send_sse(self, message: dict) -> None:
-        data = encode_sse(sse_events(message))
+    def send_sse(self, data: bytes) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -239,8 +239,9 @@ class ModelServer:
                     log.write(json.dumps(entry, ensure_ascii=False) + "\n")
         return entry
 
-    def answer(self, handler: _Handler, body: dict) -> None:
-        rule, reply = self.script.answer(Request(body))
+    def answer(self, handler: _Handler, body: dict, codex: bool = False) -> None:
+        """Answer one model request; `codex`: a Responses API request (responses.py)."""
+        rule, reply = self.script.answer(Request(responses.as_messages(body) if codex else body))
         reply = expand(reply, dict(self.variables))
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
@@ -257,6 +258,11 @@ class ModelServer:
                        if "retry_after" in error else [])
             message = error.get("message", f"scripted {status} from the forge host kit")
             handler._send_json(status, _error_body(status, message), headers)
+        elif codex:
+            n = next(self._ids)
+            handler.send_sse(responses.sse_body(
+                reply, f"resp_hostkit_{n:06d}", str(body.get("model", "codex-hostkit")),
+                (f"hostkit_{n:06d}_{i}" for i in itertools.count())))
         else:
             n = next(self._ids)
             message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
@@ -264,6 +270,6 @@ class ModelServer:
                                     tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
                                               itertools.count()))
             if body.get("stream"):
-                handler.send_sse(message)
+                handler.send_sse(encode_sse(sse_events(message)))
             else:
                 handler._send_json(200, message)

@@ -1,0 +1,210 @@
+"""What Codex CLI's rollout file (`transcript_path`, JSON lines) says about goals and turns.
+
+The same reader interface as transcript.py (Claude Code): `read_since`, `follow`, a chunk
+with `last_turn`, `verdicts()`, `running_condition()`, `person_set_goal()` and `after()`,
+and `running_goal(path)` for a tail scan, so the goal core runs unchanged on either host.
+
+Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
+- Every line is `{"timestamp", "ordinal", "type", "payload"}`. Each turn starts with an
+  `event_msg` of payload type `task_started` carrying its `turn_id` (the Stop hook's input
+  carries the same `turn_id`) and `turn_attribution.turn_trigger`: `"goal"` for a turn the
+  native goal started by itself.
+- A person's `/goal X` in the TUI fires no hook. The host writes a `response_item` user
+  message whose only text is `<codex_internal_context source="user_goal">` with
+  `User set the goal: "X"`, tagged `content_item_kinds: ["user.goal"]` and provenance
+  `harness`, then an `event_msg` `thread_goal_updated` whose `goal` holds the objective and
+  `status: "active"`. `/goal clear` writes the same kind of message with
+  `User cleared the goal.`; `/goal pause` one with `User set goal status: "paused".` and a
+  `thread_goal_updated` with that status; replacing a goal writes the clear, then the set.
+- A goal the model creates with its `create_goal` tool leaves only the `function_call`
+  (name `create_goal`): no `user_goal` message, no `thread_goal_updated`; its turns still
+  start with `turn_trigger: "goal"`. So only the host's own `user_goal` message activates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+
+from forge_runtime.goal import transcript
+from forge_runtime.goal.objective import normalise
+from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Verdict
+
+HOST_CONTEXT = '<codex_internal_context source="user_goal">'
+_SET, _CLEARED = "User set the goal:", "User cleared the goal."
+_INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal")
+_ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
+TAIL_BYTES = 1 << 20
+
+
+def _payload(entry: dict, kind: str, payload_type: str) -> dict | None:
+    payload = entry.get("payload")
+    if entry.get("type") == kind and isinstance(payload, dict) and \
+            payload.get("type") == payload_type:
+        return payload
+    return None
+
+
+def goal_update(entry: dict) -> dict | None:
+    """The goal of a `thread_goal_updated` event, or None."""
+    payload = _payload(entry, "event_msg", "thread_goal_updated")
+    goal = payload.get("goal") if payload else None
+    return goal if isinstance(goal, dict) else None
+
+
+def started_turn(entry: dict) -> dict | None:
+    """The `task_started` payload that opens a turn, or None."""
+    return _payload(entry, "event_msg", "task_started")
+
+
+def host_goal_message(entry: dict) -> tuple[str, str] | None:
+    """(message id, text) of the host's own `user_goal` context message, or None.
+
+    Only the host writes it: a `response_item` user message tagged `user.goal` whose text
+    opens with the host's context tag (a model's words are assistant messages or tool
+    outputs, never this)."""
+    payload = _payload(entry, "response_item", "message")
+    if payload is None or payload.get("role") != "user":
+        return None
+    metadata = payload.get("internal_chat_message_metadata_passthrough") or {}
+    if metadata.get("content_item_kinds") != ["user.goal"]:
+        return None
+    parts = payload.get("content") or []
+    text = parts[0].get("text") if len(parts) == 1 and isinstance(parts[0], dict) else None
+    if not isinstance(text, str) or not text.startswith(HOST_CONTEXT):
+        return None
+    return str(payload.get("id")), text
+
+
+class Chunk(transcript.Chunk):
+    """What was appended to a Codex rollout between two offsets."""
+
+    @property
+    def last_turn(self) -> str | None:
+        for entry in reversed(self.entries):
+            started = started_turn(entry)
+            if started is not None and isinstance(started.get("turn_id"), str):
+                return started["turn_id"]
+        return None
+
+    def _last_turn_index(self) -> int:
+        for index in range(len(self.entries) - 1, -1, -1):
+            if started_turn(self.entries[index]) is not None:
+                return index
+        return -1
+
+    def verdicts(self) -> list[Verdict]:
+        """The host's ends of its goal: complete (met), blocked (impossible), cleared."""
+        found = []
+        last = self._last_turn_index()
+        for index, entry in enumerate(self.entries):
+            goal = goal_update(entry)
+            message = host_goal_message(entry)
+            if goal is not None and goal.get("status") in _ENDED:
+                outcome, condition = _ENDED[goal["status"]], goal.get("objective")
+            elif message is not None and _CLEARED in message[1]:
+                outcome, condition = CLEARED, None
+            else:
+                continue
+            found.append(Verdict(outcome, condition if isinstance(condition, str) else None,
+                                 last >= 0 and index > last))
+        return found
+
+    def running_condition(self) -> str | None:
+        for entry in reversed(self.entries):
+            goal = goal_update(entry)
+            if goal is not None:
+                return _running(goal)
+        return None
+
+    def person_set_goal(self, prompt_id: str, objective: str | None) -> int | None:
+        """Where the host set `objective` for the person's `/goal` (its `user_goal` message
+        id is `prompt_id`): the index of the `thread_goal_updated` that follows it."""
+        wanted = None if objective is None else normalise(objective)
+        armed = False
+        for index, entry in enumerate(self.entries):
+            message = host_goal_message(entry)
+            if message is not None:
+                armed = message[0] == prompt_id and _SET in message[1]
+                continue
+            goal = goal_update(entry)
+            if armed and goal is not None:
+                objective_set = _running(goal)
+                if objective_set is not None and \
+                        (wanted is None or normalise(objective_set) == wanted):
+                    return index
+                armed = False
+        return None
+
+    def newest_person_goal(self) -> tuple[str, str] | None:
+        """(message id, objective) of the newest goal a person set in this chunk, if the
+        host confirmed it; the Codex adapter turns it into a pending activation."""
+        for index in range(len(self.entries) - 1, -1, -1):
+            message = host_goal_message(self.entries[index])
+            if message is None or _SET not in message[1]:
+                continue
+            for entry in self.entries[index + 1:]:
+                goal = goal_update(entry)
+                if goal is not None:
+                    objective = _running(goal)
+                    return (message[0], objective) if objective is not None else None
+            return None
+        return None
+
+    def model_goal(self, turn_id: str) -> str | None:
+        """The objective of a goal the native loop pursues in turn `turn_id` that no person
+        set (the model's own `create_goal`), or None."""
+        for entry in self.entries:
+            started = started_turn(entry)
+            if started is not None and started.get("turn_id") == turn_id:
+                trigger = (started.get("turn_attribution") or {}).get("turn_trigger")
+                if trigger != "goal":
+                    return None
+                return self._created_objective() or "the goal the model created"
+        return None
+
+    def _created_objective(self) -> str | None:
+        for entry in reversed(self.entries):
+            call = _payload(entry, "response_item", "function_call")
+            if call is not None and call.get("name") == "create_goal":
+                try:
+                    objective = json.loads(call.get("arguments") or "{}").get("objective")
+                except (ValueError, AttributeError):
+                    return None
+                return objective if isinstance(objective, str) else None
+        return None
+
+
+def _running(goal: dict) -> str | None:
+    objective = goal.get("objective")
+    return objective if goal.get("status") == "active" and isinstance(objective, str) else None
+
+
+def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
+    """The complete lines appended after `offset` that can matter to goals (see
+    transcript.read_since: a missing file is empty, a half-written line waits)."""
+    return transcript.read_lines(path, offset, _INTERESTING, Chunk)
+
+
+def read_tail(path: str | os.PathLike) -> Chunk:
+    """The goal-relevant entries of the rollout's last TAIL_BYTES: what an unbound session's
+    Stop looks at (a goal is confirmed at its first Stop, so it is always near the end)."""
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return Chunk([], 0)
+    chunk = read_since(path, max(0, size - TAIL_BYTES))
+    return chunk if size <= TAIL_BYTES else Chunk(chunk.entries[1:], chunk.end_offset)
+
+
+def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], object],
+           timeout: float | None = None) -> Chunk:
+    """`chunk` extended with what Codex appends until `wanted(chunk)` holds or time is up."""
+    return transcript.follow(path, chunk, wanted, timeout, read_since)
+
+
+def running_goal(path: str | os.PathLike) -> str | None:
+    """The objective of Codex's native goal if the rollout's newest goal event says it still
+    runs, else None; reads only the tail."""
+    return read_tail(path).running_condition()

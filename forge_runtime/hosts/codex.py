@@ -1,0 +1,170 @@
+"""OpenAI Codex CLI: map its hook events and replies onto forge's core.
+
+What differs from Claude Code (measured with Codex CLI 0.171.0, see codex_transcript.py):
+- A person's `/goal X` in the TUI fires no hook at all. Codex writes it to its rollout file,
+  so the Stop hook reads the rollout: a `/goal` the host confirmed there becomes the same
+  pending activation UserPromptSubmit records on Claude Code, and the core confirms it from
+  the rollout (`codex_transcript.Chunk.person_set_goal`). A goal the model made with
+  `create_goal` is never confirmed; its turns are stopped like any unbudgeted native goal.
+- The turn identity is the `turn_id` of the turn's `task_started` entry.
+- A Stop reply `{"continue": false}` ends the turn but NOT the native goal loop: Codex
+  starts the next goal turn anyway. What stops the loop is the goal's status in Codex's own
+  goal store (`$CODEX_HOME/goals_<n>.sqlite`, table `thread_goals`, keyed by the thread id,
+  which is the hook's `session_id`): when forge ends autonomy it sets that goal `paused`
+  and answers `continue: false` with the reason the TUI shows ("Hook stopped").
+- Stop replies carry no `hookSpecificOutput` (Codex accepts none for Stop); the stuck
+  warning reaches the person as `systemMessage`.
+- `apply_patch` is a PreToolUse tool whose `tool_input.command` is the patch text; the
+  guard reads the paths it names (forge_runtime/guard/patch.py).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from forge_runtime.hosts import HOST_KEY
+
+NAME = "codex"
+TURN_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop")
+PAUSED = "paused"
+
+
+def shape_problem(event_name: str, event: dict) -> str | None:
+    """Why `event` cannot be Codex's, or None: its turn events carry a `turn_id`, and its
+    transcript is a `rollout-*.jsonl` file."""
+    if event_name in TURN_EVENTS and not isinstance(event.get("turn_id"), str):
+        return "the input has no turn_id, as Codex's do: this hook is wired for Codex"
+    transcript = event.get("transcript_path")
+    if transcript is not None and not (isinstance(transcript, str) and
+                                       os.path.basename(transcript).startswith("rollout-")):
+        return "transcript_path is not a Codex rollout file: this hook is wired for Codex"
+    return None
+
+
+def handle(event_name: str, module, event: dict) -> dict | None:
+    """Run the core's event module for a Codex event; map its reply back."""
+    event = {**event, HOST_KEY: NAME}
+    if event_name != "Stop":
+        return module.handle(event)
+    early = _note_person_goal(event)
+    reply = early if early is not None else module.handle(event)
+    return stop_reply(event, reply)
+
+
+def stop_reply(event: dict, reply: dict | None) -> dict | None:
+    """The core's Stop reply in Codex's terms: ending autonomy also pauses the native goal."""
+    if not reply:
+        return reply
+    reply = {key: value for key, value in reply.items() if key != "hookSpecificOutput"}
+    if reply.get("continue") is False and not pause_native_goal(event):
+        reply["stopReason"] = (f"{reply.get('stopReason', '')}\n(forge could not pause "
+                               "Codex's native goal; run /goal pause)").lstrip()
+    return reply or None
+
+
+def _note_person_goal(event: dict) -> dict | None:
+    """Turn a `/goal` the host recorded since the session's last event into a pending
+    activation for the core to confirm; stop a native goal no person set (None: go on)."""
+    from forge_runtime.goal import codex_transcript, sessions
+
+    project = sessions.project_for(event)
+    session = event["session_id"]
+    path = event.get("transcript_path") or ""
+    involved = sessions.involvement(project.ledger_root, session)
+    binding = sessions.read_binding(project.ledger_root, session) \
+        if sessions.BOUND in involved else None
+    chunk = codex_transcript.read_since(path, binding.get("offset", 0)) if binding \
+        else codex_transcript.read_tail(path)
+    person = chunk.newest_person_goal()
+    if person is not None:
+        message_id, objective = person
+        pending = sessions.read_pending(project.ledger_root, session) or {}
+        if pending.get("prompt_id") != message_id:
+            sessions.write_pending(project.ledger_root, session,
+                                   {"objective": objective, "prompt_id": message_id})
+        return None
+    if involved:
+        return None
+    created = chunk.model_goal(event["turn_id"])
+    if created is None:
+        return None
+    from forge_runtime.goal.events import on_unbound_goal
+
+    return on_unbound_goal(created, "the model created this goal itself; only a person's "
+                                    "/goal runs with a budget")
+
+
+# -- Codex's goal store -------------------------------------------------------------------
+
+def codex_home(transcript_path: str | None) -> Path:
+    """The CODEX_HOME a session runs in: the rollout lives at
+    `<home>/sessions/YYYY/MM/DD/rollout-*.jsonl`; else $CODEX_HOME, else ~/.codex."""
+    if transcript_path:
+        parents = Path(transcript_path).parents
+        if len(parents) > 4 and parents[3].name == "sessions":
+            return parents[4]
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def goal_store(home: Path) -> Path | None:
+    """Codex's goal database (`goals_<schema>.sqlite`, the newest schema), or None."""
+    stores = []
+    for path in home.glob("goals_*.sqlite"):
+        suffix = path.stem.split("_", 1)[1]
+        if suffix.isdigit():
+            stores.append((int(suffix), path))
+    return max(stores)[1] if stores else None
+
+
+def pause_native_goal(event: dict) -> bool:
+    """Set this thread's active native goal to `paused` in Codex's goal store, so Codex
+    starts no further goal turn; True when the store holds no running goal afterwards."""
+    import sqlite3
+    import time
+
+    store = goal_store(codex_home(event.get("transcript_path")))
+    if store is None:
+        return False
+    try:
+        with sqlite3.connect(store, timeout=2.0) as db:
+            db.execute("UPDATE thread_goals SET status = ?, updated_at_ms = ? "
+                       "WHERE thread_id = ? AND status = 'active'",
+                       (PAUSED, int(time.time() * 1000), event["session_id"]))
+            running = db.execute("SELECT COUNT(*) FROM thread_goals WHERE thread_id = ? AND "
+                                 "status = 'active'", (event["session_id"],)).fetchone()[0]
+        return running == 0
+    except sqlite3.Error:
+        return False
+
+
+# -- Codex's sandbox ----------------------------------------------------------------------
+
+def codex_sandbox_posture(project_root: Path, home: Path | None = None) -> dict:
+    """What Codex's own sandbox protects for this project, read from its config files.
+
+    `sandbox_mode` comes from the project's `.codex/config.toml`, else the user's
+    `$CODEX_HOME/config.toml`, else Codex's default (`workspace-write` in the TUI for a
+    trusted project, `read-only` for `codex exec`). Measured: `workspace-write` mounts the
+    project writable but `.git`, `.codex` and `.agents` read-only, so the goal ledger under
+    `.git` is kernel-protected; `danger-full-access` protects nothing, and a command the
+    person approves with escalation runs outside the sandbox.
+    """
+    import tomllib
+
+    home = home or codex_home(None)
+    mode, source = None, "Codex's default"
+    for path in (project_root / ".codex" / "config.toml", home / "config.toml"):
+        try:
+            config = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        if isinstance(config.get("sandbox_mode"), str):
+            mode, source = config["sandbox_mode"], str(path)
+            break
+    protects = mode in (None, "workspace-write", "read-only")
+    return {"host": NAME, "sandbox_mode": mode or "workspace-write (TUI) / read-only (exec)",
+            "source": source, "ledger_kernel_protected": protects,
+            "detail": ("Codex's sandbox mounts .git, .codex and .agents read-only"
+                       if protects else "danger-full-access: the kernel protects nothing; "
+                       "only forge's guard and the ledger's hash chain remain")}
