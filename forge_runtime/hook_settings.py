@@ -1,10 +1,15 @@
-"""`forge init --hooks`: wire forge's hooks into `.claude/settings.json` for a pip install.
+"""`forge init --hooks` / `--host codex`: wire forge's hooks into a host's project settings.
 
 People who pip-install forge instead of adding the plugin get the same five registrations
 as the plugin's `hooks/hooks.json` (same events, matchers and timeouts), pointing at the
 interpreter that has forge installed, in exec form (`"args"`, no shell). The merge keeps
 every other key and every other hook, replaces forge's own entries instead of adding a
 second copy, and leaves a file it cannot read exactly as it was.
+
+For Codex CLI the same merge writes `.codex/hooks.json` (Codex's project hook file, in
+Claude Code's hooks format): each hook is one command line,
+`<python> -m forge_runtime.hooks --host codex <Event>`, for the events that matter there
+(SessionStart only bootstraps the Claude Code plugin's environment).
 """
 
 from __future__ import annotations
@@ -42,6 +47,24 @@ def pip_registrations(python: str = sys.executable,
     return wired
 
 
+CODEX_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd")
+CODEX_HOOKS_FILE = Path(".codex") / "hooks.json"
+
+
+def codex_registrations(python: str = sys.executable,
+                        bundle: Path | None = None) -> dict[str, list[dict]]:
+    """The plugin's groups for CODEX_EVENTS, each hook one `--host codex` command line."""
+    wired: dict[str, list[dict]] = {}
+    for event, groups in plugin_registrations(bundle).items():
+        if event not in CODEX_EVENTS:
+            continue
+        command = shlex.join([python, *HOOK_MODULE_ARGS, "--host", "codex", event])
+        wired[event] = [{**group, "hooks": [
+            {"type": "command", "command": command, "timeout": hook.get("timeout", 30)}
+            for hook in group["hooks"]]} for group in groups]
+    return wired
+
+
 def is_forge_hook(hook: object) -> bool:
     """True for a hook entry forge wrote (either the pip form or the plugin launcher)."""
     if not isinstance(hook, dict):
@@ -73,11 +96,12 @@ def merged(settings: dict, wiring: dict[str, list[dict]]) -> dict:
 
 
 def _broken(path: Path, problem: str) -> ForgeError:
+    again = "forge init --host codex" if path.parent.name == ".codex" else "forge init --hooks"
     return ForgeError(f"{path} {problem}; forge left it untouched",
                       f"{shlex.quote(sys.executable)} -m json.tool {shlex.quote(str(path))}",
-                      rationale="shows where the file is broken; repair it, then run "
-                                "forge init --hooks again",
-                      or_=["forge init --hooks"])
+                      rationale=f"shows where the file is broken; repair it, then run "
+                                f"{again} again",
+                      or_=[again])
 
 
 def read_settings(path: Path) -> dict:
@@ -104,9 +128,17 @@ def read_settings(path: Path) -> dict:
 
 def wire_hooks(project_root: Path, python: str = sys.executable) -> tuple[Path, bool]:
     """Merge forge's hooks into `<root>/.claude/settings.json`; return (path, changed)."""
-    path = project_root / ".claude" / "settings.json"
+    return _wire(project_root / ".claude" / "settings.json", pip_registrations(python))
+
+
+def wire_codex_hooks(project_root: Path, python: str = sys.executable) -> tuple[Path, bool]:
+    """Merge forge's hooks into `<root>/.codex/hooks.json`; return (path, changed)."""
+    return _wire(project_root / CODEX_HOOKS_FILE, codex_registrations(python))
+
+
+def _wire(path: Path, wiring: dict[str, list[dict]]) -> tuple[Path, bool]:
     settings = read_settings(path)
-    updated = merged(settings, pip_registrations(python))
+    updated = merged(settings, wiring)
     if updated == settings:
         return path, False
     write_atomically(path, (json.dumps(updated, indent=2) + "\n").encode("utf-8"))

@@ -6,8 +6,9 @@ a file that still matches what it shipped (safe to update), a file the person ed
 unless `--force`), and a file that is simply current (left alone, not even rewritten).
 
 Nothing is ever written under `.claude/` or `.agents/` except `.claude/settings.json` (only
-with `--hooks`): the host keeps its native `/goal`, so forge ships no command or skill of
-that name.
+with `--hooks`) and, for Codex CLI (`--host codex`), forge's skills under `.agents/skills/`
+(Codex's project skill folder) and `.codex/hooks.json`: each host keeps its native `/goal`,
+so forge ships no command or skill of that name, and refuses to install one.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from forge_runtime import resources
 from forge_runtime.project import Project
 
 MANIFEST_NAME = "installed.json"
+AGENT_SKILLS = "/.agents/skills"  # manifest names starting with "/" are project-relative
+NATIVE_NAME = "goal"
 
 # Outcomes of installing one file.
 INSTALLED = "installed"    # it was not there
@@ -57,6 +60,19 @@ def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
+def agent_skill_files(bundle: Path) -> dict[str, Path]:
+    """forge's skills for Codex: `/.agents/skills/<name>/...` -> the shipped source file."""
+    files: dict[str, Path] = {}
+    for source in sorted((bundle / "skills").rglob("*")):
+        relative = source.relative_to(bundle / "skills")
+        if relative.parts[0] == NATIVE_NAME:
+            raise ValueError("forge ships a skill named goal, which would shadow the host's "
+                             "native /goal")
+        if source.is_file():
+            files[f"{AGENT_SKILLS}/{relative.as_posix()}"] = source
+    return files
+
+
 def shipped_files(bundle: Path) -> dict[str, Path]:
     """What `forge init` installs: path under `.forge/` -> the shipped source file."""
     files: dict[str, Path] = {}
@@ -75,20 +91,25 @@ class Installer:
     """Installs the shipped files into one project's `.forge/`."""
 
     def __init__(self, project: Project, *, force: bool = False,
-                 bundle: Path | None = None) -> None:
+                 bundle: Path | None = None, agent_skills: bool = False) -> None:
         self.project = project
         self.force = force
         self.bundle = bundle or resources.bundle_root()
+        self.agent_skills = agent_skills
         self.manifest_path = project.forge_dir / MANIFEST_NAME
 
     def run(self) -> list[FileOutcome]:
         recorded = self._read_manifest()
-        installed: dict[str, str] = {}
+        installed = {name: digest for name, digest in recorded.items()
+                     if name.startswith("/")}  # another host's files stay recorded
         outcomes = []
-        for name, source in shipped_files(self.bundle).items():
+        files = shipped_files(self.bundle)
+        if self.agent_skills:
+            files.update(agent_skill_files(self.bundle))
+        for name, source in files.items():
             action, digest = self._install_one(name, source, recorded.get(name))
             installed[name] = digest
-            outcomes.append(FileOutcome(f".forge/{name}", action))
+            outcomes.append(FileOutcome(self._shown(name), action))
         outcomes.extend(self._install_local())
         if installed != recorded:
             body = json.dumps({"files": installed}, indent=2, sort_keys=True) + "\n"
@@ -97,7 +118,8 @@ class Installer:
 
     def _install_one(self, name: str, source: Path, recorded: str | None) -> tuple[str, str]:
         """Install one file; return the outcome and the hash to record for it."""
-        target = self.project.forge_dir / name
+        target = self.project.root / name[1:] if name.startswith("/") \
+            else self.project.forge_dir / name
         data = source.read_bytes()
         shipped = _sha256(data)
         mode = source.stat().st_mode & 0o777
@@ -116,6 +138,10 @@ class Installer:
             return REPLACED, shipped
         # Keep the record of what forge last installed, so a later run still sees the edit.
         return KEPT, recorded or shipped
+
+    @staticmethod
+    def _shown(name: str) -> str:
+        return name[1:] if name.startswith("/") else f".forge/{name}"
 
     def _install_local(self) -> list[FileOutcome]:
         """The git-ignored working area: created once, never overwritten (it holds live state).

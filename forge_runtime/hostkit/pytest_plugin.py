@@ -13,6 +13,10 @@ Enable with `pytest_plugins = ["forge_runtime.hostkit.pytest_plugin"]` in a conf
         session = host.run("make x", cwd=project, args=["--allowedTools", "Bash"])
         assert session.terminal_reason == "completed"
 
+`codex_host(script, **options)` is the same for Codex CLI (hostkit/codex.py): a started
+`CodexHost`; `codex_bin` installs the pinned Codex from npm once into a user cache and fails
+the test (never skips it) when that cannot be done.
+
 `claude_host(script, plugin_dirs=None, **options)` returns a started `Host` (closed after
 the test) with the forge plugin loaded unless `plugin_dirs` says otherwise; `script` is a
 `Script`, a dict, YAML/JSON text, or a path. `project` is an empty git repository.
@@ -29,6 +33,8 @@ import pytest
 
 from forge_runtime import resources
 from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+from forge_runtime.hostkit.codex import CodexHost
+from forge_runtime.hostkit.codex_binary import CodexNotFound, find_codex
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.runner import Host
 from forge_runtime.hostkit.script import Script
@@ -73,6 +79,32 @@ def claude_host(tmp_path: Path, claude_bin: Path):
         plugins = [resources.host_plugin_dir(tmp_path)] if plugin_dirs is None else plugin_dirs
         host = Host(tmp_path / f"host-{len(hosts) + 1}", as_script(script),
                     plugin_dirs=plugins, claude_bin=claude_bin, **options)
+        hosts.append(host)
+        return host
+
+    yield make
+    for host in hosts:
+        host.close()
+
+
+@pytest.fixture(scope="session")
+def codex_bin() -> Path:
+    """The real Codex CLI (pinned, from npm, cached); the test fails when there is none."""
+    try:
+        return find_codex()
+    except CodexNotFound as exc:
+        pytest.fail(f"no Codex CLI: {exc} (python -m forge_runtime.hostkit.codex_binary)",
+                    pytrace=False)
+
+
+@pytest.fixture
+def codex_host(tmp_path: Path, codex_bin: Path):
+    """Factory: `codex_host(script, **CodexHost options)` -> a started CodexHost."""
+    hosts: list[CodexHost] = []
+
+    def make(script, **options) -> CodexHost:
+        host = CodexHost(tmp_path / f"codex-{len(hosts) + 1}", as_script(script),
+                         codex_bin=codex_bin, **options)
         hosts.append(host)
         return host
 

@@ -183,7 +183,7 @@ class Host:
             unix_path = self._socket_dir / "model.sock"
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
                                   unix_path=unix_path)
-        self._python_shim = self._write_python_shim()
+        self._python_shim = write_python_shim(self.workdir)
         self._runs = 0
         try:
             self.server.start()
@@ -306,13 +306,16 @@ class Host:
         config["projects"].setdefault(str(cwd), {"hasTrustDialogAccepted": True})
         config_path.write_text(json.dumps(config, indent=2))
 
-    def _write_python_shim(self) -> Path:
-        """An executable `FORGE_PYTHON` that runs each forge hook through the recorder."""
-        shim = self.workdir / "forge-python"
-        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m forge_runtime.hostkit.hookrecord'
-                        ' "$@"\n')
-        shim.chmod(0o755)
-        return shim
+
+
+def write_python_shim(workdir: Path) -> Path:
+    """An executable Python for forge's hooks that runs each one through the recorder (as
+    `FORGE_PYTHON` for Claude Code's launcher, as the command of Codex's hooks)."""
+    shim = workdir / "forge-python"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m forge_runtime.hostkit.hookrecord'
+                    ' "$@"\n')
+    shim.chmod(0o755)
+    return shim
 
 
 def _short_tmp() -> str | None:

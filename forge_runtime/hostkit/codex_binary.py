@@ -1,0 +1,77 @@
+"""Get the real Codex CLI: `$FORGE_CODEX_BIN`, else a pinned npm install in a user cache.
+
+Codex CLI is published on the npm registry as `@openai/codex` (a Node.js launcher plus a
+native binary per platform). forge's host tests install one pinned version once, with the
+machine's own `npm`, into `~/.cache/forge-hostkit/codex-<version>/` (or
+`$XDG_CACHE_HOME/...`), never into the repository, and reuse it on every later run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+ENV = "FORGE_CODEX_BIN"
+PACKAGE = "@openai/codex"
+PINNED = "0.171.0"
+INSTALL_TIMEOUT = 300
+
+
+class CodexNotFound(RuntimeError):
+    """No runnable Codex CLI; the message says what was tried."""
+
+
+def cache_dir(version: str = PINNED) -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "forge-hostkit" / f"codex-{version}"
+
+
+def _installed(prefix: Path) -> Path | None:
+    binary = prefix / "node_modules" / ".bin" / "codex"
+    return binary if binary.is_file() and os.access(binary, os.X_OK) else None
+
+
+def find_codex(version: str = PINNED, *, install: bool = True) -> Path:
+    """A runnable Codex CLI of `version`, installing it from npm once when `install`."""
+    configured = os.environ.get(ENV)
+    if configured:
+        path = Path(configured)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+        raise CodexNotFound(f"${ENV} is {configured}, which is not an executable file")
+    prefix = cache_dir(version)
+    found = _installed(prefix)
+    if found is not None or not install:
+        if found is None:
+            raise CodexNotFound(f"Codex {version} is not installed under {prefix}")
+        return found
+    npm = shutil.which("npm")
+    if npm is None:
+        raise CodexNotFound("npm is not on PATH, so Codex CLI cannot be installed")
+    staging = prefix.with_name(prefix.name + f".partial-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        done = subprocess.run([npm, "install", "--prefix", str(staging), "--no-audit",
+                               "--no-fund", "--loglevel", "error", f"{PACKAGE}@{version}"],
+                              capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise CodexNotFound(f"npm install {PACKAGE}@{version} failed: {exc}") from None
+    if done.returncode != 0 or _installed(staging) is None:
+        shutil.rmtree(staging, ignore_errors=True)
+        tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise CodexNotFound(f"npm install {PACKAGE}@{version} failed: {tail}")
+    try:
+        staging.rename(prefix)  # all or nothing: a cut install never looks installed
+    except OSError:  # another run installed it first
+        shutil.rmtree(staging, ignore_errors=True)
+    found = _installed(prefix)
+    if found is None:
+        raise CodexNotFound(f"Codex {version} did not install under {prefix}")
+    return found
+
+
+if __name__ == "__main__":  # `python -m forge_runtime.hostkit.codex_binary`: CI's set-up step
+    print(find_codex())
