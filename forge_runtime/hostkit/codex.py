@@ -41,7 +41,7 @@ from forge_runtime.hostkit.script import Script
 from forge_runtime.hostkit.server import ModelServer
 
 API_KEY_ENV = "FORGE_HOSTKIT_CODEX_KEY"
-MODEL = "gpt-5.5"  # a model Codex knows: it offers apply_patch as a freeform tool for it
+MODEL = "gpt-6.1-sol"  # a current model Codex knows: apply_patch is offered, no upgrade prompt
 TRUST_FLAG = "--dangerously-bypass-hook-trust"
 DEFAULT_TIMEOUT = 60.0
 

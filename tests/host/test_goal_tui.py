@@ -9,14 +9,11 @@ goal run is charged there too.
 from __future__ import annotations
 
 import json
-import os
-import shlex
 import shutil
-import subprocess
-import time
 
 import pytest
 from goal_support import NEVER_MET
+from tui_support import Tui
 
 from forge_runtime.goal import state
 from forge_runtime.project import find_project
@@ -25,49 +22,6 @@ pytestmark = [pytest.mark.host,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 OBJECTIVE = "the file never.txt exists"
-
-
-class Tui:
-    """The host's interactive TUI in a private tmux server, with the host kit's pretend HOME."""
-
-    def __init__(self, host, cwd, run_dir, args=()):
-        self.socket = f"forge-test-{os.getpid()}-{id(self)}"
-        self.run_dir = run_dir
-        command, env = host.interactive(cwd, run_dir, {"TERM": "xterm-256color"}, args)
-        line = (f"cd {shlex.quote(str(cwd))} && exec env -i "
-                + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " "
-                + shlex.join(command))
-        self._tmux("new-session", "-d", "-s", "tui", "-x", "160", "-y", "50", line)
-
-    def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], check=True,
-                              capture_output=True, text=True).stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", "tui", "-S", "-200")
-
-    def type(self, text: str) -> None:
-        self._tmux("send-keys", "-t", "tui", "-l", text)
-        time.sleep(0.3)
-        self._tmux("send-keys", "-t", "tui", "Enter")
-
-    def wait_for(self, condition, what: str, timeout: float = 30.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = condition()
-            if value:
-                return value
-            time.sleep(0.2)
-        raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}")
-
-    def hooks(self, event: str) -> list[dict]:
-        path = self.run_dir / "hooks.jsonl"
-        calls = [json.loads(line) for line in path.read_text().splitlines()] \
-            if path.exists() else []
-        return [call for call in calls if json.loads(call["stdin"])["hook_event_name"] == event]
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
 
 
 @pytest.fixture

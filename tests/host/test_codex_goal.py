@@ -1,0 +1,133 @@
+"""The goal ledger against the real Codex CLI: a person's native /goal in the TUI, 20 turns.
+
+Codex's native goal auto-continues with no budget of its own (the scripted model never
+finishes), so only forge's Stop hook ends the run. A person's `/goal` fires no hook on
+Codex: forge confirms it from the rollout file at the goal's first Stop (see
+forge_runtime/goal/codex_transcript.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+import pytest
+from goal_support import goal_in_state
+from tui_support import Tui
+
+from forge_runtime.goal.status import goal_nonces
+from forge_runtime.project import find_project
+
+pytestmark = [pytest.mark.host,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+OBJECTIVE = "the file never.txt exists"
+WORKS = """
+rules:
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+PROMPT = "Ask Codex"
+
+
+def model_turns(host) -> int:
+    return sum(1 for request in host.server.requests if request["rule"] == "model works")
+
+
+def exhausted_stops(tui) -> list[dict]:
+    return [json.loads(call["stdout"]) for call in tui.hooks("Stop")
+            if "FORGE_GOAL_BUDGET_EXHAUSTED" in call["stdout"]]
+
+
+def native_goal_status(host, session_id: str) -> str:
+    store = sorted(host.codex_home.glob("goals_*.sqlite"))[-1]
+    with sqlite3.connect(store) as db:
+        return db.execute("SELECT status FROM thread_goals WHERE thread_id = ?",
+                          (session_id,)).fetchone()[0]
+
+
+def run_goal_to_exhaustion(host, tui, turns_before: int = 0) -> dict:
+    """Type the person's `/goal` and wait until forge has stopped it at the ceiling."""
+    stopped_before = len(exhausted_stops(tui))
+    tui.type(f"/goal {OBJECTIVE}")
+    if turns_before:  # Codex asks before replacing the goal it paused
+        tui.wait_for(lambda: "Replace goal?" in tui.screen(), "Codex's replace question")
+        tui._tmux("send-keys", "-t", "tui", "Enter")
+    tui.wait_for(lambda: len(exhausted_stops(tui)) > stopped_before,
+                 "forge to stop the goal at its ceiling", timeout=60)
+    return exhausted_stops(tui)[-1]
+
+
+@pytest.fixture
+def codex_tui(tmp_path):
+    opened = []
+
+    def make(host, cwd):
+        tui = Tui(host, cwd, tmp_path / f"tui-{len(opened) + 1}")
+        opened.append(tui)
+        tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+        return tui
+
+    yield make
+    for tui in opened:
+        tui.close()
+
+
+def test_a_persons_goal_in_the_codex_tui_stops_at_20_turns_then_runs_one_more_tranche(
+        codex_host, project, codex_tui):
+    host = codex_host(WORKS)
+    host.install_forge(project)
+    tui = codex_tui(host, project)
+
+    reply = run_goal_to_exhaustion(host, tui)
+    assert reply["continue"] is False
+    lines = reply["stopReason"].splitlines()
+    assert lines[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal ")
+    assert "used 20 of 20 turns" in lines[0]
+    assert lines[1:] == [f"Next: /goal {OBJECTIVE}", "  adds one more tranche of 20 turns",
+                         "Or: /goal clear"]
+    assert "hookSpecificOutput" not in reply
+    tui.wait_for(lambda: "FORGE_GOAL_BUDGET_EXHAUSTED" in tui.screen(), "the reason on screen")
+    assert model_turns(host) == 20  # Codex started no further goal turn
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (20, 20, "exhausted")
+    session_id = json.loads(tui.hooks("Stop")[0]["stdin"])["session_id"]
+    assert native_goal_status(host, session_id) == "paused"
+
+    again = run_goal_to_exhaustion(host, tui, turns_before=20)
+    assert "used 40 of 40 turns" in again["stopReason"]
+    assert model_turns(host) == 40
+    after = goal_in_state(project)
+    assert (after["nonce"], after["activation_count"]) == (goal["nonce"], 2)
+    assert all(call["exit_code"] == 0 for call in tui.hooks("Stop"))
+
+
+CREATES_GOAL = """
+rules:
+  - name: model creates its own goal
+    when: {last_user_text_contains: "tidy up"}
+    times: 1
+    reply: {tool_calls: [{name: create_goal, input: {objective: "model-made goal"}}]}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+
+def test_a_goal_the_model_creates_never_activates_and_its_loop_is_stopped(
+        codex_host, project, codex_tui):
+    host = codex_host(CREATES_GOAL)
+    host.install_forge(project)
+    tui = codex_tui(host, project)
+
+    tui.type("tidy up")
+    tui.wait_for(lambda: any("FORGE_GOAL_UNBUDGETED" in call["stdout"]
+                             for call in tui.hooks("Stop")), "forge to stop the model's goal")
+    stopped = [json.loads(call["stdout"]) for call in tui.hooks("Stop") if call["stdout"]]
+    assert len(stopped) == 1 and stopped[0]["continue"] is False
+    assert stopped[0]["stopReason"].splitlines()[1] == "Fix: /goal model-made goal"
+    assert goal_nonces(find_project(project)) == []  # nothing activated, nothing charged
+    assert goal_in_state(project) is None
+    session_id = json.loads(tui.hooks("Stop")[0]["stdin"])["session_id"]
+    assert native_goal_status(host, session_id) == "paused"
+    assert model_turns(host) <= 3  # the person's turn and the first goal turn
