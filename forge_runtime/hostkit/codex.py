@@ -121,15 +121,16 @@ class CodexHost:
         return hook_settings.wire_codex_hooks(Path(project), python=str(self.python_shim))[0]
 
     def exec(self, prompt: str, *, cwd: str | Path, args: Sequence[str] = (),
-             env: dict[str, str] | None = None, timeout: float | None = None) -> CodexSession:
-        """One `codex exec --json <prompt>` in `cwd` (workspace-write sandbox)."""
+             env: dict[str, str] | None = None, timeout: float | None = None,
+             sandbox: str = "workspace-write") -> CodexSession:
+        """One `codex exec --json <prompt>` in `cwd`, in Codex's `sandbox` mode."""
         import subprocess
 
         cwd = Path(cwd).resolve()
         self._runs += 1
         run_dir = self.workdir / f"run-{self._runs}"
         run_dir.mkdir()
-        command = self._command(cwd, ["exec", "--json", "-s", "workspace-write", *args,
+        command = self._command(cwd, ["exec", "--json", "-s", sandbox, *args,
                                       prompt])
         first_request = len(self.server.requests)
         started = time.monotonic()

@@ -130,4 +130,5 @@ def test_a_goal_the_model_creates_never_activates_and_its_loop_is_stopped(
     assert goal_in_state(project) is None
     session_id = json.loads(tui.hooks("Stop")[0]["stdin"])["session_id"]
     assert native_goal_status(host, session_id) == "paused"
+    assert any(r["rule"] == "model creates its own goal" for r in host.server.requests)
     assert model_turns(host) <= 3  # the person's turn and the first goal turn
