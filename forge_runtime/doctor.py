@@ -116,6 +116,61 @@ def check_hook_wiring(project: Project) -> Check:
     return Check("hooks", True, ".claude/settings.json runs forge's five hooks")
 
 
+def codex_installed(project: Project) -> bool:
+    """Whether forge was installed for Codex here (`forge init --host codex`)."""
+    return (project.root / ".codex" / "hooks.json").is_file() or \
+        (project.root / ".agents" / "skills" / "forge-status").is_dir()
+
+
+def _trust_key(hooks_file: Path, event: str, group: int, hook: int) -> str:
+    """Codex's key for one hook's trust in config.toml's `[hooks.state]` (measured)."""
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in event).lstrip("_")
+    return f"{hooks_file}:{snake}:{group}:{hook}"
+
+
+TRUST_STEP = "codex"
+TRUST_WHY = ("start Codex in this project and answer its `Hooks need review` screen with "
+             "`Trust all and continue` (later: /hooks); untrusted hooks are skipped silently")
+
+
+def check_codex(project: Project) -> Check:
+    """Codex: forge's hooks in `.codex/hooks.json`, the project trusted, each hook trusted."""
+    import tomllib
+
+    from forge_runtime import hook_settings
+    from forge_runtime.hosts.codex import codex_home
+
+    hooks_file = project.root / hook_settings.CODEX_HOOKS_FILE
+    try:
+        groups = hook_settings.read_settings(hooks_file).get("hooks") or {}
+    except ForgeError as exc:
+        return Check("codex", False, exc.message, exc.fix)
+    found = {event: (g, h) for event, listed in groups.items()
+             for g, group in enumerate(listed) for h, hook in enumerate(group.get("hooks", []))
+             if hook_settings.is_forge_hook(hook)}
+    absent = [event for event in hook_settings.CODEX_EVENTS if event not in found]
+    if absent:
+        return Check("codex", False, f".codex/hooks.json does not run forge for "
+                                     f"{', '.join(absent)}", "forge init --host codex")
+    config_path = codex_home(None) / "config.toml"
+    try:
+        config = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        config = {}
+    trusted_project = ((config.get("projects") or {}).get(str(project.root)) or {}) \
+        .get("trust_level") == "trusted"
+    states = (config.get("hooks") or {}).get("state") or {}
+    untrusted = [event for event, (g, h) in found.items()
+                 if not (states.get(_trust_key(hooks_file, event, g, h)) or {})
+                 .get("trusted_hash")]
+    if not trusted_project or untrusted:
+        what = "the project is not trusted by Codex" if not trusted_project else \
+            f"Codex has not trusted forge's {', '.join(untrusted)} hook(s)"
+        return Check("codex", False, f"{what} ({config_path}): {TRUST_WHY}", TRUST_STEP)
+    return Check("codex", True, f".codex/hooks.json runs forge's {len(found)} hooks; Codex "
+                                f"trusts them ({config_path})")
+
+
 def check_project(project: Project) -> Check:
     if not (project.forge_dir / "installed.json").is_file():
         return Check("project", False, f"forge is not installed in {project.root}", "forge init")
@@ -167,4 +222,6 @@ def run_checks(project: Project) -> list[Check]:
         check_python, check_dependencies, lambda: check_hook_wiring(project),
         lambda: check_project(project), check_host_binary,
     ]
+    if codex_installed(project):
+        checks.insert(3, lambda: check_codex(project))
     return [check() for check in checks]

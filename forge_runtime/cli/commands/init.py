@@ -1,9 +1,11 @@
-"""`forge init [--force] [--hooks]`: install forge's files into this project."""
+"""`forge init [--host claude|codex|all] [--force] [--hooks]`: install forge into this project."""
 
 from __future__ import annotations
 
 from forge_runtime import hints
 from forge_runtime.result import Result
+
+HOSTS = ("claude", "codex", "all")
 
 
 def register(subparsers, common) -> None:
@@ -16,6 +18,10 @@ def register(subparsers, common) -> None:
                         help="also replace shipped files you edited (never .forge/local/)")
     parser.add_argument("--hooks", action="store_true",
                         help="wire forge's hooks into .claude/settings.json (for a pip install)")
+    parser.add_argument("--host", choices=HOSTS, default="claude",
+                        help="the host(s) to install for: claude (default), codex (also "
+                             "forge's skills in .agents/skills/ and its hooks in "
+                             ".codex/hooks.json), or all")
     parser.set_defaults(handler=run)
 
 
@@ -24,7 +30,8 @@ def run(args) -> Result:
     from forge_runtime.project import find_project
 
     project = find_project()
-    outcomes = initializer.Installer(project, force=args.force).run()
+    codex = args.host in ("codex", "all")
+    outcomes = initializer.Installer(project, force=args.force, agent_skills=codex).run()
     lines = [f"{outcome.action:<9} {outcome.path}" for outcome in outcomes
              if outcome.action != initializer.UNCHANGED]
     kept = [o.path for o in outcomes if o.action == initializer.KEPT]
@@ -35,10 +42,16 @@ def run(args) -> Result:
         shown = path.relative_to(project.root).as_posix()
         lines.append(f"{'wired' if changed else 'unchanged':<9} {shown} (forge's five hooks)")
         data["settings"] = {"path": str(path), "changed": changed}
+    if codex:
+        path, changed = hook_settings.wire_codex_hooks(project.root)
+        lines.append(f"{'wired' if changed else 'unchanged':<9} .codex/hooks.json "
+                     f"(forge's {len(hook_settings.CODEX_EVENTS)} Codex hooks)")
+        data["codex_hooks"] = {"path": str(path), "changed": changed}
+    again = "forge init --force" + ("" if args.host == "claude" else f" --host {args.host}")
     if kept:
-        lines.append(f"Kept {len(kept)} file(s) you edited; forge init --force replaces them.")
+        lines.append(f"Kept {len(kept)} file(s) you edited; {again} replaces them.")
     if not lines:
         lines.append(f"forge is already installed in {project.root}; nothing changed.")
-    or_ = ["forge init --force"] if kept else None
+    or_ = [again] if kept else None
     return Result(hints.next_("forge doctor", "check that forge is ready in this project",
                               or_=or_), lines=lines, data=data)
