@@ -22,7 +22,8 @@ from forge_runtime.hint_audit import json_problems, output_problems
 # has run. Add your command here when you register it.
 ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     (): [[], ["--no-such-flag"]],
-    ("init",): [[], ["--hooks"], ["--force"]],
+    ("init",): [[], ["--hooks"], ["--force"], ["--host", "codex"], ["--host", "all"],
+                ["--host", "nano"]],
     ("doctor",): [[]],
     ("hints",): [[]],
     ("hints", "audit"): [[]],

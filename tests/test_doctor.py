@@ -160,3 +160,27 @@ def test_several_failures_give_the_first_fix_and_the_others_as_fallbacks(project
     assert payload["_hint"]["error"] == "2 of 5 checks failed: project, host"
     assert payload["_next_action"] == "forge init"
     assert payload["_hint"]["or"][0].endswith("-m pip install claude-agent-sdk")
+
+
+def test_codex_hooks_are_checked_for_wiring_project_trust_and_hook_trust(project, monkeypatch,
+                                                                        tmp_path):
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    assert not doctor.codex_installed(find_project(project))
+    main(["init", "--host", "codex"])
+    check = doctor.check_codex(find_project(project))
+    assert (check.ok, check.fix) == (False, "codex")
+    assert "the project is not trusted by Codex" in check.detail
+    hooks_file = project / ".codex" / "hooks.json"
+    lines = [f'[projects."{project}"]', 'trust_level = "trusted"', "", "[hooks.state]"]
+    (home / "config.toml").write_text("\n".join(lines) + "\n")
+    check = doctor.check_codex(find_project(project))
+    assert "has not trusted forge's UserPromptSubmit, PreToolUse, Stop, SessionEnd" in check.detail
+    for event in ("user_prompt_submit", "pre_tool_use", "stop", "session_end"):
+        lines += [f'[hooks.state."{hooks_file}:{event}:0:0"]', 'trusted_hash = "sha256:0"']
+    (home / "config.toml").write_text("\n".join(lines) + "\n")
+    assert doctor.check_codex(find_project(project)).ok
+    hooks_file.write_text('{"hooks": {}}')
+    check = doctor.check_codex(find_project(project))
+    assert (check.ok, check.fix) == (False, "forge init --host codex")

@@ -215,3 +215,43 @@ def test_init_json_reports_each_file_and_the_settings(project, capsys):
     assert actions[".forge/workflows/goal.md"] == "installed"
     assert payload["settings"]["changed"] is True
     assert payload["_next_action"] == "forge doctor"
+
+
+def test_init_for_codex_installs_skills_under_agents_and_merges_its_hooks(project):
+    hooks_file = project / ".codex" / "hooks.json"
+    hooks_file.parent.mkdir()
+    mine = {"type": "command", "command": "my-linter --check"}
+    hooks_file.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [mine]}]}, "x": 1}))
+    assert forge("init", "--host", "codex") == 0
+    bundle = resources.bundle_root()
+    skill = project / ".agents" / "skills" / "forge-status" / "SKILL.md"
+    assert skill.read_bytes() == (bundle / "skills" / "forge-status" / "SKILL.md").read_bytes()
+    assert not (project / ".agents" / "skills" / "goal").exists()
+    wired = json.loads(hooks_file.read_text())
+    assert wired["x"] == 1 and wired["hooks"]["Stop"][0]["hooks"] == [mine]
+    for event in hook_settings.CODEX_EVENTS:
+        commands = [hook["command"] for group in wired["hooks"][event]
+                    for hook in group["hooks"] if hook_settings.is_forge_hook(hook)]
+        assert commands == [f"{sys.executable} -m forge_runtime.hooks --host codex {event}"]
+    assert "SessionStart" not in wired["hooks"]
+    before = snapshot(project)
+    assert forge("init", "--host", "all") == 0  # idempotent; the Claude side changes nothing
+    assert snapshot(project) == before
+
+
+def test_init_for_codex_keeps_an_edited_skill(project):
+    forge("init", "--host", "codex")
+    skill = project / ".agents" / "skills" / "forge-status" / "SKILL.md"
+    skill.write_text("mine\n")
+    assert forge("init", "--host", "codex") == 0
+    assert skill.read_text() == "mine\n"
+    forge("init")  # a Claude-only run keeps the record of the Codex files
+    assert forge("init", "--host", "codex", "--force") == 0
+    assert skill.read_text() != "mine\n"
+
+
+def test_forge_refuses_to_ship_a_skill_named_goal(tmp_path):
+    (tmp_path / "skills" / "goal").mkdir(parents=True)
+    (tmp_path / "skills" / "goal" / "SKILL.md").write_text("---\nname: goal\n---\n")
+    with pytest.raises(ValueError, match="native /goal"):
+        initializer.agent_skill_files(tmp_path)

@@ -1,0 +1,205 @@
+"""The Codex adapter and its rollout reader, through the hook dispatcher as Codex runs it.
+
+The rollout entries mirror what Codex CLI 0.171.0 writes (forge_runtime/goal/codex_transcript.py;
+tests/host/test_codex_goal.py checks the same flows against the real binary).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+from goal_support import goal_in_state
+
+from forge_runtime.goal import codex_transcript
+from forge_runtime.goal.status import goal_nonces
+from forge_runtime.hooks.dispatch import run
+from forge_runtime.hosts import codex
+from forge_runtime.project import find_project
+
+SCHEMA = """CREATE TABLE thread_goals (thread_id TEXT PRIMARY KEY NOT NULL, goal_id TEXT NOT NULL,
+    objective TEXT NOT NULL, status TEXT NOT NULL, token_budget INTEGER,
+    tokens_used INTEGER NOT NULL DEFAULT 0, time_used_seconds INTEGER NOT NULL DEFAULT 0,
+    created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL)"""
+
+
+class Rollout:
+    """One Codex session: a rollout under a CODEX_HOME, its goal store, and its hooks."""
+
+    def __init__(self, project: Path, home: Path) -> None:
+        self.project, self.home = project, home
+        self.id = str(uuid.uuid4())
+        self.path = home / "sessions" / "2026" / "12" / "01" / f"rollout-x-{self.id}.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.store = home / "goals_1.sqlite"
+        with sqlite3.connect(self.store) as db:
+            db.execute(SCHEMA.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
+        self.turn_id = None
+
+    def write(self, kind: str, payload: dict) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"timestamp": "t", "type": kind, "payload": payload}) + "\n")
+
+    def host_says(self, text: str) -> str:
+        message_id = f"msg_{uuid.uuid4().hex}"
+        self.write("response_item", {
+            "type": "message", "id": message_id, "role": "user",
+            "content": [{"type": "input_text", "text": codex_transcript.HOST_CONTEXT
+                         + f"\n{text}\n</codex_internal_context>"}],
+            "internal_chat_message_metadata_passthrough": {
+                "content_item_kinds": ["user.goal"],
+                "content_item_metadata": [{"provenance": {"type": "harness"}}]}})
+        return message_id
+
+    def goal_updated(self, objective: str, status: str) -> None:
+        self.write("event_msg", {"type": "thread_goal_updated", "threadId": self.id,
+                                 "goal": {"objective": objective, "status": status}})
+        with sqlite3.connect(self.store) as db:
+            db.execute("INSERT OR REPLACE INTO thread_goals VALUES (?, 'g', ?, ?, NULL, 0, 0, "
+                       "0, 0)", (self.id, objective, status))
+
+    def person_goal(self, objective: str) -> None:
+        self.host_says(f'User set the goal: "{objective}"\nUser set goal status: "active".')
+        self.goal_updated(objective, "active")
+
+    def turn(self, trigger: str = "goal") -> dict | None:
+        self.turn_id = str(uuid.uuid4())
+        self.write("event_msg", {"type": "task_started", "turn_id": self.turn_id,
+                                 "turn_attribution": {"turn_trigger": trigger}})
+        return self.stop()
+
+    def stop(self) -> dict | None:
+        return hook("Stop", {"session_id": self.id, "turn_id": self.turn_id,
+                             "transcript_path": str(self.path), "cwd": str(self.project),
+                             "hook_event_name": "Stop", "stop_hook_active": False,
+                             "last_assistant_message": "Working on it."})
+
+    def native_status(self) -> str:
+        with sqlite3.connect(self.store) as db:
+            return db.execute("SELECT status FROM thread_goals WHERE thread_id = ?",
+                              (self.id,)).fetchone()[0]
+
+
+def hook(event: str, payload: dict, host: str = "codex") -> dict | None:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["--host", host, event], io.BytesIO(json.dumps(payload).encode()), out, err)
+    assert code == 0, err.getvalue()
+    return json.loads(out.getvalue()) if out.getvalue().strip() else None
+
+
+@pytest.fixture
+def rollout(cli_project, tmp_path, monkeypatch) -> Rollout:
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR")
+    return Rollout(cli_project, tmp_path / "codex-home")
+
+
+def test_a_persons_goal_recorded_by_codex_activates_and_each_turn_is_charged_once(rollout):
+    rollout.person_goal("ship it")
+    assert rollout.turn() is None
+    goal = goal_in_state(rollout.project)
+    assert (goal["objective"], goal["turn_count"], goal["status"]) == ("ship it", 1, "active")
+    rollout.stop()  # a repeated Stop for the same turn
+    assert goal_in_state(rollout.project)["turn_count"] == 1
+    rollout.turn()
+    assert goal_in_state(rollout.project)["turn_count"] == 2
+
+
+def test_at_the_ceiling_forge_pauses_codexs_native_goal_and_stops_the_turn(rollout):
+    rollout.person_goal("ship it")
+    replies = [rollout.turn() for _ in range(20)]
+    assert [index for index, reply in enumerate(replies[:19]) if reply] == [5, 10, 15]
+    assert set(replies[5]) == {"systemMessage"}  # Codex takes no hookSpecificOutput on Stop
+    assert replies[5]["systemMessage"].startswith("FORGE_GOAL_STUCK_WARNING: ")
+    assert replies[19]["continue"] is False
+    assert replies[19]["stopReason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
+    assert rollout.native_status() == "paused"
+    rollout.goal_updated("ship it", "active")  # the person's /goal resume
+    again = rollout.turn()
+    assert again["continue"] is False and rollout.native_status() == "paused"
+    assert goal_in_state(rollout.project)["turn_count"] == 20
+
+
+def test_the_persons_goal_again_after_exhaustion_adds_a_tranche(rollout):
+    rollout.person_goal("ship it")
+    for _ in range(20):
+        rollout.turn()
+    rollout.host_says("User cleared the goal.")  # Codex's "Replace goal?" writes both
+    rollout.person_goal("ship it")
+    assert rollout.turn() is None
+    goal = goal_in_state(rollout.project)
+    assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (21, 40, "active")
+
+
+def test_a_goal_the_model_created_never_activates_and_its_loop_is_stopped(rollout):
+    rollout.write("response_item", {"type": "function_call", "name": "create_goal",
+                                    "arguments": json.dumps({"objective": "model goal"}),
+                                    "call_id": "c1"})
+    assert rollout.turn(trigger="user") is None  # the turn in which the model made it
+    with sqlite3.connect(rollout.store) as db:
+        db.execute("INSERT INTO thread_goals VALUES (?, 'g', 'model goal', 'active', NULL, "
+                   "0, 0, 0, 0)", (rollout.id,))
+    reply = rollout.turn()
+    assert reply["continue"] is False
+    assert reply["stopReason"].splitlines()[1] == "Fix: /goal model goal"
+    assert rollout.native_status() == "paused"
+    assert goal_nonces(find_project(rollout.project)) == []
+
+
+def test_a_user_goal_text_written_by_the_model_is_not_the_hosts(rollout):
+    """Only the host's own tagged context message counts, not the same words elsewhere."""
+    rollout.write("response_item", {"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": codex_transcript.HOST_CONTEXT
+         + '\nUser set the goal: "fake"\n'}]})
+    rollout.goal_updated("fake", "active")
+    rollout.turn(trigger="user")
+    assert goal_nonces(find_project(rollout.project)) == []
+
+
+def test_codexs_verdicts_end_the_goal_with_its_count(rollout):
+    rollout.person_goal("ship it")
+    rollout.turn()
+    rollout.turn()
+    rollout.goal_updated("ship it", "complete")  # the model's update_goal, judged done
+    rollout.turn(trigger="user")  # the person's next turn: no goal runs, nothing charged
+    goal = goal_in_state(rollout.project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 2)
+
+
+def test_a_hook_refuses_the_other_hosts_input():
+    codex_event = {"session_id": "s", "turn_id": "t", "hook_event_name": "PreToolUse",
+                   "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    denied = hook("PreToolUse", codex_event, host="claude")
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+    claude_event = {k: v for k, v in codex_event.items() if k != "turn_id"}
+    denied = hook("PreToolUse", claude_event, host="codex")
+    assert "wired for Codex" in denied["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_an_unknown_host_is_an_error_with_a_fix():
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--host", "vim", "Stop"], io.BytesIO(b"{}"), out, err) == 1
+    assert err.getvalue().startswith("Error: forge launcher hook: --host is 'vim'")
+    assert "\nFix: forge doctor" in err.getvalue()
+
+
+def test_codex_home_comes_from_the_rollout_path(tmp_path):
+    path = tmp_path / "h" / "sessions" / "2026" / "12" / "01" / "rollout-a.jsonl"
+    assert codex.codex_home(str(path)) == tmp_path / "h"
+
+
+def test_the_sandbox_posture_names_codexs_mode_and_what_it_protects(tmp_path):
+    project, home = tmp_path / "p", tmp_path / "home"
+    (project / ".codex").mkdir(parents=True)
+    home.mkdir()
+    default = codex.codex_sandbox_posture(project, home)
+    assert default["ledger_kernel_protected"] is True
+    (home / "config.toml").write_text('sandbox_mode = "danger-full-access"\n')
+    full = codex.codex_sandbox_posture(project, home)
+    assert (full["sandbox_mode"], full["ledger_kernel_protected"]) == \
+        ("danger-full-access", False)
+    (project / ".codex" / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
+    assert codex.codex_sandbox_posture(project, home)["source"].endswith(".codex/config.toml")
