@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 
 import pytest
+from codex_support import (
+    OBJECTIVE,
+    PROMPT,
+    WORKS,
+    model_turns,
+    native_goal_status,
+    run_goal_to_exhaustion,
+)
 from goal_support import goal_in_state
 from tui_support import Tui
 
@@ -21,43 +28,6 @@ from forge_runtime.project import find_project
 
 pytestmark = [pytest.mark.host,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
-
-OBJECTIVE = "the file never.txt exists"
-WORKS = """
-rules:
-  - name: model works
-    reply: {text: "Working on it."}
-"""
-PROMPT = "Ask Codex"
-
-
-def model_turns(host) -> int:
-    return sum(1 for request in host.server.requests if request["rule"] == "model works")
-
-
-def exhausted_stops(tui) -> list[dict]:
-    return [json.loads(call["stdout"]) for call in tui.hooks("Stop")
-            if "FORGE_GOAL_BUDGET_EXHAUSTED" in call["stdout"]]
-
-
-def native_goal_status(host, session_id: str) -> str:
-    store = sorted(host.codex_home.glob("goals_*.sqlite"))[-1]
-    with sqlite3.connect(store) as db:
-        return db.execute("SELECT status FROM thread_goals WHERE thread_id = ?",
-                          (session_id,)).fetchone()[0]
-
-
-def run_goal_to_exhaustion(host, tui, turns_before: int = 0) -> dict:
-    """Type the person's `/goal` and wait until forge has stopped it at the ceiling."""
-    stopped_before = len(exhausted_stops(tui))
-    tui.type(f"/goal {OBJECTIVE}")
-    if turns_before:  # Codex asks before replacing the goal it paused
-        tui.wait_for(lambda: "Replace goal?" in tui.screen(), "Codex's replace question")
-        tui._tmux("send-keys", "-t", "tui", "Enter")
-    tui.wait_for(lambda: len(exhausted_stops(tui)) > stopped_before,
-                 "forge to stop the goal at its ceiling", timeout=60)
-    return exhausted_stops(tui)[-1]
-
 
 @pytest.fixture
 def codex_tui(tmp_path):

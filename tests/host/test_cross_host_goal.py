@@ -9,8 +9,8 @@ import json
 import shutil
 
 import pytest
+from codex_support import OBJECTIVE, PROMPT, WORKS, run_goal_to_exhaustion
 from goal_support import NEVER_MET, goal_in_state, model_turns
-from test_codex_goal import OBJECTIVE, PROMPT, WORKS, run_goal_to_exhaustion
 from tui_support import Tui
 
 pytestmark = [pytest.mark.host,
