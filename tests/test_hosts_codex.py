@@ -163,7 +163,13 @@ def test_codexs_verdicts_end_the_goal_with_its_count(rollout):
     rollout.person_goal("ship it")
     rollout.turn()
     rollout.turn()
-    rollout.goal_updated("ship it", "complete")  # the model's update_goal, judged done
+    # the model ends the goal with update_goal; Codex answers with the goal as it now stands
+    rollout.write("response_item", {"type": "function_call", "name": "update_goal",
+                                    "arguments": '{"status": "complete"}', "call_id": "c9"})
+    rollout.write("response_item", {"type": "function_call_output", "call_id": "c9",
+                                    "output": json.dumps({"goal": {
+                                        "threadId": rollout.id, "objective": "ship it",
+                                        "status": "complete"}, "remainingTokens": None})})
     rollout.turn(trigger="user")  # the person's next turn: no goal runs, nothing charged
     goal = goal_in_state(rollout.project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 2)

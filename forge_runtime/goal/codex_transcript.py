@@ -19,6 +19,11 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
 - A goal the model creates with its `create_goal` tool leaves only the `function_call`
   (name `create_goal`): no `user_goal` message, no `thread_goal_updated`; its turns still
   start with `turn_trigger: "goal"`. So only the host's own `user_goal` message activates.
+- Codex has no evaluator: the model ends its goal with `update_goal` (`complete`, or
+  `blocked`), and Codex then starts no further goal turn. That leaves no
+  `thread_goal_updated` either, only the host's `function_call_output` for the call, whose
+  `output` is JSON holding the goal as it now stands (`{"goal": {"objective", "status",
+  ...}, ...}`); `get_goal` answers in the same shape. Those are the verdicts forge applies.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Verdict
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
 _SET, _CLEARED = "User set the goal:", "User cleared the goal."
-_INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal")
+_INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId")
 _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
 TAIL_BYTES = 1 << 20
 
@@ -51,6 +56,24 @@ def goal_update(entry: dict) -> dict | None:
     payload = _payload(entry, "event_msg", "thread_goal_updated")
     goal = payload.get("goal") if payload else None
     return goal if isinstance(goal, dict) else None
+
+
+def goal_tool_state(entry: dict) -> dict | None:
+    """The goal a host goal tool (`update_goal`, `get_goal`) reported in its output, or None."""
+    payload = _payload(entry, "response_item", "function_call_output")
+    output = payload.get("output") if payload else None
+    if not isinstance(output, str) or not output.startswith("{"):
+        return None
+    try:
+        goal = json.loads(output).get("goal")
+    except (ValueError, AttributeError):
+        return None
+    return goal if isinstance(goal, dict) and "threadId" in goal else None
+
+
+def goal_state(entry: dict) -> dict | None:
+    """The goal as an entry says it stands: a goal update event or a goal tool's output."""
+    return goal_update(entry) or goal_tool_state(entry)
 
 
 def started_turn(entry: dict) -> dict | None:
@@ -99,7 +122,7 @@ class Chunk(transcript.Chunk):
         found = []
         last = self._last_turn_index()
         for index, entry in enumerate(self.entries):
-            goal = goal_update(entry)
+            goal = goal_state(entry)
             message = host_goal_message(entry)
             if goal is not None and goal.get("status") in _ENDED:
                 outcome, condition = _ENDED[goal["status"]], goal.get("objective")
@@ -113,7 +136,7 @@ class Chunk(transcript.Chunk):
 
     def running_condition(self) -> str | None:
         for entry in reversed(self.entries):
-            goal = goal_update(entry)
+            goal = goal_state(entry)
             if goal is not None:
                 return _running(goal)
         return None

@@ -58,8 +58,11 @@ def as_messages(body: dict) -> dict:
     messages: list[dict] = []
 
     def add(role: str, block: dict) -> None:
-        if messages and messages[-1]["role"] == role and role != "system":
-            messages[-1]["content"].append(block)
+        """Text parts of one role run together; a tool call or its output stands alone."""
+        last = messages[-1] if messages else None
+        if last and last["role"] == role and role != "system" and block["type"] == "text" \
+                and last["content"][-1]["type"] == "text":
+            last["content"].append(block)
         else:
             messages.append({"role": role, "content": [block]})
 
@@ -73,7 +76,8 @@ def as_messages(body: dict) -> dict:
         elif kind in ("function_call", "custom_tool_call"):
             add("assistant", {"type": "tool_use", "id": item.get("call_id"),
                               "name": item.get("name"), "input": _tool_input(item)})
-        elif kind in ("function_call_output", "custom_tool_call_output"):
+        elif kind in ("function_call_output", "custom_tool_call_output") and item.get("call_id"):
+            # (an output with no call is context the host adds, e.g. the goal's objective)
             text = _output_text(item.get("output"))
             add("user", {"type": "tool_result", "tool_use_id": item.get("call_id"),
                          "content": text, "is_error": _looks_failed(text)})

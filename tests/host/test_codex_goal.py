@@ -102,3 +102,31 @@ def test_a_goal_the_model_creates_never_activates_and_its_loop_is_stopped(
     assert native_goal_status(host, session_id) == "paused"
     assert any(r["rule"] == "model creates its own goal" for r in host.server.requests)
     assert model_turns(host) <= 3  # the person's turn and the first goal turn
+
+
+COMPLETES = """
+rules:
+  - name: model reports
+    when: {last_tool_result_contains: "complete"}
+    reply: {text: "The goal is complete."}
+  - name: model completes the goal
+    when: {last_user_text_contains: "Continue working toward the active thread goal"}
+    times: 1
+    reply: {tool_calls: [{name: update_goal, input: {status: complete}}]}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+
+def test_a_goal_the_model_completes_on_codex_ends_with_its_count(codex_host, project, codex_tui):
+    host = codex_host(COMPLETES)
+    host.install_forge(project)
+    tui = codex_tui(host, project)
+
+    tui.type(f"/goal {OBJECTIVE}")
+    tui.wait_for(lambda: "Goal achieved" in tui.screen(), "Codex to end its goal")
+    tui.type("thanks")  # the session's next turn applies what the last Stop could not see
+    goal = tui.wait_for(lambda: (goal_in_state(project) or {}).get("status") == "complete"
+                        and goal_in_state(project), "forge to record the goal complete")
+    assert goal["turn_count"] == 1  # the one goal turn, in which the model completed it
+    assert not any(call["stdout"] for call in tui.hooks("Stop"))
