@@ -8,7 +8,7 @@ second copy, and leaves a file it cannot read exactly as it was.
 
 For Codex CLI the same merge writes `.codex/hooks.json` (Codex's project hook file, in
 Claude Code's hooks format): each hook is one command line,
-`<python> -m forge_runtime.hooks --host codex <Event>`, for the events that matter there
+`<python> -P -m forge_runtime.hooks --host codex <Event>`, for the events that matter there
 (SessionStart only bootstraps the Claude Code plugin's environment).
 """
 
@@ -58,7 +58,9 @@ def codex_registrations(python: str = sys.executable,
     for event, groups in plugin_registrations(bundle).items():
         if event not in CODEX_EVENTS:
             continue
-        command = shlex.join([python, *HOOK_MODULE_ARGS, "--host", "codex", event])
+        # -P: Codex runs hooks in the project, and `python -m` would put it first on
+        # sys.path, so a `forge_runtime/` the agent wrote there would be what runs
+        command = shlex.join([python, "-P", *HOOK_MODULE_ARGS, "--host", "codex", event])
         wired[event] = [{**group, "hooks": [
             {"type": "command", "command": command, "timeout": hook.get("timeout", 30)}
             for hook in group["hooks"]]} for group in groups]

@@ -232,7 +232,7 @@ def test_init_for_codex_installs_skills_under_agents_and_merges_its_hooks(projec
     for event in hook_settings.CODEX_EVENTS:
         commands = [hook["command"] for group in wired["hooks"][event]
                     for hook in group["hooks"] if hook_settings.is_forge_hook(hook)]
-        assert commands == [f"{sys.executable} -m forge_runtime.hooks --host codex {event}"]
+        assert commands == [f"{sys.executable} -P -m forge_runtime.hooks --host codex {event}"]
     assert "SessionStart" not in wired["hooks"]
     before = snapshot(project)
     assert forge("init", "--host", "all") == 0  # idempotent; the Claude side changes nothing
@@ -255,3 +255,20 @@ def test_forge_refuses_to_ship_a_skill_named_goal(tmp_path):
     (tmp_path / "skills" / "goal" / "SKILL.md").write_text("---\nname: goal\n---\n")
     with pytest.raises(ValueError, match="native /goal"):
         initializer.agent_skill_files(tmp_path)
+
+
+def test_the_codex_hook_command_runs_forge_not_a_forge_runtime_planted_in_the_project(project):
+    forge("init", "--host", "codex")
+    hooks = json.loads((project / ".codex/hooks.json").read_text())["hooks"]
+    command = hooks["SessionEnd"][0]["hooks"][0]["command"]
+    planted = project / "forge_runtime" / "hooks"
+    planted.mkdir(parents=True)
+    (project / "forge_runtime" / "__init__.py").write_text("")
+    (planted / "__init__.py").write_text("")
+    (planted / "__main__.py").write_text("open('PWNED', 'w').write('the agent ran')\n")
+    event = {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other",
+             "transcript_path": str(project / "rollout-x.jsonl"), "cwd": str(project)}
+    done = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True,
+                          text=True, cwd=project, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert not (project / "PWNED").exists()

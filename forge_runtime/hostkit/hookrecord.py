@@ -38,7 +38,12 @@ class _Tee(io.TextIOBase):
 
 
 def _run(argv: list[str]) -> int:
-    """Run `-m module args...` or `script.py args...` as `python` would, returning its exit code."""
+    """Run `-m module args...` or `script.py args...` as `python` would, returning its exit code.
+
+    A leading `-P` (safe path, as a hook command may ask) is dropped: the shim that runs
+    this recorder already starts the interpreter with it."""
+    if argv[:1] == ["-P"]:
+        argv = argv[1:]
     if argv[:1] == ["-m"] and len(argv) >= 2:
         sys.argv = [argv[1], *argv[2:]]
         runner = lambda: runpy.run_module(argv[1], run_name="__main__", alter_sys=True)  # noqa: E731

@@ -312,8 +312,8 @@ def write_python_shim(workdir: Path) -> Path:
     """An executable Python for forge's hooks that runs each one through the recorder (as
     `FORGE_PYTHON` for Claude Code's launcher, as the command of Codex's hooks)."""
     shim = workdir / "forge-python"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m forge_runtime.hostkit.hookrecord'
-                    ' "$@"\n')
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -P -m '
+                    'forge_runtime.hostkit.hookrecord "$@"\n')
     shim.chmod(0o755)
     return shim
 
