@@ -174,13 +174,17 @@ class CodexHost:
         return command
 
     def _write_config(self, cwd: Path) -> None:
-        """config.toml: the scripted provider, and trust for every project a session used."""
+        """config.toml: the scripted provider, no analytics, and trust for every project a
+        session used."""
         if str(cwd) not in self._trusted:
             self._trusted.append(str(cwd))
         lines = [f'model = "{MODEL}"', 'model_provider = "hostkit"', "",
                  "[model_providers.hostkit]", 'name = "forge host kit"',
                  f'base_url = "{self.server.url}/v1"', 'wire_api = "responses"',
-                 f'env_key = "{API_KEY_ENV}"', ""]
+                 f'env_key = "{API_KEY_ENV}"', "",
+                 # measured: with analytics on, `codex exec` waits ~5 s at exit for an
+                 # upload the loopback-only namespace refuses
+                 "[analytics]", "enabled = false", ""]
         for trusted in self._trusted:
             lines += [f"[projects.{json.dumps(trusted)}]", 'trust_level = "trusted"', ""]
         (self.codex_home / "config.toml").write_text("\n".join(lines), encoding="utf-8")
