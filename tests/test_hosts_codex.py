@@ -134,6 +134,22 @@ def test_the_persons_goal_again_after_exhaustion_adds_a_tranche(rollout):
     assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (21, 40, "active")
 
 
+def test_a_stop_hook_that_fails_for_a_bound_session_ends_its_autonomy(rollout, monkeypatch):
+    from forge_runtime.goal import events
+
+    rollout.person_goal("ship it")
+    rollout.turn()
+
+    def broken(event, confirm_pending=True):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(events, "on_stop", broken)
+    reply = rollout.turn()
+    assert reply["continue"] is False
+    assert "FORGE_GOAL_HOOK_FAILED" in reply["stopReason"]
+    assert rollout.native_status() == "paused"
+
+
 def test_a_goal_the_model_created_never_activates_and_its_loop_is_stopped(rollout):
     rollout.write("response_item", {"type": "function_call", "name": "create_goal",
                                     "arguments": json.dumps({"objective": "model goal"}),

@@ -44,8 +44,11 @@ def on_failure(problem: str) -> dict | None:
         has_goal = bool(sessions.event_involvement(event))
     except Exception:  # we cannot even tell: a goal might be running, so stop it
         has_goal = True
-    if not has_goal:
-        return None
+    return failure_reply(problem) if has_goal else None
+
+
+def failure_reply(problem: str) -> dict:
+    """The reply that ends a goal's autonomy because forge's Stop hook itself failed."""
     from forge_runtime.errors import EXIT_REFUSED, ForgeError
 
     failure = ForgeError(f"forge's Stop hook failed ({problem}), so this goal's turns cannot "

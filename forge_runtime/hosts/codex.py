@@ -13,7 +13,8 @@ What differs from Claude Code (measured with Codex CLI 0.171.0, see codex_transc
   which is the hook's `session_id`): when forge ends autonomy it sets that goal `paused`
   and answers `continue: false` with the reason the TUI shows ("Hook stopped").
 - Stop replies carry no `hookSpecificOutput` (Codex accepts none for Stop); the stuck
-  warning reaches the person as `systemMessage`.
+  warning reaches the person as `systemMessage`. Codex gives hooks no session variable, so
+  a Stop that fails for a session with a goal is answered here, from the event itself.
 - `apply_patch` is a PreToolUse tool whose `tool_input.command` is the patch text; the
   guard reads the paths it names (forge_runtime/guard/patch.py).
 """
@@ -47,8 +48,15 @@ def handle(event_name: str, module, event: dict) -> dict | None:
     event = {**event, HOST_KEY: NAME}
     if event_name != "Stop":
         return module.handle(event)
-    early = _note_person_goal(event)
-    reply = early if early is not None else module.handle(event)
+    try:
+        early = _note_person_goal(event)
+        reply = early if early is not None else module.handle(event)
+    except Exception as exc:  # fail closed for a session with a goal, as on Claude Code
+        from forge_runtime.goal import sessions
+
+        if not sessions.event_involvement(event):
+            raise
+        reply = module.failure_reply(f"internal error {exc.__class__.__name__}: {exc}")
     return stop_reply(event, reply)
 
 
