@@ -168,3 +168,38 @@ def test_the_unix_socket_serves_the_same_script(tmp_path):
         response, data = post(server, body(stream=False), connection=conn)
         assert response.status == 200 and json.loads(data)["stop_reason"] == "tool_use"
     assert not path.exists()
+
+
+def test_codex_responses_requests_get_the_script_as_codex_items():
+    script = Script({"rules": [
+        {"name": "finish", "when": {"last_tool_result_contains": "denied by forge"},
+         "reply": {"text": "Stopped."}},
+        {"name": "act", "reply": {"tool_calls": [
+            {"name": "Bash", "input": {"command": "ls {cwd}"}},
+            {"name": "apply_patch", "input": {"patch": "*** Begin Patch\n*** End Patch\n"}}]}},
+    ]})
+    with ModelServer(script) as server:
+        server.variables["cwd"] = "/p"
+        first = {"model": "gpt", "stream": True, "instructions": "be brief", "input": [
+            {"type": "message", "role": "developer",
+             "content": [{"type": "input_text", "text": "ctx"}]},
+            {"type": "function_call_output", "name": "goal_objective", "output": "host context"},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}]}
+        response, data = post(server, first, path="/v1/responses")
+        events = sse(data)
+        assert response.status == 200
+        assert [name for name, _ in events] == [
+            "response.created", "response.output_item.added", "response.output_item.done",
+            "response.output_item.added", "response.output_item.done", "response.completed"]
+        shell, patch = events[2][1]["item"], events[4][1]["item"]
+        assert (shell["type"], shell["name"], json.loads(shell["arguments"])) == \
+            ("function_call", "exec_command", {"cmd": "ls /p"})
+        assert (patch["type"], patch["name"], patch["input"]) == \
+            ("custom_tool_call", "apply_patch", "*** Begin Patch\n*** End Patch\n")
+        second = {**first, "input": [*first["input"], shell, {
+            "type": "function_call_output", "call_id": shell["call_id"],
+            "output": "Command blocked: denied by forge"}]}
+        _, data = post(server, second, path="/v1/responses")
+        message = sse(data)[2][1]["item"]
+        assert message["content"][0]["text"] == "Stopped."
+        assert [r["rule"] for r in server.requests] == ["act", "finish"]

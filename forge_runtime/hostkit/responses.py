@@ -17,6 +17,7 @@ call, anything else a function call of that name with the input as its arguments
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 PATH = "/v1/responses"
@@ -87,11 +88,14 @@ def as_messages(body: dict) -> dict:
             "model": body.get("model")}
 
 
+_FAILED = re.compile(r"exited with code [1-9]|blocked by|denied|rejected|verification failed",
+                     re.I)
+
+
 def _looks_failed(text: str) -> bool:
-    """Codex reports a refused or failed call in the output text, not in a flag."""
-    lowered = text.lower()
-    return any(mark in lowered for mark in ("blocked by", "denied", "exit code: 1",
-                                            "process exited with code 1", "rejected"))
+    """Codex reports a refused or failed call in the output text, not in a flag, so a
+    script's `last_tool_result_is_error` reads it from the text."""
+    return _FAILED.search(text) is not None
 
 
 def _items(reply: dict, ids: Iterator[str]) -> list[dict]:
