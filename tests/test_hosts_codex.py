@@ -165,6 +165,22 @@ def test_a_goal_the_model_created_never_activates_and_its_loop_is_stopped(rollou
     assert goal_nonces(find_project(rollout.project)) == []
 
 
+def test_an_unbound_session_reads_only_the_rollouts_tail(rollout):
+    """A goal set more than TAIL_BYTES back with no binding is not confirmed from afar: its
+    next goal turn is stopped, naming the objective Codex gave the model."""
+    rollout.person_goal("ship it")
+    rollout.write("response_item", {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "x" * codex_transcript.TAIL_BYTES}]})
+    rollout.write("response_item", {"type": "function_call_output", "name": "goal_objective",
+                                    "output": "ship it"})
+    reply = rollout.turn()
+    assert reply["stopReason"].splitlines()[1] == "Fix: /goal ship it"
+    assert goal_nonces(find_project(rollout.project)) == []
+    rollout.person_goal("ship it")  # the Fix: a person's /goal, recorded near the end
+    assert rollout.turn() is None
+    assert goal_in_state(rollout.project)["turn_count"] == 1
+
+
 def test_a_user_goal_text_written_by_the_model_is_not_the_hosts(rollout):
     """Only the host's own tagged context message counts, not the same words elsewhere."""
     rollout.write("response_item", {"type": "message", "role": "assistant", "content": [

@@ -38,7 +38,8 @@ from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Verdict
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
 _SET, _CLEARED = "User set the goal:", "User cleared the goal."
-_INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId")
+_INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId",
+                "goal_objective")
 _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
 TAIL_BYTES = 1 << 20
 
@@ -175,27 +176,36 @@ class Chunk(transcript.Chunk):
             return None
         return None
 
-    def model_goal(self, turn_id: str) -> str | None:
-        """The objective of a goal the native loop pursues in turn `turn_id` that no person
-        set (the model's own `create_goal`), or None."""
+    def unconfirmed_goal(self, turn_id: str) -> str | None:
+        """The objective of the native goal that started turn `turn_id`, when this chunk
+        shows no person setting it (the model's own `create_goal`); None when a person's
+        prompt or `codex exec` started the turn."""
         for entry in self.entries:
             started = started_turn(entry)
             if started is not None and started.get("turn_id") == turn_id:
                 trigger = (started.get("turn_attribution") or {}).get("turn_trigger")
                 if trigger != "goal":
                     return None
-                return self._created_objective() or "the goal the model created"
+                return self._pursued_objective() or "the goal Codex is pursuing"
         return None
 
-    def _created_objective(self) -> str | None:
+    def _pursued_objective(self) -> str | None:
+        """The newest objective Codex gave the model (`goal_objective`) or the model gave
+        `create_goal`."""
         for entry in reversed(self.entries):
-            call = _payload(entry, "response_item", "function_call")
-            if call is not None and call.get("name") == "create_goal":
+            payload = entry.get("payload") if isinstance(entry.get("payload"), dict) else {}
+            if payload.get("type") == "function_call_output" and \
+                    payload.get("name") == "goal_objective":
+                objective = payload.get("output")
+            elif payload.get("type") == "function_call" and payload.get("name") == "create_goal":
                 try:
-                    objective = json.loads(call.get("arguments") or "{}").get("objective")
+                    objective = json.loads(payload.get("arguments") or "{}").get("objective")
                 except (ValueError, AttributeError):
-                    return None
-                return objective if isinstance(objective, str) else None
+                    continue
+            else:
+                continue
+            if isinstance(objective, str) and objective.strip():
+                return objective
         return None
 
 
@@ -214,11 +224,16 @@ def read_tail(path: str | os.PathLike) -> Chunk:
     """The goal-relevant entries of the rollout's last TAIL_BYTES: what an unbound session's
     Stop looks at (a goal is confirmed at its first Stop, so it is always near the end)."""
     try:
-        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= TAIL_BYTES:
+                return read_since(path, 0)
+            handle.seek(size - TAIL_BYTES)
+            handle.readline()  # the rest of a line cut in two is no entry
+            start = handle.tell()
     except OSError:
         return Chunk([], 0)
-    chunk = read_since(path, max(0, size - TAIL_BYTES))
-    return chunk if size <= TAIL_BYTES else Chunk(chunk.entries[1:], chunk.end_offset)
+    return read_since(path, start)
 
 
 def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], object],

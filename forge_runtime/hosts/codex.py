@@ -94,13 +94,13 @@ def _note_person_goal(event: dict) -> dict | None:
         return None
     if involved:
         return None
-    created = chunk.model_goal(event["turn_id"])
-    if created is None:
+    pursued = chunk.unconfirmed_goal(event["turn_id"])
+    if pursued is None:
         return None
     from forge_runtime.goal.events import on_unbound_goal
 
-    return on_unbound_goal(created, "the model created this goal itself; only a person's "
-                                    "/goal runs with a budget")
+    return on_unbound_goal(pursued, "no person's /goal set it, e.g. the model created it "
+                                    "itself; only a person's /goal runs with a budget")
 
 
 # -- Codex's goal store -------------------------------------------------------------------
