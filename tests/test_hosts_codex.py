@@ -207,6 +207,16 @@ def test_codexs_verdicts_end_the_goal_with_its_count(rollout):
     assert (goal["status"], goal["turn_count"]) == ("complete", 2)
 
 
+def test_goal_clear_on_codex_cancels_the_goal_with_its_count(rollout):
+    rollout.person_goal("ship it")
+    rollout.turn()
+    rollout.turn()
+    rollout.host_says("User cleared the goal.")  # `/goal clear` fires no hook
+    assert rollout.turn(trigger="user") is None  # the person's next prompt: not charged
+    goal = goal_in_state(rollout.project)
+    assert (goal["status"], goal["turn_count"]) == ("cancelled", 2)
+
+
 def test_a_hook_refuses_the_other_hosts_input():
     codex_event = {"session_id": "s", "turn_id": "t", "hook_event_name": "PreToolUse",
                    "tool_name": "Bash", "tool_input": {"command": "ls"}}

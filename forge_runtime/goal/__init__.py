@@ -7,6 +7,7 @@ Modules, each with one job:
     ledger         a goal's chain: append, the O(1) head check, full verification
     state          `.forge/local/state.md`: the agent's working copy of the goal
     transcript     what the host's transcript says (a person's `/goal`, verdicts, turns)
+    codex_transcript  the same reader for Codex CLI's rollout files
     sessions       which session is bound to which goal, and pending activations
     qualification  what must hold before a goal may run at all
     activation     rules 1-3: activate, bind, add a tranche, reopen

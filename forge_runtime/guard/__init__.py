@@ -11,6 +11,7 @@ Modules, each with one job:
     shell     what a Bash command would do to protected paths (`shlex`, not a shell)
     shell_syntax  a command's text as pipelines of simple commands, substitutions lifted out
     edits     what Write/Edit/MultiEdit/NotebookEdit would do, incl. state.md's goal fields
+    patch     what a Codex `apply_patch` would do: the same rules for the paths it names
     decide    the decision for one tool call: allow, or deny with a hint-contract reason
     sdk       `whitelist_guard`, the same decision as a claude-agent-sdk HookMatcher
 
