@@ -3,13 +3,16 @@
 - UserPromptSubmit for a person's `/goal` (records the pending activation);
 - the Stop that confirms it from the transcript and activates (the goal's first turn);
 - Stop charging a goal whose ledger already holds 20, 200 and 2,000 turns;
+- Stop catching up 1 and 20 turns whose own Stops died, on ledgers of 20 and 2,000 turns
+  (0 missed is `stop-charge-*`; the 20 missed plus the Stop's own turn pass the ceiling, so
+  that row ends in exhaustion);
 - `forge goal verify` over those ledgers.
 
 Ledgers are built through forge's own hook functions, turn by turn, with tranches added
 the only way the contract allows (exhaustion, then a person's `/goal` again), so a
 2,000-turn ledger holds 2,000 charges and 100 tranches. Before each measured run a
-snapshot puts the ledger, state.md and the binding back, so every run charges the same
-next turn from the same state.
+snapshot puts the ledger, state.md, the binding and the goal witness back, so every run
+charges the same next turn from the same state.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from bench.snapshot import Snapshot
 from bench.workspace import Workspace
 
 SIZES = (20, 200, 2000)
+CATCH_UP_SIZES = (20, 2000)
+MISSED = (1, 20)  # 0 missed: the stop-charge rows
 OBJECTIVE = "Make every test in tests/test_parser.py pass"
 
 
@@ -56,7 +61,7 @@ class BuiltGoal:
 
     def snapshot(self, name: str) -> Snapshot:
         project = self.space.project()
-        return Snapshot([project.ledger_root, project.state_path],
+        return Snapshot([project.ledger_root, project.state_path, self.space.state_home],
                         self.space.scratch / f"snapshot-{name}")
 
 
@@ -191,7 +196,7 @@ def goal_prompt(space: Workspace) -> Plan:
     host = HostSession(space)
     event = host.goal_prompt(OBJECTIVE)
     project = space.project()
-    snapshot = Snapshot([project.ledger_root], space.scratch / "snapshot")
+    snapshot = Snapshot([project.ledger_root, space.state_home], space.scratch / "snapshot")
 
     def expect(run) -> str | None:
         problem = expect_hook_ran(run) or (
@@ -214,7 +219,7 @@ def goal_confirm(space: Workspace) -> Plan:
         _person_goal(host)
     host.model_turn(1)
     project = space.project()
-    snapshot = Snapshot([project.ledger_root, project.state_path],
+    snapshot = Snapshot([project.ledger_root, project.state_path, space.state_home],
                         space.scratch / "snapshot")
     return Plan(space.hook(host.stop_event()), _charged(space, 1), snapshot.restore)
 
@@ -253,6 +258,39 @@ def charging(turns: int):
     return prepare
 
 
+def catching_up(turns: int, missed: int):
+    """A Stop whose transcript shows `missed` finished turns no Stop charged, then its own."""
+    def prepare(space: Workspace) -> Plan:
+        _ledger_present()
+        built = build_goal(space, turns)
+        host = built.sessions[0]
+        for number in range(turns + 1, turns + missed + 1):  # their Stop hooks died
+            host.model_turn(number)
+            host.evaluator_says_not_met(OBJECTIVE)
+        host.model_turn(turns + missed + 1)
+        snapshot = built.snapshot("catch-up")
+        ceiling = built.goal()["turn_ceiling"]
+        if turns + missed + 1 <= ceiling:
+            expect = _charged(space, turns + missed + 1)
+        else:
+            expect = _exhausted(space, ceiling)
+        return Plan(space.hook(host.stop_event()), expect, snapshot.restore,
+                    note=f"charges {missed} late turn(s) and its own on a {turns:,}-turn ledger")
+    return prepare
+
+
+def _exhausted(space: Workspace, ceiling: int):
+    def expect(run) -> str | None:
+        problem = expect_hook_ran(run)
+        if problem:
+            return problem
+        if b"FORGE_GOAL_BUDGET_EXHAUSTED" not in run.stdout:
+            return f"expected the catch-up to exhaust the goal, got {run.stdout[:300]!r}"
+        count = _turn_count(space)
+        return None if count == ceiling else f"turn count is {count}, expected {ceiling}"
+    return expect
+
+
 def verifying(turns: int):
     def prepare(space: Workspace) -> Plan:
         require_command("forge goal verify")
@@ -284,7 +322,10 @@ def charging_scenarios() -> list[Scenario]:
                      "Stop, session without a goal, a continuation after 200 turns",
                      stop_continuation_without_goal, True),
             *[Scenario(f"stop-charge-{n}", "Stop", f"Stop charging a goal holding {n:,} turns",
-                     charging(n), True) for n in SIZES]]
+                     charging(n), True) for n in SIZES],
+            *[Scenario(f"stop-catch-up-{m}-{n}", "Stop",
+                       f"Stop catching up {m} missed turn(s), {n:,}-turn ledger",
+                       catching_up(n, m), True) for n in CATCH_UP_SIZES for m in MISSED]]
 
 
 def verify_scenarios() -> list[Scenario]:

@@ -30,7 +30,8 @@ _FILLER = ("Ran the tests again; three failures remain in the parser module, all
 def hook_environment(space: Workspace):
     """The environment the host gives hooks, set in this process while setup drives forge."""
     wanted = {"CLAUDE_PROJECT_DIR": str(space.root),
-              "CLAUDE_PLUGIN_ROOT": str(space.plugin_root)}
+              "CLAUDE_PLUGIN_ROOT": str(space.plugin_root),
+              "XDG_STATE_HOME": str(space.state_home)}
     saved = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
     try:

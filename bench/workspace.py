@@ -78,13 +78,22 @@ class Workspace:
 
     # -- environments -------------------------------------------------------------------
 
+    @property
+    def state_home(self) -> Path:
+        """The XDG state directory of this workspace's processes: forge's goal witness
+        (forge_runtime/goal/witness.py) lives there, so snapshots can put it back too."""
+        path = self.scratch / "state"
+        path.mkdir(exist_ok=True)
+        return path
+
     def hook_env(self) -> dict[str, str]:
         return {**clean_environ(), "CLAUDE_PLUGIN_ROOT": str(self.plugin_root),
-                "CLAUDE_PROJECT_DIR": str(self.root), "FORGE_PYTHON": self.python}
+                "CLAUDE_PROJECT_DIR": str(self.root), "FORGE_PYTHON": self.python,
+                "XDG_STATE_HOME": str(self.state_home)}
 
     def cli_env(self) -> dict[str, str]:
         return {**clean_environ(), "PYTHONPATH": str(self.plugin_root),
-                "CLAUDE_PROJECT_DIR": str(self.root)}
+                "CLAUDE_PROJECT_DIR": str(self.root), "XDG_STATE_HOME": str(self.state_home)}
 
     @property
     def _probe_python(self) -> Path:

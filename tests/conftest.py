@@ -18,3 +18,10 @@ def cli_project(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
     monkeypatch.setenv("NO_COLOR", "1")
     return root
+
+
+@pytest.fixture(autouse=True)
+def _own_state_home(tmp_path_factory, monkeypatch):
+    """forge's goal witness lives in the user's state directory: give each test its own,
+    never the machine's (subprocesses inherit it)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))

@@ -23,6 +23,25 @@ rules:
 """
 
 
+def plugin_with_hooks(scratch: Path, edit) -> Path:
+    """forge's plugin with its hooks.json changed by `edit(config)` (for a host test that
+    shortens a timeout or switches a hook off); the rest is linked, not copied."""
+    import shutil
+
+    from forge_runtime import resources
+
+    source, plugin = resources.host_plugin_dir(scratch), scratch / "forge-plugin-edited"
+    plugin.mkdir()
+    for entry in source.iterdir():
+        if entry.name != "hooks":
+            (plugin / entry.name).symlink_to(entry)
+    shutil.copytree(source / "hooks", plugin / "hooks")
+    config = json.loads((plugin / "hooks" / "hooks.json").read_text())
+    edit(config)
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(config, indent=2))
+    return plugin
+
+
 def model_turns(session) -> int:
     """How many working turns a host session's scripted model answered."""
     return sum(1 for request in session.requests if request["rule"] == "model works")
@@ -102,9 +121,15 @@ class Session:
 
     def turn(self) -> dict | None:
         """The model answers once; the host runs the Stop hooks."""
-        self._append({"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "working"}]}})
+        self.work()
         return self.stop()
+
+    def work(self) -> str:
+        """The model answers once and the turn ends, but no Stop hook of forge's finishes
+        (killed, timed out): the host goes on. Returns the turn's identity."""
+        return self._append({"type": "assistant", "message": {
+            "role": "assistant", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "working"}]}})["uuid"]
 
     def stop(self) -> dict | None:
         """A Stop event for the turn the transcript ends with (repeatable)."""

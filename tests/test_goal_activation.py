@@ -16,7 +16,8 @@ from forge_runtime.goal.ledger import Ledger
 def _spend(project, goal: dict, turns: int, tag: str = "") -> dict:
     ledger = Ledger(project.ledger_root, goal["nonce"])
     for turn in range(turns):
-        goal = charge(ledger, project.state_path, f"{tag}{goal['turn_count']}-{turn}", "s").goal
+        name = f"{tag}{goal['turn_count']}-{turn}"
+        goal = charge(ledger, project.state_path, [name], "s", name).goal
     return goal
 
 

@@ -18,7 +18,7 @@ def _charge_turns(root: str, state_path: str, nonce: str, turns: list[str], barr
 
     barrier.wait()
     for turn in turns:
-        charge(Ledger(Path(root), nonce), Path(state_path), turn, "worker")
+        charge(Ledger(Path(root), nonce), Path(state_path), [turn], "worker", turn)
 
 
 def _run(project, nonce: str, turns_per_worker: list[list[str]]) -> None:

@@ -35,7 +35,7 @@ CHARGES_PER_PROCESS = 3
 def _charging_process(ledger: Ledger, state_path, first_turn: int, report: int) -> None:
     try:
         for turn in range(first_turn, first_turn + CHARGES_PER_PROCESS):
-            charge(ledger, state_path, f"turn-{turn}", "crash")
+            charge(ledger, state_path, [f"turn-{turn}"], "crash", f"turn-{turn}")
             os.write(report, b".")
     finally:
         os._exit(0)
@@ -96,7 +96,8 @@ def test_a_charge_killed_at_any_instant_leaves_the_old_count_or_the_new(fast_dir
             landed = goal["turn_count"] - before > finished
             in_flight_landed += landed
             in_flight_lost += not landed
-            goal = charge(ledger, project.state_path, f"turn-{before + finished}", "crash").goal
+            turn = f"turn-{before + finished}"
+            goal = charge(ledger, project.state_path, [turn], "crash", turn).goal
             assert goal["turn_count"] == before + finished + 1
     # the kills really landed mid-charge, on both sides of the commit point
     assert in_flight_landed >= 1 and in_flight_lost >= 1, (in_flight_landed, in_flight_lost)

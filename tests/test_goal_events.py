@@ -467,11 +467,14 @@ def test_a_first_stop_killed_after_activating_leaves_the_session_bound(project, 
             session.turn()
     assert sessions.involvement(project.ledger_root, session.id) != set()
     assert session.turn() is None
-    # the killed Stop never charged its turn; every Stop after it charges its own
-    assert _goal(project)["turn_count"] == 1
+    # the killed Stop never charged its turn: the next Stop charges it late, then its own
+    assert _goal(project)["turn_count"] == 2
+    charges = [record for record in Ledger(project.ledger_root, _goal(project)["nonce"])
+               .history() if record["kind"] == "charge"]
+    assert [record.get("late", False) for record in charges] == [True, False]
     assert sessions.involvement(project.ledger_root, session.id) == {sessions.BOUND}
     session.turn()
-    assert _goal(project)["turn_count"] == 2
+    assert _goal(project)["turn_count"] == 3
 
 
 def test_a_goal_the_host_set_but_forge_cannot_match_to_the_prompt_fails_closed(project):

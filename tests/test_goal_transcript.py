@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from forge_runtime.goal import transcript
 
 
@@ -81,8 +83,51 @@ def test_verdicts_are_read_and_placed_around_the_last_turn(tmp_path):
                                                  "impossible": True, "condition": "c"}})
     chunk = transcript.read_since(path)
     assert chunk.last_turn == "a1"
-    assert [(v.outcome, v.after_last_turn) for v in chunk.verdicts()] == [
-        ("met", False), ("cleared", True), ("impossible", True)]
+    assert [(v.outcome, v.index) for v in chunk.verdicts()] == [
+        ("met", 1), ("cleared", 3), ("impossible", 4)]
+
+
+def test_each_turn_closes_at_an_entry_that_calls_no_tool(tmp_path):
+    """As Claude Code 2.1.332 writes a turn with a tool call: the text and tool_use blocks of
+    one reply are entries with stop_reason tool_use, the closing reply says end_turn."""
+    path = tmp_path / "t.jsonl"
+    reply = {"role": "assistant", "stop_reason": "tool_use"}
+    _write(path,
+           {"type": "assistant", "uuid": "a1", "message": {**reply, "content": [
+               {"type": "text", "text": "Let me look."}]}},
+           {"type": "assistant", "uuid": "a2", "message": {**reply, "content": [
+               {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}},
+           {"type": "assistant", "uuid": "a3", "message": {
+               "role": "assistant", "stop_reason": "end_turn", "content": [
+                   {"type": "text", "text": "Done a step."}]}},
+           {"type": "assistant", "uuid": "s1", "isSidechain": True, "message": {}},
+           {"type": "assistant", "uuid": "e1", "isApiErrorMessage": True, "message": {}},
+           {"type": "assistant", "uuid": "b1", "message": {"content": [
+               {"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}]}},
+           {"type": "assistant", "uuid": "b2", "message": {"content": [
+               {"type": "text", "text": "no stop reason, no tool: closes a turn"}]}})
+    assert [(turn.uuid, turn.index) for turn in transcript.read_since(path).turns()] == [
+        ("a3", 2), ("b2", 6)]
+
+
+def test_an_anchor_finds_a_transcript_cut_rewritten_or_gone(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write(path, {"type": "assistant", "uuid": "a1", "message": {}},
+           {"type": "assistant", "uuid": "a2", "message": {}})
+    first = transcript.read_since(path)
+    mark = transcript.anchor(path, first.starts[1], first.end_offset)
+    _write(path, {"type": "assistant", "uuid": "a3", "message": {}})
+    assert [turn.uuid for turn in transcript.read_anchored(path, mark).turns()] == ["a3"]
+    original = path.read_bytes()
+    path.write_bytes(original.replace(b'"a2"', b'"a9"'))  # a charged turn rewritten
+    with pytest.raises(transcript.Unattributable, match="rewritten"):
+        transcript.read_anchored(path, mark)
+    path.write_bytes(original[:first.end_offset - 5])  # cut inside what forge read
+    with pytest.raises(transcript.Unattributable, match="shorter"):
+        transcript.read_anchored(path, mark)
+    path.unlink()
+    with pytest.raises(transcript.Unattributable, match="missing"):
+        transcript.read_anchored(path, mark)
 
 
 def test_reading_resumes_at_the_offset_and_leaves_a_partial_line(tmp_path):

@@ -12,6 +12,7 @@ state never activates anything.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +57,9 @@ class Activation:
 def repository_id(ledger_root: Path) -> str:
     """This repository's ledger identity, created once; every goal and binding carries it."""
     path = ledger_root / REPOSITORY_ID
-    ledger_root.mkdir(parents=True, exist_ok=True)
-    records.create_exclusive(path, _uuid4().hex.encode("ascii"))
+    if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
+        ledger_root.mkdir(parents=True, exist_ok=True)
+        records.create_exclusive(path, _uuid4().hex.encode("ascii"))
     try:
         text = path.read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError):
@@ -132,16 +134,46 @@ def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
             "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository}
 
 
-def _create(ledger_root: Path, objective: str, repository: str, session: str | None) -> Head:
+def _create(ledger_root: Path, objective: str, repository: str, session: str | None,
+            witness) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     nonce = new_nonce()
-    head = Ledger(ledger_root, nonce).create(_fresh_goal(nonce, objective, repository),
-                                             session=session)
+    head = Ledger(ledger_root, nonce, witness=witness).create(
+        _fresh_goal(nonce, objective, repository), session=session)
     _publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
 
-def _reactivate(ledger: Ledger, repository: str, session: str | None) -> tuple[str, Head]:
+def _owed(ledger: Ledger, head: Head) -> list[str]:
+    """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet."""
+    record = head.record
+    while record.get("kind") != "exhaust":
+        if record.get("kind") == "activate" or record["seq"] == 1:
+            return []
+        record = ledger.previous(record)
+    owed = record.get("owed")
+    return [turn for turn in owed if isinstance(turn, str)] if isinstance(owed, list) else []
+
+
+def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | None,
+                 state_path: Path) -> Head:
+    """Charge the owed turns to the new tranche first (late: their Stops could not)."""
+    if not owed:
+        return head
+    from forge_runtime.goal import charging, consistency
+
+    try:
+        current = state.read(state_path)
+        progress = charging.Progress(current.progress(), current.next_step,
+                                     consistency.mirror_id(state_path))
+    except ForgeError:  # state.md is rewritten from the ledger right after this
+        progress = charging.Progress(None, None, consistency.mirror_id(state_path))
+    charging.charge_locked(ledger, head, owed, session or "", None, progress)
+    return ledger.head()
+
+
+def _reactivate(ledger: Ledger, repository: str, session: str | None,
+                state_path: Path) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
@@ -152,7 +184,9 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None) -> tuple[s
             goal.update(activation_id=str(_uuid4()), status=ACTIVE,
                         activation_count=goal["activation_count"] + 1)
             goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
-            return TRANCHE_ADDED, ledger.append(head, "activate", goal, session=session)
+            owed = _owed(ledger, head)
+            head = ledger.append(head, "activate", goal, session=session)
+            return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)
         if goal["status"] in (COMPLETE, CANCELLED):
             goal["status"] = ACTIVE
             return REOPENED, ledger.append(head, "reopen", goal, session=session)
@@ -166,16 +200,25 @@ def activate(project: Project, objective: str, session: str | None = None) -> Ac
     first activations of one objective (two sessions, two worktrees) would otherwise each
     see no goal, or one would see the other's state.md before its index and refuse it.
     """
+    from forge_runtime.goal.witness import Witness
+
     objective = normalise(objective)
     root = project.ledger_root
     repository = repository_id(root)
     digest = objective_hash(objective)
+    witness = Witness(project)
     with locked(root):
+        witness.check_all(lambda nonce: Ledger(root, nonce))
         nonce = find_nonce(root, digest) or _unindexed_goal(project, digest)
+        witnessed = witness.goal_of(digest)
+        if witnessed is not None and nonce != witnessed:
+            raise tampered(f"the witness says goal {witnessed} has this objective, and the "
+                           f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
-            created = _create(root, objective, repository, session)
+            created = _create(root, objective, repository, session, witness)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal)
-    outcome, head = _reactivate(Ledger(root, nonce), repository, session)
+    outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
+                                project.state_path)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal)

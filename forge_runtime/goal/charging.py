@@ -1,4 +1,5 @@
-"""Rules 4, 5 and 8: one turn charged per Stop, the ceiling, and the stuck warning.
+"""Rules 4, 5 and 8: every turn the transcript shows is charged once, the ceiling, and the
+stuck warning.
 
 A turn is identified by the uuid of the assistant entry that closed it in the transcript
 (transcript.py). The host writes that entry before it runs the Stop hooks, every turn gets a
@@ -7,9 +8,18 @@ idempotent: the ledger keeps one marker file per charged turn (and the last reco
 turn, which covers a crash between the record and its marker). `prompt_id` would not do: all
 turns of one `/goal` run share it.
 
+A Stop hook can die (killed, timed out, the machine out of memory) and the host goes on
+without it, so a Stop charges every finished turn the transcript shows since the session's
+last charged one, not only its own: under one lock, in transcript order, each turn its own
+record, the ones whose own Stop did not charge them marked `"late": true`. SessionEnd and
+UserPromptSubmit do the same, so a goal never keeps more turns worked than charged once a
+later event of its session has run.
+
 When a charge brings the count to the ceiling, the ledger gets a checkpoint (the state's next
-unchecked step) and an exhaustion record; every later Stop of the goal is refused until a
-person runs `/goal` with the same objective again (one more tranche) or clears it.
+unchecked step) and an exhaustion record, which says how many of the tranche's turns came
+late and which turns the transcript showed past the ceiling (`owed`: charged first when a
+person adds a tranche). Every later Stop of the goal is refused until a person runs `/goal` with the
+same objective again or clears it.
 """
 
 from __future__ import annotations
@@ -33,57 +43,109 @@ STUCK_AFTER = 5
 
 @dataclass(frozen=True)
 class Charge:
-    """The outcome of one Stop for a goal: charged, repeated (no-op), refused, or ended."""
+    """The outcome of one event for a goal: charged, repeated (no-op), refused, or ended.
+
+    `late` counts the turns this event charged for Stops that did not (at exhaustion: the
+    whole tranche's); `stuck` says the progress stayed unchanged across another multiple of
+    5 charged turns.
+    """
 
     outcome: str
     goal: dict
     unchanged_turns: int = 0
+    late: int = 0
+    stuck: bool = False
+    owed: int = 0  # turns shown past the ceiling, left for the next tranche
 
     @property
-    def stuck(self) -> bool:
-        """Progress unchanged for another 5 charged turns (warn at 5, 10, 15, ...)."""
-        return self.outcome == CHARGED and self.unchanged_turns > 0 and \
-            self.unchanged_turns % STUCK_AFTER == 0
+    def exhausted_now(self) -> bool:
+        """This event's charges reached the ceiling."""
+        return self.outcome == CHARGED and self.goal["status"] == EXHAUSTED
 
 
-def _exhaust(ledger: Ledger, head: Head, next_step: str | None, session: str) -> Head:
-    head = ledger.append(head, "checkpoint", head.goal, next_step=next_step, session=session)
-    return ledger.append(head, "exhaust", {**head.goal, "status": EXHAUSTED}, session=session)
+@dataclass(frozen=True)
+class Progress:
+    """What a charge record says about the state file it mirrors to."""
+
+    digest: str | None
+    next_step: str | None
+    mirror: str
 
 
-def charge(ledger: Ledger, state_path: Path, turn: str, session: str) -> Charge:
-    """Charge `turn` to the goal once; refuse past the ceiling; fail closed on tampering."""
+def _late_in_tranche(ledger: Ledger, head: Head) -> int:
+    """How many of this tranche's charges came late: read back to its activation, once per
+    tranche (at most its 20 charges and a few records beside them)."""
+    record, late = head.record, 0
+    while record.get("kind") != "activate" and record["seq"] > 1:
+        late += record.get("late") is True
+        record = ledger.previous(record)
+    return late
+
+
+def _exhaust(ledger: Ledger, head: Head, progress: Progress, session: str,
+             owed: list[str]) -> Head:
+    late = _late_in_tranche(ledger, head)
+    head = ledger.append(head, "checkpoint", head.goal, next_step=progress.next_step,
+                         session=session)
+    extra = {"late_turns": late} if late else {}
+    if owed:
+        extra["owed"] = owed
+    return ledger.append(head, "exhaust", {**head.goal, "status": EXHAUSTED}, session=session,
+                         **extra)
+
+
+def charge(ledger: Ledger, state_path: Path, turns: list[str], session: str,
+           own_turn: str | None = None) -> Charge:
+    """Charge each of `turns` (transcript order) once; refuse past the ceiling; fail closed
+    on tampering. Every turn but `own_turn` (the one whose Stop this is) is charged late."""
+    if isinstance(turns, str):
+        raise TypeError("charge() takes a list of turn identities")
     with ledger.lock():
         head = ledger.settle()
         current = consistency.check(state_path, ledger, head)
-        result = _charge_locked(ledger, head, current, turn, session,
-                                consistency.mirror_id(state_path))
+        progress = Progress(current.progress(), current.next_step,
+                            consistency.mirror_id(state_path))
+        result = charge_locked(ledger, head, turns, session, own_turn, progress)
         if current.goal != state.mirror(result.goal):  # catch up a state a crash left behind
             state.write_goal(state_path, result.goal)
         return result
 
 
-def _charge_locked(ledger: Ledger, head: Head, current: state.StateFile, turn: str,
-                   session: str, mirror: str) -> Charge:
+def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
+                  own_turn: str | None, progress: Progress) -> Charge:
+    """`charge` for a caller that holds the lock and has settled `head`."""
     goal = head.goal
     if goal["status"] in (COMPLETE, CANCELLED):
         return Charge(ENDED, goal)
     if goal["status"] == ACTIVE and goal["turn_count"] >= goal["turn_ceiling"]:
-        head = _exhaust(ledger, head, current.next_step, session)  # a crash cut it short
+        head = _exhaust(ledger, head, progress, session, [])  # a crash cut it short
     if head.goal["status"] == EXHAUSTED:
         return Charge(REFUSED, head.goal)
-    if ledger.turn_charged(turn, head):
+    due = list(dict.fromkeys(turn for turn in turns if not ledger.turn_charged(turn, head)))
+    if not due:
         return Charge(REPEATED, goal)
-    progress = current.progress()
-    last = head.record
-    unchanged = last.get("unchanged", 0) + 1 \
-        if last.get("kind") == "charge" and last.get("progress") == progress else 0
-    goal = {**goal, "turn_count": goal["turn_count"] + 1}
-    head = ledger.append(head, "charge", goal, turn=turn, session=session, mirror=mirror,
-                         progress=progress, unchanged=unchanged)
-    if goal["turn_count"] >= goal["turn_ceiling"]:
-        head = _exhaust(ledger, head, current.next_step, session)
-    return Charge(CHARGED, head.goal, unchanged)
+    room = goal["turn_ceiling"] - goal["turn_count"]
+    charged, owed = due[:room], due[room:]
+    first, late, stuck = head.seq + 1, 0, False
+    for turn in charged:
+        last = head.record
+        unchanged = last.get("unchanged", 0) + 1 \
+            if last.get("kind") == "charge" and last.get("progress") == progress.digest else 0
+        stuck = stuck or (unchanged > 0 and unchanged % STUCK_AFTER == 0)
+        fields = {"turn": turn, "session": session, "mirror": progress.mirror,
+                  "progress": progress.digest, "unchanged": unchanged}
+        if len(charged) > 1:
+            fields["batch"] = first  # one locked append: consistency counts it as one
+        if turn != own_turn:
+            fields["late"] = True
+            late += 1
+        head = ledger.append(head, "charge", {**head.goal,
+                                              "turn_count": head.goal["turn_count"] + 1},
+                             **fields)
+    if head.goal["turn_count"] >= head.goal["turn_ceiling"]:
+        head = _exhaust(ledger, head, progress, session, owed)
+        late = head.record.get("late_turns", 0)
+    return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
 
 
 def end(ledger: Ledger, state_path: Path, kind: str, session: str, why: str) -> dict:

@@ -1,8 +1,9 @@
 """What Codex CLI's rollout file (`transcript_path`, JSON lines) says about goals and turns.
 
-The same reader interface as transcript.py (Claude Code): `read_since`, `follow`, a chunk
-with `last_turn`, `verdicts()`, `running_condition()`, `person_set_goal()` and `after()`,
-and `running_goal(path)` for a tail scan, so the goal core runs unchanged on either host.
+The same reader interface as transcript.py (Claude Code): `read_since`, `read_anchored`,
+`follow`, a chunk with `turns()`, `last_turn`, `verdicts()`, `running_condition()`,
+`person_set_goal()` and `after()`, and `running_goal(path)` for a tail scan, so the goal
+core runs unchanged on either host.
 
 Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
 - Every line is `{"timestamp", "ordinal", "type", "payload"}`. Each turn starts with an
@@ -34,7 +35,7 @@ from collections.abc import Callable
 
 from forge_runtime.goal import transcript
 from forge_runtime.goal.objective import normalise
-from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Verdict
+from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Turn, Verdict
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
 _SET, _CLEARED = "User set the goal:", "User cleared the goal."
@@ -104,24 +105,19 @@ def host_goal_message(entry: dict) -> tuple[str, str] | None:
 class Chunk(transcript.Chunk):
     """What was appended to a Codex rollout between two offsets."""
 
-    @property
-    def last_turn(self) -> str | None:
-        for entry in reversed(self.entries):
+    def turns(self) -> list[Turn]:
+        """Every turn the chunk shows, oldest first, by its `task_started` entry: at a Stop,
+        each but the newest has finished (Codex starts one turn at a time)."""
+        found = []
+        for index, entry in enumerate(self.entries):
             started = started_turn(entry)
             if started is not None and isinstance(started.get("turn_id"), str):
-                return started["turn_id"]
-        return None
-
-    def _last_turn_index(self) -> int:
-        for index in range(len(self.entries) - 1, -1, -1):
-            if started_turn(self.entries[index]) is not None:
-                return index
-        return -1
+                found.append(Turn(started["turn_id"], index))
+        return found
 
     def verdicts(self) -> list[Verdict]:
         """The host's ends of its goal: complete (met), blocked (impossible), cleared."""
         found = []
-        last = self._last_turn_index()
         for index, entry in enumerate(self.entries):
             goal = goal_state(entry)
             message = host_goal_message(entry)
@@ -132,7 +128,7 @@ class Chunk(transcript.Chunk):
             else:
                 continue
             found.append(Verdict(outcome, condition if isinstance(condition, str) else None,
-                                 last >= 0 and index > last))
+                                 index))
         return found
 
     def running_condition(self) -> str | None:
@@ -218,6 +214,12 @@ def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
     """The complete lines appended after `offset` that can matter to goals (see
     transcript.read_since: a missing file is empty, a half-written line waits)."""
     return transcript.read_lines(path, offset, _INTERESTING, Chunk)
+
+
+def read_anchored(path: str | os.PathLike, mark: dict) -> Chunk:
+    """What the rollout gained after a bound session's anchor (see transcript.read_anchored:
+    a rollout that is gone, cut or rewritten there raises `Unattributable`)."""
+    return transcript.read_anchored(path, mark, _INTERESTING, Chunk)
 
 
 def read_tail(path: str | os.PathLike) -> Chunk:

@@ -1,18 +1,19 @@
 """Rule 7: the state file must agree with the ledger, or the goal fails closed.
 
 state.md is the agent's working copy, so every charge compares its goal fields with the
-ledger's. Allowed: the turn count lagging by exactly one (a Stop charged the ledger and was
-interrupted before it rewrote the state). Refused: the file deleted or its goal removed, the
-count reduced or lagging by two or more, the count ahead of the ledger, and the nonce,
+ledger's. Allowed: the turn count lagging by one Stop's charges (a Stop charged the ledger
+and was interrupted before it rewrote the state). Refused: the file deleted or its goal
+removed, the count reduced or lagging by more, the count ahead of the ledger, and the nonce,
 objective, activation or ceiling changed. The way out is `forge goal sync`, which rewrites
 the fields from the ledger: it can only ever restore what the ledger says.
 
 Worktrees share one ledger but each has its own state.md, so a work tree's state also falls
 behind when a session in another work tree charges the goal or adds a tranche. That is not
 an edit: the state then equals the goal as some recent record left it, and at most one of
-the charges after that record was made for this state file (charge records name the state
-file they mirror to). Only on a mismatch are records read back, newest first, and never past
-the state's own count, so a Stop of an untouched goal still reads no record for this.
+the appends after that record was made for this state file (charge records name the state
+file they mirror to; the records of one catch-up share a `batch`). Only on a mismatch are
+records read back, newest first, and never past the state's own count, so
+a Stop of an untouched goal still reads no record for this.
 
 One work tree has one state.md, so it mirrors one goal: when a later `/goal` in another
 session of the same work tree started another goal, the state names that goal, correctly.
@@ -92,13 +93,13 @@ def _behind_other_worktrees(ledger: Ledger, head: Head, mine: dict | None, mine_
     count = (mine or {}).get("turn_count")
     if not isinstance(count, int) or isinstance(count, bool):
         return False
-    own, record = 0, head.record
+    own, record = set(), head.record
     while True:
         if state.mirror(record["goal"]) == mine:
             return True
         if record.get("kind") == "charge" and record.get("mirror") == mine_id:
-            own += 1
-        if own > 1 or record["seq"] == 1 or record["goal"]["turn_count"] < count:
+            own.add(record.get("batch", record["seq"]))  # one locked append, one write
+        if len(own) > 1 or record["seq"] == 1 or record["goal"]["turn_count"] < count:
             return False
         record = ledger.previous(record)
 

@@ -10,17 +10,21 @@ Activation is two-phase, because of what the host writes when (measured, HOST.md
    pending activation is dropped: a model-caused `/goal` never activates.
 
 Each later Stop of a bound session reads only what the transcript gained since the last
-event (offset kept in the binding), applies the host's verdicts (met, cleared, impossible)
-and charges the turn. A session with no binding and no pending activation costs two stats.
+event (offset and anchor kept in the binding), charges every turn it shows, its own and any
+whose Stop hook died (charging.py), and applies the host's verdicts (met, cleared,
+impossible) in transcript order. UserPromptSubmit and SessionEnd of a bound session catch up
+the same way. A session with no binding and no pending activation costs three stats.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from forge_runtime import hints
-from forge_runtime.errors import ForgeError
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import sessions, transcript
+from forge_runtime.goal.ledger import TAMPERED
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
 
@@ -55,9 +59,14 @@ def exhausted_hint(goal: dict) -> hints.Hint:
                        or_=["/goal clear"])
 
 
-def exhausted_text(goal: dict) -> str:
+def exhausted_text(goal: dict, late: int = 0, owed: int = 0) -> str:
     head = (f"{EXHAUSTED_CODE}: goal {goal['nonce']} used {goal['turn_count']} of "
             f"{goal['turn_ceiling']} turns ({goal['activation_count']} x 20); forge stopped it.")
+    if late:
+        head += (f" {late} of this tranche's turns were charged late (their Stop hooks did "
+                 "not finish).")
+    if owed:
+        head += f" {owed} more ran past the ceiling; the next tranche starts with them."
     return head + "\n" + exhausted_hint(goal).render()
 
 
@@ -73,7 +82,9 @@ def stuck_reply(goal: dict, unchanged: int) -> dict:
 # -- UserPromptSubmit ---------------------------------------------------------------------
 
 def on_prompt(event: dict) -> dict | None:
-    """Record a pending `/goal`, and apply verdicts that ended a bound session's goal."""
+    """Record a pending `/goal`; for a bound session, charge the turns its Stops missed and
+    apply the verdicts that ended its goal (a prompt into a goal that this exhausts is
+    blocked)."""
     goal_prompt = parse_goal_prompt(event["prompt"])
     if goal_prompt is not None and goal_prompt.invisible:
         return {"decision": "block", "reason": hints.error(
@@ -85,7 +96,15 @@ def on_prompt(event: dict) -> dict | None:
     if not sets_goal and sessions.BOUND not in involved:
         return None
     if sessions.BOUND in involved:
-        _follow_transcript(project, event)
+        try:
+            caught_up = _follow_transcript(project, event)
+        except ForgeError as exc:  # the next Stop fails closed (or this /goal rebinds)
+            if not sets_goal:
+                return {"systemMessage": refusal_text(exc)}
+            caught_up = None
+        if not sets_goal and caught_up is not None and caught_up.exhausted_now:
+            return {"decision": "block", "reason": exhausted_text(
+                caught_up.goal, caught_up.late, caught_up.owed)}
     if sets_goal:
         from forge_runtime.goal import qualification
 
@@ -99,37 +118,115 @@ def on_prompt(event: dict) -> dict | None:
 
 
 def on_session_end(event: dict) -> None:
-    """Apply the verdicts the session's last Stop could not see yet."""
+    """Charge the turns and apply the verdicts the session's last Stop could not see."""
     _follow_transcript(sessions.project_for(event), event)
 
 
-def _follow_transcript(project: Project, event: dict) -> None:
-    """Apply every verdict the transcript gained since the session's last event."""
-    binding = sessions.read_binding(project.ledger_root, event["session_id"])
-    chunk = _reader(event).read_since(event.get("transcript_path") or "",
-                                      binding.get("offset", 0))
-    _apply_verdicts(project, binding, chunk.verdicts(), event["session_id"])
-    binding.update(offset=chunk.end_offset)
-    sessions.write_binding(project.ledger_root, event["session_id"], binding)
+def _follow_transcript(project: Project, event: dict):
+    """Catch up with what the transcript gained since the session's last event: every turn
+    it shows is charged (late: no Stop of theirs did it), every verdict applied."""
+    session = event["session_id"]
+    path = event.get("transcript_path") or ""
+    binding = sessions.read_binding(project.ledger_root, session)
+    with storage_errors(project):
+        chunk = _read_bound(event, binding)
+        result = _catch_up(project, binding, chunk, session, None)
+        _remember(project, session, binding, path, chunk)
+    return result
 
 
-def _apply_verdicts(project: Project, binding: dict, verdicts, session: str) -> None:
-    from forge_runtime.goal.charging import end
+def _read_bound(event: dict, binding: dict) -> transcript.Chunk:
+    """What a bound session's transcript gained since forge last read it, or the tamper
+    error when the part forge read is no longer there as it was."""
+    reader, path = _reader(event), event.get("transcript_path") or ""
+    mark = binding.get("anchor")
+    if mark is None:  # nothing read yet
+        return reader.read_since(path, binding.get("offset", 0))
+    try:
+        return reader.read_anchored(path, mark)
+    except transcript.Unattributable as exc:
+        objective = hints.sanitize(binding.get("objective") or "")
+        raise ForgeError(
+            f"{exc}, so the turns after the ones goal {binding.get('nonce')} charged cannot be "
+            "attributed", f"/goal {objective}", exit_code=EXIT_REFUSED, code=TAMPERED,
+            rationale="in a new session: the goal keeps its count; this session's transcript "
+                      "can no longer show its turns") from None
+
+
+def _remember(project: Project, session: str, binding: dict, path: str,
+              chunk: transcript.Chunk) -> None:
+    """Keep where the next read of this session's transcript starts, and its anchor: the
+    bytes from the newest charged turn's entry to that offset."""
+    turns = chunk.turns()
+    if turns:
+        start = chunk.starts[turns[-1].index]
+    else:
+        start = (binding.get("anchor") or {}).get("start", 0)
+    binding.update(offset=chunk.end_offset,
+                   last_turn=turns[-1].uuid if turns else binding.get("last_turn"))
+    mark = transcript.anchor(path, start, chunk.end_offset) if chunk.end_offset else None
+    if mark is not None:
+        binding["anchor"] = mark
+    sessions.write_binding(project.ledger_root, session, binding)
+    from forge_runtime.goal.witness import Witness
+
+    Witness(project).mark_session(session, binding["nonce"])
+
+
+def _witnessed_ledger(project: Project, nonce: str):
+    """Goal `nonce`'s ledger, checked against and noted in the witness (witness.py)."""
     from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.witness import Witness
 
-    ledger = Ledger(project.ledger_root, binding["nonce"])
+    return Ledger(project.ledger_root, nonce, witness=Witness(project))
+
+
+def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
+              own_turn: str | None):
+    """Charge the chunk's turns worked before the goal ended, then apply its verdicts.
+
+    Transcript order decides: a turn closed before a verdict that ended the goal is charged,
+    one after it is not (the goal had ended). `own_turn` is the turn whose Stop this is (a
+    repeated Stop's, when the chunk shows none); every other turn is charged late. None when
+    there was nothing to charge.
+    """
+    from forge_runtime.goal import charging
+
+    ledger = _witnessed_ledger(project, binding["nonce"])
+    verdicts = [verdict for verdict in chunk.verdicts() if verdict.condition is None
+                or normalise(verdict.condition) == binding.get("objective")]
+    cut = verdicts[0].index if verdicts else len(chunk.entries)
+    shown = chunk.turns()
+    turns = [turn.uuid for turn in shown if turn.index < cut]
+    if own_turn is not None and not shown:
+        turns = [own_turn]  # a repeated Stop: the turn it charged already
+    result = None
+    if turns or own_turn is not None:
+        result = charging.charge(ledger, project.state_path, turns, session, own_turn)
     for verdict in verdicts:
-        if verdict.condition is not None and \
-                normalise(verdict.condition) != binding.get("objective"):
-            continue
-        end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
-            f"host verdict: {verdict.outcome}")
+        goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
+                            f"host verdict: {verdict.outcome}")
+        if own_turn is not None and own_turn not in turns:  # it ran after the goal ended
+            result = charging.Charge(charging.ENDED, goal)
+    return result
+
+
+@contextlib.contextmanager
+def storage_errors(project: Project):
+    """Turn a failed write into the refusal that names its condition (storage.py)."""
+    try:
+        yield
+    except OSError as exc:
+        from forge_runtime.goal.storage import unwritable
+
+        raise unwritable(exc, project.ledger_root) from None
 
 
 # -- Stop ---------------------------------------------------------------------------------
 
 def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
-    """Confirm a pending activation, then charge this turn to the session's goal.
+    """Confirm a pending activation, then charge this turn, and every earlier one the
+    transcript shows uncharged, to the session's goal.
 
     `confirm_pending` is False for `forge ledger charge`, whose transcript path comes from a
     command line rather than the host.
@@ -139,12 +236,40 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
     involved = sessions.involvement(project.ledger_root, session)
     if not confirm_pending:
         involved.discard(sessions.PENDING)
+    if sessions.WITNESSED in involved:  # the ledger lost this session's binding
+        try:
+            return _lost_binding(project, session)
+        except ForgeError as exc:
+            return stop_session(refusal_text(exc))
     if not involved:
         return None
     try:
-        return _stop_bound(project, event, involved)
+        with storage_errors(project):
+            return _stop_bound(project, event, involved)
     except ForgeError as exc:
         return stop_session(refusal_text(exc))
+
+
+def _lost_binding(project: Project, session: str) -> dict | None:
+    """A session the witness knows as bound has no binding in the ledger: with its goal
+    still in the ledger (only the binding deleted), stop it with the way back; with the goal
+    gone too (the ledger deleted, replaced or relocated), fail closed."""
+    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, Ledger
+    from forge_runtime.goal.witness import Witness
+
+    witness = Witness(project)
+    nonce = witness.bound_goal(session)
+    if nonce is None:  # another repository's session
+        return None
+    ledger = Ledger(project.ledger_root, nonce, witness=witness)
+    if not ledger.dir.is_dir():
+        raise witness.lost_binding(session, nonce)
+    with ledger.lock():
+        head = ledger.head()
+        witness.check(ledger, head)
+    if head.goal["status"] not in (ACTIVE, EXHAUSTED):
+        return None
+    return on_unbound_goal(head.goal["objective"], "its binding is missing")
 
 
 def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict | None:
@@ -198,25 +323,25 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
     from forge_runtime.goal import activation, charging
-    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, Ledger, tampered
+    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, tampered
 
     session = event["session_id"]
+    path = event.get("transcript_path") or ""
     binding = sessions.read_binding(project.ledger_root, session) \
         if sessions.BOUND in involved else None
-    offset = binding.get("offset", 0) if binding else 0
-    chunk = _reader(event).read_since(event.get("transcript_path") or "", offset)
+    chunk = _read_bound(event, binding) if binding else _reader(event).read_since(path, 0)
     if sessions.PENDING in involved:
         binding, chunk = _confirm_pending(project, event, binding, chunk)
     if binding is None:
         return None
     if binding.get("repository") != activation.repository_id(project.ledger_root):
         raise tampered(f"session {session} is bound to a goal of another repository")
-    ledger = Ledger(project.ledger_root, binding["nonce"])
-    if chunk.last_turn is None and ledger.current().goal["status"] == ACTIVE:
+    ledger = _witnessed_ledger(project, binding["nonce"])
+    if not chunk.turns() and ledger.current().goal["status"] == ACTIVE:
         # a new turn whose entry the host has not written yet, or a repeated Stop
-        chunk = _reader(event).follow(event.get("transcript_path") or "", chunk,
-                                      lambda seen: seen.last_turn)
-    turn = chunk.last_turn or binding.get("last_turn")
+        chunk = _reader(event).follow(path, chunk, lambda seen: seen.turns())
+    turns = chunk.turns()
+    turn = turns[-1].uuid if turns else binding.get("last_turn")
     if turn is None:
         raise tampered("the transcript shows no finished turn to charge", "forge goal status")
     running = chunk.running_condition()
@@ -225,16 +350,12 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         # the first Stop could not confirm yet, or a confirmation an agent forged)
         return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
                                         "another objective")
-    verdicts = chunk.verdicts()
-    _apply_verdicts(project, binding, [v for v in verdicts if not v.after_last_turn], session)
-    result = charging.charge(ledger, project.state_path, turn, session)
-    _apply_verdicts(project, binding, [v for v in verdicts if v.after_last_turn], session)
-    binding.update(offset=chunk.end_offset, last_turn=turn)
-    sessions.write_binding(project.ledger_root, session, binding)
+    result = _catch_up(project, binding, chunk, session, turn)
+    _remember(project, session, binding, path, chunk)
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
     if result.goal["status"] == EXHAUSTED:
-        return stop_session(exhausted_text(result.goal))
+        return stop_session(exhausted_text(result.goal, result.late, result.owed))
     if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
         return _ended_but_running(binding, event)
     if result.stuck:

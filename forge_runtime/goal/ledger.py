@@ -28,6 +28,8 @@ Two levels of checking, chosen so that a Stop costs the same on turn 2,000 as on
 - `Ledger.verify()` (activation, `forge goal verify`, `forge ledger verify`): every record,
   every link, and every transition against the rules (a charge adds exactly one turn, the
   ceiling is 20 x activations, a tranche only after exhaustion, and so on).
+A ledger given a witness (witness.py) also checks its head against the one noted outside the
+work tree when it settles and verifies, and notes every append there.
 """
 
 from __future__ import annotations
@@ -85,9 +87,10 @@ class Head:
 class Ledger:
     """The records of one goal (one nonce)."""
 
-    def __init__(self, ledger_root: Path, nonce: str) -> None:
+    def __init__(self, ledger_root: Path, nonce: str, witness=None) -> None:
         self.root = ledger_root
         self.nonce = nonce
+        self.witness = witness  # a witness.Witness: checked when settling, told each append
         self.dir = ledger_root / nonce
         self.records_dir = self.dir / records.RECORDS_DIR
         self.head_path = self.dir / HEAD_NAME
@@ -97,6 +100,10 @@ class Ledger:
 
     def exists(self) -> bool:
         return self.head_path.exists() or self.records_dir.exists()
+
+    def record_at(self, seq: int) -> dict:
+        """Record `seq`, checked against its own hash."""
+        return self._record(seq)
 
     def _record(self, seq: int) -> dict:
         try:
@@ -180,6 +187,8 @@ class Ledger:
         if markers - charged:  # a marker is written after its record, never before
             raise tampered(f"goal {self.nonce}: {len(markers - charged)} turn markers name "
                            "charges the chain no longer has (records cut from its end)")
+        if self.witness is not None:
+            self.witness.check(self, head)
         return head.goal
 
     def previous(self, record: dict) -> dict:
@@ -201,9 +210,12 @@ class Ledger:
     def history(self) -> list[dict]:
         """Every record, oldest first, after a full verification (takes the lock)."""
         with self.lock():
-            last = self.head().seq
             self.verify()
-            return [self._record(seq) for seq in range(1, last + 1)]
+            return self.records()
+
+    def records(self) -> list[dict]:
+        """Every record up to the head, oldest first (callers hold the lock, and verify)."""
+        return [self._record(seq) for seq in range(1, self.head().seq + 1)]
 
     def turn_charged(self, turn_id: str, head: Head) -> bool:
         """True when `turn_id` has been charged already (its marker, or the last record)."""
@@ -229,6 +241,8 @@ class Ledger:
     def settle(self) -> Head:
         """The checked head, finishing what a crash interrupted (pointer and turn marker)."""
         head = self.head()
+        if self.witness is not None:
+            self.witness.check(self, head)
         if head.stale_pointer or (head.record.get("turn") and not os.path.lexists(
                 self.turns_dir / turn_key(head.record["turn"]))):
             self._publish(head.record)
@@ -243,6 +257,8 @@ class Ledger:
         if not records.write_record(self.records_dir, record):
             raise tampered(f"goal {self.nonce}: record {record['seq']} appeared while locked")
         self._publish(record)
+        if self.witness is not None:
+            self.witness.record(self.nonce, record)
         return Head(record, False)
 
     def create(self, goal: dict, **fields) -> Head:
@@ -256,6 +272,8 @@ class Ledger:
                 raise tampered(f"goal {self.nonce}: a genesis record exists already")
             self._publish(record)
             records.fsync_dir(self.dir)  # head.json is a new name here
+            if self.witness is not None:
+                self.witness.record(self.nonce, record)
         return Head(record, False)
 
 

@@ -1,9 +1,10 @@
 """Rule 9: before a goal may run, check that forge can keep every promise it makes.
 
 A goal runs only when forge's own hooks are the ones the host fires, the dependencies that
-verification needs import, the ledger directory is writable and lockable, and the
-repository's ledger location resolves. Any failure is `BLOCKED: <what>` with a `Fix:`, and
-no activation: forge never runs a goal with fewer guarantees than the contract promises.
+verification needs import, the ledger directory is writable and lockable, the repository's
+ledger location resolves, and the goal witness's directory is writable. Any failure is
+`BLOCKED: <what>` with a `Fix:`, and no activation: forge never runs a goal with fewer
+guarantees than the contract promises.
 """
 
 from __future__ import annotations
@@ -67,9 +68,30 @@ def _check_ledger_dir(project: Project) -> None:
                       "forge doctor") from None
 
 
+def _check_witness_dir() -> None:
+    """Every append notes the goal's head in the witness (witness.py): it must be writable."""
+    from forge_runtime.goal.records import create_exclusive
+    from forge_runtime.goal.witness import witness_root
+
+    root = witness_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        probe = root / f".probe-{os.getpid()}"
+        create_exclusive(probe, b"", durable=False)
+        os.unlink(probe)
+    except OSError as exc:
+        from forge_runtime.goal.storage import describe
+
+        existing = next(parent for parent in (root, *root.parents) if parent.exists())
+        what, fix, _ = describe(exc, existing)
+        raise blocked(f"forge's goal witness directory {root} cannot be written: {what}",
+                      fix) from None
+
+
 def require(project: Project, plugin_root: str | None = None) -> None:
     """Raise `BLOCKED` unless a goal may run in `project` (hooks checked when in a hook)."""
     if plugin_root:
         _check_hooks(plugin_root)
     _check_dependencies()
     _check_ledger_dir(project)
+    _check_witness_dir()

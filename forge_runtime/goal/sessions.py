@@ -5,7 +5,8 @@
     <ledger_root>/sessions/<session id>.pending.json  a `/goal` prompt seen at
                                                        UserPromptSubmit, not yet confirmed
 
-Hooks of a session with no goal only ask `involvement()`: two stat calls, nothing imported.
+Hooks of a session with no goal only ask `involvement()`: three stat calls (the third is the
+goal witness's marker, witness.py), nothing heavy imported.
 A binding is never a grant of autonomy on its own: it names a goal whose ledger is checked
 on every event, and a pending file is only a reminder to look at the transcript.
 """
@@ -23,7 +24,7 @@ from forge_runtime.project import Project, find_project
 
 SESSIONS_DIR = "sessions"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-BOUND, PENDING = "bound", "pending"
+BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
 
 
 def _paths(ledger_root: Path, session_id: str) -> tuple[str, str] | None:
@@ -44,7 +45,9 @@ def event_involvement(event: dict) -> set[str]:
 
 
 def involvement(ledger_root: Path, session_id: str) -> set[str]:
-    """{"bound"} / {"pending"} / both / empty: the hot-path question, two stats."""
+    """{"bound"} / {"pending"} / both / {"witnessed"} / empty: the hot-path question, two
+    stats, and a third (the witness's marker) only when both found nothing. "witnessed"
+    alone means the witness knows the session as bound and the ledger lost its binding."""
     paths = _paths(ledger_root, session_id)
     if paths is None:
         return set()
@@ -53,6 +56,11 @@ def involvement(ledger_root: Path, session_id: str) -> set[str]:
         found.add(BOUND)
     if os.path.lexists(paths[1]):
         found.add(PENDING)
+    if not found:
+        from forge_runtime.goal.witness import session_marker
+
+        if os.path.lexists(session_marker(session_id)):
+            found.add(WITNESSED)
     return found
 
 
@@ -73,7 +81,7 @@ def _read(path: str) -> dict | None:
 
 def _write(path: str, data: dict) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    temp = f"{path}.{os.getpid()}.tmp"
+    temp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"  # one per writer, threads too
     with open(temp, "w", encoding="utf-8") as handle:
         json.dump(data, handle)
     os.replace(temp, path)

@@ -26,6 +26,7 @@ class GoalView:
     problem: str | None
     problem_code: str | None = None  # the refusal's code, e.g. FORGE_GOAL_WORKTREE_TAKEN
     problem_fix: str | None = None
+    late_turns: int = 0  # turns charged by a later event because their own Stop did not
 
 
 def goal_nonces(project: Project) -> list[str]:
@@ -64,11 +65,14 @@ def view(project: Project, nonce: str) -> GoalView:
     ledger = Ledger(project.ledger_root, nonce)
     with ledger.lock():
         goal = ledger.verify()
+        late = sum(1 for record in ledger.records() if record.get("late") is True)
         try:
             current = consistency.check(project.state_path, ledger)
         except ForgeError as exc:
-            return GoalView(goal, None, None, False, exc.message, exc.code, exc.fix)
-    return GoalView(goal, current.goal.get("turn_count"), current.next_step, True, None)
+            return GoalView(goal, None, None, False, exc.message, exc.code, exc.fix,
+                            late_turns=late)
+    return GoalView(goal, current.goal.get("turn_count"), current.next_step, True, None,
+                    late_turns=late)
 
 
 def sync(project: Project, nonce: str) -> dict:
@@ -85,5 +89,11 @@ def sync(project: Project, nonce: str) -> dict:
 
 
 def verify_all(project: Project) -> list[dict]:
-    """Every goal of the repository, fully verified; the first failure raises."""
-    return [Ledger(project.ledger_root, nonce).verified() for nonce in goal_nonces(project)]
+    """Every goal of the repository, fully verified, each also against its witness (and
+    every witnessed goal still there); the first failure raises."""
+    from forge_runtime.goal.witness import Witness
+
+    witness = Witness(project)
+    witness.check_all(lambda nonce: Ledger(project.ledger_root, nonce))
+    return [Ledger(project.ledger_root, nonce, witness=witness).verified()
+            for nonce in goal_nonces(project)]

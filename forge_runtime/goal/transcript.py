@@ -14,7 +14,10 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
 - Verdicts are `attachment` entries of type `goal_status`: `sentinel: true, met: false` when a
   goal is set, `sentinel: true, met: true` when it is cleared, `met: true` (no sentinel) when
   the evaluator judged it met, `impossible: true` when judged impossible.
-- Each turn ends with an `assistant` entry; its `uuid` is this module's turn identity.
+- Each turn ends with an `assistant` entry whose `message.stop_reason` is not `tool_use`
+  (`end_turn` here; the entries of a reply that calls a tool say `tool_use`); its `uuid` is
+  this module's turn identity. An entry without a stop reason closes a turn unless it calls
+  a tool; the host's synthetic API-error entries (`isApiErrorMessage`) close none.
 
 - The `-p` host writes each entry before it runs the Stop hooks. The interactive TUI
   writes asynchronously: measured, a Stop hook sometimes starts 15-30 ms before its own
@@ -22,11 +25,16 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   what a Stop needs, up to FLUSH_WAIT, so a late write is not mistaken for no new turn.
 
 Readers start at a byte offset and return the new one, so a Stop reads only what the host
-appended since the last event of that session, however long the session grows.
+appended since the last event of that session, however long the session grows. A reader
+that resumes at an offset first checks an anchor (`anchor`, `read_anchored`): the hash of the
+bytes from the last charged turn's line up to that offset. A transcript that is gone, shorter
+than the offset, or rewritten there raises `Unattributable`: the turns after it could no
+longer be told from the ones already charged.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -48,6 +56,11 @@ _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "
 MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
 FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
 POLL = 0.01
+ANCHOR_SPAN = 1 << 20  # an anchor hashes at most this many bytes before its offset
+
+
+class Unattributable(Exception):
+    """The transcript no longer holds what forge read from it (missing, cut, rewritten)."""
 
 
 @dataclass(frozen=True)
@@ -56,40 +69,47 @@ class Verdict:
 
     outcome: str
     condition: str | None
-    after_last_turn: bool  # written after the newest assistant entry (judges that turn)
+    index: int  # where in its chunk: turns before it were worked before the verdict
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A finished turn: its identity and where its closing entry is in its chunk."""
+
+    uuid: str
+    index: int
 
 
 @dataclass
 class Chunk:
-    """What was appended to a transcript between two offsets."""
+    """What was appended to a transcript between two offsets.
+
+    `starts[i]` is the byte offset of the line `entries[i]` was read from.
+    """
 
     entries: list[dict] = field(default_factory=list)
     end_offset: int = 0
+    starts: list[int] = field(default_factory=list)
+
+    def turns(self) -> list[Turn]:
+        """Every turn the chunk shows finished, oldest first."""
+        return [Turn(entry["uuid"], index) for index, entry in enumerate(self.entries)
+                if _closes_turn(entry)]
 
     @property
     def last_turn(self) -> str | None:
-        """The identity of the newest turn: the uuid of its closing assistant entry."""
-        for entry in reversed(self.entries):
-            if entry.get("type") == "assistant" and not entry.get("isSidechain"):
-                return entry.get("uuid")
-        return None
+        """The identity of the newest finished turn, or None."""
+        turns = self.turns()
+        return turns[-1].uuid if turns else None
 
     def verdicts(self) -> list[Verdict]:
-        """Goal verdicts in order, each marked as before or after the newest turn."""
+        """Goal verdicts in transcript order, each with its place among the turns."""
         found: list[Verdict] = []
-        seen_last_turn = self.last_turn is None
-        last = self.last_turn
-        for entry in self.entries:
-            if entry.get("type") == "assistant" and entry.get("uuid") == last:
-                seen_last_turn = True
-                continue
+        for index, entry in enumerate(self.entries):
             attachment = goal_status(entry)
-            if attachment is None:
-                continue
-            outcome = _outcome(attachment)
+            outcome = _outcome(attachment) if attachment is not None else None
             if outcome:
-                found.append(Verdict(outcome, attachment.get("condition"),
-                                     seen_last_turn and last is not None))
+                found.append(Verdict(outcome, attachment.get("condition"), index))
         return found
 
     def running_condition(self) -> str | None:
@@ -120,11 +140,25 @@ class Chunk:
 
     def after(self, index: int) -> Chunk:
         """The entries after `index`, ending at the same offset."""
-        return type(self)(self.entries[index + 1:], self.end_offset)
+        return type(self)(self.entries[index + 1:], self.end_offset, self.starts[index + 1:])
 
     def extended(self, more: Chunk) -> Chunk:
         """This chunk followed by `more`, read from where this one ended."""
-        return type(self)(self.entries + more.entries, more.end_offset)
+        return type(self)(self.entries + more.entries, more.end_offset,
+                          self.starts + more.starts)
+
+
+def _closes_turn(entry: dict) -> bool:
+    if entry.get("type") != "assistant" or entry.get("isSidechain") or \
+            entry.get("isApiErrorMessage") or not isinstance(entry.get("uuid"), str):
+        return False
+    message = entry.get("message") or {}
+    reason = message.get("stop_reason") if isinstance(message, dict) else None
+    if reason is not None:
+        return reason != "tool_use"
+    content = message.get("content") if isinstance(message, dict) else None
+    return not (isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_use" for block in content))
 
 
 def _outcome(attachment: dict) -> str | None:
@@ -160,6 +194,26 @@ def _is_person_goal_command(entry: dict, prompt_id: str, objective: str | None) 
     return args is not None and normalise(args.group(1)) == objective
 
 
+def _parse(data: bytes, offset: int, tokens: tuple[str, ...], chunk_type: type[Chunk]) -> Chunk:
+    """The complete lines of `data` (read from `offset`) that hold one of `tokens` (a cheap
+    filter before parsing), as a `chunk_type`."""
+    complete = data.rfind(b"\n") + 1
+    entries, starts, position = [], [], offset
+    for raw in data[:complete].split(b"\n")[:-1]:
+        start, position = position, position + len(raw) + 1
+        line = raw.decode("utf-8", "replace")
+        if not any(token in line for token in tokens):
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+            starts.append(start)
+    return chunk_type(entries, offset + complete, starts)
+
+
 def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
     """The complete lines appended after `offset`, parsed where they can matter to goals.
 
@@ -182,19 +236,45 @@ def read_lines(path: str | os.PathLike, offset: int, tokens: tuple[str, ...],
             data = handle.read()
     except FileNotFoundError:
         return chunk_type([], offset)
-    complete = data.rfind(b"\n") + 1
-    entries = []
-    for raw in data[:complete].split(b"\n"):
-        line = raw.decode("utf-8", "replace")
-        if not any(token in line for token in tokens):
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return chunk_type(entries, offset + complete)
+    return _parse(data, offset, tokens, chunk_type)
+
+
+def anchor(path: str | os.PathLike, start: int, end: int) -> dict | None:
+    """What `read_anchored` checks later: the hash of bytes `start`..`end` (at most
+    ANCHOR_SPAN of them, the last ones); None when the file is gone (the next read then
+    starts where the last anchor ends, and finds out)."""
+    start = max(start, end - ANCHOR_SPAN, 0)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read(end - start)
+    except FileNotFoundError:
+        return None
+    return {"start": start, "end": end, "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def read_anchored(path: str | os.PathLike, mark: dict, tokens: tuple[str, ...] = _INTERESTING,
+                  chunk_type: type[Chunk] = Chunk) -> Chunk:
+    """What the transcript gained after `mark["end"]`, once the anchored bytes are still
+    there unchanged; `Unattributable` when the file is missing, shorter or rewritten.
+    `tokens` and `chunk_type` are the host's, as for `read_lines`."""
+    start, end = mark.get("start"), mark.get("end")
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end):
+        raise Unattributable("the session's transcript anchor is not forge's")
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size < end:
+                raise Unattributable("the transcript is shorter than the part forge read "
+                                     "(truncated or replaced)")
+            handle.seek(start)
+            data = handle.read()
+    except FileNotFoundError:
+        raise Unattributable("the transcript is missing") from None
+    except OSError as exc:
+        raise Unattributable(f"the transcript cannot be read ({exc.strerror})") from None
+    if hashlib.sha256(data[:end - start]).hexdigest() != mark.get("sha256"):
+        raise Unattributable("the transcript was rewritten where forge last read it")
+    return _parse(data[end - start:], end, tokens, chunk_type)
 
 
 def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], object],

@@ -4,7 +4,8 @@ Protected, for every role including an unguarded main session:
 - the goal ledger (`Project.ledger_root`, normally `<git common dir>/forge-goals/`);
 - forge's guard files: the guard directory (main-session modes, the rule cache) and the
   project rule file `.forge/guard.yaml`;
-- the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable).
+- the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
+- the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`).
 
 A path is compared after what the shell or the host would do to it: `~` and `$VAR`
 expansion, joining a relative path to the working directory, `..` and symlinks resolved
@@ -18,6 +19,7 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
+from forge_runtime.goal.witness import witness_root
 from forge_runtime.project import Project
 
 GUARD_DIR_NAME = "forge-guard"
@@ -68,6 +70,8 @@ def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Prote
                   "forge guard roles"),
         Protected(os.path.realpath(project.state_path), "the goal fields of state.md",
                   FRONT_MATTER, "forge goal sync"),
+        Protected(os.path.realpath(witness_root()), "forge's goal witness", TREE,
+                  "forge goal verify"),
     ]
     for relative in extra:
         path = os.path.realpath(os.path.join(project.root, relative))

@@ -1,9 +1,10 @@
-"""SessionEnd: record how the host's native goal ended before the session goes away.
+"""SessionEnd: record how the host's native goal ended before the session goes away, and
+charge the turns whose Stop hooks died.
 
 The verdict of a session's last turn (met, cleared, impossible) is written while that
 turn's Stop hooks run, so the Stop cannot see it; without this hook forge would learn of
 it only at the session's next prompt, which may never come. Sessions with no goal pay
-two stats.
+three stats.
 """
 
 from __future__ import annotations

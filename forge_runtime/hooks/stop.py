@@ -1,9 +1,10 @@
-"""Stop: charge the finished turn to the session's goal; end autonomy at the ceiling.
+"""Stop: charge the finished turns to the session's goal; end autonomy at the ceiling.
 
-A session with no goal costs two stat calls and the imports of `sessions`; the goal code
-loads only for a session that is bound to a goal or has a `/goal` awaiting confirmation, or
-that a Stop hook is continuing (`stop_hook_active`): then the transcript's tail says whether
-it is the host's native goal running with no binding (deleted), which forge stops.
+A session with no goal costs three stat calls and the imports of `sessions`; the goal code
+loads only for a session that is bound to a goal (or was, says the goal witness) or has a
+`/goal` awaiting confirmation, or that a Stop hook is continuing (`stop_hook_active`): then
+the transcript's tail says whether it is the host's native goal running with no binding
+(deleted), which forge stops.
 Fail closed for a bound session: when the input is malformed or forge itself fails, its
 autonomy ends (`continue: false`) instead of running unbudgeted. A session with no goal
 gets nothing, whatever happens.

@@ -2,7 +2,7 @@
 
 A prompt here may come from a person or from something a model scheduled, so nothing is
 activated yet (see forge_runtime/goal/events.py). A session without a goal that sends
-anything but `/goal` pays a string check and two stats.
+anything but `/goal` pays a string check and three stats.
 """
 
 from __future__ import annotations

@@ -203,11 +203,13 @@ def test_a_met_verdict_the_agent_forges_in_its_transcript_buys_one_turn_at_most(
                        args=["--permission-mode", "acceptEdits", "--allowedTools", "Bash"])
 
     assert session.terminal_reason == "stop_hook_prevented", session.result
-    # turn 1 works, turn 2 forges the verdict, turn 3 works and its Stop ends the session
-    assert model_turns(session) == 2
-    assert len(session.hooks_for("Stop")) == 3
-    assert [hook.reply for hook in session.hooks_for("Stop")][:2] == [None, None]
-    stop_reason = session.hooks_for("Stop")[2].reply["stopReason"]
+    # turn 1 works, turn 2 forges the verdict; the host's own verdict on turn 2 gives it away
+    # at turn 2's Stop when it lands in the transcript while that Stop runs (the evaluator
+    # runs beside the Stop hooks), else at turn 3's
+    stops = session.hooks_for("Stop")
+    assert len(stops) in (2, 3) and model_turns(session) == len(stops) - 1
+    assert [hook.reply for hook in stops][:-1] == [None] * (len(stops) - 1)
+    stop_reason = stops[-1].reply["stopReason"]
     assert stop_reason.startswith("Error: FORGE_GOAL_UNBUDGETED: ")
     assert "was recorded as ended" in stop_reason.splitlines()[0]
     assert stop_reason.splitlines()[1] == f"Fix: /goal {OBJECTIVE}"

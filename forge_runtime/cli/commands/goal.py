@@ -64,8 +64,12 @@ def status(args) -> Result:
         return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
     seen = core.view(project, nonce)
     lines = _summary(seen.goal) + [f"next step   {seen.next_step or '(none in the checklist)'}"]
+    if seen.late_turns:
+        lines.append(f"late        {seen.late_turns} turn(s) charged late (their Stop hooks did "
+                     "not finish)")
     data = {"goal": seen.goal, "state_turn_count": seen.state_turn_count,
-            "next_step": seen.next_step, "consistent": seen.consistent}
+            "next_step": seen.next_step, "consistent": seen.consistent,
+            "late_turns": seen.late_turns}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
         tampered = seen.problem_code in (None, TAMPERED)
@@ -96,11 +100,12 @@ def sync(args) -> Result:
 def verify(args) -> Result:
     from forge_runtime.goal import status as core
     from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.witness import Witness
 
     project = _project()
     if args.nonce:
         nonce = core.chosen_nonce(project, args.nonce)
-        goals = [Ledger(project.ledger_root, nonce).verified()]
+        goals = [Ledger(project.ledger_root, nonce, witness=Witness(project)).verified()]
     else:
         goals = core.verify_all(project)
     lines = [f"ok  {goal['nonce']}  {goal['status']:<9} {goal['turn_count']}/"
@@ -108,6 +113,18 @@ def verify(args) -> Result:
     if not goals:
         return Result(hints.wait(NO_GOAL), ["no goals to verify"], {"goals": []})
     return Result(hints.done(f"{len(goals)} goal ledger(s) verified"), lines, {"goals": goals})
+
+
+def _late_note(entry: dict) -> str:
+    """How a record shows charging that its own Stop did not do."""
+    if entry.get("late") is True:
+        return "  late"
+    notes = []
+    if entry.get("late_turns"):
+        notes.append(f"{entry['late_turns']} late")
+    if entry.get("owed"):
+        notes.append(f"{len(entry['owed'])} owed to the next tranche")
+    return f"  ({', '.join(notes)})" if notes else ""
 
 
 def history(args) -> Result:
@@ -121,5 +138,5 @@ def history(args) -> Result:
     entries = Ledger(project.ledger_root, nonce).history()
     lines = [f"{entry['seq']:>5}  {entry['at']}  {entry['kind']:<10} "
              f"{entry['goal']['turn_count']}/{entry['goal']['turn_ceiling']} "
-             f"{entry['goal']['status']}" for entry in entries]
+             f"{entry['goal']['status']}{_late_note(entry)}" for entry in entries]
     return Result(hints.next_(f"forge goal status --nonce {nonce}"), lines, entries)

@@ -1,0 +1,186 @@
+"""A witness of each goal's head, kept outside the work tree, so a lost ledger is noticed.
+
+The ledger's hash chain catches a record edited, reordered or cut from the middle, but not a
+ledger deleted whole, rolled back to an older copy, replaced by another, or hidden by
+pointing forge elsewhere (`.git/commondir` rewritten, which moves the git common dir and so
+the ledger and every session binding). Each of those would otherwise let the next `/goal`
+start again from zero. So every append also notes the goal's head where the agent's work
+tree and git directory are not:
+
+    <witness root>/<repository key>/goals/<nonce>.json      {"seq", "hash", "objective_hash",
+                                                             "ledger"}: the last head seen
+    <witness root>/<repository key>/objectives/<hash>       the goal of that objective
+    <witness root>/sessions/<session id>                    {"repository", "nonce"}: bound
+
+The witness root is a per-user state directory, `$XDG_STATE_HOME/forge/witness` (default
+`~/.local/state/forge/witness`): the hooks, the agent's Bash tool and a person's terminal all
+find the same one, which the plugin's data directory would not give (the host passes
+`CLAUDE_PLUGIN_DATA` to hooks only). The repository key is the git directory's own path,
+found from the work tree's layout and never from `commondir`, so rewriting that file cannot
+change it.
+
+Checks: at every append (so at every Stop that charges; O(1): one small file, and one record
+read when the witness lags), a ledger whose head is behind the witness, or whose record at
+the witnessed sequence is another one, or that lives somewhere else than it did, fails closed
+with FORGE_GOAL_LEDGER_TAMPERED; at every activation and `forge goal verify`, every witnessed
+goal of the repository must still be in its ledger. A session the witness knows as bound
+whose binding the ledger lost is stopped at its next Stop: with `FORGE_GOAL_UNBUDGETED` and
+the way back (`/goal`) when its goal is still in the ledger, fail closed when the goal is
+gone too. A goal with no witness yet (one
+from before the witness, or the witness deleted) is adopted: deleting the witness and the
+ledger together is what the guard and the kernel sandbox stand against.
+
+Hooks of a session with no goal pay one more stat for this (`session_marker`), only when
+neither a binding nor a pending `/goal` exists; this module imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+GOALS_DIR, OBJECTIVES_DIR, SESSIONS_DIR = "goals", "objectives", "sessions"
+FIX = "forge goal verify"
+
+
+def witness_root() -> Path:
+    """Where forge keeps goal witnesses for this user (outside every work tree)."""
+    state = os.environ.get("XDG_STATE_HOME")
+    if not state or not os.path.isabs(state):
+        state = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(state) / "forge" / "witness"
+
+
+def session_marker(session_id: str) -> str:
+    """The file that says `session_id` was bound to a goal (its name is checked by callers)."""
+    return os.path.join(witness_root(), SESSIONS_DIR, session_id)
+
+
+def repository_key(project) -> str:
+    """This repository's witness key: its git directory's real path, as the work tree's
+    layout gives it (a linked worktree's `<git dir>/worktrees/<name>` counts as `<git dir>`),
+    never read from `commondir`; outside git, the project root's."""
+    import hashlib
+
+    if project.git_dir is None:
+        base = project.root
+    elif project.git_dir.parent.name == "worktrees":
+        base = project.git_dir.parent.parent
+    else:
+        base = project.git_dir
+    return hashlib.sha256(os.fsencode(os.path.realpath(base))).hexdigest()[:32]
+
+
+def _tampered(message: str):
+    from forge_runtime.goal.ledger import tampered
+
+    return tampered(message, FIX)
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        raise _tampered(f"forge's witness file {path.name} cannot be read") from None
+    if not isinstance(data, dict):
+        raise _tampered(f"forge's witness file {path.name} is not forge's")
+    return data
+
+
+def _write(path: Path, data: dict) -> None:
+    """Replace a witness file whole. No fsync: after a power cut the witness may lag the
+    ledger (allowed), never lead it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
+    temp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(temp, path)
+
+
+class Witness:
+    """The witness of one repository's goals."""
+
+    def __init__(self, project) -> None:
+        self.repository = repository_key(project)
+        self.dir = witness_root() / self.repository
+        self.ledger_root = os.path.realpath(project.ledger_root)
+
+    # -- what every append notes ------------------------------------------------------------
+
+    def record(self, nonce: str, record: dict) -> None:
+        """Note `record` as goal `nonce`'s head (called after it is in the ledger)."""
+        goal = record["goal"]
+        _write(self.dir / GOALS_DIR / f"{nonce}.json",
+               {"seq": record["seq"], "hash": record["hash"],
+                "objective_hash": goal.get("objective_hash"), "ledger": self.ledger_root})
+        index = self.dir / OBJECTIVES_DIR / str(goal.get("objective_hash"))
+        if not index.exists():
+            _write(index, {"nonce": nonce})
+
+    def mark_session(self, session_id: str, nonce: str) -> None:
+        """Remember that `session_id` is bound (once; a binding is never undone)."""
+        marker = Path(session_marker(session_id))
+        if not os.path.lexists(marker):
+            _write(marker, {"repository": self.repository, "nonce": nonce})
+
+    # -- checks -------------------------------------------------------------------------------
+
+    def check(self, ledger, head) -> None:
+        """Fail closed unless `head` is at or past what the witness saw of this goal."""
+        seen = _read(self.dir / GOALS_DIR / f"{ledger.nonce}.json")
+        if seen is None:
+            return  # not witnessed yet: adopted at its next append
+        where = f"goal {ledger.nonce}: the witness saw record {seen.get('seq')}"
+        if seen.get("ledger") != self.ledger_root:
+            raise _tampered(f"{where} in the ledger at {seen.get('ledger')}, and forge now "
+                            f"finds the ledger at {self.ledger_root} (moved, or "
+                            ".git/commondir rewritten)")
+        seq = seen.get("seq")
+        if not isinstance(seq, int) or head.seq < seq:
+            raise _tampered(f"{where}, the ledger's head is record {head.seq} (rolled back)")
+        held = head.record if head.seq == seq else ledger.record_at(seq)
+        if held.get("hash") != seen.get("hash"):
+            raise _tampered(f"{where}, the ledger holds another record there (replaced)")
+
+    def check_all(self, ledger_for) -> None:
+        """Every goal the witness saw must still be in this repository's ledger, at or past
+        the head it saw (`ledger_for(nonce)` gives a goal's Ledger); for activations and
+        `forge goal verify`."""
+        goals = self.dir / GOALS_DIR
+        try:
+            names = sorted(os.listdir(goals))
+        except FileNotFoundError:
+            return
+        for name in names:
+            if not name.endswith(".json") or name.startswith("."):
+                continue
+            ledger = ledger_for(name[:-len(".json")])
+            if not ledger.dir.is_dir():
+                seen = _read(goals / name) or {}
+                raise _tampered(f"goal {ledger.nonce}: the witness saw record "
+                                f"{seen.get('seq')} in the ledger at {seen.get('ledger')}, "
+                                f"and the ledger at {self.ledger_root} has no such goal "
+                                "(deleted, replaced, or .git/commondir rewritten)")
+            with ledger.lock():
+                self.check(ledger, ledger.head())
+
+    def goal_of(self, objective_hash: str) -> str | None:
+        """The goal the witness saw for this objective, or None."""
+        nonce = (_read(self.dir / OBJECTIVES_DIR / objective_hash) or {}).get("nonce")
+        return nonce if isinstance(nonce, str) else None
+
+    def bound_goal(self, session_id: str) -> str | None:
+        """The goal the witness saw `session_id` bound to in this repository, or None."""
+        seen = _read(Path(session_marker(session_id))) or {}
+        nonce = seen.get("nonce")
+        return nonce if seen.get("repository") == self.repository and \
+            isinstance(nonce, str) else None
+
+    def lost_binding(self, session_id: str, nonce: str):
+        """The refusal for a bound session whose goal the ledger no longer has."""
+        return _tampered(f"session {session_id} is bound to goal {nonce} (the witness says "
+                         f"so), but the ledger at {self.ledger_root} has no such goal "
+                         "(deleted, replaced, or .git/commondir rewritten)")
