@@ -23,12 +23,19 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from forge_runtime.clarify import headings
-from forge_runtime.clarify.headings import (ACCEPTANCE, AMENDMENTS, BODY, END, GOAL, SECTIONS,
-                                            Section)
+from forge_runtime.clarify.headings import (
+    ACCEPTANCE,
+    AMENDMENTS,
+    BODY,
+    END,
+    GOAL,
+    SECTIONS,
+    Section,
+)
 
 PLACEHOLDER = "_(empty: to be clarified)_"
 ESCAPE = "\\"
@@ -40,7 +47,7 @@ Amendment = namedtuple("Amendment", "at text")
 
 
 def now_stamp() -> str:
-    return datetime.now(timezone.utc).strftime(TIMESTAMP_FORMAT)
+    return datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
 
 
 def _normal_lines(text: str) -> list[str]:
@@ -88,8 +95,15 @@ class Brief:
             raise ValueError(f"a brief has no section {sorted(unknown)[0]!r}; "
                              f"its sections are {', '.join(SECTIONS)}")
         self.sections = {name: _body(_normal_lines(given.get(name) or "")) for name in SECTIONS}
-        self.amendments = tuple(Amendment(str(a.at), _body(_normal_lines(a.text)))
-                                for a in amendments if _body(_normal_lines(a.text)))
+        kept = []
+        for amendment in amendments:
+            if not _ENTRY.fullmatch(f"### {amendment.at}"):
+                raise ValueError(f"an amendment's time reads like {now_stamp()!r}, "
+                                 f"not {amendment.at!r}")
+            text = _body(_normal_lines(amendment.text))
+            if text:
+                kept.append(Amendment(amendment.at, text))
+        self.amendments = tuple(kept)
         self.language = language
 
     # -- reading ---------------------------------------------------------------------------

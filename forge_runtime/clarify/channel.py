@@ -160,7 +160,7 @@ class HumanChannel:
         try:
             outcome, answer = await asyncio.wait_for(asyncio.wrap_future(waiting),
                                                      self.timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             outcome, answer = TIMED_OUT, None
         finally:
             with self._lock:

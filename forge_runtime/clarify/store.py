@@ -21,6 +21,7 @@ from forge_runtime.errors import EXIT_REFUSED, EXIT_USAGE, ForgeError
 
 NOTES_DIR = "notes"
 BRIEF_NAME = "brief.md"
+INCOMPLETE = "FORGE_BRIEF_INCOMPLETE"  # the JSON `code` of a brief that lacks sections
 _KEPT = re.compile(r"brief\.(\d+)\.md")
 
 Frozen = namedtuple("Frozen", "path kept")
@@ -44,7 +45,7 @@ def frozen(path: Path) -> Brief | None:
 def incomplete(brief: Brief, fix: str) -> ForgeError:
     """The refusal for a brief that lacks sections, naming them as `missing()` does."""
     return ForgeError(f"the brief lacks: {', '.join(brief.missing())}", fix,
-                      exit_code=EXIT_USAGE, code="FORGE_BRIEF_INCOMPLETE",
+                      exit_code=EXIT_USAGE,
                       rationale="fill in those sections (or record an assumption), then freeze")
 
 

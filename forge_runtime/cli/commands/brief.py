@@ -80,7 +80,7 @@ def _data(brief, source: str) -> dict:
 
 
 def run_check(args) -> Result:
-    from forge_runtime.clarify.store import incomplete
+    from forge_runtime.clarify.store import INCOMPLETE, incomplete
 
     if args.file is None:
         path = _frozen_path()
@@ -94,7 +94,7 @@ def run_check(args) -> Result:
     shown = shlex.quote(source)
     if not brief.complete:
         refusal = incomplete(brief, f"forge brief check {shown}")
-        return Result(refusal.hint(), _report(brief), {**data, "code": refusal.code},
+        return Result(refusal.hint(), _report(brief), {**data, "code": INCOMPLETE},
                       EXIT_USAGE)
     if args.file is None:
         return Result(hints.next_("forge brief show", "the frozen brief is complete"),
@@ -134,8 +134,8 @@ def run_show(args) -> Result:
 
         raise incomplete(brief, f"forge brief check {shlex.quote(str(path))}")
     # Indented, so a body line such as "Fix: the login bug" cannot pass for a hint.
-    lines = [f"brief {path}", "",
-             *(f"  {line}" if line else "" for line in brief.to_markdown().rstrip("\n").split("\n"))]
+    shown = brief.to_markdown().rstrip("\n").split("\n")
+    lines = [f"brief {path}", "", *(f"  {line}" if line else "" for line in shown)]
     return Result(hints.next_(f"/goal {brief.goal_condition}",
                               "the host's /goal, with a condition made from the acceptance "
                               "criteria"), lines, {**_data(brief, str(path)), "path": str(path)})
