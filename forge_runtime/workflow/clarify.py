@@ -35,6 +35,7 @@ CLARIFIER_TOOLS = ("Read", "Grep", "Glob", ASK_TOOL)
 RESUME_NAME = "clarify-session.json"
 DIALOGUE_NAME = "clarify-dialogue.jsonl"
 DEFAULT_RETRIES = 2
+TOOL_SEARCH_ENV = "ENABLE_TOOL_SEARCH"
 
 SYSTEM_PROMPT = f"""You are forge's clarifier. You find out what is really being asked before \
 anyone builds it. You may read the project (Read, Grep, Glob) and ask the person with the \
@@ -88,8 +89,11 @@ def clarifier_options(channel: HumanChannel, bench: Workbench, **overrides):
 
     from forge_runtime.guard.sdk import whitelist_guard
 
+    # The host defers MCP tools behind its ToolSearch tool unless told not to; the clarifier's
+    # one way to the person must be in every request's tool list.
+    env = {TOOL_SEARCH_ENV: "false", **overrides.pop("env", {})}
     settings = dict(
-        cwd=str(bench.root), system_prompt=SYSTEM_PROMPT, permission_mode="default",
+        env=env, cwd=str(bench.root), system_prompt=SYSTEM_PROMPT, permission_mode="default",
         allowed_tools=list(CLARIFIER_TOOLS), mcp_servers={SERVER_NAME: channel.server()},
         hooks={"PreToolUse": whitelist_guard(CLARIFIER_TOOLS, role=ROLE)})
     settings.update(overrides)

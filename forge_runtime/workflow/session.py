@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Callable
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
@@ -65,7 +66,9 @@ class SdkSession:
 
 def model_failure(detail: str) -> ForgeError:
     """One `Error:` + `Fix:` for a model that cannot be used: no key, or not reachable."""
-    detail = " ".join(detail.split())[:300]
+    detail = " ".join(detail.split())
+    detail = re.sub(r"^Claude Code returned an error result: |\s*\(exit code: \d+\)$", "",
+                    detail)[:300]
     if any(word in detail.lower() for word in _NO_KEY_WORDS):
         return ForgeError(f"the model refused the session: no valid API key or login ({detail})",
                           "claude auth login", exit_code=EXIT_REFUSED, code="FORGE_MODEL_NO_KEY",
