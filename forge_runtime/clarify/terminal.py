@@ -64,7 +64,8 @@ class TerminalUI:
             lines = [f"Question {question.number}: {question.text}"]
             lines += [f"  {n}. {option}" for n, option in enumerate(question.options, 1)]
             if self.show_quota:
-                lines.append(f"  ({question.remaining} question(s) left)")
+                left = question.remaining
+                lines.append(f"  ({left} question{'' if left == 1 else 's'} left)")
             self._write("\n".join(lines) + "\n" + ("" if self.nobody else PROMPT))
 
     def show_settled(self, question: Question, outcome: str, answer: str | None) -> None:
