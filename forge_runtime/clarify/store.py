@@ -110,3 +110,24 @@ def _suppress():
     import contextlib
 
     return contextlib.suppress(OSError)
+
+
+def brief_of_goal(forge_dir: str | os.PathLike, objective: str) -> Path | None:
+    """The frozen brief (current or kept) whose `/goal` condition is `objective`, or None.
+
+    `forge brief freeze`, `forge brief show` and `forge clarify` all hand on `/goal <the
+    brief's goal_condition>`; a goal whose objective is that condition started from it.
+    """
+    from forge_runtime.goal.objective import normalise
+
+    wanted = normalise(objective)
+    folder = Path(forge_dir) / NOTES_DIR
+    try:
+        names = sorted(os.listdir(folder), reverse=True)
+    except OSError:
+        return None
+    for name in [BRIEF_NAME, *(n for n in names if _KEPT.fullmatch(n))]:
+        brief = frozen(folder / name)
+        if brief is not None and normalise(brief.goal_condition) == wanted:
+            return folder / name
+    return None

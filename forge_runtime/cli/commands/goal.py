@@ -42,6 +42,14 @@ def _summary(goal: dict) -> list[str]:
             f"({goal['activation_count']} activation(s) x 20)"]
 
 
+def _brief_of(project, goal: dict):
+    """The frozen brief this goal started from, relative to the project, or None."""
+    from forge_runtime.clarify.store import brief_of_goal
+
+    found = brief_of_goal(project.forge_dir, goal["objective"])
+    return None if found is None else found.relative_to(project.root)
+
+
 def _way_on(goal: dict) -> hints.Hint:
     status = goal["status"]
     if status == "exhausted":
@@ -64,8 +72,12 @@ def status(args) -> Result:
         return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
     seen = core.view(project, nonce)
     lines = _summary(seen.goal) + [f"next step   {seen.next_step or '(none in the checklist)'}"]
+    brief = _brief_of(project, seen.goal)
+    if brief is not None:
+        lines.append(f"brief       {brief}")
     data = {"goal": seen.goal, "state_turn_count": seen.state_turn_count,
-            "next_step": seen.next_step, "consistent": seen.consistent}
+            "next_step": seen.next_step, "consistent": seen.consistent,
+            "brief": None if brief is None else str(brief)}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
         tampered = seen.problem_code in (None, TAMPERED)
