@@ -57,10 +57,12 @@ _LOOKUP = {_key(word): name for name, words in SYNONYMS.items() for word in word
 
 # `1.` `1)` `1、` `(1)` `I.` before the heading word.
 _NUMBER = r"(?:\(?\d{1,3}[.)、]|\d{1,3}\s|[IVX]{1,4}\.)?\s*"
-_ATX = re.compile(r"(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# Matched against a line's first HEAD characters only, so no line costs more than that to
+# read, however long (a label is at most 60 characters after its number).
+HEAD = 120
 _EMPHASIS = re.compile(_NUMBER + r"(\*\*|__)\s*" + _NUMBER + r"([^*_]{1,60}?)\s*([:：]?)\s*\1"
-                       r"\s*([:：]?)\s*(.*)$")
-_COLON = re.compile(_NUMBER + r"([^:：*_#>|`]{1,60}?)\s*[:：]\s*(.*)$")
+                       r"[ \t]*([:：]?)")
+_COLON = re.compile(_NUMBER + r"([^:：*_#>|`]{1,60}?)\s*[:：]")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 
 # Levels: an ATX heading's number of `#`; bold and colon headings are below all of them.
@@ -86,9 +88,11 @@ def section_name(label: str) -> str | None:
     return _LOOKUP.get(key) or _LOOKUP.get(_ASIDE.sub("", key))
 
 
+_NUMBERED = re.compile(_NUMBER)
+
+
 def _unnumbered(title: str) -> str:
-    match = re.match(_NUMBER + r"(.*)$", title)
-    return match.group(1) if match else title
+    return title[_NUMBERED.match(title).end():]
 
 
 def classify(line: str, level: int | None = None, current: str | None = None):
@@ -102,36 +106,53 @@ def classify(line: str, level: int | None = None, current: str | None = None):
     stripped = line.strip()
     if not stripped or stripped[0] in ">|\\-+*" and not stripped.startswith(("**", "__")):
         return BODY
-    atx = _ATX.fullmatch(stripped)
+    atx = _atx(stripped) if stripped[0] == "#" else None
     if atx:
-        depth = len(atx.group(1))
-        title = atx.group(2).strip()
-        inner = _EMPHASIS.fullmatch(title)
-        words = inner.group(2) if inner and not inner.group(5) else title
-        words = _unnumbered(words).rstrip(":： ").strip()
+        depth, title = atx
+        inner = _EMPHASIS.match(title[:HEAD])
+        words = inner.group(2) if inner and not title[inner.end():].strip() else title
+        words = _unnumbered(words[:HEAD]).rstrip(":： ").strip()
         name = section_name(words)
         if name is not None:
             return Section(name, depth, words, "")
         return END if level is not None and depth <= level else BODY
-    emphasis = _EMPHASIS.fullmatch(stripped)
+    head = stripped[:HEAD]
+    emphasis = _EMPHASIS.match(head) if "**" in head or "__" in head else None
     if emphasis:
         name = section_name(emphasis.group(2))
+        rest = stripped[emphasis.end():].strip()
         has_colon = emphasis.group(3) or emphasis.group(4)
-        if name is not None and (has_colon or not emphasis.group(5)):
-            if name == current and emphasis.group(5):
+        if name is not None and (has_colon or not rest):
+            if name == current and rest:
                 return BODY
-            return Section(name, INLINE_LEVEL, emphasis.group(2).strip(), emphasis.group(5))
+            return Section(name, INLINE_LEVEL, emphasis.group(2).strip(), rest)
         return BODY
-    colon = _COLON.fullmatch(stripped)
+    colon = _COLON.match(head) if ":" in head or "：" in head else None
     if colon:
         name = section_name(colon.group(1))
-        if name is not None and not (name == current and colon.group(2)):
-            return Section(name, INLINE_LEVEL, colon.group(1).strip(), colon.group(2))
+        rest = stripped[colon.end():].strip()
+        if name is not None and not (name == current and rest):
+            return Section(name, INLINE_LEVEL, colon.group(1).strip(), rest)
     return BODY
+
+
+def _atx(stripped: str) -> tuple[int, str] | None:
+    """A Markdown ATX heading's level and title (closing `#`s dropped), or None."""
+    depth = len(stripped) - len(stripped.lstrip("#"))
+    rest = stripped[depth:]
+    if not 1 <= depth <= 6 or not rest or rest[0] not in " \t":
+        return None
+    title = rest.strip()
+    unclosed = title.rstrip("#")
+    if unclosed != title and (not unclosed or unclosed[-1] in " \t"):
+        title = unclosed.rstrip()
+    return depth, title
 
 
 def fence_of(line: str) -> str | None:
     """The fence a line opens (three or more backticks or tildes), or None."""
+    if "```" not in line and "~~~" not in line:
+        return None
     match = _FENCE.match(line)
     return match.group(1) if match else None
 
