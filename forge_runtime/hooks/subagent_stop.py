@@ -9,7 +9,9 @@ same `store.freeze` the CLI and the runtime use. A complete brief is frozen at
 The host's SubagentStop input carries the subagent's final answer as
 `last_assistant_message` (measured on Claude Code 2.1.332); the agent's own transcript
 (`agent_transcript_path`) is read only when that field is missing.
-Every other subagent costs one dictionary lookup: nothing is imported for them.
+hooks.json registers it with `"matcher": "forge:clarifier"`, which the host matches
+against the agent type (measured): it does not even start for other subagents. Should it
+run for one anyway (a hand-written settings file), that costs one dictionary lookup.
 """
 
 from __future__ import annotations
