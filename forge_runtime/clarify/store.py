@@ -66,7 +66,12 @@ def freeze(brief: Brief, path: Path, *, new: bool = False, fix: str = "forge bri
                              rationale="a frozen brief is never edited; --new keeps it and "
                                        "freezes a new one")
         kept = path.with_name(f"brief.{_next_number(path.parent)}.md")
-        os.link(path, kept)
+        try:
+            os.link(path, kept)
+        except OSError:  # a file system without hard links
+            import shutil
+
+            shutil.copy2(path, kept)
     write_atomically(path, brief.to_markdown())
     return Frozen(path, kept)
 

@@ -44,7 +44,12 @@ def run(args) -> Result:
     from forge_runtime.clarify.store import frozen
     from forge_runtime.clarify.terminal import TerminalUI
     from forge_runtime.workflow import Workbench, Workflow
-    from forge_runtime.workflow.clarify import STEP_NAME, clarify_step, dialogue_path
+    from forge_runtime.workflow.clarify import (
+        STEP_NAME,
+        clarify_step,
+        dialogue_path,
+        interrupted_session,
+    )
 
     if not args.wish.strip():
         raise ForgeError("forge clarify: the wish is empty", "forge clarify --help")
@@ -57,9 +62,14 @@ def run(args) -> Result:
     screen = TerminalUI(channel, out=sys.stderr if args.json else sys.stdout,
                         show_quota=args.asks is not None, nobody=args.timeout <= 0)
     workflow = Workflow([clarify_step(channel, prompt=args.wish, new=args.new)])
+    resuming = interrupted_session(bench) is not None and not args.new
     screen.start()
     try:
         ran = asyncio.run(workflow.run(bench))
+    except ForgeError as exc:
+        if resuming:  # the kept session may be gone (another machine, a cleared HOME)
+            exc.alternatives.append(f"{_again(args)} --new")
+        raise
     except KeyboardInterrupt:
         screen.stop()
         return Result(hints.next_(_again(args), "run it again to continue where it stopped"),
