@@ -151,7 +151,8 @@ class HumanChannel:
             asked = Question(text, tuple(choices), self.asked, self._remaining())
         if over:
             return self._idle(asked, OVER_QUOTA)
-        if self.timeout_s is not None and self.timeout_s <= 0:
+        if self.timeout_s is not None and self.timeout_s <= 0:  # shown, never waited for
+            self._guarded(self.on_question, asked)
             return self._idle(asked, TIMED_OUT)
         waiting: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:
