@@ -34,7 +34,6 @@ from forge_runtime.clarify.headings import (
     END,
     GOAL,
     SECTIONS,
-    Section,
 )
 
 PLACEHOLDER = "_(empty: to be clarified)_"
@@ -264,4 +263,4 @@ def load(path: str | Path) -> Brief:
     return Brief.load(path)
 
 
-__all__ = ["Amendment", "Brief", "PLACEHOLDER", "SECTIONS", "Section", "load", "parse"]
+__all__ = ["Amendment", "Brief", "PLACEHOLDER", "SECTIONS", "load", "parse"]
