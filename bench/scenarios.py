@@ -201,7 +201,7 @@ def hints_audit(space: Workspace) -> Plan:
 
 
 def all_scenarios() -> list[Scenario]:
-    from bench import goal
+    from bench import brief, goal
 
     return [
         Scenario("floor", "floor", "python3 -c pass", floor_with_site),
@@ -230,4 +230,5 @@ def all_scenarios() -> list[Scenario]:
                    artifact_listing(command, count))
           for command in ("list", "tree") for count in (100, 2000)],
         Scenario("hints-audit", "CLI", "forge hints audit", hints_audit),
+        *brief.scenarios(),
     ]

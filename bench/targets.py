@@ -26,6 +26,9 @@ FLOOR_LIMITS = (
     ("stop-charge-200", 2.0, "Stop charging a 200-turn ledger"),
 )
 GROWTH = ("stop-charge-2000", "stop-charge-20", 1.25)
+# The brief parser is linear: 100x the input may cost at most 150x the whole command.
+BRIEF_GROWTH = ("brief-check-1mb", "brief-check-10kb", 150.0)
+BRIEF_LIMIT_MS = 500.0
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ def evaluate(outcomes: list[Outcome]) -> list[Check]:
     else:
         missing = big_o if not big_o or big_o.status != MEASURED else small_o
         checks.append(Check(subject, f"<= {limit}x", _unmeasured(missing), None))
+    checks += _brief_checks(by_key)
     for outcome in outcomes:
         if not outcome.scenario.is_hook or outcome.status != MEASURED:
             continue
@@ -99,4 +103,27 @@ def evaluate(outcomes: list[Outcome]) -> list[Check]:
             continue
         checks.append(Check(subject, f"< {PEAK_LIMIT_MB:.0f} MB", f"{peak:.1f} MB",
                             peak < PEAK_LIMIT_MB, _margin(peak, PEAK_LIMIT_MB, " MB")))
+    return checks
+
+
+def _brief_checks(by_key: dict[str, Outcome]) -> list[Check]:
+    """`forge brief check`: 1 MB under BRIEF_LIMIT_MS, and linear against 10 KB."""
+    big_key, small_key, limit = BRIEF_GROWTH
+    big, small = by_key.get(big_key), by_key.get(small_key)
+    checks = []
+    subject = "forge brief check on a 1 MB messy brief"
+    if big is None or big.status != MEASURED:
+        checks.append(Check(subject, f"< {BRIEF_LIMIT_MS:.0f} ms", _unmeasured(big), None))
+    else:
+        checks.append(Check(subject, f"< {BRIEF_LIMIT_MS:.0f} ms", f"{big.median_ms:.0f} ms",
+                            big.median_ms < BRIEF_LIMIT_MS,
+                            _margin(big.median_ms, BRIEF_LIMIT_MS, " ms")))
+    subject = "forge brief check, 1 MB vs 10 KB (linear parser)"
+    if big and small and big.status == small.status == MEASURED:
+        ratio = big.median_ms / small.median_ms
+        checks.append(Check(subject, f"<= {limit:.0f}x", f"{ratio:.2f}x", ratio <= limit,
+                            _margin(ratio, limit, "x")))
+    else:
+        missing = big if not big or big.status != MEASURED else small
+        checks.append(Check(subject, f"<= {limit:.0f}x", _unmeasured(missing), None))
     return checks

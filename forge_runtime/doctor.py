@@ -100,7 +100,7 @@ def check_hook_wiring(project: Project) -> Check:
         problem = _plugin_problem(root)
         if problem:
             return Check("plugin", False, problem[0], problem[1])
-        return Check("plugin", True, f"plugin bundle at {root}: manifest, five hooks, launcher")
+        return Check("plugin", True, f"plugin bundle at {root}: manifest, hooks, launcher")
     settings_path = project.root / ".claude" / "settings.json"
     try:
         settings = hook_settings.read_settings(settings_path)
@@ -113,7 +113,7 @@ def check_hook_wiring(project: Project) -> Check:
     if absent:
         return Check("hooks", False, f".claude/settings.json does not run forge for "
                                      f"{', '.join(absent)}", "forge init --hooks")
-    return Check("hooks", True, ".claude/settings.json runs forge's five hooks")
+    return Check("hooks", True, ".claude/settings.json runs forge's hooks")
 
 
 def codex_installed(project: Project) -> bool:

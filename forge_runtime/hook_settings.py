@@ -1,6 +1,6 @@
 """`forge init --hooks` / `--host codex`: wire forge's hooks into a host's project settings.
 
-People who pip-install forge instead of adding the plugin get the same five registrations
+People who pip-install forge instead of adding the plugin get the same registrations
 as the plugin's `hooks/hooks.json` (same events, matchers and timeouts), pointing at the
 interpreter that has forge installed, in exec form (`"args"`, no shell). The merge keeps
 every other key and every other hook, replaces forge's own entries instead of adding a

@@ -41,6 +41,11 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
     ("ledger", "verify"): [["--project", "."]],
+    ("brief", "check"): [[], ["missing.md"], ["-"]],
+    ("brief", "freeze"): [[], ["-"]],
+    ("brief", "show"): [[]],
+    # Refusal paths; the full run: tests/host/test_clarify_runtime.py
+    ("clarify",): [["  "], ["x", "--asks", "-1"]],
 }
 
 

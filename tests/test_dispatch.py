@@ -78,7 +78,7 @@ def test_on_failure_decides_the_reply_when_a_module_defines_it(monkeypatch):
 
 
 def test_an_unknown_event_name_is_a_launcher_error():
-    code, out, err = run("PostToolUse", b"{}")
+    code, out, err = run("Notification", b"{}")
     assert (code, out) == (1, "")
     assert "expected one event name of SessionStart" in err
 

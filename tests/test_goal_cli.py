@@ -67,6 +67,27 @@ def test_status_shows_the_budget_and_hints_real_commands(project, capsys):
     assert all(parses(command) for command in _hint_commands(text))
     code, data = _json(capsys, "goal", "status")
     assert data["goal"]["turn_count"] == 3 and data["_hint"]["marker"] == "Wait"
+    assert data["brief"] is None and "brief " not in text  # a goal typed by hand
+
+
+def test_status_names_the_frozen_brief_the_goal_started_from(project, capsys):
+    from forge_runtime.clarify.brief import Brief
+    from forge_runtime.clarify.store import brief_path, freeze
+
+    brief = Brief.parse("Goal: g\nAcceptance criteria:\n- the parser passes\nScope: parser\n"
+                        "Assumptions: none\n")
+    freeze(brief, brief_path(project.forge_dir))
+    session = Session(project)
+    session.person_goal(brief.goal_condition)
+    session.turn()
+    code, text = _run(capsys, "goal", "status")
+    assert code == 0 and "brief       .forge/notes/brief.md" in text
+    freeze(brief.amended("and the lexer"), brief_path(project.forge_dir), new=True)
+    assert "brief       .forge/notes/brief.md" in _run(capsys, "goal", "status")[1]
+    freeze(Brief.parse(str(brief.to_markdown()).replace("- the parser passes", "- other")),
+           brief_path(project.forge_dir), new=True)
+    code, data = _json(capsys, "goal", "status")
+    assert data["brief"] == ".forge/notes/brief.2.md"
 
 
 def test_status_of_an_exhausted_goal_names_the_way_on_as_the_stop_hook_does(project, capsys):

@@ -15,7 +15,8 @@ from forge_runtime import hook_settings, initializer, resources
 from forge_runtime.cli.main import main
 from forge_runtime.project import find_project
 
-EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"]
+EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop",
+          "SessionEnd"]
 
 
 @pytest.fixture
@@ -141,7 +142,7 @@ def test_forge_ships_no_skill_or_command_named_goal():
     assert not (bundle / "commands").exists()
 
 
-def test_hooks_wiring_registers_the_five_events_in_exec_form(project):
+def test_hooks_wiring_registers_every_event_in_exec_form(project):
     assert forge("init", "--hooks") == 0
     settings = json.loads((project / ".claude/settings.json").read_text())
     assert list(settings["hooks"]) == EVENTS
@@ -178,7 +179,9 @@ def test_hooks_wiring_keeps_other_hooks_and_keys_and_never_duplicates(project):
     settings = json.loads(settings_path.read_text())
     assert settings["model"] == "opus"
     assert settings["permissions"] == {"allow": ["Bash(ls:*)"]}
-    assert settings["hooks"]["PostToolUse"] == [{"matcher": "Write", "hooks": [theirs]}]
+    post = settings["hooks"]["PostToolUse"]
+    assert post[0] == {"matcher": "Write", "hooks": [theirs]}
+    assert len(post) == 2 and hook_settings.is_forge_hook(post[1]["hooks"][0])
     stop = settings["hooks"]["Stop"]
     assert stop[0] == {"hooks": [theirs]}
     assert len(stop) == 2 and hook_settings.is_forge_hook(stop[1]["hooks"][0])

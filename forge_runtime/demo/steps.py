@@ -144,6 +144,27 @@ def guard_refuses_writes(demo: Demo) -> Section:
     ])
 
 
+def clarify_freezes_a_brief(demo: Demo) -> Section:
+    """`/forge:clarify`: the read-only clarifier answers; forge, not the model, freezes it."""
+    session = demo.session("clarify-skill", "/forge:clarify export the monthly report as CSV",
+                           script="clarify", args=("--permission-mode", "acceptEdits"))
+    (stop,) = session.hooks_for("SubagentStop") or [None]
+    brief = demo.project / ".forge" / "notes" / "brief.md"
+    if stop is None or not brief.is_file() or (demo.project / "brief.md").exists():
+        raise DemoFailed("the clarifier's brief was not frozen by forge's SubagentStop hook")
+    shown = demo.forge("brief", "show")
+    if shown.exit_code != 0:
+        raise DemoFailed(f"forge brief show failed: {shown.stdout}{shown.stderr}")
+    said = stop.reply["systemMessage"].splitlines()
+    return Section("/forge:clarify: a frozen brief before the work", [
+        "The skill handed the wish to forge:clarifier, which may only read and ask; "
+        "its Write was refused.",
+        f"forge's SubagentStop hook froze its answer at {brief.relative_to(demo.project)} "
+        "and told the main session (through the Agent call's PostToolUse):",
+        *(f"    {line}" for line in said),
+    ])
+
+
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
     from forge_runtime.hint_audit import json_problems, output_problems
@@ -163,4 +184,5 @@ def hint_contract(demo: Demo) -> Section:
 
 
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
-         budget_stops_native_autonomy, guard_refuses_writes, hint_contract)
+         budget_stops_native_autonomy, guard_refuses_writes, clarify_freezes_a_brief,
+         hint_contract)

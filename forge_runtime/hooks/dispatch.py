@@ -19,7 +19,9 @@ EVENT_MODULES = {
     "SessionStart": "session_start",
     "UserPromptSubmit": "user_prompt_submit",
     "PreToolUse": "pre_tool_use",
+    "PostToolUse": "post_tool_use",
     "Stop": "stop",
+    "SubagentStop": "subagent_stop",
     "SessionEnd": "session_end",
 }
 

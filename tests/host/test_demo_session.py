@@ -41,10 +41,16 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     guard = "\n".join(report["sections"][4]["lines"])
     assert "the clarifier role may not use Write" in guard
     assert "Bash deletes the goal ledger" in guard
+    assert titles[5] == "/forge:clarify: a frozen brief before the work"
+    clarify = "\n".join(report["sections"][5]["lines"])
+    assert "Next: /goal every acceptance criterion of the brief holds: report --csv writes " \
+           "report.csv; its header names every column" in clarify
+    assert "forge brief show -> Next" in "\n".join(report["sections"][-1]["lines"])
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()
     assert any((project / ".git" / "forge-goals").iterdir())
+    assert (project / ".forge" / "notes" / "brief.md").is_file()
 
 
 def test_demo_text_report_ends_with_a_hint_and_leaves_nothing_behind(tmp_path, claude_bin):

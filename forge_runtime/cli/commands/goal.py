@@ -42,6 +42,14 @@ def _summary(goal: dict) -> list[str]:
             f"({goal['activation_count']} activation(s) x 20)"]
 
 
+def _brief_of(project, goal: dict):
+    """The frozen brief this goal started from, relative to the project, or None."""
+    from forge_runtime.clarify.store import brief_of_goal
+
+    found = brief_of_goal(project.forge_dir, goal["objective"])
+    return None if found is None else found.relative_to(project.root)
+
+
 def _way_on(goal: dict) -> hints.Hint:
     status = goal["status"]
     if status == "exhausted":
@@ -67,9 +75,12 @@ def status(args) -> Result:
     if seen.late_turns:
         lines.append(f"late        {seen.late_turns} turn(s) charged late (their Stop hooks did "
                      "not finish)")
+    brief = _brief_of(project, seen.goal)
+    if brief is not None:
+        lines.append(f"brief       {brief}")
     data = {"goal": seen.goal, "state_turn_count": seen.state_turn_count,
             "next_step": seen.next_step, "consistent": seen.consistent,
-            "late_turns": seen.late_turns}
+            "late_turns": seen.late_turns, "brief": None if brief is None else str(brief)}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
         tampered = seen.problem_code in (None, TAMPERED)

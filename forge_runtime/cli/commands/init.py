@@ -40,7 +40,7 @@ def run(args) -> Result:
     if args.hooks:
         path, changed = hook_settings.wire_hooks(project.root)
         shown = path.relative_to(project.root).as_posix()
-        lines.append(f"{'wired' if changed else 'unchanged':<9} {shown} (forge's five hooks)")
+        lines.append(f"{'wired' if changed else 'unchanged':<9} {shown} (forge's hooks)")
         data["settings"] = {"path": str(path), "changed": changed}
     if codex:
         path, changed = hook_settings.wire_codex_hooks(project.root)

@@ -1,0 +1,30 @@
+"""PostToolUse of the Agent tool: tell the main session what forge did with its clarifier.
+
+The host hands nothing a SubagentStop hook says to the main session (its `systemMessage`
+reaches only the person, and `additionalContext` or a block makes the subagent go on:
+measured on Claude Code 2.1.332). So the SubagentStop hook leaves its verdict in
+`.forge/local/clarify-outcome-<session>.txt`, and this hook, registered for the Agent tool
+only, adds it to the Agent call's result as `additionalContext`. Any other agent costs one
+dictionary lookup.
+"""
+
+from __future__ import annotations
+
+REQUIRED: dict[str, type] = {"tool_name": str, "tool_input": dict}
+
+
+def handle(event: dict) -> dict | None:
+    from forge_runtime.hooks.subagent_stop import CLARIFIER
+
+    if event["tool_input"].get("subagent_type") != CLARIFIER:
+        return None
+    from forge_runtime.hooks.subagent_stop import outcome_path
+    from forge_runtime.project import find_project
+
+    path = outcome_path(find_project(event.get("cwd")), event["session_id"])
+    try:
+        said = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    path.unlink(missing_ok=True)
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": said}}
