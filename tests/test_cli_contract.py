@@ -41,6 +41,10 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
     ("ledger", "verify"): [["--project", "."]],
+    # Project scope only: the user and managed scopes are this machine's real files.
+    ("sandbox", "enable"): [[]],
+    ("sandbox", "status"): [[]],
+    ("sandbox", "disable"): [[]],
 }
 
 
