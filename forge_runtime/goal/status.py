@@ -62,7 +62,7 @@ def chosen_nonce(project: Project, nonce: str | None = None) -> str | None:
 def view(project: Project, nonce: str) -> GoalView:
     """The goal, fully verified, and whether state.md agrees with it."""
     ledger = Ledger(project.ledger_root, nonce)
-    with ledger.lock():
+    with ledger.lock(shared=True):
         goal = ledger.verify()
         try:
             current = consistency.check(project.state_path, ledger)
