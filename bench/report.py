@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench import adversarial
 from bench.suite import MEASURED, Outcome
 from bench.targets import FLOOR_KEY, Check, peak_mb
 
@@ -84,6 +85,7 @@ class Report:
     runs: int
     warmup: int
     concurrency: dict | None = None
+    adversarial: dict | None = None
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -173,6 +175,8 @@ def text(report: Report) -> str:
         out += ["", *_text_pass(run)]
     if report.concurrency:
         out += ["", _concurrency_line(report.concurrency)]
+    if report.adversarial:
+        out += ["", redact(adversarial.line(report.adversarial))]
     return "\n".join(out)
 
 
@@ -214,7 +218,10 @@ def as_json(report: Report) -> dict:
             "passes": [_pass_json(run) for run in report.passes],
             "concurrency": report.concurrency and {
                 key: redact(value) if isinstance(value, str) else value
-                for key, value in report.concurrency.items()}}
+                for key, value in report.concurrency.items()},
+            "adversarial": report.adversarial and {
+                key: redact(value) if isinstance(value, str) else value
+                for key, value in report.adversarial.items()}}
 
 
 def write_json(report: Report, path: Path) -> None:
@@ -297,15 +304,17 @@ def markdown(report: Report) -> str:
         "start-up makes the floor slow and preloads modules forge would otherwise import "
         "itself, so forge looks cheaper next to it; the lean pass has none of that, like the "
         "`forge-env` the plugin builds. Read `+ms` alongside `x floor`. The two reference "
-        "rows run no forge code: what the launcher's `-m` costs (runpy), and the least any "
-        "hook pays that reads its stdin JSON that way; no hook can beat them without "
-        "changing how it starts or reads its input.",
+        "rows run no forge code: what `-m` costs (runpy; the plugin's launcher runs a file "
+        "instead), and the least any hook pays that reads its stdin JSON that way.",
     ]
     out += ["", *[f"- {_summary(run)}" for run in report.passes]]
     for run in report.passes:
         out += ["", *_md_pass(run)]
     if report.concurrency:
         out += ["", "## Concurrency", "", _concurrency_line(report.concurrency) + "."]
+    if report.adversarial:
+        out += ["", "## Slow input", "", redact(adversarial.line(report.adversarial)) + ".",
+                "", *adversarial.table(report.adversarial)]
     return "\n".join(out) + "\n"
 
 

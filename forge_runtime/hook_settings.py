@@ -2,7 +2,9 @@
 
 People who pip-install forge instead of adding the plugin get the same registrations
 as the plugin's `hooks/hooks.json` (same events, matchers and timeouts), pointing at the
-interpreter that has forge installed, in exec form (`"args"`, no shell). The merge keeps
+interpreter that has forge installed, in exec form (`"args"`, no shell), isolated (`-I`: the
+project, the hook's working directory, is never on `sys.path`, and no PYTHON* variable from a
+settings file's `env` applies). The merge keeps
 every other key and every other hook, replaces forge's own entries instead of adding a
 second copy, and leaves a file it cannot read exactly as it was.
 
@@ -24,6 +26,9 @@ from forge_runtime.errors import ForgeError
 from forge_runtime.initializer import write_atomically
 
 HOOK_MODULE_ARGS = ["-m", "forge_runtime.hooks"]
+# Claude Code hooks of a pip install run isolated; an entry without the flag (written by an
+# older forge) is still forge's own, to be replaced.
+ISOLATED = "-I"
 LAUNCHER_NAME = "forge-hook"
 
 
@@ -36,12 +41,12 @@ def plugin_registrations(bundle: Path | None = None) -> dict[str, list[dict]]:
 
 def pip_registrations(python: str = sys.executable,
                       bundle: Path | None = None) -> dict[str, list[dict]]:
-    """The same groups, each hook running `<python> -m forge_runtime.hooks <Event>`."""
+    """The same groups, each hook running `<python> -I -m forge_runtime.hooks <Event>`."""
     wired: dict[str, list[dict]] = {}
     for event, groups in plugin_registrations(bundle).items():
         wired[event] = []
         for group in groups:
-            hooks = [{**hook, "command": python, "args": [*HOOK_MODULE_ARGS, event]}
+            hooks = [{**hook, "command": python, "args": [ISOLATED, *HOOK_MODULE_ARGS, event]}
                      for hook in group["hooks"]]
             wired[event].append({**group, "hooks": hooks})
     return wired
@@ -72,7 +77,7 @@ def is_forge_hook(hook: object) -> bool:
     if not isinstance(hook, dict):
         return False
     args = hook.get("args")
-    if isinstance(args, list) and args[:2] == HOOK_MODULE_ARGS:
+    if isinstance(args, list) and HOOK_MODULE_ARGS in (args[:2], args[1:3]):
         return True
     command = str(hook.get("command", ""))
     return "forge_runtime.hooks" in command or command.endswith(f"/{LAUNCHER_NAME}")

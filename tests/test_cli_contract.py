@@ -46,6 +46,10 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("brief", "show"): [[]],
     # Refusal paths; the full run: tests/host/test_clarify_runtime.py
     ("clarify",): [["  "], ["x", "--asks", "-1"]],
+    # Project scope only: the user and managed scopes are this machine's real files.
+    ("sandbox", "enable"): [[]],
+    ("sandbox", "status"): [[]],
+    ("sandbox", "disable"): [[]],
 }
 
 

@@ -28,6 +28,11 @@ WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit",
 # Tools forge cannot read the effect of: refused when their input names a protected place.
 OPAQUE_TOOLS = frozenset({"PowerShell"})
 MCP_PREFIX = "mcp__"
+# An opaque tool's input with more strings than this, or more characters to resolve as
+# paths, is refused unread: each resolution is a `realpath`, one system call per part.
+MAX_OPAQUE_STRINGS = 2000
+MAX_OPAQUE_PATH_CHARS = 200_000
+MAX_PATH_CHARS = 4096
 GUARD = "forge guard"
 DOCTOR = "forge doctor"
 PROTECTION_RATIONALE = ("forge protects the goal ledger, its guard files and the goal fields of "
@@ -69,6 +74,10 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
     touches_world = (tool in WRITING_TOOLS or tool in OPAQUE_TOOLS
                      or tool.startswith(MCP_PREFIX))
     guarded = role is not None or mode is not None or agent_type is not None
+    if tool_input.get("dangerouslyDisableSandbox") is True:
+        escape = _sandbox_escape(project, session_id, guarded)
+        if escape is not None:
+            return escape
     if not guarded and not touches_world:
         return None
     from forge_runtime.errors import ForgeError
@@ -93,6 +102,21 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
 
     fix = finding.entry.fix if finding.entry else "forge guard roles"
     return hints.error(f"{GUARD}: {tool} {finding.message}", fix, PROTECTION_RATIONALE)
+
+
+def _sandbox_escape(project, session_id: str, guarded: bool):
+    """The deny for a call asking to run outside the host's sandbox, in a session with a role
+    or a goal: the kernel layer is what keeps such a session off the ledger."""
+    from forge_runtime.goal import sessions
+
+    if not guarded and not sessions.involvement(project.ledger_root, session_id):
+        return None
+    from forge_runtime import hints
+
+    return hints.error(f"{GUARD}: this session has a goal or a role, so its commands stay in "
+                       "the host's sandbox (dangerouslyDisableSandbox is refused)",
+                       "forge sandbox status", "run the command without "
+                       "dangerouslyDisableSandbox; a person runs what truly needs more")
 
 
 def _roles_in_force(rules, agent_type: str | None, mode: str | None,
@@ -156,21 +180,38 @@ def _opaque_finding(tool_input: dict, cwd: str, env: dict[str, str],
     for entry in protected:
         if entry.path.lower() in text:
             return paths.Finding(f"names {entry.label} in its arguments", entry)
-    for value in _strings(tool_input):
-        path = paths.expand(value, cwd, env) if len(value) < 4096 and "\n" not in value \
-            else None
+    values = _strings(tool_input, MAX_OPAQUE_STRINGS)
+    if values is None:
+        return paths.Finding(f"holds more than {MAX_OPAQUE_STRINGS} strings in its arguments, "
+                             "too many to check in time")
+    candidates = [value for value in values if len(value) < MAX_PATH_CHARS and "\n" not in value]
+    if sum(map(len, candidates)) > MAX_OPAQUE_PATH_CHARS:
+        return paths.Finding(f"holds more than {MAX_OPAQUE_PATH_CHARS:,} characters of "
+                             "path-like strings in its arguments, too many to check in time")
+    for value in candidates:
+        path = paths.expand(value, cwd, env)
         entry = paths.hit(path, protected, destructive=False) if path else None
         if entry:
             return paths.Finding(f"names {entry.label} in its arguments ({value})", entry)
     return None
 
 
-def _strings(value) -> list[str]:
-    """Every string inside a JSON value (keys aside)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, list):
-        return [text for item in value for text in _strings(item)]
-    return []
+def _strings(value, limit: int) -> list[str] | None:
+    """Every string inside a JSON value (keys aside), or None when there are over `limit`.
+
+    Each string may be resolved as a path (a `realpath`, several system calls), so the walk
+    is bounded before any of that runs; it is iterative, so no nesting depth overflows.
+    """
+    found: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if len(found) == limit:
+                return None
+            found.append(item)
+        elif isinstance(item, dict):
+            pending.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
+    return found
