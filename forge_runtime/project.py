@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
-from pathlib import Path
 
 FORGE_DIR = ".forge"
 LEDGER_DIR_NAME = "forge-goals"
@@ -46,37 +45,51 @@ class Project(namedtuple("_ProjectDirs", "root git_dir git_common_dir")):
         """Where goal ledgers live: one place for all worktrees of a repository."""
         if self.git_common_dir is not None:
             return self.git_common_dir / LEDGER_DIR_NAME
-        return self.local_dir / "goals"
+        return self.local_dir / "goals"  # as ledger_root_of()
 
     @property
     def is_git(self) -> bool:
         return self.git_common_dir is not None
 
 
-def _read_gitdir_file(dot_git: Path) -> Path | None:
+def _read_gitdir_file(dot_git: str) -> str | None:
     """A worktree's `.git` is a file `gitdir: <path>`; return that path."""
     try:
-        text = dot_git.read_text(encoding="utf-8").strip()
-    except OSError:
+        with open(dot_git, encoding="utf-8") as handle:
+            text = handle.read().strip()
+    except (OSError, ValueError):
         return None
     if not text.startswith("gitdir:"):
         return None
-    target = Path(text[len("gitdir:"):].strip())
-    return target if target.is_absolute() else (dot_git.parent / target).resolve()
+    target = text[len("gitdir:"):].strip()
+    return target if os.path.isabs(target) else os.path.realpath(
+        os.path.join(os.path.dirname(dot_git), target))
 
 
-def _common_dir(git_dir: Path) -> Path:
+def _common_dir(git_dir: str) -> str:
     """A linked worktree's git dir names the shared one in its `commondir` file."""
     try:
-        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+            common = handle.read().strip()
+    except (OSError, ValueError):
         return git_dir
-    path = Path(common)
-    return path if path.is_absolute() else (git_dir / path).resolve()
+    return common if os.path.isabs(common) else os.path.realpath(os.path.join(git_dir, common))
 
 
-def find_project(start: str | os.PathLike | None = None) -> Project:
-    """The project containing `start` (default: the host's project dir, else the cwd).
+def _lineage(here: str):
+    """`here` and each of its ancestors, nearest first."""
+    while True:
+        yield here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return
+        here = parent
+
+
+def locate(start: str | os.PathLike | None = None) -> tuple[str, str | None, str | None]:
+    """`find_project()` as plain strings (root, git dir, git common dir), for the hooks' hot
+    path: `pathlib` costs a lean interpreter more than a hook of a session without a goal
+    does otherwise.
 
     The root is the nearest ancestor holding `.git`; outside git, the nearest one holding
     `.forge/` (so a session started in a subdirectory shares the project's ledger and
@@ -84,17 +97,31 @@ def find_project(start: str | os.PathLike | None = None) -> Project:
     """
     if start is None:
         start = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    here = Path(start).resolve()
-    lineage = (here, *here.parents)
-    for candidate in lineage:
-        dot_git = candidate / ".git"
-        if dot_git.is_dir():
-            return Project(candidate, dot_git, _common_dir(dot_git))
-        if dot_git.is_file():
+    here = os.path.realpath(os.fspath(start))
+    for candidate in _lineage(here):
+        dot_git = os.path.join(candidate, ".git")
+        if os.path.isdir(dot_git):
+            return candidate, dot_git, _common_dir(dot_git)
+        if os.path.isfile(dot_git):
             git_dir = _read_gitdir_file(dot_git)
-            if git_dir is not None and git_dir.is_dir():
-                return Project(candidate, git_dir, _common_dir(git_dir))
-    for candidate in lineage:
-        if (candidate / FORGE_DIR).is_dir():
-            return Project(candidate, None, None)
-    return Project(here, None, None)
+            if git_dir is not None and os.path.isdir(git_dir):
+                return candidate, git_dir, _common_dir(git_dir)
+    for candidate in _lineage(here):
+        if os.path.isdir(os.path.join(candidate, FORGE_DIR)):
+            return candidate, None, None
+    return here, None, None
+
+
+def ledger_root_of(root: str, git_common_dir: str | None) -> str:
+    """`Project.ledger_root` from `locate()`'s strings."""
+    if git_common_dir is not None:
+        return os.path.join(git_common_dir, LEDGER_DIR_NAME)
+    return os.path.join(root, FORGE_DIR, "local", "goals")
+
+
+def find_project(start: str | os.PathLike | None = None) -> Project:
+    """The project containing `start` (default: the host's project dir, else the cwd): see
+    `locate()`."""
+    from pathlib import Path
+
+    return Project(*(None if part is None else Path(part) for part in locate(start)))

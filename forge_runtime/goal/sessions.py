@@ -13,22 +13,20 @@ on every event, and a pending file is only a reminder to look at the transcript.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
-from pathlib import Path
 
-from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.project import Project, find_project
+from forge_runtime.project import Project, find_project, ledger_root_of, locate
 
 SESSIONS_DIR = "sessions"
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+# What a session id may hold to name a file of its own (a set test, not `re`: see
+# `event_involvement`).
+_SAFE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+MAX_ID_LENGTH = 128
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
 
 
-def _paths(ledger_root: Path, session_id: str) -> tuple[str, str] | None:
-    if not _SAFE_ID.match(session_id):
+def _paths(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str] | None:
+    if not 0 < len(session_id) <= MAX_ID_LENGTH or not _SAFE_ID_CHARS.issuperset(session_id):
         return None
     base = os.path.join(ledger_root, SESSIONS_DIR, session_id)
     return base + ".json", base + ".pending.json"
@@ -40,11 +38,13 @@ def project_for(event: dict) -> Project:
 
 
 def event_involvement(event: dict) -> set[str]:
-    """`involvement()` for a hook event: what the hooks ask before importing anything else."""
-    return involvement(project_for(event).ledger_root, event["session_id"])
+    """`involvement()` for a hook event: what the hooks ask before importing anything else
+    (so from plain strings: no `pathlib`, `re` or `json` for a session without a goal)."""
+    root, _, common_dir = locate(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
+    return involvement(ledger_root_of(root, common_dir), event["session_id"])
 
 
-def involvement(ledger_root: Path, session_id: str) -> set[str]:
+def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
     """{"bound"} / {"pending"} / both / {"witnessed"} / empty: the hot-path question, two
     stats, and a third (the witness's marker) only when both found nothing. "witnessed"
     alone means the witness knows the session as bound and the ledger lost its binding."""
@@ -65,6 +65,8 @@ def involvement(ledger_root: Path, session_id: str) -> set[str]:
 
 
 def _read(path: str) -> dict | None:
+    import json
+
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -80,6 +82,8 @@ def _read(path: str) -> dict | None:
 
 
 def _write(path: str, data: dict) -> None:
+    import json
+
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"  # one per writer, threads too
     with open(temp, "w", encoding="utf-8") as handle:
@@ -87,36 +91,40 @@ def _write(path: str, data: dict) -> None:
     os.replace(temp, path)
 
 
-def read_binding(ledger_root: Path, session_id: str) -> dict | None:
+def read_binding(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
     paths = _paths(ledger_root, session_id)
     return _read(paths[0]) if paths else None
 
 
-def _paths_to_write(ledger_root: Path, session_id: str) -> tuple[str, str]:
+def _paths_to_write(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str]:
     """`_paths()`, refusing an id that could not name a file of its own."""
     paths = _paths(ledger_root, session_id)
     if paths is None:
+        from forge_runtime.errors import EXIT_REFUSED, ForgeError
+
         raise ForgeError(f"session id {session_id!r} is not a host session id",
                          "forge doctor", exit_code=EXIT_REFUSED)
     return paths
 
 
-def write_binding(ledger_root: Path, session_id: str, binding: dict) -> None:
+def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict) -> None:
     _write(_paths_to_write(ledger_root, session_id)[0], binding)
 
 
-def read_pending(ledger_root: Path, session_id: str) -> dict | None:
+def read_pending(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
     paths = _paths(ledger_root, session_id)
     return _read(paths[1]) if paths else None
 
 
-def write_pending(ledger_root: Path, session_id: str, pending: dict) -> None:
+def write_pending(ledger_root: str | os.PathLike, session_id: str, pending: dict) -> None:
     _write(_paths_to_write(ledger_root, session_id)[1], pending)
 
 
-def drop_pending(ledger_root: Path, session_id: str) -> None:
+def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:
     """Forget a pending `/goal` once the transcript has confirmed or refuted it."""
     paths = _paths(ledger_root, session_id)
     if paths:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(paths[1])
+        except FileNotFoundError:
+            pass

@@ -13,9 +13,10 @@ The contract for every event module:
 
 from __future__ import annotations
 
-import importlib
 import io
-import json
+import sys
+
+from forge_runtime import fastjson
 
 EVENT_MODULES = {
     "SessionStart": "session_start",
@@ -41,7 +42,7 @@ def parse_event(raw: bytes, event_name: str, required: dict[str, type]) -> dict:
     if not raw.strip():
         raise InvalidEvent("empty input (the host sends one JSON object on stdin)")
     try:
-        event = json.loads(raw)
+        event = fastjson.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidEvent(f"input is not JSON ({exc.__class__.__name__}: {exc})") from None
     if not isinstance(event, dict):
@@ -80,9 +81,16 @@ def arm_watchdog(seconds: float) -> None:
     with a deny, and the host blocks a PreToolUse hook that exits so (`"onFailure": "block"`).
     """
     import faulthandler
-    import sys
 
     faulthandler.dump_traceback_later(seconds, exit=True, file=sys.__stderr__)
+
+
+def _event_module(name: str):
+    """forge_runtime.hooks.<name> (`__import__` and sys.modules: `importlib` is one more
+    import for every hook)."""
+    qualified = f"forge_runtime.hooks.{name}"
+    __import__(qualified)
+    return sys.modules[qualified]
 
 
 def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
@@ -100,7 +108,7 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
                                  f"got {' '.join(argv) or 'nothing'}")
         return 1
     event_name = argv[0]
-    module = importlib.import_module(f"forge_runtime.hooks.{EVENT_MODULES[event_name]}")
+    module = _event_module(EVENT_MODULES[event_name])
     on_failure = getattr(module, "on_failure", lambda problem: None)
     host = hosts.adapter(host_name)
     deadline = getattr(module, "deadline_seconds", None)
@@ -120,7 +128,7 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
         _say(stderr, event_name, problem)
         reply = on_failure(problem)
     if reply:
-        stdout.write(json.dumps(reply) + "\n")
+        stdout.write(fastjson.dumps(reply) + "\n")
     if deadline is not None:
         stdout.flush()
         import faulthandler

@@ -13,7 +13,7 @@ beyond this file and the adapter of the host that called.
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 NAMES = ("claude", "codex")
 DEFAULT = "claude"
@@ -24,7 +24,9 @@ def adapter(name: str):
     """The adapter module of host `name` (one of NAMES)."""
     if name not in NAMES:
         raise ValueError(f"unknown host {name!r} (known: {', '.join(NAMES)})")
-    return importlib.import_module(f"forge_runtime.hosts.{name}")
+    qualified = f"forge_runtime.hosts.{name}"
+    __import__(qualified)  # not importlib.import_module: `importlib` is an import of its own
+    return sys.modules[qualified]
 
 
 def transcript_reader(event: dict):
