@@ -13,35 +13,38 @@ Layout:
 from __future__ import annotations
 
 import os
-from collections import namedtuple
+
+from forge_runtime.records import record
 
 FORGE_DIR = ".forge"
 LEDGER_DIR_NAME = "forge-goals"
 
 
-class Project(namedtuple("_ProjectDirs", "root git_dir git_common_dir")):
-    """A project root and, when it is a git work tree, its git directories (or None).
+class Project(record("Project", "root git_dir git_common_dir")):
+    """A project root and, when it is a git work tree, its git directories (or None); the
+    directories are `pathlib.Path`s.
 
-    A named tuple rather than a dataclass: `dataclasses` pulls in `inspect`, about 5 ms
-    that every hook process would pay before doing anything.
+    A `record` rather than a dataclass or a named tuple: `dataclasses` pulls in `inspect`
+    and `collections` costs a lean interpreter about as much as the rest of a hook of a
+    session without a goal.
     """
 
     __slots__ = ()
 
     @property
-    def forge_dir(self) -> Path:
+    def forge_dir(self):
         return self.root / FORGE_DIR
 
     @property
-    def local_dir(self) -> Path:
+    def local_dir(self):
         return self.forge_dir / "local"
 
     @property
-    def state_path(self) -> Path:
+    def state_path(self):
         return self.local_dir / "state.md"
 
     @property
-    def ledger_root(self) -> Path:
+    def ledger_root(self):
         """Where goal ledgers live: one place for all worktrees of a repository."""
         if self.git_common_dir is not None:
             return self.git_common_dir / LEDGER_DIR_NAME
@@ -122,6 +125,11 @@ def ledger_root_of(root: str, git_common_dir: str | None) -> str:
 def find_project(start: str | os.PathLike | None = None) -> Project:
     """The project containing `start` (default: the host's project dir, else the cwd): see
     `locate()`."""
+    return project_of(locate(start))
+
+
+def project_of(dirs: tuple[str, str | None, str | None]) -> Project:
+    """The Project of `locate()`'s strings."""
     from pathlib import Path
 
-    return Project(*(None if part is None else Path(part) for part in locate(start)))
+    return Project(*(None if part is None else Path(part) for part in dirs))

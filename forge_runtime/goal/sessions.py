@@ -124,7 +124,7 @@ def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:
     """Forget a pending `/goal` once the transcript has confirmed or refuted it."""
     paths = _paths(ledger_root, session_id)
     if paths:
-        try:
+        import contextlib
+
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(paths[1])
-        except FileNotFoundError:
-            pass

@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 
 from forge_runtime.guard import modes, paths
-from forge_runtime.guard.roles import NOTHING, Role
 
-# Return values are `forge_runtime.hints.Hint` objects; the annotations leave that name out
-# so the allow path imports neither `hints` nor `typing`.
+# Return values are `forge_runtime.hints.Hint` objects and roles `roles.Role`; the
+# annotations leave those names out so the allow path imports neither `hints`, `roles`
+# (fnmatch, so re) nor `typing`.
 
 # apply_patch is Codex's file tool: its patch text names the files it writes (patch.py).
 WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
@@ -40,7 +40,7 @@ PROTECTION_RATIONALE = ("forge protects the goal ledger, its guard files and the
 
 
 def decide(event: dict, *, env: dict[str, str] | None = None,
-           role: Role | None = None):
+           role=None):
     """None to let the call through, else the `Hint` that explains the deny.
 
     `role` is an extra role imposed by the caller (forge's SDK sessions).
@@ -54,7 +54,7 @@ def decide(event: dict, *, env: dict[str, str] | None = None,
                            "denies", DOCTOR, "the guard never lets a call through unchecked")
 
 
-def _decide(event: dict, env: dict[str, str], role: Role | None):
+def _decide(event: dict, env: dict[str, str], role):
     tool = event["tool_name"]
     tool_input = event["tool_input"]
     session_id = event["session_id"]
@@ -65,24 +65,25 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
     if agent_type is not None and not isinstance(agent_type, str):
         raise ValueError("agent_type is not a string")
     cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
-    from forge_runtime.project import find_project
+    from forge_runtime.project import ledger_root_of, locate
 
-    project = find_project(env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())
-    cwd = cwd or str(project.root)
-    guard_dir = paths.guard_dir(project)
-    mode = modes.read_mode(guard_dir, session_id)
+    dirs = locate(env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())  # strings: no pathlib
+    cwd = cwd or dirs[0]
+    mode = modes.read_mode(paths.guard_dir(dirs), session_id)
     touches_world = (tool in WRITING_TOOLS or tool in OPAQUE_TOOLS
                      or tool.startswith(MCP_PREFIX))
     guarded = role is not None or mode is not None or agent_type is not None
     if tool_input.get("dangerouslyDisableSandbox") is True:
-        escape = _sandbox_escape(project, session_id, guarded)
+        escape = _sandbox_escape(ledger_root_of(dirs[0], dirs[2]), session_id, guarded)
         if escape is not None:
             return escape
     if not guarded and not touches_world:
         return None
     from forge_runtime.errors import ForgeError
     from forge_runtime.guard import rules as rules_module
+    from forge_runtime.project import project_of
 
+    project = project_of(dirs)
     try:
         rules = rules_module.for_project(project)
     except ForgeError as exc:
@@ -104,12 +105,12 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
     return hints.error(f"{GUARD}: {tool} {finding.message}", fix, PROTECTION_RATIONALE)
 
 
-def _sandbox_escape(project, session_id: str, guarded: bool):
+def _sandbox_escape(ledger_root: str, session_id: str, guarded: bool):
     """The deny for a call asking to run outside the host's sandbox, in a session with a role
     or a goal: the kernel layer is what keeps such a session off the ledger."""
     from forge_runtime.goal import sessions
 
-    if not guarded and not sessions.involvement(project.ledger_root, session_id):
+    if not guarded and not sessions.involvement(ledger_root, session_id):
         return None
     from forge_runtime import hints
 
@@ -120,8 +121,10 @@ def _sandbox_escape(project, session_id: str, guarded: bool):
 
 
 def _roles_in_force(rules, agent_type: str | None, mode: str | None,
-                    role: Role | None) -> list[tuple[Role, bool]]:
+                    role) -> list[tuple]:
     """Each role that applies, paired with whether it comes from the session's mode."""
+    from forge_runtime.guard.roles import NOTHING
+
     in_force = []
     if agent_type is not None:
         agent_role = rules.role_for_agent(agent_type)
@@ -134,7 +137,7 @@ def _roles_in_force(rules, agent_type: str | None, mode: str | None,
     return in_force
 
 
-def _role_denial(role: Role, tool: str, session_id: str, from_mode: bool):
+def _role_denial(role, tool: str, session_id: str, from_mode: bool):
     from forge_runtime import hints
 
     allowed = ", ".join(role.tools) or "nothing"

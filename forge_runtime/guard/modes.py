@@ -13,18 +13,25 @@ keeps the session guarded with no tools at all.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 MODES_DIR = "modes"
 UNREADABLE = "unreadable"
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# A session id that can be a file name as it is (set tests, not `re`: the guard's allow
+# path reads the mode file on every tool call).
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_SAFE_CHARS = _ALNUM | frozenset("._-")
+MAX_ID_LENGTH = 128
+
+
+def _is_safe_id(session_id: str) -> bool:
+    return 0 < len(session_id) <= MAX_ID_LENGTH and session_id[0] in _ALNUM and \
+        _SAFE_CHARS.issuperset(session_id)
 
 
 def mode_path(guard_dir: str, session_id: str) -> str:
     """The mode file of a session; odd session ids are hashed so they cannot escape the dir."""
-    if _SAFE_ID.match(session_id):
+    if _is_safe_id(session_id):
         name = session_id
     else:
         import hashlib
@@ -49,8 +56,10 @@ def read_mode(guard_dir: str, session_id: str) -> str | None:
 def _load(path: str):
     """The parsed mode file, None when it is not JSON; FileNotFoundError when there is none."""
     try:
+        from forge_runtime import fastjson
+
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            return fastjson.loads(handle.read())
     except FileNotFoundError:
         raise
     except (OSError, ValueError):
@@ -70,6 +79,7 @@ def enter(guard_dir: str, session_id: str, role: str) -> str:
     agent may run `forge mode enter`, and switching would let it trade its role for a
     wider one. A person leaves the mode first.
     """
+    import json
     from datetime import UTC, datetime
 
     current = read_mode(guard_dir, session_id)

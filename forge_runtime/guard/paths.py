@@ -17,10 +17,10 @@ protected path (`rm -rf .git`) counts as touching it. Hard links are not visible
 from __future__ import annotations
 
 import os
-from collections import namedtuple
 
 from forge_runtime.goal.witness import witness_root
-from forge_runtime.project import Project
+from forge_runtime.project import FORGE_DIR, Project
+from forge_runtime.records import record
 
 GUARD_DIR_NAME = "forge-guard"
 RULE_FILE = "guard.yaml"
@@ -34,25 +34,26 @@ MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-
            "forge_runtime.hooks", "goal-ledger")
 
 
-# Named tuples, not dataclasses: `dataclasses` imports `inspect`, about 5 ms that every
-# tool call of every session would pay before the guard decides anything.
-class Protected(namedtuple("Protected", "path label kind fix")):
+# Records (forge_runtime/records.py), not dataclasses or named tuples: `dataclasses` imports
+# `inspect`, `collections` a few modules more, which every tool call would pay.
+class Protected(record("Protected", "path label kind fix")):
     """One protected path: what it is called in messages and the command to use instead."""
 
     __slots__ = ()
 
 
-class Finding(namedtuple("Finding", "message entry", defaults=(None,))):
+class Finding(record("Finding", "message entry", defaults=(None,))):
     """Why a tool call is refused: what it would do, and the protected entry (when known)."""
 
     __slots__ = ()
 
 
 def guard_dir(project: Project) -> str:
-    """Where forge keeps main-session modes and the rule cache: beside the ledger."""
-    if project.git_common_dir is not None:
-        return str(project.git_common_dir / GUARD_DIR_NAME)
-    return str(project.local_dir / "guard")
+    """Where forge keeps main-session modes and the rule cache: beside the ledger (takes
+    `project.locate()`'s strings too, the guard's allow path)."""
+    if project[2] is not None:
+        return os.path.join(project[2], GUARD_DIR_NAME)
+    return os.path.join(project[0], FORGE_DIR, "local", "guard")
 
 
 def rule_file(project: Project) -> str:
