@@ -81,11 +81,8 @@ def _decide(event: dict, env: dict[str, str], role):
         return None
     from forge_runtime.errors import ForgeError
     from forge_runtime.guard import rules as rules_module
-    from forge_runtime.project import project_of
-
-    project = project_of(dirs)
     try:
-        rules = rules_module.for_project(project)
+        rules = rules_module.for_project(dirs)
     except ForgeError as exc:
         if guarded:
             return exc.hint()
@@ -95,7 +92,7 @@ def _decide(event: dict, env: dict[str, str], role):
             return _role_denial(current, tool, session_id, from_mode)
     if not touches_world:
         return None
-    protected = paths.protected_paths(project, rules.protected)
+    protected = paths.protected_paths(dirs, rules.protected)
     finding = _protection_finding(tool, tool_input, cwd, env, protected)
     if finding is None:
         return None

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.goal.witness import witness_root
-from forge_runtime.project import FORGE_DIR, Project
+from forge_runtime.goal.witness import witness_dir
+from forge_runtime.project import FORGE_DIR, Project, ledger_root_of
 from forge_runtime.records import record
 
 GUARD_DIR_NAME = "forge-guard"
@@ -57,25 +57,28 @@ def guard_dir(project: Project) -> str:
 
 
 def rule_file(project: Project) -> str:
-    return str(project.forge_dir / RULE_FILE)
+    """`.forge/guard.yaml` of a Project (or of `locate()`'s strings)."""
+    return os.path.join(project[0], FORGE_DIR, RULE_FILE)
 
 
 def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Protected]:
-    """Every protected path of `project`, resolved; `extra` are project-rule additions."""
+    """Every protected path of `project` (a Project or `locate()`'s strings: the guard
+    decides without `pathlib`), resolved; `extra` are project-rule additions."""
+    root, _, git_common_dir = project
     found = [
-        Protected(os.path.realpath(project.ledger_root), "the goal ledger", TREE,
-                  "forge goal status"),
+        Protected(os.path.realpath(ledger_root_of(root, git_common_dir)), "the goal ledger",
+                  TREE, "forge goal status"),
         Protected(os.path.realpath(guard_dir(project)), "forge's guard files", TREE,
                   "forge guard roles"),
         Protected(os.path.realpath(rule_file(project)), "forge's guard rule file", TREE,
                   "forge guard roles"),
-        Protected(os.path.realpath(project.state_path), "the goal fields of state.md",
-                  FRONT_MATTER, "forge goal sync"),
-        Protected(os.path.realpath(witness_root()), "forge's goal witness", TREE,
+        Protected(os.path.realpath(os.path.join(root, FORGE_DIR, "local", "state.md")),
+                  "the goal fields of state.md", FRONT_MATTER, "forge goal sync"),
+        Protected(os.path.realpath(witness_dir()), "forge's goal witness", TREE,
                   "forge goal verify"),
     ]
     for relative in extra:
-        path = os.path.realpath(os.path.join(project.root, relative))
+        path = os.path.realpath(os.path.join(root, relative))
         found.append(Protected(path, f"the protected path {relative}", TREE,
                                "forge guard roles"))
     return found

@@ -14,24 +14,23 @@ The defaults below must list exactly the tools in the front matter of `agents/<r
 
 from __future__ import annotations
 
-from collections import namedtuple
-from fnmatch import fnmatchcase
+from forge_runtime.records import record
 
 PLUGIN_PREFIX = "forge:"
 
 
-class Role(namedtuple("Role", "name tools description", defaults=("",))):
+class Role(record("Role", "name tools description", defaults=("",))):
     """A named allow-list of tools; `*` patterns match tool families such as `mcp__docs__*`.
 
-    A named tuple rather than a dataclass: the guard's allow path must not import
-    `dataclasses` (it pulls in `inspect`, about 5 ms per tool call).
+    A record (forge_runtime/records.py) rather than a dataclass or a named tuple: the
+    guard's allow path must not import `dataclasses` (`inspect`) or `collections`.
     """
 
     __slots__ = ()
 
     def allows(self, tool_name: str) -> bool:
         return any(
-            tool_name == allowed or ("*" in allowed and fnmatchcase(tool_name, allowed))
+            tool_name == allowed or ("*" in allowed and _matches(tool_name, allowed))
             for allowed in self.tools
         )
 
@@ -61,3 +60,11 @@ def role_name_of_agent(agent_type: str) -> str | None:
     if agent_type.startswith(PLUGIN_PREFIX):
         return agent_type[len(PLUGIN_PREFIX):]
     return None
+
+
+def _matches(tool_name: str, pattern: str) -> bool:
+    """fnmatch's case-sensitive match, imported only for a role that names a pattern
+    (`fnmatch` imports `re`)."""
+    from fnmatch import fnmatchcase
+
+    return fnmatchcase(tool_name, pattern)

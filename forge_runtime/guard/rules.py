@@ -19,13 +19,12 @@ forge's guard directory keyed by the file's sha256; a tool call then reads two s
 
 from __future__ import annotations
 
-import json
 import os
-from collections import namedtuple
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.guard import paths
 from forge_runtime.guard.roles import DEFAULT_ROLES, NOTHING, Role, role_name_of_agent
+from forge_runtime.records import record
 
 INVALID = "FORGE_GUARD_RULES_INVALID"
 FIX = "forge guard roles"
@@ -58,12 +57,12 @@ SCHEMA = {
 }
 
 
-class Rules(namedtuple("Rules", "roles agents protected goal", defaults=((), {}))):
+class Rules(record("Rules", "roles agents protected goal", defaults=((), {}))):
     """Roles by name, which agent types take which role (`agents`), extra protected paths,
     and the project's goal settings (`goal.require_sandbox`: refuse a /goal without the
     host's kernel sandbox).
 
-    A named tuple, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
+    A record, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
     """
 
     __slots__ = ()
@@ -80,8 +79,8 @@ DEFAULT_RULES = Rules(dict(DEFAULT_ROLES), {})
 
 
 def for_project(project) -> Rules:
-    """The rules in force in a `forge_runtime.project.Project`: its rule file, cached in its
-    guard directory."""
+    """The rules in force in a `forge_runtime.project.Project` (or `locate()`'s strings):
+    its rule file, cached in its guard directory."""
     return load(paths.rule_file(project), paths.guard_dir(project))
 
 
@@ -175,9 +174,11 @@ def _merge(document: dict) -> Rules:
 
 
 def _read_cache(cache_dir: str, digest: str) -> dict | None:
+    from forge_runtime import fastjson
+
     try:
         with open(os.path.join(cache_dir, CACHE_NAME), encoding="utf-8") as handle:
-            cache = json.load(handle)
+            cache = fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
     if isinstance(cache, dict) and cache.get("sha256") == digest \
@@ -188,12 +189,14 @@ def _read_cache(cache_dir: str, digest: str) -> dict | None:
 
 def _write_cache(cache_dir: str, digest: str, document: dict) -> None:
     """Best effort: a cache that cannot be written only costs the next call a validation."""
+    from forge_runtime import fastjson
+
     try:
         os.makedirs(cache_dir, exist_ok=True)
         path = os.path.join(cache_dir, CACHE_NAME)
         temporary = f"{path}.{os.getpid()}.tmp"
         with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump({"sha256": digest, "rules": document}, handle)
+            handle.write(fastjson.dumps({"sha256": digest, "rules": document}))
         os.replace(temporary, path)
     except OSError:
         pass
