@@ -3,7 +3,7 @@
 `python -m bench` runs every scenario as whole processes started the way the host starts
 them (the plugin's launcher, stdin JSON in, stdout out), prints a table of medians and
 spreads with each figure as a multiple of the interpreter floor measured in the same run,
-checks issue 6's targets, and writes `results.json` plus `RESULTS.md`.
+checks the targets of issues 6 and 14, and writes `results.json` plus `RESULTS.md`.
 
 Modules, each with one job:
     measure      time one process; find its peak memory (peak_probe.py runs inside it)
@@ -12,7 +12,7 @@ Modules, each with one job:
     goal         scenarios that need the goal ledger: activation, charging, verification
     concurrency  many processes charging one goal at once: throughput, nothing lost
     suite        run the scenarios
-    targets      issue 6's targets, checked
+    targets      the targets of issues 6 and 14, checked
     imports      where a hook's time goes (-X importtime)
     report       terminal table, JSON, Markdown
 """

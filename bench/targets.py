@@ -1,4 +1,4 @@
-"""The targets of issue 6, checked against one bench run.
+"""The targets of issues 6 and 14, checked against one bench run.
 
 Time targets are ratios of medians to the interpreter floor (`python3 -c pass`) measured
 in the same run, because ratios hold on a noisy machine where milliseconds do not.
@@ -23,7 +23,11 @@ FLOOR_LIMITS = (
     ("pre-tool-use-bash-checked", 1.5, "the guard's allow path"),
     ("pre-tool-use-role-deny", 2.0, "the guard's deny path"),
     ("pre-tool-use-bash-ledger", 2.0, "the guard's deny path"),
-    ("stop-charge-200", 2.0, "Stop charging a 200-turn ledger"),
+    ("stop-charge-20", 2.0, "a charge"),
+    ("stop-charge-200", 2.0, "a charge"),
+    ("stop-charge-2000", 2.0, "a charge"),
+    ("user-prompt-goal", 4.0, "a person's /goal"),
+    ("stop-activate", 4.0, "a person's /goal"),
 )
 GROWTH = ("stop-charge-2000", "stop-charge-20", 1.25)
 # The brief parser is linear: 100x the input may cost at most 150x the whole command.

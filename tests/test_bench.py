@@ -96,7 +96,7 @@ def test_quick_run_checks_every_target_and_prints_the_table(quick_run):
         assert (together["lost"], together["duplicated"], together["chain_verified"]) \
             == (0, 0, True)
     assert "| python3 -c pass |" in markdown
-    assert "python3 -S -c pass" in stdout and "Targets (issue 6):" in stdout
+    assert "python3 -S -c pass" in stdout and "Targets (issues 6 and 14):" in stdout
 
 
 def test_unavailable_features_are_named_not_measured(quick_run):
