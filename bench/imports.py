@@ -1,17 +1,24 @@
 """Where a hook's time goes: the imports it pays for beyond the bare interpreter.
 
-Runs a command with PYTHONPROFILEIMPORTTIME=1 (the same as `python -X importtime`, but it
-passes through the launcher unchanged), parses the import tree the interpreter prints on
-stderr, drops what `python3 -c pass` imports anyway, and names each module that forge's
-code pulls in, with the forge module that imported it and its cumulative time. Import
-profiling itself slows imports down, so read these as shares, not as exact costs; each
-figure is the smallest seen over a few runs.
+Runs a command with PYTHONPROFILEIMPORTTIME=1 (the same as `python -X importtime`) and,
+since the plugin's launchers run Python isolated (`-I` ignores every PYTHON* variable),
+with FORGE_PYTHON pointing at a wrapper that adds `-X importtime`; parses the import tree
+the interpreter prints on stderr, drops what `python3 -c pass` imports anyway, and names
+each module that forge's code pulls in, with the forge module that imported it and its
+cumulative time. Import profiling itself slows imports down, so read these as shares, not
+as exact costs; each figure is the smallest seen over a few runs.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
+import os
 import re
+import shlex
+import shutil
 import statistics
+import tempfile
 from dataclasses import dataclass, field, replace
 
 from bench.measure import Command, run_once
@@ -93,8 +100,22 @@ def _forge_self_us(nodes: list[Node]) -> int:
     return total
 
 
+@functools.cache
+def _importtime_python(python: str) -> str:
+    """An executable that runs `python -X importtime` with its arguments (removed at exit)."""
+    where = tempfile.mkdtemp(prefix="forge-bench-importtime-")
+    atexit.register(shutil.rmtree, where, True)
+    wrapper = os.path.join(where, "python")
+    with open(wrapper, "w", encoding="utf-8") as stream:
+        stream.write(f'#!/bin/sh\nexec {shlex.quote(python)} -X importtime "$@"\n')
+    os.chmod(wrapper, 0o755)
+    return wrapper
+
+
 def _profile(command: Command) -> list[Node]:
     env = {**command.env, "PYTHONPROFILEIMPORTTIME": "1"}
+    if "FORGE_PYTHON" in env:  # the launcher runs it with -I, which ignores the variable
+        env["FORGE_PYTHON"] = _importtime_python(env["FORGE_PYTHON"])
     run = run_once(replace(command, env=env))
     return parse(run.stderr.decode(errors="replace"))
 
