@@ -24,7 +24,6 @@ same objective again or clears it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from forge_runtime.goal import consistency, state
@@ -36,26 +35,24 @@ from forge_runtime.goal.ledger import (
     Head,
     Ledger,
 )
+from forge_runtime.records import record
 
 CHARGED, REPEATED, REFUSED, ENDED = "charged", "repeated", "refused", "ended"
 STUCK_AFTER = 5
 
 
-@dataclass(frozen=True)
-class Charge:
+class Charge(record("Charge", "outcome goal unchanged_turns late stuck owed",
+                    defaults=(0, 0, False, 0))):
     """The outcome of one event for a goal: charged, repeated (no-op), refused, or ended.
 
     `late` counts the turns this event charged for Stops that did not (at exhaustion: the
     whole tranche's); `stuck` says the progress stayed unchanged across another multiple of
-    5 charged turns.
+    5 charged turns; `owed`, the turns shown past the ceiling, left for the next tranche.
+    Records, not dataclasses: `dataclasses` costs every charging Stop a bare interpreter
+    start.
     """
 
-    outcome: str
-    goal: dict
-    unchanged_turns: int = 0
-    late: int = 0
-    stuck: bool = False
-    owed: int = 0  # turns shown past the ceiling, left for the next tranche
+    __slots__ = ()
 
     @property
     def exhausted_now(self) -> bool:
@@ -63,13 +60,10 @@ class Charge:
         return self.outcome == CHARGED and self.goal["status"] == EXHAUSTED
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(record("Progress", "digest next_step mirror")):
     """What a charge record says about the state file it mirrors to."""
 
-    digest: str | None
-    next_step: str | None
-    mirror: str
+    __slots__ = ()
 
 
 def _late_in_tranche(ledger: Ledger, head: Head) -> int:

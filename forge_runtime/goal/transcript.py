@@ -40,10 +40,10 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from forge_runtime.goal.native import goal_status, still_running
 from forge_runtime.goal.objective import normalise
+from forge_runtime.records import record
 
 # Greedy: the arguments are the last tag and the host writes them raw, so an objective may
 # itself hold `</command-args>`.
@@ -63,33 +63,43 @@ class Unattributable(Exception):
     """The transcript no longer holds what forge read from it (missing, cut, rewritten)."""
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """The host's judgement of its native goal: met, cleared or impossible."""
+# Records and a plain class, not dataclasses: `dataclasses` imports `inspect`, a lean
+# interpreter's bare start over again, and every charging Stop reads a transcript.
+class Verdict(record("Verdict", "outcome condition index")):
+    """The host's judgement of its native goal: met, cleared or impossible (`outcome`), the
+    goal's `condition` (or None), and its `index` in its chunk: turns before it were worked
+    before the verdict."""
 
-    outcome: str
-    condition: str | None
-    index: int  # where in its chunk: turns before it were worked before the verdict
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(record("Turn", "uuid index")):
     """A finished turn: its identity and where its closing entry is in its chunk."""
 
-    uuid: str
-    index: int
+    __slots__ = ()
 
 
-@dataclass
 class Chunk:
     """What was appended to a transcript between two offsets.
 
     `starts[i]` is the byte offset of the line `entries[i]` was read from.
     """
 
-    entries: list[dict] = field(default_factory=list)
-    end_offset: int = 0
-    starts: list[int] = field(default_factory=list)
+    def __init__(self, entries: list[dict] | None = None, end_offset: int = 0,
+                 starts: list[int] | None = None) -> None:
+        self.entries = [] if entries is None else entries
+        self.end_offset = end_offset
+        self.starts = [] if starts is None else starts
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Chunk) and (self.entries, self.end_offset, self.starts) == \
+            (other.entries, other.end_offset, other.starts)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return (f"Chunk(entries={self.entries!r}, end_offset={self.end_offset!r}, "
+                f"starts={self.starts!r})")
 
     def turns(self) -> list[Turn]:
         """Every turn the chunk shows finished, oldest first."""
