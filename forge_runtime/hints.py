@@ -17,9 +17,9 @@ This module is imported by hooks on their hot path: standard library only, nothi
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from collections import namedtuple
+
+from forge_runtime.records import record
 
 NEXT = "Next"
 WAIT = "Wait"
@@ -30,7 +30,7 @@ OR = "Or"
 MARKERS = (NEXT, OR, WAIT, DONE, FIX)
 
 # Things that look like template slots rather than real values: `<id>`, `{name}`, `ID`, `...`.
-_PLACEHOLDER = re.compile(r"<[^<>\s]+>|\{[A-Za-z_][A-Za-z0-9_]*\}|\.\.\.|\bTODO\b|\bXXX\b")
+_PLACEHOLDER = r"<[^<>\s]+>|\{[A-Za-z_][A-Za-z0-9_]*\}|\.\.\.|\bTODO\b|\bXXX\b"
 _UNSAFE_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"}
 
 
@@ -52,15 +52,18 @@ def sanitize(text: object) -> str:
 
 def has_placeholder(command: str) -> bool:
     """True when `command` still holds a template slot such as `<id>`."""
-    return bool(_PLACEHOLDER.search(command))
+    import re  # here only: every deny renders a hint, and `re` costs it a bare start
+
+    return bool(re.search(_PLACEHOLDER, command))
 
 
-class Hint(namedtuple("_HintFields", "marker text rationale error alternatives",
-                      defaults=(None, None, None, ()))):
+class Hint(record("_HintFields", "marker text rationale error alternatives",
+                  defaults=(None, None, None, ()))):
     """What to do after an output. Build one with `next_`, `wait`, `done` or `error`.
 
-    Immutable and compared by value, like a frozen dataclass; a named tuple because every
-    deny and every hook reply imports this module, and `dataclasses` costs ~5-10 ms there.
+    Immutable and compared by value, like a frozen dataclass; a record (records.py) because
+    every deny and every hook reply imports this module, and `dataclasses` or `collections`
+    cost a lean interpreter a bare start or more there.
     """
 
     __slots__ = ()

@@ -18,7 +18,6 @@ the same way. A session with no binding and no pending activation costs three st
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from forge_runtime import hints
@@ -215,15 +214,22 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     return result
 
 
-@contextlib.contextmanager
-def storage_errors(project: Project):
-    """Turn a failed write into the refusal that names its condition (storage.py)."""
-    try:
-        yield
-    except OSError as exc:
-        from forge_runtime.goal.storage import unwritable
+class storage_errors:  # noqa: N801 (used as `with storage_errors(project):`)
+    """Turn a failed write into the refusal that names its condition (storage.py). A class,
+    not `contextlib.contextmanager`: `contextlib` costs every charging Stop a few ms."""
 
-        raise unwritable(exc, project.ledger_root) from None
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, traceback) -> bool:
+        if isinstance(exc, OSError):
+            from forge_runtime.goal.storage import unwritable
+
+            raise unwritable(exc, self.project.ledger_root) from None
+        return False
 
 
 # -- Stop ---------------------------------------------------------------------------------

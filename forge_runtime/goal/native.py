@@ -10,8 +10,9 @@ transcript.py and HOST.md.
 
 from __future__ import annotations
 
-import json
 import os
+
+from forge_runtime import fastjson
 
 TAIL_BYTES = 1 << 20  # how far back `running_goal` looks; a goal's verdict follows each turn
 
@@ -31,7 +32,7 @@ def running_goal(path: str | os.PathLike) -> str | None:
         start, stop = tail.rfind(b"\n", 0, found) + 1, tail.find(b"\n", found)
         end = start
         try:
-            entry = json.loads(tail[start:stop if stop >= 0 else len(tail)])
+            entry = fastjson.loads(tail[start:stop if stop >= 0 else len(tail)])
         except ValueError:
             continue
         verdict = goal_status(entry)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from dataclasses import dataclass
 
 from forge_runtime.hints import sanitize
+from forge_runtime.records import record
 
 # What the host's `/goal` accepts as "clear the goal" (its own aliases).
 CLEAR_WORDS = frozenset({"clear", "stop", "off", "reset", "none", "cancel"})
@@ -37,16 +37,14 @@ def objective_hash(text: str) -> str:
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class GoalPrompt:
+class GoalPrompt(record("GoalPrompt", "objective invisible", defaults=(False,))):
     """A prompt that is a `/goal` command: set an objective, clear, or show (no argument).
 
     `invisible` marks an argument made only of characters normalising drops (zero-width,
     bidi, control): the host would set a goal forge cannot name, so forge refuses it.
     """
 
-    objective: str | None
-    invisible: bool = False
+    __slots__ = ()
 
     @property
     def is_clear(self) -> bool:
