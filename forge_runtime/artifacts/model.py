@@ -1,0 +1,104 @@
+"""What an artifact is: its kinds, statuses, link relations and the record read from a file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KINDS = ("prd", "rfc", "adr", "problem", "evidence", "note")
+# Kinds whose activation must be earned by evidence (R_eff > 0), not only by validation.
+EARNED_KINDS = ("prd", "rfc", "adr")
+
+DRAFT, ACTIVE, STALE = "draft", "active", "stale"
+SUPERSEDED, DEPRECATED = "superseded", "deprecated"
+STATUSES = (DRAFT, ACTIVE, STALE, SUPERSEDED, DEPRECATED)
+TERMINAL = (SUPERSEDED, DEPRECATED)
+
+RELATIONS = ("informs", "based_on", "supersedes", "refines", "depends_on")
+
+VERDICTS = ("supports", "weakens", "refutes")
+CONGRUENCE = ("CL0", "CL1", "CL2", "CL3")
+EVIDENCE_TYPES = ("test", "benchmark", "measurement", "audit", "review", "observation")
+
+ID_PATTERN = re.compile(r"^([A-Z]+)-(\d{3,})$")
+ID_IN_TEXT = re.compile(r"\b(?:PRD|RFC|ADR|PROBLEM|EVIDENCE|NOTE)-\d{3,}\b")
+
+# Front matter keys in the order forge writes them; anything else a person adds is kept.
+FIELD_ORDER = ("id", "kind", "title", "status", "created", "updated", "valid_until",
+               "affected_files", "links", "verdict", "congruence", "type", "forced",
+               "history")
+
+
+def prefix_of(kind: str) -> str:
+    """`prd` -> `PRD`: the ID prefix of a kind."""
+    return kind.upper()
+
+
+def kind_of_id(artifact_id: str) -> str | None:
+    """The kind an ID names (`PRD-001` -> `prd`), or None when it is not a forge ID."""
+    match = ID_PATTERN.match(artifact_id)
+    if not match or match.group(1).lower() not in KINDS:
+        return None
+    return match.group(1).lower()
+
+
+@dataclass
+class Artifact:
+    """One artifact file as read: its front matter, its body, and why it could not be read.
+
+    `status` is the status forge recorded (the last entry of `history`, draft before any);
+    `written_status` is what the file's `status:` line says. They differ only when someone
+    edited the line by hand, which `validate` reports and no transition trusts.
+    """
+
+    path: Path
+    meta: dict = field(default_factory=dict)
+    body: str | None = None
+    unreadable: str | None = None
+
+    @property
+    def id(self) -> str:
+        value = self.meta.get("id")
+        return value if isinstance(value, str) else self.path.name.split("-", 2)[0]
+
+    @property
+    def kind(self) -> str:
+        value = self.meta.get("kind")
+        return value if isinstance(value, str) else (kind_of_id(self.id) or "")
+
+    @property
+    def title(self) -> str:
+        value = self.meta.get("title")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def history(self) -> list[dict]:
+        value = self.meta.get("history")
+        return [entry for entry in value if isinstance(entry, dict)] if isinstance(
+            value, list) else []
+
+    @property
+    def status(self) -> str:
+        history = self.history
+        return str(history[-1].get("to")) if history else DRAFT
+
+    @property
+    def written_status(self) -> object:
+        return self.meta.get("status")
+
+    @property
+    def links(self) -> list[dict]:
+        value = self.meta.get("links")
+        return [link for link in value if isinstance(link, dict)] if isinstance(
+            value, list) else []
+
+    @property
+    def affected_files(self) -> list[str]:
+        value = self.meta.get("affected_files")
+        return [str(item) for item in value] if isinstance(value, list) else []
+
+    @property
+    def valid_until(self) -> str | None:
+        value = self.meta.get("valid_until")
+        return str(value) if value not in (None, "") else None
