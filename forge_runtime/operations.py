@@ -177,23 +177,29 @@ BY_NAME: dict[str, Operation] = {operation.name: operation for operation in OPER
 # -- rendering a step for a surface -------------------------------------------------------
 
 def cli_command(step: Call) -> str:
-    """`forge activate PRD-001 --force`: the CLI words of a call, quoted for a shell."""
+    """`forge activate PRD-001 --force`: the CLI words of a call, quoted for a shell.
+
+    A positional value that starts with `-` (a title like `--verbose flag`) would read as
+    an option, so then the options come first and `--` ends them.
+    """
     operation = BY_NAME[step.op]
-    words = ["forge", step.op]
+    positional: list[str] = []
+    options: list[str] = []
     for param in operation.params:
         if param.name not in step.args:
             continue
         value = step.args[param.name]
         if param.positional:
-            words.append(shlex.quote(str(value)))
+            positional.append(shlex.quote(str(value)))
         elif param.type == "bool":
-            if value:
-                words.append(param.flag)
+            options += [param.flag] if value else []
         elif param.type == "list":
-            words += [param.flag, *(shlex.quote(str(item)) for item in value)]
+            options += [param.flag, *(shlex.quote(str(item)) for item in value)]
         else:
-            words += [param.flag, shlex.quote(str(value))]
-    return " ".join(words)
+            options += [param.flag, shlex.quote(str(value))]
+    if any(word.lstrip("'").startswith("-") for word in positional):
+        return " ".join(["forge", step.op, *options, "--", *positional])
+    return " ".join(["forge", step.op, *positional, *options])
 
 
 def mcp_call(step: Call) -> str:

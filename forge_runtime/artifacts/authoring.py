@@ -28,8 +28,6 @@ def route(ws, task: str) -> Reply:
                       rationale="an example task")
     found = decide(task)
     first = call("new", kind=found["kind"], title=found["title"])
-    if found["kind"] == "prd" and brief.read_brief(ws.project):
-        first = call("new", kind="prd", from_brief=True)
     lines = [f"{found['kind']} ({found['depth']}): {found['why']}"]
     return Reply(next_(first, f"start a {found['kind']}; depth {found['depth']}"), lines,
                  {**found, "first": {"op": first.op, "args": first.args}})

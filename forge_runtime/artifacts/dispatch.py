@@ -1,6 +1,7 @@
 """`forge dispatch --agents N`: split the ready work so parallel agents never touch one file.
 
-Candidates are drafts nobody holds a live claim on, in ID order. Each goes:
+Candidates are drafts of a work kind (prd, rfc, adr, problem) nobody holds a live claim
+on, in ID order. Each goes:
 - to the serial queue when a `depends_on` target is not active yet (it is blocked), or when
   it names no affected files (an overlap cannot be ruled out);
 - to the one agent whose assigned files it overlaps (that agent does both, in turn);
@@ -18,6 +19,8 @@ from forge_runtime.artifacts import links
 from forge_runtime.artifacts.model import ACTIVE, DRAFT, Artifact
 
 MAX_AGENTS = 64
+# Kinds that are work to do; evidence and notes are records, never dispatched.
+WORK_KINDS = ("prd", "rfc", "adr", "problem")
 
 
 def _norm(path: str) -> str:

@@ -30,16 +30,24 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
+def _mentions(words: set[str], lowered: str, trigger: str) -> bool:
+    """A phrase appears in the text; a word appears as a word or, from four letters on, as
+    the start of one (`crash` in `crashes`)."""
+    if " " in trigger:
+        return trigger in lowered
+    return trigger in words or (len(trigger) >= 4 and any(word.startswith(trigger)
+                                                         for word in words))
+
+
 def route(task: str) -> dict:
     words = _words(task)
     lowered = task.lower()
     kind, why = "note", "no rule matched, so it starts as a note"
     for rule_kind, triggers, reason in RULES:
-        if any((trigger in lowered) if " " in trigger else (trigger in words)
-               for trigger in triggers):
+        if any(_mentions(words, lowered, trigger) for trigger in triggers):
             kind, why = rule_kind, reason
             break
-    signals = [word for word in DEEP_WORDS if (word in lowered if " " in word else word in words)]
+    signals = [word for word in DEEP_WORDS if _mentions(words, lowered, word)]
     depth = "deep" if len(signals) >= 2 else "standard" if signals or len(words) > 12 else "quick"
     title = " ".join(task.split())[:TITLE_LENGTH].rstrip() or "Untitled"
     return {"task": task, "kind": kind, "depth": depth, "why": why, "signals": signals,

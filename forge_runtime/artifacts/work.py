@@ -57,7 +57,8 @@ def dispatch(ws, agents: int, remote: str | None = None) -> Reply:
     where = ws.claims_remote(remote)
     held = {record["id"]: record for record in ws.claims(where).all()
             if rules.is_live(record, ws.now)}
-    drafts = [artifact for artifact in ws.store.all() if artifact.status == DRAFT]
+    drafts = [artifact for artifact in ws.store.all()
+              if artifact.status == DRAFT and artifact.kind in splitting.WORK_KINDS]
     plan = splitting.plan(drafts, ws.graph(), ws.status, held, agents)
     lines = []
     for work in plan["agents"]:
