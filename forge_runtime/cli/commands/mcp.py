@@ -34,6 +34,8 @@ def _reexec_with_sdk() -> None:
     from forge_runtime import bootstrap
 
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if data and ("${" in data or not os.path.isabs(data)):
+        data = None  # a host that did not expand .mcp.json's placeholder: nowhere to build
     pip = " ".join([sys.executable, "-m", "pip", "install", *bootstrap.MCP_REQUIREMENTS])
     if not data:
         raise ForgeError("forge mcp needs the MCP SDK (mcp), which this Python lacks", pip)
