@@ -22,6 +22,7 @@ CONGRUENCE = ("CL0", "CL1", "CL2", "CL3")
 EVIDENCE_TYPES = ("test", "benchmark", "measurement", "audit", "review", "observation")
 
 ID_PATTERN = re.compile(r"^([A-Z]+)-(\d{3,})$")
+ID_IN_FILE_NAME = re.compile(r"^([A-Z]+-\d{3,})")
 ID_IN_TEXT = re.compile(r"\b(?:PRD|RFC|ADR|PROBLEM|EVIDENCE|NOTE)-\d{3,}\b")
 
 # Front matter keys in the order forge writes them; anything else a person adds is kept.
@@ -60,7 +61,10 @@ class Artifact:
     @property
     def id(self) -> str:
         value = self.meta.get("id")
-        return value if isinstance(value, str) else self.path.name.split("-", 2)[0]
+        if isinstance(value, str):
+            return value
+        match = ID_IN_FILE_NAME.match(self.path.name)
+        return match.group(1) if match else self.path.stem
 
     @property
     def kind(self) -> str:
