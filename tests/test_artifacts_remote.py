@@ -106,7 +106,7 @@ def test_the_operations_take_remote_and_the_project_setting(clones):
     (second / ".forge" / "config.yaml").write_text("claims:\n  remote: origin\n")
     prd(second)
     held = op(second, "claim", id=artifact_id, agent="worker-b")
-    assert held.exit_code == 2 and held.say.step == Call("claims", {})
+    assert held.exit_code == 2 and held.say.step == Call("claims", {"remote": "origin"})
     assert ok(second, "claims")["remote"] == "origin"
     assert [c["agent"] for c in ok(second, "claims")["claims"]] == ["worker-a"]
 
