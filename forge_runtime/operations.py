@@ -220,8 +220,14 @@ def parse_mcp_call(text: str) -> Call:
 
 # -- running one operation ----------------------------------------------------------------
 
-def _usage_error(operation: Operation, why: str) -> OpError:
-    required = {param.name: _example(param) for param in operation.params if param.required}
+def _usage_error(operation: Operation, why: str, given: dict) -> OpError:
+    """The refusal of malformed arguments; its Fix keeps what was given well and fills in an
+    example for the rest."""
+    python = {"str": str, "int": int, "bool": bool, "list": list}
+    required = {param.name: given[param.name] if isinstance(given.get(param.name),
+                                                            python[param.type])
+                and (not param.choices or given[param.name] in param.choices)
+                else _example(param) for param in operation.params if param.required}
     return OpError(f"{operation.name}: {why}", call(operation.name, **required),
                    code="FORGE_BAD_ARGUMENTS")
 
@@ -239,24 +245,27 @@ def check_arguments(operation: Operation, arguments: dict) -> dict:
     allowed choices, defaults filled in. The CLI's parser checks the same before this."""
     unknown = sorted(set(arguments) - {param.name for param in operation.params})
     if unknown:
-        raise _usage_error(operation, f"unknown argument(s) {', '.join(unknown)}")
+        raise _usage_error(operation, f"unknown argument(s) {', '.join(unknown)}",
+                           arguments)
     checked = {}
     for param in operation.params:
         value = arguments.get(param.name)
         if value is None:
             if param.required:
-                raise _usage_error(operation, f"{param.name} is required")
+                raise _usage_error(operation, f"{param.name} is required", arguments)
             if param.default is not None:
                 checked[param.name] = param.default
             continue
         python = {"str": str, "int": int, "bool": bool, "list": list}[param.type]
         if not isinstance(value, python) or (param.type == "int" and isinstance(value, bool)):
-            raise _usage_error(operation, f"{param.name} must be a {_JSON_TYPES[param.type]}")
+            raise _usage_error(operation, f"{param.name} must be a {_JSON_TYPES[param.type]}",
+                               arguments)
         if param.type == "list" and not all(isinstance(item, str) for item in value):
-            raise _usage_error(operation, f"{param.name} must be a list of strings")
+            raise _usage_error(operation, f"{param.name} must be a list of strings",
+                               arguments)
         if param.choices and value not in param.choices:
             raise _usage_error(operation, f"{param.name} must be one of "
-                                          f"{', '.join(param.choices)}")
+                                          f"{', '.join(param.choices)}", arguments)
         checked[param.name] = value
     return checked
 
