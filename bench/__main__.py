@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import concurrency, imports, lean, report, scenarios, suite, targets
+from bench import artifacts, concurrency, imports, lean, report, scenarios, suite, targets
 from bench.workspace import Workspace, ram_dir
 
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent,
                         help="where results.json and RESULTS.md go (default: bench/)")
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
-                        help="run only the scenarios whose key starts with KEY (repeatable)")
+                        help="run only the scenarios whose key starts with KEY (repeatable; "
+                             "`artifacts` adds the MCP round trip and concurrent forge new)")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter the hooks run with, as FORGE_PYTHON "
                              "(default: this one)")
@@ -100,8 +101,11 @@ def main(argv: list[str] | None = None) -> int:
             passes.append(measure_pass(LEAN_INTERPRETER, hooks_only, lean_settings,
                                        base / "lean", plan, not args.no_imports))
         together = concurrency.measure(settings, base, rounds=plan["rounds"])
+        at_scale = (artifacts.measure(settings, base, rounds=plan["rounds"])
+                    if not args.only or "artifacts" in args.only else None)
         result = report.Report(passes, mode="quick" if args.quick else "full", runs=runs,
-                               warmup=plan["warmup"], concurrency=together)
+                               warmup=plan["warmup"], concurrency=together,
+                               artifacts=at_scale)
         report.print_text(result)
         args.out.mkdir(parents=True, exist_ok=True)
         report.write_json(result, args.out / "results.json")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench import artifacts
 from bench.suite import MEASURED, Outcome
 from bench.targets import FLOOR_KEY, Check, peak_mb
 
@@ -84,6 +85,7 @@ class Report:
     runs: int
     warmup: int
     concurrency: dict | None = None
+    artifacts: dict | None = None
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -173,6 +175,8 @@ def text(report: Report) -> str:
         out += ["", *_text_pass(run)]
     if report.concurrency:
         out += ["", _concurrency_line(report.concurrency)]
+    if report.artifacts:
+        out += ["", artifacts.line(report.artifacts)]
     return "\n".join(out)
 
 
@@ -214,7 +218,8 @@ def as_json(report: Report) -> dict:
             "passes": [_pass_json(run) for run in report.passes],
             "concurrency": report.concurrency and {
                 key: redact(value) if isinstance(value, str) else value
-                for key, value in report.concurrency.items()}}
+                for key, value in report.concurrency.items()},
+            "artifacts": report.artifacts}
 
 
 def write_json(report: Report, path: Path) -> None:
@@ -306,6 +311,8 @@ def markdown(report: Report) -> str:
         out += ["", *_md_pass(run)]
     if report.concurrency:
         out += ["", "## Concurrency", "", _concurrency_line(report.concurrency) + "."]
+    if report.artifacts:
+        out += ["", "## Artifacts", "", artifacts.line(report.artifacts) + "."]
     return "\n".join(out) + "\n"
 
 

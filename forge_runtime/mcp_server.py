@@ -14,10 +14,9 @@ to the session's: a session in a worktree writes to that worktree.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from forge_runtime.cli.render import hint_text
+from forge_runtime.cli.render import hint_text, json_text
 from forge_runtime.operations import MCP, OPERATIONS, invoke
 from forge_runtime.result import Result
 
@@ -50,7 +49,7 @@ def answer(name: str, arguments: dict | None, cwd: str | Path | None = None) -> 
     else:
         result = _unknown_tool(name)
     payload = result.json_payload()
-    texts = [json.dumps(payload, indent=2, ensure_ascii=False)]
+    texts = [json_text(payload)]
     if isinstance(payload, list):
         texts.append(hint_text(result.hint))
         structured = None

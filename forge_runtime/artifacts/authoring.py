@@ -74,9 +74,9 @@ def new(ws, kind: str, title: str | None = None, from_brief: bool = False,
     meta["history"] = []
     artifact = ws.store.create(kind, title, meta, body if body is not None
                                else templates.body(kind, title))
-    lines = [f"Created {artifact.id} ({kind}): {ws.relative(artifact.path)}"]
+    lines = [f"Created {artifact.id} ({kind}): {ws.shown(artifact)}"]
     data = {"id": artifact.id, "kind": kind, "title": title, "status": "draft",
-            "path": ws.relative(artifact.path)}
+            "path": ws.shown(artifact)}
     return Reply(_after_new(ws, artifact), lines, data)
 
 

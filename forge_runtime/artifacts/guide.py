@@ -43,7 +43,7 @@ def advance(ws, artifact: Artifact) -> Say:
         must = [finding for finding in findings if finding.severity == validate.MUST]
         return next_(call("validate", id=artifact.id),
                      f"{len(must)} MUST rule(s) fail, first: {must[0].message}; edit "
-                     f"{ws.relative(artifact.path)}, then validate again")
+                     f"{ws.shown(artifact)}, then validate again")
     if artifact.kind in EARNED_KINDS and score(artifact, ws.graph(), ws.today).r_eff <= 0:
         return next_(evidence_step(artifact),
                      f"{artifact.id} passes validation but has no evidence that counts "

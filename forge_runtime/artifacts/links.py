@@ -7,7 +7,7 @@ artifact through `informs` (evidence -> artifact) or `based_on` (artifact -> evi
 
 from __future__ import annotations
 
-from forge_runtime.artifacts.model import TERMINAL, Artifact
+from forge_runtime.artifacts.model import TERMINAL, Artifact, Graph
 
 EVIDENCE_RELATIONS = ("informs", "based_on")
 
@@ -25,7 +25,9 @@ def evidence_of(artifact: Artifact, graph: dict[str, Artifact]) -> list[Artifact
             other = graph.get(target)
             if other is not None and other.kind == "evidence":
                 found[other.id] = other
-    for other in graph.values():
+    sources = (graph.incoming().get(artifact.id, []) if isinstance(graph, Graph)
+               else graph.values())
+    for other in sources:
         if other.kind == "evidence" and other.id != artifact.id and any(
                 link.get("target") == artifact.id and link.get("relation") in EVIDENCE_RELATIONS
                 for link in other.links):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,18 +54,29 @@ class Artifact:
     edited the line by hand, which `validate` reports and no transition trusts.
     """
 
-    path: Path
+    where: str | Path
     meta: dict = field(default_factory=dict)
     body: str | None = None
     unreadable: str | None = None
+
+    @property
+    def path(self) -> Path:
+        """The file, as a Path made on first use (a listing of thousands never needs one)."""
+        if not isinstance(self.where, Path):
+            self.where = Path(self.where)
+        return self.where
+
+    @property
+    def file_name(self) -> str:
+        return os.path.basename(self.where)
 
     @property
     def id(self) -> str:
         value = self.meta.get("id")
         if isinstance(value, str):
             return value
-        match = ID_IN_FILE_NAME.match(self.path.name)
-        return match.group(1) if match else self.path.stem
+        match = ID_IN_FILE_NAME.match(self.file_name)
+        return match.group(1) if match else self.file_name.removesuffix(".md")
 
     @property
     def kind(self) -> str:
@@ -106,3 +118,20 @@ class Artifact:
     def valid_until(self) -> str | None:
         value = self.meta.get("valid_until")
         return str(value) if value not in (None, "") else None
+
+
+class Graph(dict):
+    """ID -> artifact, with the reverse links worked out once, on first use: every read of
+    one artifact's evidence would otherwise scan the whole graph (quadratic over a list)."""
+
+    _incoming: dict[str, list[Artifact]] | None = None
+
+    def incoming(self) -> dict[str, list[Artifact]]:
+        """Target ID -> the artifacts that link to it, in ID order."""
+        if self._incoming is None:
+            found: dict[str, list[Artifact]] = {}
+            for artifact in self.values():
+                for target in dict.fromkeys(str(link.get("target")) for link in artifact.links):
+                    found.setdefault(target, []).append(artifact)
+            self._incoming = found
+        return self._incoming

@@ -12,7 +12,7 @@ from forge_runtime.steps import Call, OpError, Reply, Say, call, done, next_
 
 def summary(ws, artifact: Artifact) -> dict:
     return {"id": artifact.id, "kind": artifact.kind, "title": artifact.title,
-            "status": ws.status(artifact), "path": ws.relative(artifact.path),
+            "status": ws.status(artifact), "path": ws.shown(artifact),
             "updated": artifact.meta.get("updated"), "affected_files": artifact.affected_files,
             "links": artifact.links}
 
@@ -36,9 +36,13 @@ def get(ws, id: str) -> Reply:  # noqa: A002
 
 
 def _first_open(ws, artifacts: list[Artifact]) -> Say:
+    """A listing's hint: look at the first artifact still waiting for a step. (`get` then
+    names that step; working it out here would read and validate its body on every list.)"""
     for artifact in artifacts:
-        if ws.status(artifact) in ("draft", "stale"):
-            return guide.advance(ws, artifact)
+        status = ws.status(artifact)
+        if status in ("draft", "stale"):
+            return next_(call("get", id=artifact.id), f"{artifact.id} is {status}: the first "
+                         "artifact waiting for a step")
     if not artifacts:
         return done("no artifacts here yet; forge route suggests the kind for a task")
     return done("no artifact is waiting for a step")
@@ -124,7 +128,7 @@ def validate(ws, id: str | None = None, all: bool = False, ci: bool = False) -> 
     first = next(f for f in findings if f.severity == rules.MUST)
     step = first.fix or call("validate", id=artifact.id)
     why = f"{artifact.id}: {first.message}" + ("" if first.fix else
-                                               f"; edit {ws.relative(artifact.path)}, then "
+                                               f"; edit {ws.shown(artifact)}, then "
                                                "validate again")
     if ci:
         raise OpError(f"{len(failing)} artifact(s) fail {must} MUST rule(s)", step,

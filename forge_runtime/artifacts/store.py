@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from forge_runtime.artifacts import frontmatter
-from forge_runtime.artifacts.model import Artifact, prefix_of
+from forge_runtime.artifacts.model import Artifact, Graph, prefix_of
 from forge_runtime.project import Project
 from forge_runtime.steps import OpError, call
 
@@ -27,6 +27,10 @@ ARTIFACTS_DIR = "artifacts"
 INDEX_VERSION = 1
 SLUG_LENGTH = 48
 FILE_ID = re.compile(r"^([A-Z]+)-(\d+)")
+# Index path -> (the index file's mtime and size, its entries as this process knows them).
+# Entries are checked against each artifact file's size and mtime on every scan, so a
+# stale one is never used; the file's stamp only says whether to read it again.
+_KNOWN: dict[str, tuple[tuple[int, int] | None, dict]] = {}
 
 
 def slug(title: str, fallback: str) -> str:
@@ -38,13 +42,15 @@ def slug(title: str, fallback: str) -> str:
     return (words[:SLUG_LENGTH].rstrip("-") or fallback)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write through a temporary file and a rename: a reader sees the old file or the new."""
+def atomic_write(path: Path, text: str, *, durable: bool = True) -> None:
+    """Write through a temporary file and a rename: a reader sees the old file or the new.
+    `durable` also syncs it to disk first (not needed for a cache)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(temporary, "w", encoding="utf-8") as stream:
         stream.write(text)
-        stream.flush()
-        os.fsync(stream.fileno())
+        if durable:
+            stream.flush()
+            os.fsync(stream.fileno())
     os.replace(temporary, path)
 
 
@@ -57,6 +63,7 @@ class Store:
         self.state_dir = project.local_dir / ARTIFACTS_DIR
         self.index_path = self.state_dir / "index.json"
         self._all: list[Artifact] | None = None
+        self._graph: Graph | None = None
 
     # -- reading --------------------------------------------------------------------------
 
@@ -66,12 +73,23 @@ class Store:
             self._all = self._scan()
         return self._all
 
-    def by_id(self) -> dict[str, Artifact]:
+    def by_id(self) -> Graph:
         """ID -> artifact; when two files claim one ID (a merge), the first by file name."""
-        found: dict[str, Artifact] = {}
-        for artifact in self.all():
-            found.setdefault(artifact.id, artifact)
-        return found
+        if self._graph is None:
+            found = Graph()
+            for artifact in self.all():
+                found.setdefault(artifact.id, artifact)
+            self._graph = found
+        return self._graph
+
+    def _changed(self, artifact: Artifact) -> None:
+        """Keep what was read, with `artifact` as just written, instead of reading all again
+        (the next process, or the next scan, checks every file anyway)."""
+        if self._all is not None:
+            name = artifact.file_name
+            kept = [other for other in self._all if other.file_name != name]
+            self._all = sorted([*kept, artifact], key=lambda item: item.file_name)
+        self._graph = None
 
     def get(self, artifact_id: str) -> Artifact:
         """The artifact with its body; OpError naming how to find the right ID."""
@@ -89,9 +107,10 @@ class Store:
                                                                  fresh.unreadable)
         return artifact
 
-    def _parse(self, path: Path) -> Artifact:
+    def _parse(self, path: str | Path) -> Artifact:
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8") as stream:
+                text = stream.read()
         except (OSError, UnicodeDecodeError) as exc:
             return Artifact(path, unreadable=f"cannot be read ({exc})")
         try:
@@ -110,24 +129,45 @@ class Store:
         index = self._read_index()
         fresh: dict[str, list] = {}
         artifacts = []
+        parsed = 0
         for entry in entries:
             info = entry.stat()
             key = [info.st_mtime_ns, info.st_size]
             cached = index.get(entry.name)
-            path = Path(entry.path)
+            path = entry.path
             if cached and cached[:2] == key and isinstance(cached[2], dict):
-                artifacts.append(Artifact(path, cached[2]))
+                # A copy: operations change an artifact's meta before saving it.
+                artifacts.append(Artifact(path, dict(cached[2])))
                 fresh[entry.name] = cached
                 continue
+            parsed += 1
             artifact = self._parse(path)
             artifacts.append(artifact)
             if artifact.unreadable is None:
                 fresh[entry.name] = [*key, artifact.meta]
-        if fresh != index:
+        # Rewriting the whole index for a file or two costs more than parsing them again
+        # in the next process: the file is rewritten once a hundredth of its entries (at
+        # least one) are new; this process remembers them all either way.
+        if parsed >= max(1, len(fresh) // 100) or len(fresh) < len(index):
             self._write_index(fresh)
+        elif parsed and str(self.index_path) in _KNOWN:
+            _KNOWN[str(self.index_path)] = (_KNOWN[str(self.index_path)][0], fresh)
         return artifacts
 
+    def _index_stamp(self) -> tuple[int, int] | None:
+        try:
+            info = os.stat(self.index_path)
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
     def _read_index(self) -> dict:
+        """The index entries: as this process last saw them while the file is unchanged
+        (a long-running `forge mcp` parses it once), else read from the file."""
+        stamp = self._index_stamp()
+        known = _KNOWN.get(str(self.index_path))
+        if known is not None and stamp is not None and known[0] == stamp:
+            return known[1]
         try:
             data = json.loads(self.index_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -135,16 +175,21 @@ class Store:
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             return {}
         entries = data.get("entries")
-        return entries if isinstance(entries, dict) else {}
+        if not isinstance(entries, dict):
+            return {}
+        _KNOWN[str(self.index_path)] = (stamp, entries)
+        return entries
 
     def _write_index(self, entries: dict) -> None:
         """Best effort: an index that cannot be written only costs the next read time."""
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             atomic_write(self.index_path,
-                         json.dumps({"version": INDEX_VERSION, "entries": entries}))
+                         json.dumps({"version": INDEX_VERSION, "entries": entries}),
+                         durable=False)
         except OSError:
-            pass
+            return
+        _KNOWN[str(self.index_path)] = (self._index_stamp(), entries)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -165,8 +210,9 @@ class Store:
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
                 stream.write(frontmatter.join(full, body))
-        self._all = None
-        return Artifact(path, full, body)
+        created = Artifact(path, full, body)
+        self._changed(created)
+        return created
 
     def _next_number(self, kind: str) -> int:
         prefix = prefix_of(kind)
@@ -178,4 +224,4 @@ class Store:
         """Write an artifact's front matter and body back to its file."""
         self.with_body(artifact)
         atomic_write(artifact.path, frontmatter.join(artifact.meta, artifact.body or ""))
-        self._all = None
+        self._changed(artifact)

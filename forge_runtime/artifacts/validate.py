@@ -122,13 +122,13 @@ def check(artifact: Artifact, graph: dict[str, Artifact], all_artifacts: list[Ar
           ) -> list[Finding]:
     """Every finding for one artifact (its body must be loaded)."""
     if artifact.unreadable is not None:
-        return [Finding("front-matter", MUST, f"{artifact.path.name}: {artifact.unreadable}")]
+        return [Finding("front-matter", MUST, f"{artifact.file_name}: {artifact.unreadable}")]
     findings = [Finding("front-matter", MUST, problem) for problem in _type_problems(artifact)]
-    if not artifact.path.name.startswith(f"{artifact.id}-"):
-        findings.append(Finding("id-file", MUST, f"the file {artifact.path.name} does not "
+    if not artifact.file_name.startswith(f"{artifact.id}-"):
+        findings.append(Finding("id-file", MUST, f"the file {artifact.file_name} does not "
                                                  f"start with {artifact.id}-"))
-    twins = [other.path.name for other in all_artifacts
-             if other.id == artifact.id and other.path != artifact.path]
+    twins = [other.file_name for other in all_artifacts
+             if other.id == artifact.id and other.file_name != artifact.file_name]
     if twins:
         findings.append(Finding("duplicate-id", MUST,
                                 f"{artifact.id} is also claimed by {', '.join(twins)}"))

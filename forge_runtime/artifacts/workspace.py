@@ -12,8 +12,8 @@ from pathlib import Path
 
 from forge_runtime.artifacts import lifecycle
 from forge_runtime.artifacts.model import Artifact
-from forge_runtime.artifacts.store import Store
-from forge_runtime.project import Project, find_project
+from forge_runtime.artifacts.store import ARTIFACTS_DIR, Store
+from forge_runtime.project import FORGE_DIR, Project, find_project
 
 CONFIG_NAME = "config.yaml"
 
@@ -34,6 +34,10 @@ class Workspace:
 
     def status(self, artifact: Artifact) -> str:
         return lifecycle.effective_status(artifact, self.graph(), self.today)
+
+    def shown(self, artifact: Artifact) -> str:
+        """Where an artifact's file is, relative to the work tree (as hints and JSON say)."""
+        return f"{FORGE_DIR}/{ARTIFACTS_DIR}/{artifact.file_name}"
 
     def relative(self, path: Path) -> str:
         try:
