@@ -1,7 +1,8 @@
 """`forge mcp [--check]`: serve forge's artifact operations over MCP on stdio.
 
-The plugin registers this server (`.mcp.json`), started through `bin/forge` with whatever
-`python3` the host finds. When that interpreter lacks the MCP SDK, the server builds
+The plugin registers this server (`.mcp.json`), started through `hooks/forge-mcp` with
+whatever `python3` the host finds; the host passes it CLAUDE_PLUGIN_ROOT and
+CLAUDE_PLUGIN_DATA. When that interpreter lacks the MCP SDK, the server builds
 `${CLAUDE_PLUGIN_DATA}/forge-mcp-env` once (see forge_runtime.bootstrap) and re-executes
 itself there, so the hooks' own environment never carries the SDK.
 """
