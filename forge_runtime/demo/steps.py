@@ -165,6 +165,36 @@ def clarify_freezes_a_brief(demo: Demo) -> Section:
     ])
 
 
+PRD_BODY = ("## Goal\nforge --verbose prints each step.\n\n## Acceptance criteria\n- a test "
+            "sees every step\n\n## Boundaries\n- no other flag changes\n\n"
+            "## Unknowns and assumptions\n- none\n")
+EVIDENCE_BODY = "## Method\nRan the tests.\n\n## Result\nAll passed.\n"
+
+
+def artifacts_earn_activation(demo: Demo) -> Section:
+    """A PRD cannot be activated on its words alone: evidence linked to it earns it."""
+    created = demo.forge("new", "prd", "Verbose flag", "--body", PRD_BODY,
+                         "--affected-files", "src/cli.py", "--json")
+    prd = created.json()["id"]
+    refused = demo.forge("activate", prd)
+    evidence = demo.forge("new", "evidence", f"Evidence for {prd}", "--verdict", "supports",
+                          "--congruence", "CL3", "--type", "test", "--body", EVIDENCE_BODY,
+                          "--json").json()["id"]
+    demo.forge("link", evidence, prd)
+    activated = demo.forge("activate", prd, "--json")
+    if refused.exit_code != 2 or activated.exit_code != 0:
+        raise DemoFailed(f"activating {prd} without evidence exited {refused.exit_code} and "
+                         f"with it {activated.exit_code}, not 2 and 0")
+    _, refusal = hints.split_rendered(refused.stdout + refused.stderr)
+    return Section("A PRD earns its activation with evidence", [
+        f"`forge new prd` wrote {created.json()['path']}",
+        f"`forge activate {prd}` without evidence: Error: {refusal.error}",
+        f"  Fix: {refusal.text}",
+        f"`forge new evidence` + `forge link {evidence} {prd}`, then `forge activate {prd}`: "
+        f"active, R_eff {activated.json()['r_eff']:.2f}",
+    ])
+
+
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
     from forge_runtime.hint_audit import json_problems, output_problems
@@ -185,4 +215,5 @@ def hint_contract(demo: Demo) -> Section:
 
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
          budget_stops_native_autonomy, guard_refuses_writes, clarify_freezes_a_brief,
+         artifacts_earn_activation,
          hint_contract)

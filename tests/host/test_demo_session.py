@@ -46,6 +46,9 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert "Next: /goal every acceptance criterion of the brief holds: report --csv writes " \
            "report.csv; its header names every column" in clarify
     assert "forge brief show -> Next" in "\n".join(report["sections"][-1]["lines"])
+    earned = "\n".join(report["sections"][6]["lines"])
+    assert titles[6] == "A PRD earns its activation with evidence"
+    assert "Error: PRD-001 has R_eff 0" in earned and "active, R_eff 1.00" in earned
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()
