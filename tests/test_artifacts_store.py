@@ -55,7 +55,23 @@ def test_the_index_is_a_cache_a_hand_edit_or_a_broken_index_never_misleads(proje
     assert ok(project, "list")[0]["title"] == "Renamed by hand"
     index.unlink()
     assert ok(project, "list")[0]["title"] == "Renamed by hand"
-    assert index.exists(), "the index is rebuilt"
+    listed = subprocess.run([sys.executable, "-m", "forge_runtime", "list", "--json"],
+                            cwd=project, capture_output=True, text=True, timeout=60)
+    assert json.loads(listed.stdout)[0]["title"] == "Renamed by hand"
+    assert index.exists(), "the next process rebuilds the index"
+
+
+def test_a_long_running_process_sees_every_change_another_process_makes(project):
+    first = prd(project)
+    assert ok(project, "get", id=first)["title"] == "Verbose flag"     # remembered now
+    other = subprocess.run([sys.executable, "-m", "forge_runtime", "new", "note", "Theirs",
+                            "--json"], cwd=project, capture_output=True, text=True, timeout=60)
+    theirs = json.loads(other.stdout)["id"]
+    path = path_of(project, first)
+    path.write_text(path.read_text().replace("title: Verbose flag", "title: Edited"))
+    ok(project, "new", kind="note", title="Mine")
+    titles = {row["id"]: row["title"] for row in ok(project, "list")}
+    assert titles[first] == "Edited" and titles[theirs] == "Theirs" and len(titles) == 3
 
 
 def test_a_date_typed_unquoted_by_hand_reads_as_a_date(project):

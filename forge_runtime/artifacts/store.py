@@ -31,6 +31,8 @@ FILE_ID = re.compile(r"^([A-Z]+)-(\d+)")
 # Entries are checked against each artifact file's size and mtime on every scan, so a
 # stale one is never used; the file's stamp only says whether to read it again.
 _KNOWN: dict[str, tuple[tuple[int, int] | None, dict]] = {}
+# Artifacts folder -> (each file's (mtime, size), the artifacts read then, their graph).
+_SCANS: dict[str, tuple[dict, list, Graph | None]] = {}
 
 
 def slug(title: str, fallback: str) -> str:
@@ -68,37 +70,80 @@ class Store:
     # -- reading --------------------------------------------------------------------------
 
     def all(self) -> list[Artifact]:
-        """Every artifact file, front matter only (bodies are read on demand), by ID."""
+        """Every artifact file, front matter only (bodies are read on demand), by file name.
+
+        Every call of a new Store checks every file's size and mtime; when none changed
+        since this process last read them (a long-running `forge mcp`), what it read then
+        is reused. Those artifacts are shared: only `get` hands out one to change.
+        """
         if self._all is None:
-            self._all = self._scan()
+            stamps = self._stamps()
+            seen = _SCANS.get(str(self.dir))
+            if seen is not None and seen[0] == stamps:
+                self._all, self._graph = seen[1], seen[2]
+            else:
+                self._all = self._scan(stamps)
+                _SCANS[str(self.dir)] = (stamps, self._all, None)
         return self._all
 
     def by_id(self) -> Graph:
         """ID -> artifact; when two files claim one ID (a merge), the first by file name."""
+        artifacts = self.all()  # may bring the graph of an unchanged earlier read
         if self._graph is None:
             found = Graph()
-            for artifact in self.all():
+            for artifact in artifacts:
                 found.setdefault(artifact.id, artifact)
             self._graph = found
+            seen = _SCANS.get(str(self.dir))
+            if seen is not None and seen[1] is self._all:
+                _SCANS[str(self.dir)] = (seen[0], seen[1], found)
         return self._graph
 
     def _changed(self, artifact: Artifact) -> None:
-        """Keep what was read, with `artifact` as just written, instead of reading all again
-        (the next process, or the next scan, checks every file anyway)."""
-        if self._all is not None:
-            name = artifact.file_name
-            kept = [other for other in self._all if other.file_name != name]
-            self._all = sorted([*kept, artifact], key=lambda item: item.file_name)
+        """Keep what was read, with `artifact` as just written, instead of reading all again.
+
+        For this process's later reads too: the remembered stamps get the written file's,
+        so if another process changed a file meanwhile, the next check of the stamps sees
+        it and reads everything again. A Store that had not read yet keeps not trusting
+        the remembered read until it checks the stamps.
+        """
+        seen = _SCANS.get(str(self.dir))
+        loaded = self._all is not None
+        base = self._all if loaded else (seen[1] if seen else None)
+        graph = self._graph if loaded else (seen[2] if seen else None)
         self._graph = None
+        if base is None:
+            return
+        name = artifact.file_name
+        kept = [other for other in base if other.file_name != name]
+        artifacts = sorted([*kept, artifact], key=lambda item: item.file_name)
+        updated = None
+        if graph is not None and len(kept) == len(base) and not artifact.links and (
+                artifact.id not in graph):
+            # A new artifact that links nowhere changes no other artifact's reverse links.
+            updated = Graph(graph)
+            updated[artifact.id] = artifact
+            updated._incoming = graph._incoming
+        if loaded:
+            self._all, self._graph = artifacts, updated
+        try:
+            info = os.stat(artifact.where)
+        except OSError:
+            _SCANS.pop(str(self.dir), None)
+            return
+        stamps = {**(seen[0] if seen else {}), name: (info.st_mtime_ns, info.st_size)}
+        _SCANS[str(self.dir)] = (stamps, artifacts, updated)
 
     def get(self, artifact_id: str) -> Artifact:
-        """The artifact with its body; OpError naming how to find the right ID."""
+        """The artifact with its body, as a copy the caller may change and `save`;
+        OpError naming how to find the right ID."""
         artifact = self.by_id().get(artifact_id.strip().upper())
         if artifact is None:
             raise OpError(f"no artifact {artifact_id!r} in {self.dir}", call("list"),
                           code="FORGE_ARTIFACT_NOT_FOUND",
                           rationale="lists the artifacts of this work tree with their IDs")
-        return self.with_body(artifact)
+        read = self.with_body(artifact)
+        return Artifact(read.where, dict(read.meta), read.body, read.unreadable)
 
     def with_body(self, artifact: Artifact) -> Artifact:
         if artifact.body is None and artifact.unreadable is None:
@@ -119,32 +164,41 @@ class Store:
             return Artifact(path, unreadable=str(exc), body=text)
         return Artifact(path, meta, body)
 
-    def _scan(self) -> list[Artifact]:
+    def _stamps(self) -> dict[str, tuple[int, int]]:
+        """File name -> (mtime, size) of every artifact file."""
         try:
-            entries = sorted((entry for entry in os.scandir(self.dir)
-                              if entry.name.endswith(".md") and not entry.name.startswith(".")
-                              and entry.is_file()), key=lambda entry: entry.name)
+            entries = os.scandir(self.dir)
         except FileNotFoundError:
-            return []
+            return {}
+        with entries:
+            stamps = {}
+            for entry in entries:
+                if entry.name.endswith(".md") and not entry.name.startswith(".") and (
+                        entry.is_file()):
+                    info = entry.stat()
+                    stamps[entry.name] = (info.st_mtime_ns, info.st_size)
+        return stamps
+
+    def _scan(self, stamps: dict[str, tuple[int, int]]) -> list[Artifact]:
         index = self._read_index()
         fresh: dict[str, list] = {}
         artifacts = []
         parsed = 0
-        for entry in entries:
-            info = entry.stat()
-            key = [info.st_mtime_ns, info.st_size]
-            cached = index.get(entry.name)
-            path = entry.path
+        folder = str(self.dir)
+        for name in sorted(stamps):
+            key = list(stamps[name])
+            cached = index.get(name)
+            path = os.path.join(folder, name)
             if cached and cached[:2] == key and isinstance(cached[2], dict):
-                # A copy: operations change an artifact's meta before saving it.
+                # A copy: the index entry must not change with the artifact.
                 artifacts.append(Artifact(path, dict(cached[2])))
-                fresh[entry.name] = cached
+                fresh[name] = cached
                 continue
             parsed += 1
             artifact = self._parse(path)
             artifacts.append(artifact)
             if artifact.unreadable is None:
-                fresh[entry.name] = [*key, artifact.meta]
+                fresh[name] = [*key, artifact.meta]
         # Rewriting the whole index for a file or two costs more than parsing them again
         # in the next process: the file is rewritten once a hundredth of its entries (at
         # least one) are new; this process remembers them all either way.
