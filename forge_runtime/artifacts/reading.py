@@ -102,7 +102,7 @@ def _finding_json(finding: rules.Finding) -> dict:
 
 def validate(ws, id: str | None = None, all: bool = False, ci: bool = False) -> Reply:  # noqa: A002
     if (id is None) == (not all):
-        raise OpError("validate one artifact by ID, or every one with --all, not both",
+        raise OpError("validate takes one artifact's ID or --all, exactly one of the two",
                       call("validate", all=True, ci=ci or None))
     chosen = [ws.store.get(id)] if id else [ws.store.with_body(a) for a in ws.store.all()]
     reports, lines, failing = [], [], []

@@ -34,7 +34,7 @@ from forge_runtime.artifacts.model import (
     Artifact,
     prefix_of,
 )
-from forge_runtime.steps import Call, Step, call
+from forge_runtime.steps import Step, call
 
 MUST, SHOULD = "MUST", "SHOULD"
 _TODO = re.compile(r"\b(?:TODO|TBD)\b")
@@ -46,11 +46,6 @@ class Finding:
     severity: str
     message: str
     fix: Step | None = None
-
-    def as_dict(self, render) -> dict:
-        fix = self.fix
-        return {"rule": self.rule, "severity": self.severity, "message": self.message,
-                "fix": (render(fix) if isinstance(fix, Call) else fix)}
 
 
 def _is_timestamp(value: object) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 from forge_runtime.artifacts import lifecycle
 from forge_runtime.artifacts.model import Artifact
 from forge_runtime.artifacts.store import ARTIFACTS_DIR, Store
-from forge_runtime.project import FORGE_DIR, Project, find_project
+from forge_runtime.project import FORGE_DIR, Project
 
 CONFIG_NAME = "config.yaml"
 
@@ -24,10 +24,6 @@ class Workspace:
         self.store = Store(project)
         self.now = now or lifecycle.now_utc()
         self.today = self.now.date()
-
-    @classmethod
-    def here(cls, cwd: str | Path | None = None) -> Workspace:
-        return cls(find_project(Path.cwd() if cwd is None else Path(cwd)))
 
     def graph(self) -> dict[str, Artifact]:
         return self.store.by_id()
