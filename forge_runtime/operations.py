@@ -34,6 +34,7 @@ from forge_runtime.steps import Call, OpError, Reply, call
 CLI, MCP = "cli", "mcp"
 
 _JSON_TYPES = {"str": "string", "int": "integer", "bool": "boolean", "list": "array"}
+_A_TYPE = {"str": "a string", "int": "an integer", "bool": "a boolean", "list": "an array"}
 
 
 @dataclass(frozen=True)
@@ -258,7 +259,7 @@ def check_arguments(operation: Operation, arguments: dict) -> dict:
             continue
         python = {"str": str, "int": int, "bool": bool, "list": list}[param.type]
         if not isinstance(value, python) or (param.type == "int" and isinstance(value, bool)):
-            raise _usage_error(operation, f"{param.name} must be a {_JSON_TYPES[param.type]}",
+            raise _usage_error(operation, f"{param.name} must be {_A_TYPE[param.type]}",
                                arguments)
         if param.type == "list" and not all(isinstance(item, str) for item in value):
             raise _usage_error(operation, f"{param.name} must be a list of strings",

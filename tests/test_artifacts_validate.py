@@ -116,3 +116,16 @@ def test_a_should_alone_never_fails_ci(project):
         f"## {name}\ntext\n" for name in ("Goal", "Acceptance criteria", "Boundaries",
                                           "Unknowns and assumptions")))
     assert op(project, "validate", all=True, ci=True).exit_code == 0
+
+
+def test_a_planted_file_whose_aliases_multiply_is_refused_not_expanded(project):
+    artifact_id = prd(project)
+    bomb = ["---", "a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    bomb += [f"{chr(98 + n)}: &{chr(98 + n)} [*{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}, "
+             f"*{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}]"
+             for n in range(8)]
+    path_of(project, artifact_id).write_text("\n".join([*bomb, "---", "body", ""]))
+    report = ok(project, "validate", id=artifact_id)
+    assert report["findings"][0]["rule"] == "front-matter"
+    assert "aliases" in report["findings"][0]["message"]
+    assert ok(project, "list")[0]["id"] == artifact_id

@@ -11,6 +11,8 @@ import datetime as dt
 from forge_runtime.artifacts.model import FIELD_ORDER
 
 FENCE = "---"
+MAX_HEAD_CHARS = 64_000
+MAX_NODES = 10_000
 
 
 class FrontMatterError(ValueError):
@@ -49,13 +51,34 @@ def split(text: str) -> tuple[dict, str]:
             raise FrontMatterError("the front matter block has no closing `---`")
     head = text[len(FENCE) + 1:end]
     body = text[end + len(FENCE) + 2:]
+    if len(head) > MAX_HEAD_CHARS:
+        raise FrontMatterError(f"the front matter is over {MAX_HEAD_CHARS:,} characters")
     try:
         meta = yaml.load(head, Loader=_loader()) if head.strip() else {}
     except yaml.YAMLError as exc:
         raise FrontMatterError(f"the front matter is not valid YAML ({exc})") from None
     if not isinstance(meta, dict):
         raise FrontMatterError("the front matter is not a mapping of fields")
+    if not _within(meta, MAX_NODES):
+        raise FrontMatterError(f"the front matter expands to over {MAX_NODES:,} values "
+                               "(YAML aliases can multiply a small file)")
     return _plain(meta), body
+
+
+def _within(value, limit: int) -> bool:
+    """True when `value` has at most `limit` nodes, counting a shared one at every place it
+    appears (as JSON would write it); stops counting at the limit."""
+    stack, seen = [value], 0
+    while stack:
+        seen += 1
+        if seen > limit:
+            return False
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
 
 
 def join(meta: dict, body: str) -> str:
