@@ -5,8 +5,10 @@ The Markdown files are the source of truth. Everything else here (the index, the
 merge or a checkout never leaves forge believing something the files do not say.
 
 Modules, one job each: `model` (kinds, statuses, relations, the artifact record),
-`frontmatter` (YAML front matter in and out), `store` (files, IDs, the index), `lifecycle`,
-`validate`, `score`, `links`, `views` (list, tree, get), `route`, `brief` (a PRD from the
-frozen brief), `claims` and `remote` (who works on what, on one disk or through a git
-remote), `dispatch`, and `evidence` (the public way to record evidence for an artifact).
+`frontmatter` (YAML front matter in and out), `store` (files, IDs, the index), `templates`,
+`lifecycle`, `validate`, `score`, `links`, `guide` (the next step for an artifact), `route`,
+`brief` (a PRD from the frozen brief), `claims` and `remote` (who works on what, on one disk
+or through a git remote), `dispatch`, `workspace` (the context of one call), and the
+operations themselves: `authoring` (route, new, link, unlink, and `record_evidence`, the
+public way to record evidence for an artifact), `reading`, `transitions` and `work`.
 """

@@ -1,9 +1,7 @@
-"""`forge new prd --from-brief`: the frozen brief's four sections, read behind one function.
+"""`forge new prd --from-brief`: the frozen brief's four sections, as the clarify step keeps them.
 
-The clarify step (`forge_runtime.clarify`) owns the brief's format and where it is kept;
-when that package is installed this module asks it. Without it, a minimal reader takes the
-`## Goal`, `## Acceptance criteria`, `## Boundaries` and `## Unknowns and assumptions`
-sections of `.forge/notes/brief.md` as written.
+`forge_runtime.clarify` owns the brief's format and where it is frozen; this module only
+asks it, so a PRD starts from exactly what the person accepted.
 """
 
 from __future__ import annotations
@@ -12,29 +10,18 @@ from pathlib import Path
 
 from forge_runtime.project import Project
 
-SECTIONS = ("Goal", "Acceptance criteria", "Boundaries", "Unknowns and assumptions")
-FALLBACK_PATH = Path("notes") / "brief.md"
-
 
 def brief_path(project: Project) -> Path:
-    try:
-        from forge_runtime.clarify import store
-    except ImportError:
-        return project.forge_dir / FALLBACK_PATH
-    return Path(store.brief_path(project.forge_dir))
+    from forge_runtime.clarify import store
+
+    return store.brief_path(project.forge_dir)
 
 
 def read_brief(project: Project) -> dict[str, str] | None:
-    """Section name -> text of the frozen brief, in canonical order; None without one."""
-    path = brief_path(project)
-    if not path.is_file():
-        return None
-    try:
-        from forge_runtime.clarify.brief import Brief
-    except ImportError:
-        from forge_runtime.artifacts.frontmatter import sections
+    """Section name -> text of the frozen brief, in canonical order; None when no complete
+    brief is frozen."""
+    from forge_runtime.clarify import store
+    from forge_runtime.clarify.headings import SECTIONS
 
-        found = sections(path.read_text(encoding="utf-8"))
-        return {name: found.get(name, "") for name in SECTIONS}
-    brief = Brief.load(path)
-    return {name: brief[name] for name in SECTIONS}
+    brief = store.frozen(brief_path(project))
+    return None if brief is None else {name: brief[name] for name in SECTIONS}
