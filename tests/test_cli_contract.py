@@ -24,7 +24,7 @@ from forge_runtime.surface_audit import hinted, ids_missing
 ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     (): [[], ["--no-such-flag"]],
     ("init",): [[], ["--hooks"], ["--force"], ["--host", "codex"], ["--host", "all"],
-                ["--host", "nano"]],
+                ["--host", "nano"], ["--statusline"], ["--remove-statusline"]],
     ("doctor",): [[]],
     ("hints",): [[]],
     ("hints", "audit"): [[]],
@@ -69,6 +69,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("claims",): [[]],
     ("dispatch",): [["--agents", "2"]],
     ("mcp",): [["--check"]],  # the served protocol: tests/test_mcp_server.py
+    ("statusline",): [[], ["--session", "contract-1"]],
 }
 
 

@@ -23,7 +23,7 @@ import os
 
 from forge_runtime import hints
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.goal import sessions, transcript
+from forge_runtime.goal import checkpoint, sessions, transcript
 from forge_runtime.goal.ledger import TAMPERED
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
@@ -247,7 +247,7 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
         with storage_errors(project):
             return _stop_bound(project, event, involved)
     except ForgeError as exc:
-        return stop_session(refusal_text(exc))
+        return stop_session(checkpoint.refusal(exc, project.state_path))
 
 
 def _lost_binding(project: Project, session: str) -> dict | None:
@@ -355,7 +355,8 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
     if result.goal["status"] == EXHAUSTED:
-        return stop_session(exhausted_text(result.goal, result.late, result.owed))
+        return stop_session(checkpoint.stamped(
+            exhausted_text(result.goal, result.late, result.owed), project.state_path))
     if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
         return _ended_but_running(binding, event)
     if result.stuck:
