@@ -26,15 +26,15 @@ def unicode_ok(environ: dict | None = None) -> bool:
     """True when the terminal's locale is UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that
     is set decides, as the C library does); with none set, ASCII.
 
-    Python itself sets LC_CTYPE=C.UTF-8 when it starts in the C locale (PEP 538), which
-    says nothing about the terminal: that value with no LC_ALL and a C, POSIX or missing
-    LANG is read as the C locale it replaced.
+    Python itself sets LC_CTYPE=C.UTF-8 when its locale resolves to C (PEP 538: LANG=C, or
+    a locale that is not installed), which says nothing about the terminal, so that value
+    is passed over and LANG decides.
     """
     env = os.environ if environ is None else environ
-    if not env.get("LC_ALL") and env.get("LC_CTYPE") in _COERCED and \
-            env.get("LANG", "C") in ("", "C", "POSIX"):
-        return False
-    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+    names = ["LC_ALL", "LC_CTYPE", "LANG"]
+    if not env.get("LC_ALL") and env.get("LC_CTYPE") in _COERCED:
+        names.remove("LC_CTYPE")
+    for name in names:
         value = env.get(name)
         if value:
             return "utf8" in value.lower().replace("-", "")
