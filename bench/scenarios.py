@@ -238,6 +238,7 @@ def all_scenarios() -> list[Scenario]:
         Scenario("stop-no-goal", "Stop", "Stop, session without a goal", stop_no_goal, True),
         *goal.charging_scenarios(),
         *goal.verify_scenarios(),
+        *goal.status_line_scenarios(),
         *[Scenario(f"{command}-{count}", "CLI", f"forge {command} --json, {count:,} artifacts",
                    artifact_listing(command, count))
           for command in ("list", "tree") for count in (100, 2000)],

@@ -20,6 +20,7 @@ FLOOR_LIMITS = (
     ("stop-no-goal", 1.5, "hook, session without a goal"),
     ("stop-no-goal-beside-goal", 1.5, "hook, session without a goal"),
     ("stop-no-goal-continuation", 1.5, "hook, session without a goal"),
+    ("statusline-no-goal", 1.5, "status line, session without a goal"),
     ("pre-tool-use-bash-checked", 1.5, "the guard's allow path"),
     ("pre-tool-use-role-deny", 2.0, "the guard's deny path"),
     ("pre-tool-use-bash-ledger", 2.0, "the guard's deny path"),

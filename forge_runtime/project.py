@@ -16,8 +16,7 @@ import os
 from collections import namedtuple
 from pathlib import Path
 
-FORGE_DIR = ".forge"
-LEDGER_DIR_NAME = "forge-goals"
+from forge_runtime.roots import FORGE_DIR, ledger_root, locate
 
 
 class Project(namedtuple("_ProjectDirs", "root git_dir git_common_dir")):
@@ -44,35 +43,12 @@ class Project(namedtuple("_ProjectDirs", "root git_dir git_common_dir")):
     @property
     def ledger_root(self) -> Path:
         """Where goal ledgers live: one place for all worktrees of a repository."""
-        if self.git_common_dir is not None:
-            return self.git_common_dir / LEDGER_DIR_NAME
-        return self.local_dir / "goals"
+        common = None if self.git_common_dir is None else str(self.git_common_dir)
+        return Path(ledger_root(str(self.root), common))
 
     @property
     def is_git(self) -> bool:
         return self.git_common_dir is not None
-
-
-def _read_gitdir_file(dot_git: Path) -> Path | None:
-    """A worktree's `.git` is a file `gitdir: <path>`; return that path."""
-    try:
-        text = dot_git.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    target = Path(text[len("gitdir:"):].strip())
-    return target if target.is_absolute() else (dot_git.parent / target).resolve()
-
-
-def _common_dir(git_dir: Path) -> Path:
-    """A linked worktree's git dir names the shared one in its `commondir` file."""
-    try:
-        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        return git_dir
-    path = Path(common)
-    return path if path.is_absolute() else (git_dir / path).resolve()
 
 
 def find_project(start: str | os.PathLike | None = None) -> Project:
@@ -80,21 +56,8 @@ def find_project(start: str | os.PathLike | None = None) -> Project:
 
     The root is the nearest ancestor holding `.git`; outside git, the nearest one holding
     `.forge/` (so a session started in a subdirectory shares the project's ledger and
-    budget instead of starting its own); with neither, `start` itself.
+    budget instead of starting its own); with neither, `start` itself (roots.py).
     """
-    if start is None:
-        start = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    here = Path(start).resolve()
-    lineage = (here, *here.parents)
-    for candidate in lineage:
-        dot_git = candidate / ".git"
-        if dot_git.is_dir():
-            return Project(candidate, dot_git, _common_dir(dot_git))
-        if dot_git.is_file():
-            git_dir = _read_gitdir_file(dot_git)
-            if git_dir is not None and git_dir.is_dir():
-                return Project(candidate, git_dir, _common_dir(git_dir))
-    for candidate in lineage:
-        if (candidate / FORGE_DIR).is_dir():
-            return Project(candidate, None, None)
-    return Project(here, None, None)
+    root, git_dir, common = locate(start)
+    return Project(Path(root), Path(git_dir) if git_dir else None,
+                   Path(common) if common else None)

@@ -1,4 +1,5 @@
-"""`python -P -m forge_runtime.statusline [--wrap COMMAND]`: forge's part of the status line.
+"""`python -P -c "from forge_runtime.statusline import main; main()" [--wrap COMMAND]`:
+forge's part of Claude Code's status line (`python -m forge_runtime.statusline` also works).
 
 Claude Code (2.1.332, measured) runs the `statusLine.command` of its settings through a
 shell in the project directory, with the session's JSON on stdin (`session_id`,
@@ -6,8 +7,9 @@ shell in the project directory, with the session's JSON on stdin (`session_id`,
 and CLAUDE_PROJECT_DIR / CLAUDE_CODE_SESSION_ID in the environment; stdout is a pipe. It
 runs it at start, again whenever the session changes (every second or two while a goal's
 turns run), and every `refreshInterval` seconds when that is set. So this is a hot path,
-like a hook: a session with no goal pays one JSON parse and two stat calls, nothing more
-is imported, and `-P` keeps a planted module in the project from being imported.
+like a hook: a session with no goal pays two stat calls and imports nothing but `os`-based
+modules (not json, pathlib or runpy, hence `-c`), and `-P` keeps a module planted in the
+project from being imported.
 
 It never prints an error: one line about the session's goal, `forge: ledger needs
 attention` when the ledger or state.md does not check out (the Stop hook says what is wrong
@@ -20,7 +22,6 @@ joins its last line.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -57,8 +58,41 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool) -> st
                       gauge.stuck_turns(head.record), unicode=unicode, colour=colour)
 
 
+def _quick_session_id(raw: bytes) -> str | None:
+    """The session id from input that starts as the host's does, `{"session_id": "<id>"`,
+    read without the json module (json imports `re`: most of what a lean interpreter would
+    spend here). None for any other shape: then the full parse decides."""
+    prefix = b'{"session_id":'
+    head = raw[:256].lstrip()
+    if not head.startswith(prefix):
+        return None
+    rest = head[len(prefix):].lstrip()
+    end = rest.find(b'"', 1)
+    value = rest[1:end] if rest.startswith(b'"') and end > 1 else b""
+    if not value.replace(b"-", b"a").replace(b"_", b"a").isalnum():  # ASCII only, no escapes
+        return None
+    return value.decode("ascii")
+
+
+def _surely_without_goal(raw: bytes) -> bool:
+    """True when the host's session has no binding, decided with os.path alone; only with
+    the host's CLAUDE_PROJECT_DIR, which names the project as `sessions.project_for` does."""
+    session_id = _quick_session_id(raw)
+    project_dir = os.environ.get("CLAUDE_PROJECT_DIR")
+    if session_id is None or not project_dir:
+        return False
+    from forge_runtime.goal import sessions
+    from forge_runtime.roots import ledger_root_of
+
+    return sessions.BOUND not in sessions.involvement(ledger_root_of(project_dir), session_id)
+
+
 def forge_part(raw: bytes, *, colour: bool = False) -> str:
     """forge's line for the host's status-line input `raw`, or "" (no goal, bad input)."""
+    if _surely_without_goal(raw):
+        return ""
+    import json
+
     try:
         event = json.loads(raw)
     except ValueError:  # UnicodeDecodeError included

@@ -1,4 +1,4 @@
-"""The status line as the host runs it: `python -P -m forge_runtime.statusline`, JSON on stdin.
+"""The status line as the host runs it (`python -P -c <forge's entry>`), JSON on stdin.
 
 Every case runs the real process: what matters is what lands on a person's screen (stdout),
 that nothing else does (stderr, a traceback), and that the exit status is 0.
@@ -17,6 +17,7 @@ from goal_support import Session, make_project
 
 from forge_runtime.goal import sessions, state, transcript
 from forge_runtime.goal.ledger import Ledger
+from forge_runtime.statusline_settings import ENTRY
 
 OBJECTIVE = "the CSV importer handles quoted commas"
 CHECKLIST = ("- [x] read the CSV spec\n- [x] write the tests\n- [ ] parse the header row\n"
@@ -39,12 +40,13 @@ def _environment(**extra: str) -> dict[str, str]:
 
 
 def statusline(stdin: bytes | dict, cwd, *args: str, **env: str) -> str:
-    """Run the status line as the host does; its stdout (stderr must stay empty)."""
+    """Run the status line as the host does (CLAUDE_PROJECT_DIR names the project unless
+    `CLAUDE_PROJECT_DIR=None`); its stdout (stderr must stay empty)."""
     raw = json.dumps(stdin).encode() if isinstance(stdin, dict) else stdin
-    environment = _environment(**env)
+    environment = _environment(**{"CLAUDE_PROJECT_DIR": str(cwd), **env})
     for name in [name for name, value in env.items() if value is None]:
         del environment[name]
-    done = subprocess.run([sys.executable, "-P", "-m", "forge_runtime.statusline", *args],
+    done = subprocess.run([sys.executable, "-P", "-c", ENTRY, *args],
                           input=raw, cwd=cwd, env=environment, capture_output=True,
                           timeout=60)
     assert (done.returncode, done.stderr) == (0, b"")
@@ -72,8 +74,9 @@ def running(project, turns: int = 3, checklist: str = CHECKLIST) -> Session:
 
 def test_a_running_goal_shows_its_gauge_numbers_and_next_step(project):
     session = running(project, 3)
-    assert statusline(host_input(session), project.root) == \
-        "forge ▰▱▱▱▱▱▱▱▱▱ 3/20 · 2/4 steps · next: parse the header row\n"
+    line = "forge ▰▱▱▱▱▱▱▱▱▱ 3/20 · 2/4 steps · next: parse the header row\n"
+    assert statusline(host_input(session), project.root) == line
+    assert statusline(host_input(session), project.root, CLAUDE_PROJECT_DIR=None) == line
     for _ in range(9):
         session.turn()
     assert statusline(host_input(session), project.root).startswith(
@@ -127,14 +130,17 @@ def test_malformed_input_shows_nothing_and_no_error(project, stdin):
 def test_no_project_shows_nothing_and_creates_nothing(tmp_path):
     bare = tmp_path / "not-a-project"
     bare.mkdir()
-    shown = statusline({"session_id": "9c0b0d1e-session", "cwd": str(bare)}, bare)
-    assert shown == "" and list(bare.iterdir()) == []
+    event = {"session_id": "9c0b0d1e-session", "cwd": str(bare)}
+    assert statusline(event, bare) == ""
+    assert statusline(event, bare, CLAUDE_PROJECT_DIR=None) == ""
+    assert list(bare.iterdir()) == []
 
 
 def test_a_session_without_a_goal_shows_nothing_beside_another_sessions_goal(project):
     running(project, 2)
     stranger = Session(project)
     assert statusline(host_input(stranger), project.root) == ""
+    assert statusline(host_input(stranger), project.root, CLAUDE_PROJECT_DIR=None) == ""
 
 
 @pytest.mark.parametrize("tamper", ["record", "head", "state", "binding", "ledger-gone"])

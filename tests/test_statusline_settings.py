@@ -38,7 +38,7 @@ def test_a_fresh_install_writes_forges_command_into_the_local_settings(root):
     assert path == root / ".claude" / "settings.local.json" and changed and own is None
     entry = _read(path)["statusLine"]
     assert entry["type"] == "command" and settings.is_forge(entry["command"])
-    assert "-P -m forge_runtime.statusline" in entry["command"]
+    assert entry["command"].split()[1:3] == ["-P", "-c"]
     assert settings.install(root)[1] is False  # again: nothing changes
 
 

@@ -5,37 +5,40 @@
     <ledger_root>/sessions/<session id>.pending.json  a `/goal` prompt seen at
                                                        UserPromptSubmit, not yet confirmed
 
-Hooks of a session with no goal only ask `involvement()`: three stat calls (the third is the
-goal witness's marker, witness.py), nothing heavy imported.
+Hooks of a session with no goal only ask `involvement()`: two stat calls, a third (the goal
+witness's marker, witness.py) when both find nothing, and nothing imported that os does not
+bring (not json, re or pathlib: the status line asks it too, and pays for every import).
 A binding is never a grant of autonomy on its own: it names a goal whose ledger is checked
 on every event, and a pending file is only a reminder to look at the transcript.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
-from pathlib import Path
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.project import Project, find_project
 
 SESSIONS_DIR = "sessions"
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
 
 
-def _paths(ledger_root: Path, session_id: str) -> tuple[str, str] | None:
-    if not _SAFE_ID.match(session_id):
+def _safe_id(session_id: str) -> bool:
+    """1 to 128 ASCII letters, digits, `-` and `_`: a file name of its own, nothing more."""
+    return 0 < len(session_id) <= 128 and session_id.isascii() and \
+        session_id.replace("-", "a").replace("_", "a").isalnum()
+
+
+def _paths(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str] | None:
+    if not _safe_id(session_id):
         return None
     base = os.path.join(ledger_root, SESSIONS_DIR, session_id)
     return base + ".json", base + ".pending.json"
 
 
-def project_for(event: dict) -> Project:
-    """The project a hook event belongs to: the host's project dir, else the event's cwd."""
+def project_for(event: dict):
+    """The `Project` a hook event belongs to: the host's project dir, else the event's cwd."""
+    from forge_runtime.project import find_project
+
     return find_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
 
 
@@ -44,7 +47,7 @@ def event_involvement(event: dict) -> set[str]:
     return involvement(project_for(event).ledger_root, event["session_id"])
 
 
-def involvement(ledger_root: Path, session_id: str) -> set[str]:
+def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
     """{"bound"} / {"pending"} / both / {"witnessed"} / empty: the hot-path question, two
     stats, and a third (the witness's marker) only when both found nothing. "witnessed"
     alone means the witness knows the session as bound and the ledger lost its binding."""
@@ -57,7 +60,7 @@ def involvement(ledger_root: Path, session_id: str) -> set[str]:
     if os.path.lexists(paths[1]):
         found.add(PENDING)
     if not found:
-        from forge_runtime.goal.witness import session_marker
+        from forge_runtime.roots import session_marker
 
         if os.path.lexists(session_marker(session_id)):
             found.add(WITNESSED)
@@ -65,6 +68,8 @@ def involvement(ledger_root: Path, session_id: str) -> set[str]:
 
 
 def _read(path: str) -> dict | None:
+    import json
+
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -80,6 +85,8 @@ def _read(path: str) -> dict | None:
 
 
 def _write(path: str, data: dict) -> None:
+    import json
+
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"  # one per writer, threads too
     with open(temp, "w", encoding="utf-8") as handle:
@@ -87,12 +94,12 @@ def _write(path: str, data: dict) -> None:
     os.replace(temp, path)
 
 
-def read_binding(ledger_root: Path, session_id: str) -> dict | None:
+def read_binding(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
     paths = _paths(ledger_root, session_id)
     return _read(paths[0]) if paths else None
 
 
-def _paths_to_write(ledger_root: Path, session_id: str) -> tuple[str, str]:
+def _paths_to_write(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str]:
     """`_paths()`, refusing an id that could not name a file of its own."""
     paths = _paths(ledger_root, session_id)
     if paths is None:
@@ -101,22 +108,24 @@ def _paths_to_write(ledger_root: Path, session_id: str) -> tuple[str, str]:
     return paths
 
 
-def write_binding(ledger_root: Path, session_id: str, binding: dict) -> None:
+def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict) -> None:
     _write(_paths_to_write(ledger_root, session_id)[0], binding)
 
 
-def read_pending(ledger_root: Path, session_id: str) -> dict | None:
+def read_pending(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
     paths = _paths(ledger_root, session_id)
     return _read(paths[1]) if paths else None
 
 
-def write_pending(ledger_root: Path, session_id: str, pending: dict) -> None:
+def write_pending(ledger_root: str | os.PathLike, session_id: str, pending: dict) -> None:
     _write(_paths_to_write(ledger_root, session_id)[1], pending)
 
 
-def drop_pending(ledger_root: Path, session_id: str) -> None:
+def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:
     """Forget a pending `/goal` once the transcript has confirmed or refuted it."""
     paths = _paths(ledger_root, session_id)
     if paths:
+        import contextlib
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(paths[1])

@@ -40,21 +40,15 @@ import json
 import os
 from pathlib import Path
 
-GOALS_DIR, OBJECTIVES_DIR, SESSIONS_DIR = "goals", "objectives", "sessions"
+from forge_runtime.roots import session_marker, witness_dir
+
+GOALS_DIR, OBJECTIVES_DIR = "goals", "objectives"
 FIX = "forge goal verify"
 
 
 def witness_root() -> Path:
     """Where forge keeps goal witnesses for this user (outside every work tree)."""
-    state = os.environ.get("XDG_STATE_HOME")
-    if not state or not os.path.isabs(state):
-        state = os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(state) / "forge" / "witness"
-
-
-def session_marker(session_id: str) -> str:
-    """The file that says `session_id` was bound to a goal (its name is checked by callers)."""
-    return os.path.join(witness_root(), SESSIONS_DIR, session_id)
+    return Path(witness_dir())
 
 
 def repository_key(project) -> str:

@@ -1,7 +1,7 @@
 """`forge statusline [--session ID]`: what forge's status line shows for a session.
 
-Claude Code itself runs `python -P -m forge_runtime.statusline` (`forge init --statusline`
-installs it), which prints the bare line and nothing else. This command shows a person the
+Claude Code itself runs forge_runtime.statusline (`forge init --statusline` installs it),
+which prints the bare line and nothing else. This command shows a person the
 same line, followed by the hint like every forge command.
 """
 
