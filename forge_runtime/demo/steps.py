@@ -74,13 +74,18 @@ def ledger_charged_the_turns(demo: Demo) -> Section:
 
 
 BUDGET_GOAL = "every test passes on the first try"
+BUDGET_CHECKLIST = "- [x] find the failing tests\n- [ ] fix the parser\n- [ ] fix the printer\n"
 
 
 def budget_stops_native_autonomy(demo: Demo) -> Section:
-    """A goal that is never met: forge charges 20 turns, then ends native autonomy."""
+    """A goal that is never met: forge charges 20 turns, then ends native autonomy, naming
+    the checkpoint; the status line shows the spent budget."""
     from forge_runtime.goal import state
     from forge_runtime.project import find_project
 
+    state_path = find_project(demo.project).state_path
+    state_path.write_text(state_path.read_text(encoding="utf-8") + BUDGET_CHECKLIST,
+                          encoding="utf-8")
     session = demo.session("budget", f"/goal {BUDGET_GOAL}", script="budget")
     stops = [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
              if hook.reply and "stopReason" in hook.reply]
@@ -92,6 +97,7 @@ def budget_stops_native_autonomy(demo: Demo) -> Section:
     if demo.forge("goal", "verify", "--json").exit_code != 0:
         raise DemoFailed("the goal ledger did not verify after exhaustion")
     reason = stops[0].splitlines()
+    shown = demo.forge("statusline", "--session", session.session_id or "")
     return Section(f"A goal that is never met: /goal {BUDGET_GOAL}", [
         f"The host's evaluator said \"not met\" after every turn; the native /goal alone "
         f"would go on. forge charged {len(session.hooks_for('Stop'))} Stops: "
@@ -101,6 +107,8 @@ def budget_stops_native_autonomy(demo: Demo) -> Section:
         *(f"    {line}" for line in reason),
         "A person's /goal with the same objective adds one tranche of 20 (40 in all); "
         "clearing or resuming never resets the count.",
+        "The status line (forge init --statusline) of that session now reads:",
+        f"    {shown.stdout.splitlines()[0] if shown.stdout else '(nothing)'}",
     ])
 
 

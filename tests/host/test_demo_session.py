@@ -38,6 +38,9 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert "20 of 20 turns, status exhausted" in budget
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in budget and "stop_hook_prevented" in budget
     assert "Next: /goal every test passes on the first try" in budget
+    assert "Checkpoint: 1 of 3 steps done; next unchecked step: fix the parser" in budget
+    assert "20/20 · 1/3 steps · budget spent · next: fix the parser" in budget \
+        or "20/20 - 1/3 steps - budget spent - next: fix the parser" in budget
     guard = "\n".join(report["sections"][4]["lines"])
     assert "the clarifier role may not use Write" in guard
     assert "Bash deletes the goal ledger" in guard

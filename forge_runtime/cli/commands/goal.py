@@ -171,15 +171,14 @@ def _event_row(entry: dict) -> str | None:
     if kind == "checkpoint":
         step = entry.get("next_step")
         return _row(entry, "checkpoint", f"next: {step}" if step else "no unchecked step")
-    labels = {"reopen": "reopened", "exhaust": "exhausted", "complete": "met",
-              "cancel": "ended"}
     if kind == "exhaust":
         notes = ["budget spent"]
         if entry.get("late_turns"):
             notes.append(f"{entry['late_turns']} of its turns charged late")
         if entry.get("owed"):
             notes.append(f"{len(entry['owed'])} turn(s) owed to the next tranche")
-        return _row(entry, labels[kind], "; ".join(notes))
+        return _row(entry, "exhausted", "; ".join(notes))
+    labels = {"reopen": "reopened", "complete": "met", "cancel": "ended"}
     if kind in labels:
         return _row(entry, labels[kind], entry.get("reason") or "")
     return None

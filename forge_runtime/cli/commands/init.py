@@ -37,11 +37,13 @@ def register(subparsers, common) -> None:
 
 
 def _status_line(args, root) -> tuple[str, dict]:
+    """Install or remove forge's status line; the line that says so, and its JSON."""
     from forge_runtime import statusline_settings
 
     if args.statusline:
         path, changed, own = statusline_settings.install(root, args.scope)
-        what = "forge's status line" + (f", after your own: {own}" if own else "")
+        what = "forge's status line" + (f", after your own: {hints.sanitize(own)}" if own
+                                        else "")
         action = "installed" if changed else "unchanged"
     else:
         path, changed = statusline_settings.remove(root, args.scope)
