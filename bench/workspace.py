@@ -130,7 +130,10 @@ class Workspace:
         stdin (the host runs it through a shell; the shell is not forge's)."""
         from forge_runtime.statusline_settings import ENTRY
 
-        env = {**self.cli_env(), "CLAUDE_CODE_SESSION_ID": host_input["session_id"]}
+        # the hook environment's CLAUDE_PLUGIN_ROOT and FORGE_PYTHON mean nothing to the
+        # status line; the import profile (imports.py) reads them for every hook-like row
+        env = {**self.hook_env(), "PYTHONPATH": str(self.plugin_root),
+               "CLAUDE_CODE_SESSION_ID": host_input["session_id"]}
         return Command(argv=(self.python, "-P", "-c", ENTRY), env=env, cwd=self.root,
                        stdin=json.dumps(host_input).encode(),
                        probe_argv=(self.python, str(PROBE), "-c", ENTRY))
