@@ -71,13 +71,17 @@ def forge_command(own: str | None = None, python: str = sys.executable) -> str:
     """The shell command the host runs: this interpreter, `-P`, forge's entry point.
 
     When forge's code is importable only through PYTHONPATH (the plugin's `bin/forge` sets
-    it), the command sets it too, so the host's shell finds the same code.
+    it), the command sets it too, so the host's shell finds the same code. Should forge be
+    gone one day (uninstalled, a plugin update that moved it), the shell says nothing of
+    it and still runs the person's own command.
     """
     words = [python, "-P", "-c", ENTRY, *([WRAP_FLAG, own] if own else [])]
+    command = shlex.join(words) + " 2>/dev/null"
     code_root = str(Path(__file__).resolve().parent.parent)
-    if code_root in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        return f"PYTHONPATH={shlex.quote(code_root)} {shlex.join(words)}"
-    return shlex.join(words)
+    if any(os.path.realpath(entry) == code_root
+           for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry):
+        command = f"PYTHONPATH={shlex.quote(code_root)} {command}"
+    return f"{command} || sh -c {shlex.quote(own)}" if own else command
 
 
 def _entry(settings: dict, path: Path) -> dict | None:

@@ -105,5 +105,17 @@ def test_a_plugin_install_names_forges_code_on_the_command(root, monkeypatch):
     from pathlib import Path
 
     code_root = str(Path(settings.__file__).resolve().parent.parent)
-    monkeypatch.setenv("PYTHONPATH", code_root)
+    monkeypatch.setenv("PYTHONPATH", f"{code_root}/bin/..")  # as the plugin's bin/forge sets it
     assert settings.forge_command().startswith(f"PYTHONPATH={code_root} ")
+
+
+def test_a_forge_that_is_gone_leaves_the_persons_line_and_no_error(root, tmp_path):
+    broken = tmp_path / "python"
+    broken.write_text("#!/bin/sh\necho 'Traceback: No module named forge_runtime' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    for own, shown in (("echo 'mine; still'", b"mine; still\n"), (None, b"")):
+        command = settings.forge_command(own, python=str(broken))
+        done = subprocess.run(command, shell=True, input=b"{}", cwd=root, capture_output=True,
+                              timeout=60)
+        assert (done.stdout, done.stderr) == (shown, b"")
+        assert settings.wrapped(command) == own
