@@ -47,13 +47,13 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool) -> st
     try:
         nonce = (sessions.read_binding(project.ledger_root, session_id) or {}).get("nonce")
         if not isinstance(nonce, str) or len(nonce) != 32 or not nonce.isalnum():
-            return gauge.paint(gauge.ATTENTION, "31", colour)
+            return gauge.attention(colour)
         ledger = Ledger(project.ledger_root, nonce)
         with ledger.lock():
             head = ledger.head()
             current = consistency.check(project.state_path, ledger, head)
     except (ForgeError, OSError, KeyError, TypeError):
-        return gauge.paint(gauge.ATTENTION, "31", colour)
+        return gauge.attention(colour)
     return gauge.line(head.goal, checkpoint.of_tasks(current.tasks),
                       gauge.stuck_turns(head.record), unicode=unicode, colour=colour)
 

@@ -45,6 +45,11 @@ def paint(text: str, code: str, colour: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if colour else text
 
 
+def attention(colour: bool = False) -> str:
+    """The line for a goal whose ledger or state does not check out (never the error)."""
+    return paint(ATTENTION, _RED, colour)
+
+
 def filled_cells(used: int, ceiling: int) -> int:
     """How many of the gauge's cells are spent: any spent turn shows, full only at the end."""
     if ceiling <= 0 or used >= ceiling:
