@@ -84,7 +84,7 @@ def _surely_without_goal(raw: bytes) -> bool:
     from forge_runtime.goal import sessions
     from forge_runtime.roots import ledger_root_of
 
-    return sessions.BOUND not in sessions.involvement(ledger_root_of(project_dir), session_id)
+    return not sessions.involvement(ledger_root_of(project_dir), session_id)
 
 
 def forge_part(raw: bytes, *, colour: bool = False) -> str:
@@ -99,14 +99,14 @@ def forge_part(raw: bytes, *, colour: bool = False) -> str:
         return ""
     if not isinstance(event, dict) or not isinstance(event.get("session_id"), str):
         return ""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal import gauge, sessions
 
     project = sessions.project_for(event)
-    if sessions.BOUND not in sessions.involvement(project.ledger_root, event["session_id"]):
-        return ""
-    from forge_runtime.goal.gauge import unicode_ok
-
-    return session_line(project, event["session_id"], unicode=unicode_ok(), colour=colour)
+    involved = sessions.involvement(project.ledger_root, event["session_id"])
+    if sessions.BOUND not in involved:  # the witness knowing it bound: its binding was lost
+        return gauge.attention(colour) if sessions.WITNESSED in involved else ""
+    return session_line(project, event["session_id"], unicode=gauge.unicode_ok(),
+                        colour=colour)
 
 
 def own_output(command: str, raw: bytes) -> str:

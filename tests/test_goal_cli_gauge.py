@@ -13,8 +13,7 @@ import pytest
 from goal_support import Session, make_project
 
 from forge_runtime.cli.main import main
-from forge_runtime.goal import state, transcript
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal import transcript
 
 OBJECTIVE = "the CSV importer handles quoted commas"
 CHECKLIST = "- [x] read the CSV spec\n- [ ] parse the header row\n- [ ] handle quoted commas\n"
@@ -89,19 +88,9 @@ def test_status_in_a_pipe_is_plain_text_and_json_has_the_numbers(project, capsys
     assert "▰" not in json.dumps(data, ensure_ascii=False)
 
 
-def _late_charge(project, turn: str) -> None:
-    """A charge record as catch-up charging writes it for a missed turn: `"late": true`."""
-    ledger = Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
-    with ledger.lock():
-        head = ledger.settle()
-        goal = {**head.goal, "turn_count": head.goal["turn_count"] + 1}
-        ledger.append(head, "charge", goal, turn=turn, session="s", late=True)
-    state.write_goal(project.state_path, goal)
-
-
 def test_history_is_a_timeline_one_line_per_event(project, capsys):
     session = running(project, 3)
-    _late_charge(project, "a-missed-turn")
+    session.work()  # a turn whose Stop hook died: the next Stop charges it late
     for _ in range(16):
         session.turn()
     again = Session(project)
@@ -117,7 +106,7 @@ def test_history_is_a_timeline_one_line_per_event(project, capsys):
         "late charge 4/20 turn 4, charged late",
         "charged 20/20 turns 5-20",
         "checkpoint 20/20 next: parse the header row",
-        "exhausted 20/20 budget spent",
+        "exhausted 20/20 budget spent; 1 of its turns charged late",
         "tranche 20/40 activation 2: 20 more turns",
         "charged 21/40 turn 21",
         "met 21/40 host verdict: met",

@@ -103,8 +103,8 @@ def on_prompt(event: dict) -> dict | None:
                 return {"systemMessage": refusal_text(exc)}
             caught_up = None
         if not sets_goal and caught_up is not None and caught_up.exhausted_now:
-            return {"decision": "block", "reason": exhausted_text(
-                caught_up.goal, caught_up.late, caught_up.owed)}
+            return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
+                caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
     if sets_goal:
         from forge_runtime.goal import qualification
 
@@ -240,7 +240,7 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
         try:
             return _lost_binding(project, session)
         except ForgeError as exc:
-            return stop_session(refusal_text(exc))
+            return stop_session(checkpoint.refusal(exc, project.state_path))
     if not involved:
         return None
     try:
