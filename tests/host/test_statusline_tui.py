@@ -65,6 +65,8 @@ def test_the_status_line_shows_the_budget_as_the_goal_runs_and_the_checkpoint_at
         if "budget spent" in screen:
             break
         time.sleep(0.1)
+    # the status line can say so before the TUI has drawn forge's stop message
+    tui.wait_for(lambda: CHECKPOINT in tui.screen(), "the checkpoint in forge's stop message")
     screen = tui.screen()
     assert len(seen) >= 3 and seen == sorted(seen) and seen[-1] == 20, (seen, screen)
     assert "my own line  forge ▰▰▰▰▰▰▰▰▰▰ 20/20 · 1/3 steps · budget spent · next: parse " \
