@@ -151,8 +151,6 @@ def _analyse(command: str, ctx: Context) -> Finding | None:
         if mentions(command):
             return Finding("cannot be parsed (unbalanced quotes) and names a protected path")
         return None
-    # A heredoc's body is the input of a command on another line: judge the whole text.
-    heredoc_mention = "<<" in command and mentions(command)
     outside: list[tuple] = []
     pending: tuple | None = None  # other states an and-or list may end in
     for pipeline in pipelines:
@@ -169,7 +167,7 @@ def _analyse(command: str, ctx: Context) -> Finding | None:
         if isinstance(outcome, Finding):
             return outcome
         sensitive, unproven = outcome
-        if unproven and (sensitive or heredoc_mention):
+        if unproven and sensitive:
             return Finding(f"names a protected location and runs {unproven}, which forge "
                            "cannot prove read-only")
         if unproven and names_entry_point:
@@ -206,9 +204,9 @@ def _names_entry_point(command: str) -> bool:
     if _ENTRY_POINTS.search(lowered):
         return True
     if "$'" in command or "'" in command or '"' in command or "\\" in command:
-        from forge_runtime.guard.shell_syntax import decode_ansi_c
+        from forge_runtime.guard.shell_syntax import normalise
 
-        unquoted = re.sub(r"[\"'\\]", "", decode_ansi_c(lowered))
+        unquoted = re.sub(r"[\"'\\]", "", normalise(lowered))
         return _ENTRY_POINTS.search(unquoted) is not None
     return False
 
@@ -231,11 +229,13 @@ def _check_pipeline(pipeline: Pipeline, ctx: Context) -> Finding | tuple[bool, s
         words = _assign(simple.words, ctx)
         if not words:
             continue
+        ctx.stdin = simple.reads[-1] if simple.reads else None
         outcome = _check_simple(words, ctx)
         if isinstance(outcome, Finding):
             return outcome
         modelled, touched = outcome
-        sensitive = sensitive or touched or mentions(" ".join(simple.words + simple.writes))
+        sensitive = sensitive or touched or mentions(
+            " ".join(simple.words + simple.writes + simple.stdin))
         sensitive = sensitive or in_sensitive_dir(ctx)
         if not modelled and unproven is None:
             unproven = os.path.basename(words[0])
@@ -315,7 +315,7 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
         if not words:
             return True, False
     name = os.path.basename(words[0])
-    args = words[1:]
+    args = _split_fields(words[1:], ctx)
     if "runs-code" in ctx.globs and name not in commands.READERS:
         return False, touches(commands.candidates(args), ctx)
     state_change = _change_state(name, args, ctx)
@@ -334,12 +334,26 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
 def _command_name(word: str, ctx: Context) -> list[str] | None:
     """The words an unquoted expansion in command position becomes (split at IFS)."""
     value = shell_words.value(word, ctx.env)
-    if value is None:
-        return None
     ifs = ctx.env.get("IFS") if "IFS" in ctx.env else None
-    if ifs is not None and "`" in ifs:
+    if value is None or (ifs is not None and "`" in ifs):
         return None
     return shell_words.fields(value, ifs)
+
+
+def _split_fields(args: list[str], ctx: Context) -> list[str]:
+    """Arguments as bash splits an unquoted expansion: `x='-rf .git'; rm $x` is
+    `rm -rf .git`. forge cannot see the quotes shlex removed, so it splits every one (a
+    quoted `"$x"` is then read as more words than it is, never fewer)."""
+    if not any("$" in arg for arg in args):
+        return args
+    split: list[str] = []
+    for arg in args:
+        fields = _command_name(arg, ctx) if "$" in arg else None
+        if fields is None:
+            split.append(arg)
+        else:
+            split.extend(fields)
+    return split
 
 
 def _change_state(name: str, args: list[str], ctx: Context) -> tuple[bool, bool] | None:

@@ -22,6 +22,7 @@ from forge_runtime.guard.shell_state import (
     Context,
     check_path,
     expansions,
+    proc_self,
     risky_unknown,
     touches,
 )
@@ -59,7 +60,8 @@ GIT_READERS = frozenset({
     "rev-list", "count-objects", "fsck", "gc", "prune", "repack",
 })
 # Subcommands that rewrite work-tree files from history: refused over a tracked forge file.
-GIT_DISCARDS = frozenset({"checkout", "restore", "reset", "read-tree", "checkout-index"})
+GIT_DISCARDS = frozenset({"checkout", "restore", "reset", "read-tree", "checkout-index",
+                          "stash"})
 # Config keys whose value git runs as a shell command (or loads code from).
 _GIT_CODE_KEY = re.compile(
     r"^(?:core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy|hookspath|worktree)|"
@@ -240,8 +242,9 @@ def _record_symlink(operands: list[str], found: list[tuple], ctx: Context) -> No
     if os.path.isdir(link_path) and not os.path.islink(link_path):
         link_path = os.path.join(link_path, os.path.basename(target_value.rstrip("/")))
     link_path = os.path.normpath(link_path)
-    ctx.links[link_path] = os.path.realpath(os.path.join(os.path.dirname(link_path),
-                                                         target_value))
+    target_path = proc_self(os.path.join(os.path.dirname(link_path), target_value), ctx)
+    if target_path is not None:
+        ctx.links[link_path] = os.path.realpath(target_path)
 
 
 def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
@@ -477,12 +480,11 @@ def _members(archive: str, ctx: Context) -> list[str] | None:
 
 
 def _check_zip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    operands, found = options(args, "bDnOPtTxiZ", frozenset({"--unzip-command"}))
-    for option, value in found:
-        if option in ("-TT", "--unzip-command"):
-            return child(value or LIFTED, ctx) or (False, False)
-    if "-TT" in args:
-        return False, False
+    for index, arg in enumerate(args):  # `-TT CMD`: the command zip tests the archive with
+        if arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command="):
+            code = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args) else "")
+            return child(code or LIFTED, ctx) or (False, False)
+    operands, found = options(args, "bDnOPtxiZ")
     names = {option for option, _ in found}
     if operands:
         finding = check_write(operands[0], ctx, verb="runs zip writing")
@@ -646,16 +648,59 @@ def _check_output_file(name: str, args: list[str], ctx: Context, child) -> Findi
 
 
 def _check_rg(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    """ripgrep reads, unless `--pre CMD` runs a command on every file."""
-    if any(arg == "--pre" or arg.startswith("--pre=") for arg in args):
-        return False, touches(candidates(args), ctx)
+    """ripgrep reads, unless `--pre PROGRAM` runs a program on every file."""
+    for index, arg in enumerate(args):
+        if arg == "--pre" or arg.startswith("--pre="):
+            program = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args)
+                                                else "")
+            return child("sh " + shlex.quote(program), ctx) or (False, False)
     return True, touches(candidates(args), ctx)
+
+
+def _check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """patch writes the files its diff names (`+++ b/path`, less `-pN` parts): read from
+    the diff when forge can, else refused where it could reach a protected path."""
+    operands, found = options(args, "pdioBrDFgVYzsuw", frozenset({"--input", "--directory"}))
+    diff = next((value for option, value in found if option in ("-i", "--input")), None)
+    diff = diff or (operands[1] if len(operands) >= 2 else ctx.stdin)
+    if operands:  # `patch FILE [DIFF]`: FILE is the one written
+        return check_write(operands[0], ctx, verb="runs patch on") or (True, False)
+    text = _small_text(diff, ctx) if diff else None
+    if text is None:
+        if risky_unknown("", ctx):
+            return Finding("runs patch with a diff forge cannot read, which may write any "
+                           "file, from a directory that holds a protected path")
+        return True, False
+    for line in text.splitlines():
+        if line.startswith(("+++ ", "--- ")):
+            target = line[4:].split("\t", 1)[0].strip()
+            parts = target.split("/")
+            for strip in range(len(parts)):  # any -pN: check every suffix
+                finding = check_write("/".join(parts[strip:]), ctx, verb="runs patch on")
+                if finding:
+                    return finding
+    return True, False
+
+
+def _small_text(word: str, ctx: Context) -> str | None:
+    paths = expansions(word, ctx)
+    if len(paths) != 1 or paths[0] is None:
+        return None
+    if paths[0] in ctx.written:
+        return ctx.written[paths[0]]
+    try:
+        if os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT // 20:
+            return None
+        with open(paths[0], encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
 
 
 _MODELS = {
     **dict.fromkeys(WRITERS, _check_writer),
     "dd": _check_dd, "tar": _check_tar, "unzip": _check_unzip, "cpio": _check_cpio,
-    "zip": _check_zip, "sed": _check_sed, "rg": _check_rg,
+    "zip": _check_zip, "sed": _check_sed, "rg": _check_rg, "patch": _check_patch,
     **dict.fromkeys(COMPRESSORS | KEEPING_COMPRESSORS, _check_compressor),
     **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
 }
@@ -911,6 +956,9 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
                           child) -> Finding | tuple[bool, bool]:
     if sub == "stash" and operands[:1] in (["push"], ["save"]):
         operands = operands[1:]
+    if sub == "apply":
+        diffs = [a for a in operands if not a.startswith("-")]
+        return _check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx, child)
     for option, value in options(operands, "", frozenset({"--output", "--exec", "-x"}))[1]:
         if option == "--output" and value:
             finding = check_write(value, ctx, verb=f"runs git {sub} writing")
@@ -973,6 +1021,10 @@ def _check_git_discard(sub: str, operands: list[str], ctx: Context) -> Finding |
     flags = set(operands)
     if sub == "reset" and not flags & {"--hard", "--merge", "--keep"}:
         return None
+    if sub == "stash" and operands[:1] and operands[0] in ("list", "show", "drop", "clear",
+                                                           "pop", "apply", "branch", "create",
+                                                           "store"):
+        return None  # only pushing a stash puts the work tree back
     if sub == "checkout" and not ("--" in operands or "-f" in flags or "--force" in flags
                                   or "." in operands or "-p" in flags):
         pathspec = [a for a in operands[1:] if not a.startswith("-")]

@@ -12,6 +12,7 @@ path.
 from __future__ import annotations
 
 import os
+import re
 
 from forge_runtime.guard import shell_words
 from forge_runtime.guard.paths import FRONT_MATTER, MARKERS, Finding, Protected, hit, holds, inside
@@ -37,7 +38,7 @@ class Context:
     """The state of the shell at one point of the command (see the module docstring)."""
 
     __slots__ = ("cwds", "start", "env", "protected", "depth", "loops", "links", "written",
-                 "globs", "deadline", "fallible", "cache")
+                 "globs", "deadline", "fallible", "cache", "stdin")
 
     def __init__(self, cwd: str, env: dict[str, str | None],
                  protected: list[Protected]) -> None:
@@ -53,6 +54,7 @@ class Context:
         self.deadline = 0.0  # time.monotonic() past which the analysis gives up
         self.fallible = False  # did the last command change state in a way that can fail
         self.cache: dict[tuple, object] = {}  # plain words already resolved, and the like
+        self.stdin: str | None = None  # the file the current command reads on `<`
 
     def snapshot(self) -> tuple:
         return self.cwds, dict(self.env), self.globs
@@ -95,9 +97,15 @@ def shell_env(env: dict[str, str], cwd: str) -> dict[str, str | None]:
     return known
 
 
+# `.git` and `.forge` as a path component (not `.github`, `.gitignore`, `x.git`).
+_PROTECTED_DIRS = re.compile(r"(?:^|[^\w.-])\.(?:git|forge)(?![\w.-])")
+
+
 def mentions(text: str) -> bool:
+    """Does `text` name a protected location (`forge-goals`, `.forge/local`, `.git`, ...)?"""
     lowered = text.lower()
-    return any(marker in lowered for marker in MARKERS)
+    return any(marker in lowered for marker in MARKERS) or \
+        _PROTECTED_DIRS.search(lowered) is not None
 
 
 def check_deadline(ctx: Context) -> None:
@@ -150,7 +158,7 @@ def loop_variants(word: str, ctx: Context) -> list[str]:
 
 def _paths(text: str, cwd: str | None, ctx: Context, follow: bool) -> list[str | None]:
     joined = text if cwd is None else os.path.join(cwd, text)
-    joined = _proc_self(joined, ctx)
+    joined = proc_self(joined, ctx)
     if joined is None or shell_words.SELF in joined:
         return [None]
     if not any(char in joined for char in _GLOB_CHARS):
@@ -158,7 +166,7 @@ def _paths(text: str, cwd: str | None, ctx: Context, follow: bool) -> list[str |
     return _glob(joined, ctx, follow)
 
 
-def _proc_self(path: str, ctx: Context) -> str | None:
+def proc_self(path: str, ctx: Context) -> str | None:
     """`/proc/self/cwd/...` (also `$$`, `$BASHPID`, `thread-self`) is the shell's own cwd,
     not the hook's; another process's cwd, root or descriptors cannot be known."""
     if not path.startswith(("/proc/", "/dev/fd", "//proc/")):

@@ -11,6 +11,7 @@ holds for what follows depends on it. It is not a shell parser and does not try 
 
 from __future__ import annotations
 
+import re
 import shlex
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})
@@ -43,13 +44,14 @@ class Simple:
     A slotted class, not a dataclass: `dataclasses` imports `inspect`, about 5 ms a call.
     """
 
-    __slots__ = ("words", "writes", "appends", "stdin")
+    __slots__ = ("words", "writes", "appends", "stdin", "reads")
 
     def __init__(self) -> None:
         self.words: list[str] = []
         self.writes: list[str] = []
         self.appends: list[bool] = []  # for each of `writes`: `>>` rather than `>`
         self.stdin: list[str] = []
+        self.reads: list[str] = []  # files its `<` redirections read
 
 
 def lift_substitutions(text: str) -> tuple[str, list[str]]:
@@ -118,35 +120,97 @@ _C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\
               "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
 
-def decode_ansi_c(text: str) -> str:
-    """`text` with each `$'...'` replaced by the single-quoted string it stands for (and
-    `$"..."` by `"..."`), so that shlex reads the word bash would run."""
-    if "$'" not in text and '$"' not in text:
+def normalise(text: str) -> str:
+    """`text` rewritten so that shlex reads the words bash would: each `$'...'` becomes the
+    single-quoted string it stands for (and `$"..."` is `"..."`); an unquoted newline ends
+    a command (` ; `) and a backslash-newline joins lines; a heredoc's body becomes a
+    here-string of the command that reads it (`cat <<EOF` ... `EOF` is `cat <<< '...'`),
+    so its lines are not read as commands; an extglob group (`!(x)`, `@(x)`) is a word
+    forge cannot know."""
+    if not any(mark in text for mark in ("$'", '$"', "\n", "<<", "(")):
         return text
     out: list[str] = []
+    bodies: list[str] = []
+    pending: list[tuple[str, bool]] = []  # heredocs opened on this line: delimiter, <<-
     position, quote = 0, None
     while position < len(text):
         char = text[position]
         if quote == "'":
             quote = None if char == "'" else quote
         elif char == "\\":
+            if text.startswith("\\\n", position) and quote is None:
+                position += 2
+                continue
             out.append(text[position:position + 2])
             position += 2
             continue
         elif char == '"':
             quote = None if quote == '"' else '"'
-        elif quote is None and text.startswith('$"', position):
+        elif quote == '"':
+            pass
+        elif char == "\n":
+            out.append(" ; ")
+            position += 1
+            for delimiter, strip_tabs in pending:
+                body, position = _heredoc_body(text, position, delimiter, strip_tabs)
+                bodies.append(body)
+            pending.clear()
+            continue
+        elif text.startswith("<<<", position):
+            out.append("<<<")
+            position += 3
+            continue
+        elif text.startswith("<<", position):
+            delimiter, strip_tabs, position = _heredoc_delimiter(text, position + 2)
+            pending.append((delimiter, strip_tabs))
+            out.append(f"<<< \x01{len(bodies) + len(pending) - 1}\x01 ")
+            continue
+        elif text.startswith('$"', position):
             position += 1
             continue
-        elif quote is None and text.startswith("$'", position):
+        elif text.startswith("$'", position):
             decoded, position = _ansi_c_body(text, position + 2)
             out.append("'" + decoded.replace("'", "'\"'\"'") + "'")
             continue
-        elif char == "'" and quote is None:
+        elif char in "?*+@!" and text.startswith("(", position + 1):
+            out.append(LIFTED)
+            position = _closing_parenthesis(text, position + 2) + 1
+            continue
+        elif char == "'":
             quote = "'"
         out.append(char)
         position += 1
-    return "".join(out)
+    normalised = "".join(out)
+    for index, body in enumerate(bodies):
+        normalised = normalised.replace(f"\x01{index}\x01", shlex.quote(body), 1)
+    return re.sub("\x01[0-9]+\x01", "''", normalised)  # a heredoc the text never ends
+
+
+def _heredoc_delimiter(text: str, position: int) -> tuple[str, bool, int]:
+    strip_tabs = text.startswith("-", position)
+    position += strip_tabs
+    while position < len(text) and text[position] in " \t":
+        position += 1
+    end = position
+    while end < len(text) and text[end] not in " \t\n;|&<>()":
+        end += 1
+    return text[position:end].replace("'", "").replace('"', "").replace("\\", ""), \
+        strip_tabs, end
+
+
+def _heredoc_body(text: str, position: int, delimiter: str,
+                  strip_tabs: bool) -> tuple[str, int]:
+    """The lines from `position` up to the delimiter line, and where the text goes on."""
+    lines: list[str] = []
+    while position < len(text):
+        end = text.find("\n", position)
+        end = len(text) if end == -1 else end
+        line = text[position:end]
+        position = end + 1
+        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+            break
+        lines.append(line)
+    return "\n".join(lines), position
 
 
 def _ansi_c_body(text: str, position: int) -> tuple[str, int]:
@@ -186,8 +250,7 @@ def _ansi_c_body(text: str, position: int) -> tuple[str, int]:
 
 
 def _tokens(command: str) -> list[str] | None:
-    lexer = shlex.shlex(decode_ansi_c(command).replace("\n", " ; "), posix=True,
-                        punctuation_chars=True)
+    lexer = shlex.shlex(normalise(command), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
@@ -222,6 +285,8 @@ def parse(command: str) -> list[Pipeline | str] | None:
         elif token in INPUT_REDIRECTS or token.startswith("<"):
             if token == "<<<" and position < len(tokens):
                 pipelines[-1][-1].stdin.append(tokens[position])
+            elif token == "<" and position < len(tokens):
+                pipelines[-1][-1].reads.append(tokens[position])
             position += 1
         elif token in PIPES:
             pipelines[-1].append(Simple())
