@@ -47,6 +47,7 @@ from forge_runtime.guard.shell_state import (
     OutOfTime,
     in_sensitive_dir,
     mentions,
+    risky_unknown,
     shell_env,
     touches,
     union,
@@ -396,12 +397,23 @@ def _change_state(name: str, args: list[str], ctx: Context) -> tuple[bool, bool]
     if name in ("alias", "hash", "enable", "trap") and args:
         return _check_deferred_code(name, args, ctx)
     if name == "eval":
+        if any("`" in arg for arg in args):
+            return _unknown_code("eval", ctx)
         return _nested_same_shell(" ".join(args), ctx) or (True, False)
     if name in ("source", "."):
         return _run_script(args, ctx, same_shell=True)
     if name == "case":
         return True, False  # `case WORD in PATTERN`: the commands after `)` are checked
     return None
+
+
+def _unknown_code(what: str, ctx: Context) -> Finding | tuple[bool, bool]:
+    """Code made by a substitution (`bash -c "$(...)"`, `eval $(...)`): refused where it
+    could reach a protected path, else code forge cannot prove read-only."""
+    if risky_unknown("", ctx):
+        return Finding(f"runs {what} on code made by a substitution, which forge cannot read "
+                       "before it runs, from a directory that holds a protected path")
+    return False, False
 
 
 def _input_names(name: str, args: list[str]) -> list[str]:
@@ -458,6 +470,8 @@ def _check_shell(name: str, args: list[str], ctx: Context) -> Finding | tuple[bo
     if position < len(args) and args[position] == "--":
         position += 1
     if runs_code and position < len(args):
+        if shell_words.value(args[position], {}) is None and "`" in args[position]:
+            return _unknown_code(f"{name} -c", ctx)
         code = commands.positional(args[position], args[position + 1:])
         state = ctx.snapshot()
         ctx.globs |= options

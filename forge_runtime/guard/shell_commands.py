@@ -376,9 +376,15 @@ def _copies_contents(name: str, source: str) -> bool:
 def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
     """tar's modes, `-C DIR` however it is spelled, the options that run a command, and
     what an archive it can read holds."""
-    if args and not args[0].startswith("-"):
-        args = ["-" + args[0], *args[1:]]  # old style: `tar xzf a.tgz` is `tar -xzf a.tgz`
-    operands, found = options(args, "fCTXbgHKNVIF", frozenset({
+    takes_value = "fCTXbgHKNVIF"
+    if args and not args[0].startswith("-"):  # old style: `tar xvCf DIR A` takes values in order
+        rest, spelled = list(args[1:]), []
+        for letter in args[0]:
+            spelled.append("-" + letter)
+            if letter in takes_value and rest:
+                spelled.append(rest.pop(0))
+        args = spelled + rest
+    operands, found = options(args, takes_value, frozenset({
         "--file", "--directory", "--files-from", "--exclude-from", "--use-compress-program",
         "--to-command", "--info-script", "--new-volume-script", "--rsh-command"}))
     names = {option for option, _ in found}
@@ -735,8 +741,8 @@ def check_find(args: list[str], ctx: Context, child, *,
     if not acting:
         return True, touches(starts, ctx)
     operators = any(arg in FIND_OPERATORS for arg in expression)
-    patterns = [expression[i + 1] for i, a in enumerate(expression[:-1])
-                if a in FIND_NAME_TESTS]
+    patterns = [expression[i + 1] if a in ("-name", "-iname", "-lname", "-ilname") else "/"
+                for i, a in enumerate(expression[:-1]) if a in FIND_NAME_TESTS]
     for start in starts:
         for path in expansions(start, ctx):
             if path is None:
@@ -749,7 +755,7 @@ def check_find(args: list[str], ctx: Context, child, *,
                 return Finding(f"runs find -delete/-exec inside {entry.label} ({start})", entry)
             for candidate in ctx.protected:
                 if holds(path, candidate.path) and (operators or _find_may_match(
-                        candidate.path, patterns)):
+                        path, candidate.path, patterns)):
                     return Finding(f"runs find -delete/-exec over {candidate.label} ({start})",
                                    candidate)
     return True, touches(starts, ctx)
@@ -768,18 +774,20 @@ def _find_commands(expression: list[str]) -> list[list[str]]:
     return found
 
 
-def _find_may_match(root: str, patterns: list[str]) -> bool:
-    """Could a find name test match `root` or anything under it? Unsure means yes."""
-    from fnmatch import fnmatch
+def _find_may_match(start: str, root: str, patterns: list[str]) -> bool:
+    """Could a find name test match `root`, a directory between `start` and it, or anything
+    under it? Unsure (a path or regex test) means yes; case is ignored (`-iname`)."""
+    from fnmatch import fnmatchcase
 
-    if not patterns or any("/" in p or p.startswith("^") for p in patterns):
+    if not patterns or any("/" in p for p in patterns):
         return True
-    names = [os.path.basename(root)]
+    names = os.path.relpath(root, start).split(os.sep)
     for count, (_, dirs, files) in enumerate(os.walk(root)):
         names.extend(dirs + files)
         if count > _WALK_LIMIT or len(names) > _WALK_LIMIT:
             return True
-    return any(fnmatch(name, pattern) for name in names for pattern in patterns)
+    return any(fnmatchcase(name.lower(), pattern.lower()) for name in names
+               for pattern in patterns)
 
 
 def check_xargs_feed(pipeline, ctx: Context, command_words) -> Finding | None:
@@ -818,7 +826,7 @@ def _check_listing(words: list[str], ctx: Context) -> Finding | None:
         outcome = check_find(args, ctx, lambda code, inner: None, acting=True)
         return outcome if isinstance(outcome, Finding) else None
     if name in ("echo", "printf"):
-        for word in args:
+        for word in _printed_words(args):
             finding = check_path(word, ctx, destructive=True, must_know=True,
                                  verb="lists for xargs to hand to a command that writes")
             if finding:
@@ -827,6 +835,21 @@ def _check_listing(words: list[str], ctx: Context) -> Finding | None:
     if name in ("ls", "git", "grep", "egrep", "rg", "ag", "fd", "tree"):
         return _check_walk(name, args, ctx)
     return _unknown_listing(name, ctx)
+
+
+def _printed_words(args: list[str]) -> list[str]:
+    """The words echo or printf print, escapes (`\\0`, `\\n`, `\\x2e`) decoded: what xargs
+    reads from them."""
+    words = []
+    for arg in args:
+        try:
+            text = arg.encode("utf-8", "surrogateescape").decode("unicode_escape")
+        except UnicodeDecodeError:
+            text = arg
+        for piece in re.split(r"[\s\0]+", text.replace("%s", " ").replace("%b", " ")):
+            if piece and piece not in ("-e", "-n", "-E"):
+                words.append(piece)
+    return words
 
 
 def _check_walk(name: str, args: list[str], ctx: Context) -> Finding | None:
@@ -1033,8 +1056,13 @@ def _check_git_discard(sub: str, operands: list[str], ctx: Context) -> Finding |
     pathspec = [a for a in operands if not a.startswith("-")]
     if "--" in operands:
         pathspec = operands[operands.index("--") + 1:]
-    elif sub in ("checkout", "reset"):
-        pathspec = pathspec[1:] if sub == "reset" or len(pathspec) > 1 else pathspec
+    elif sub in ("read-tree", "checkout-index", "reset", "stash"):
+        pathspec = pathspec if sub == "stash" else []  # the whole tree
+    elif len(pathspec) > 1:
+        pathspec = pathspec[1:]  # `checkout TREE PATH...`
+    elif pathspec and not any(os.path.lexists(path) for path in expansions(pathspec[0], ctx)
+                              if path):
+        pathspec = []  # `checkout -f TREE`: every tracked file
     for word in pathspec or ["."]:
         for path in expansions(word, ctx):
             for entry in ctx.protected:

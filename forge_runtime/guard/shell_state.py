@@ -216,7 +216,7 @@ def _linked_matches(pattern: str, ctx: Context, follow: bool,
     exist yet when forge reads the command): `ln -s .git L; rm -rf L*/forge-goals`."""
     from fnmatch import fnmatchcase
 
-    parts = pattern.split("/")
+    parts = os.path.normpath(pattern).split("/")
     found: list[str | None] = []
     for link, target in list(ctx.links.items()) + [(p, p) for p in ctx.written]:
         link_parts = link.split("/")
