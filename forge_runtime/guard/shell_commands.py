@@ -1048,21 +1048,24 @@ def _check_git_discard(sub: str, operands: list[str], ctx: Context) -> Finding |
                                                            "pop", "apply", "branch", "create",
                                                            "store"):
         return None  # only pushing a stash puts the work tree back
-    if sub == "checkout" and not ("--" in operands or "-f" in flags or "--force" in flags
-                                  or "." in operands or "-p" in flags):
-        pathspec = [a for a in operands[1:] if not a.startswith("-")]
-        if not pathspec:
-            return None  # `git checkout BRANCH`: a branch switch, not a discard
     pathspec = [a for a in operands if not a.startswith("-")]
     if "--" in operands:
         pathspec = operands[operands.index("--") + 1:]
-    elif sub in ("read-tree", "checkout-index", "reset", "stash"):
-        pathspec = pathspec if sub == "stash" else []  # the whole tree
-    elif len(pathspec) > 1:
-        pathspec = pathspec[1:]  # `checkout TREE PATH...`
-    elif pathspec and not any(os.path.lexists(path) for path in expansions(pathspec[0], ctx)
-                              if path):
-        pathspec = []  # `checkout -f TREE`: every tracked file
+    elif sub in ("read-tree", "checkout-index", "reset"):
+        pathspec = []  # the whole tree
+    elif sub == "checkout":
+        forced = bool(flags & {"-f", "--force"})
+        if flags & {"-b", "-B", "--orphan"} and not forced:
+            return None  # a new branch from here: nothing is put back
+        if len(pathspec) > 1:
+            pathspec = pathspec[1:]  # `checkout TREE PATH...`
+        elif pathspec and not any(os.path.lexists(path) for path in
+                                  expansions(pathspec[0], ctx) if path):
+            if not forced:
+                return None  # `git checkout BRANCH`: a switch keeps local changes
+            pathspec = []  # `checkout -f TREE`: every tracked file
+        elif not pathspec and not forced:
+            return None
     for word in pathspec or ["."]:
         for path in expansions(word, ctx):
             for entry in ctx.protected:
