@@ -103,10 +103,11 @@ CODE_VARIABLES = frozenset({"BASH_ENV", "ENV", "GIT_EDITOR", "GIT_SEQUENCE_EDITO
                             "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS"})
 GLOB_OPTIONS = frozenset({"dotglob", "globstar", "nocaseglob", "extglob", "expand_aliases"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
-MAX_COMMAND = 200_000
+MAX_COMMAND = 100_000
 _TIME_BUDGET_SECONDS = 3.0
 _DEPTH_LIMIT = 8
 _SCRIPT_LIMIT = 65_536
+_SUBSTITUTIONS_LIMIT = 512
 # forge's hook-side entry points named anywhere in a command, even inside a script it writes
 # or in an interpreter's code (`main(['mode', 'exit'])`).
 _ENTRY_POINTS = re.compile(
@@ -117,8 +118,9 @@ def analyse(command: str, cwd: str, env: dict[str, str],
             protected: list[Protected]) -> Finding | None:
     """The first reason to refuse `command`, or None when it touches no protected path.
 
-    Reading costs about 2 s per megabyte here, and the host lets a hook that times out
-    through, so a command longer than MAX_COMMAND is refused unread.
+    Reading costs about 10 s per megabyte on this project's loaded 2-core machine, and the
+    host lets a hook that times out through, so a command longer than MAX_COMMAND is refused
+    unread (long content belongs in the Write tool).
     """
     if len(command) > MAX_COMMAND:
         return Finding(f"is {len(command)} characters long, more than forge reads "
@@ -143,6 +145,9 @@ def _analyse(command: str, ctx: Context) -> Finding | None:
         return Finding("nests shells too deeply for forge to follow")
     names_entry_point = _names_entry_point(command)
     command, bodies = lift_substitutions(command)
+    if len(bodies) > _SUBSTITUTIONS_LIMIT:
+        return Finding(f"holds {len(bodies)} command substitutions, more than forge reads "
+                       f"({_SUBSTITUTIONS_LIMIT}); split it into simpler commands")
     for body in bodies:
         finding = _in_child_shell(body, ctx)
         if finding:

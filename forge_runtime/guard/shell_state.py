@@ -25,6 +25,9 @@ DIRECTORIES_LIMIT = 8  # possible working directories followed before the cwd is
 SHARED_ENV = ("HOME", "USER", "LOGNAME", "TMPDIR")
 _GLOB_CHARS = "*?["
 _GLOB_LEVELS_LIMIT = 4
+GLOB_ENTRIES_LIMIT = 20_000  # directory entries (GLOB_COST per pattern) one command may list
+GLOB_COST = 10
+WORDS_LIMIT = 20_000  # words one command may have resolved (each up to VARIANTS_LIMIT paths)
 _PATHS_LIMIT = 512
 
 
@@ -38,7 +41,8 @@ class Context:
     """The state of the shell at one point of the command (see the module docstring)."""
 
     __slots__ = ("cwds", "start", "env", "protected", "depth", "loops", "links", "written",
-                 "globs", "deadline", "fallible", "cache", "stdin")
+                 "globs", "deadline", "fallible", "cache", "stdin", "glob_budget",
+                 "paths_budget")
 
     def __init__(self, cwd: str, env: dict[str, str | None],
                  protected: list[Protected]) -> None:
@@ -55,6 +59,8 @@ class Context:
         self.fallible = False  # did the last command change state in a way that can fail
         self.cache: dict[tuple, object] = {}  # plain words already resolved, and the like
         self.stdin: str | None = None  # the file the current command reads on `<`
+        self.glob_budget = GLOB_ENTRIES_LIMIT  # directory entries globbing may still list
+        self.paths_budget = WORDS_LIMIT  # words it may still resolve to paths
 
     def snapshot(self) -> tuple:
         return self.cwds, dict(self.env), self.globs
@@ -124,6 +130,9 @@ def expansions(word: str, ctx: Context, *, follow: bool = True) -> list[str | No
     if plain and key in ctx.cache:
         return ctx.cache[key]
     results: list[str | None] = []
+    ctx.paths_budget -= 1
+    if ctx.paths_budget < 0:
+        return [None]  # more words than forge resolves in one command: unknown
     for variant in loop_variants(word, ctx):
         for text in shell_words.values(variant, ctx.env):
             if text is None or not text:
@@ -193,21 +202,56 @@ def _resolve(path: str, follow: bool) -> str:
 
 def _glob(pattern: str, ctx: Context, follow: bool, depth: int = 0) -> list[str | None]:
     """What a pattern matches now, under the glob options the command turned on, plus the
-    symlinks the command made itself; the pattern as it is when nothing matches."""
+    symlinks the command made itself; the pattern as it is when nothing matches. The walk
+    lists at most GLOB_ENTRIES_LIMIT directory entries for the whole command: past that,
+    the word is unknown."""
     levels = sum(1 for part in pattern.split("/") if any(c in part for c in _GLOB_CHARS))
     if levels > _GLOB_LEVELS_LIMIT or "nocaseglob" in ctx.globs or "extglob" in ctx.globs \
             or ("globstar" in ctx.globs and "**" in pattern) or depth > 3:
         return [None]
-    import glob
-
-    hidden = "dotglob" in ctx.globs
-    found: list[str | None] = []
-    for match in glob.iglob(pattern, include_hidden=hidden):
-        found.append(_resolve(match, follow))
-        if len(found) > _PATHS_LIMIT:
-            return [None]
+    ctx.glob_budget -= GLOB_COST  # every glob costs a walk's setup, even one that finds nothing
+    matches = _walk_pattern(pattern, ctx) if ctx.glob_budget >= 0 else None
+    if matches is None:
+        return [None]
+    found: list[str | None] = [_resolve(match, follow) for match in matches]
     found.extend(_linked_matches(pattern, ctx, follow, depth))
     return found or [_resolve(pattern, follow)]
+
+
+def _walk_pattern(pattern: str, ctx: Context) -> list[str] | None:
+    """The existing paths `pattern` matches, component by component as bash globs (a
+    leading `.` is matched only by a pattern that starts with one, unless dotglob); None
+    when the walk would list more entries than the command's budget."""
+    from fnmatch import fnmatchcase
+
+    hidden = "dotglob" in ctx.globs
+    current = ["/"]
+    for part in pattern.split("/"):
+        if part in ("", "."):
+            continue
+        if not any(char in part for char in _GLOB_CHARS):
+            current = [os.path.join(base, part) for base in current]
+            continue
+        found = []
+        for base in current:
+            try:
+                with os.scandir(base) as entries:
+                    for entry in entries:
+                        ctx.glob_budget -= 1
+                        if ctx.glob_budget < 0:
+                            return None
+                        name = entry.name
+                        if name.startswith(".") and not (hidden or part.startswith(".")):
+                            continue
+                        if fnmatchcase(name, part):
+                            found.append(os.path.join(base, name))
+            except OSError:
+                continue
+        check_deadline(ctx)
+        current = found
+        if len(current) > _PATHS_LIMIT:
+            return None
+    return [path for path in current if os.path.lexists(path)]
 
 
 def _linked_matches(pattern: str, ctx: Context, follow: bool,
