@@ -63,7 +63,7 @@ GIT_READERS = frozenset({
 GIT_DISCARDS = frozenset({"checkout", "restore", "reset", "read-tree", "checkout-index",
                           "stash"})
 # Config keys whose value git runs as a shell command (or loads code from).
-_GIT_CODE_KEY = re.compile(
+_GIT_CODE_KEY = (  # compiled on first use: most commands never get here
     r"^(?:core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy|hookspath|worktree)|"
     r"sequence\.editor|diff\.external|(?:diff|filter|merge|pager|man|difftool|mergetool|"
     r"credential|remote|gpg|interactive|uploadpack|receive|alias|include|includeif)\..*|"
@@ -965,7 +965,7 @@ def _check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, bo
 
 def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | None:
     key = key.lower()
-    if not _GIT_CODE_KEY.match(key):
+    if not re.match(_GIT_CODE_KEY, key):
         return None
     if key in _GIT_FILE_KEYS or key.startswith("includeif."):
         return Finding(f"sets git's {key}, which makes git run or read code from files "
