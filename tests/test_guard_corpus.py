@@ -176,24 +176,17 @@ def run_for_real(base: Path, command: str) -> None:
                        capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
 
 
-def judge(template: Path, scratch: Path, index: int, command: str,
-          hostile: bool) -> str | None:
-    """Why `command` fails the corpus, or None."""
+def run_and_compare(template: Path, scratch: Path, index: int, command: str) -> str | None:
+    """Run an allowed `command` in a fresh copy of the project; why it fails, or None."""
     base = scratch / f"case-{index}"
     shutil.copytree(template, base, symlinks=True)
     try:
-        verdict = ask_hook(base, command)
         before = protected_state(base / "proj")
-        if verdict not in ("allow", "deny"):
-            return f"{command!r}: the hook gave no answer: {verdict}"
-        if not hostile and verdict != "allow":
-            return f"{command!r}: harmless, but denied"
-        if verdict == "allow":
-            run_for_real(base, command)
-            after = protected_state(base / "proj")
-            if after != before:
-                changed = sorted(key for key in before if before[key] != after.get(key))
-                return f"{command!r}: allowed, and it changed {changed}"
+        run_for_real(base, command)
+        after = protected_state(base / "proj")
+        if after != before:
+            changed = sorted(key for key in before if before[key] != after.get(key))
+            return f"{command!r}: allowed, and it changed {changed}"
         return None
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -208,10 +201,21 @@ def template(tmp_path_factory):
 
 
 def _run_corpus(template: Path, scratch: Path, commands: list[str], hostile: bool) -> list:
+    """Every command through the hook (which only reads the project, so all ask the same
+    copy), then every allowed one run for real, each in a copy of its own."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = pool.map(lambda item: judge(template, scratch, item[0], item[1], hostile),
-                           enumerate(commands))
-        return [failure for failure in results if failure]
+        verdicts = list(pool.map(lambda command: ask_hook(template, command), commands))
+        failures = [f"{command!r}: the hook gave no answer: {verdict}"
+                    for command, verdict in zip(commands, verdicts, strict=True)
+                    if verdict not in ("allow", "deny")]
+        if not hostile:
+            failures += [f"{command!r}: harmless, but denied"
+                         for command, verdict in zip(commands, verdicts, strict=True)
+                         if verdict == "deny"]
+        allowed = [(index, command) for index, (command, verdict)
+                   in enumerate(zip(commands, verdicts, strict=True)) if verdict == "allow"]
+        results = pool.map(lambda item: run_and_compare(template, scratch, *item), allowed)
+        return failures + [failure for failure in results if failure]
 
 
 def test_the_corpus_is_large_and_covers_every_class():
