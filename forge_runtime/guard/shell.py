@@ -298,7 +298,7 @@ def _set_variable(assignment: str, ctx: Context) -> None:
     if name == "GLOBIGNORE":
         ctx.globs |= {"dotglob"}  # bash: a non-empty GLOBIGNORE turns dotglob on
     if name in CODE_VARIABLES:
-        ctx.globs |= {"runs-code"}
+        ctx.runs_code = True
 
 
 def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
@@ -322,7 +322,7 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
             return True, False
     name = os.path.basename(words[0])
     args = _split_fields(words[1:], ctx)
-    if "runs-code" in ctx.globs and name not in commands.READERS:
+    if ctx.runs_code and name not in commands.READERS:
         return False, touches(commands.candidates(args), ctx)
     state_change = _change_state(name, args, ctx)
     if state_change is not None:

@@ -47,7 +47,6 @@ WRITERS = {"touch": "dtr", "mkdir": "m", "truncate": "sr", "tee": "", "mkfifo": 
 COMPRESSORS = frozenset({"gzip", "gunzip", "pigz", "bzip2", "bunzip2", "xz", "unxz", "lzma",
                          "unlzma", "compress", "uncompress", "lzip"})
 KEEPING_COMPRESSORS = frozenset({"zstd", "unzstd", "lz4", "brotli"})
-FIND_ACTIONS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir"})
 FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
                              "-iregex", "-lname", "-ilname"})
@@ -979,7 +978,7 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
                           child) -> Finding | tuple[bool, bool]:
     if sub == "stash" and operands[:1] in (["push"], ["save"]):
         operands = operands[1:]
-    if sub == "apply":
+    if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
         diffs = [a for a in operands if not a.startswith("-")]
         return _check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx, child)
     for option, value in options(operands, "", frozenset({"--output", "--exec", "-x"}))[1]:

@@ -40,14 +40,13 @@ class OutOfTime(Exception):
 class Context:
     """The state of the shell at one point of the command (see the module docstring)."""
 
-    __slots__ = ("cwds", "start", "env", "protected", "depth", "loops", "links", "written",
-                 "globs", "deadline", "fallible", "cache", "stdin", "glob_budget",
+    __slots__ = ("cwds", "env", "protected", "depth", "loops", "links", "written", "globs",
+                 "runs_code", "deadline", "fallible", "cache", "stdin", "glob_budget",
                  "paths_budget")
 
     def __init__(self, cwd: str, env: dict[str, str | None],
                  protected: list[Protected]) -> None:
         self.cwds: tuple[str | None, ...] = (cwd,)
-        self.start = cwd  # where the command starts; unpacking there is not refused
         self.env = env
         self.protected = protected
         self.depth = 0
@@ -55,6 +54,7 @@ class Context:
         self.links: dict[str, str] = {}  # symlinks the command itself makes: link -> target
         self.written: dict[str, str] = {}  # files it writes with text forge can read
         self.globs: frozenset[str] = frozenset()  # shell options that change globbing
+        self.runs_code = False  # a variable set that makes programs run code (GIT_EDITOR=...)
         self.deadline = 0.0  # time.monotonic() past which the analysis gives up
         self.fallible = False  # did the last command change state in a way that can fail
         self.cache: dict[tuple, object] = {}  # plain words already resolved, and the like
@@ -348,8 +348,3 @@ def _sensitive(ctx: Context) -> bool:
             if beside or inside(cwd, entry.path):
                 return True
     return False
-
-
-def at_or_above_start(path: str, ctx: Context) -> bool:
-    """Is `path` the directory the command starts in, or above it?"""
-    return path == ctx.start or holds(path, ctx.start)
