@@ -71,6 +71,8 @@ def build_template(base: Path) -> Path:
     (project / ".forge" / "guard.yaml").write_text(RULES_COMMITTED)
     _git(project, "add", "src/app.py", ".forge/guard.yaml")
     _git(project, "commit", "-qm", "start")
+    _git(project, "config", "alias.nuke", "!rm -rf .git/forge-goals")  # a person's aliases
+    _git(project, "config", "alias.tidy", "clean -fdx")
     (project / ".forge" / "guard.yaml").write_text(RULES_EDITED)  # a person's edit, uncommitted
     guard_dir = paths.guard_dir(find_project(project))
     modes.enter(guard_dir, PERSON, "clarifier")

@@ -27,6 +27,7 @@ from forge_runtime.project import Project
 GUARD_DIR_NAME = "forge-guard"
 RULE_FILE = "guard.yaml"
 
+LEDGER_LABEL = "the goal ledger"
 WITNESS_LABEL = "forge's goal witness"
 TREE = "tree"
 FRONT_MATTER = "front matter"
@@ -65,7 +66,7 @@ def rule_file(project: Project) -> str:
 def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Protected]:
     """Every protected path of `project`, resolved; `extra` are project-rule additions."""
     found = [
-        Protected(os.path.realpath(project.ledger_root), "the goal ledger", TREE,
+        Protected(os.path.realpath(project.ledger_root), LEDGER_LABEL, TREE,
                   "forge goal status"),
         Protected(os.path.realpath(guard_dir(project)), "forge's guard files", TREE,
                   "forge guard roles"),

@@ -17,7 +17,7 @@ import re
 import shlex
 
 from forge_runtime.guard import shell_words
-from forge_runtime.guard.paths import FRONT_MATTER, Finding, hit, holds, inside
+from forge_runtime.guard.paths import FRONT_MATTER, LEDGER_LABEL, Finding, hit, holds, inside
 from forge_runtime.guard.shell_state import (
     Context,
     check_path,
@@ -58,6 +58,10 @@ GIT_READERS = frozenset({
     "revert", "bisect", "notes", "name-rev", "for-each-ref", "show-ref", "merge-base",
     "rev-list", "count-objects", "fsck", "gc", "prune", "repack",
 })
+# Built-in subcommands modelled below (git never lets an alias replace a built-in).
+_GIT_MODELLED = frozenset({"rm", "mv", "apply", "clean", "stash", "config", "init", "clone",
+                           "worktree", "submodule", "read-tree", "checkout-index", "checkout",
+                           "restore", "reset", "am", "update-index", "hash-object"})
 # Subcommands that rewrite work-tree files from history: refused over a tracked forge file.
 GIT_DISCARDS = frozenset({"checkout", "restore", "reset", "read-tree", "checkout-index",
                           "stash"})
@@ -195,7 +199,9 @@ def remember_text(target: str, words: list[str], ctx: Context, appends: bool) ->
     paths = expansions(target, ctx)
     if len(paths) != 1 or paths[0] is None:
         return
-    text = " ".join(word for word in words[1:] if word not in ("-e", "-n")) + "\n"
+    escapes = words[0] == "printf" or "-e" in words[1:2]
+    text = " ".join(_unescaped(word) if escapes else word
+                    for word in words[1:] if word not in ("-e", "-n")) + "\n"
     ctx.written[paths[0]] = (ctx.written.get(paths[0], "") if appends else "") + text
 
 
@@ -841,14 +847,19 @@ def _printed_words(args: list[str]) -> list[str]:
     reads from them."""
     words = []
     for arg in args:
-        try:
-            text = arg.encode("utf-8", "surrogateescape").decode("unicode_escape")
-        except UnicodeDecodeError:
-            text = arg
+        text = _unescaped(arg)
         for piece in re.split(r"[\s\0]+", text.replace("%s", " ").replace("%b", " ")):
             if piece and piece not in ("-e", "-n", "-E"):
                 words.append(piece)
     return words
+
+
+def _unescaped(text: str) -> str:
+    """`text` with the backslash escapes printf and `echo -e` decode (`\\n`, `\\x2e`, `\\0`)."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return text
 
 
 def _check_walk(name: str, args: list[str], ctx: Context) -> Finding | None:
@@ -1012,6 +1023,11 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
         finding = _check_git_discard(sub, operands, ctx)
         if finding:
             return finding
+    alias = None if sub in GIT_READERS or sub in _GIT_MODELLED else _git_alias(sub, ctx)
+    if alias is not None:  # git runs `!code` in a shell, anything else as its own arguments
+        code = alias[1:] if alias.startswith("!") else "git " + alias
+        return child(" ".join([code, *(shlex.quote(a) for a in operands)]), ctx) or (
+            True, False)
     if sub == "rm":
         return _check_destroy([a for a in operands if a != "--cached"], ctx)
     if sub == "mv":
@@ -1019,6 +1035,34 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
     if sub in GIT_READERS:
         return True, touches(candidates(operands), ctx)
     return _check_unmodelled(f"git {sub}", operands, ctx)
+
+
+def _git_alias(name: str, ctx: Context) -> str | None:
+    """What `git NAME` runs when NAME is an alias in the repository's or the user's git
+    config (as on disk, plus what this command wrote into it)."""
+    files = [os.path.join(os.path.dirname(entry.path), "config") for entry in ctx.protected
+             if entry.label == LEDGER_LABEL]
+    home = ctx.env.get("HOME")
+    if home:
+        files += [os.path.join(home, ".gitconfig"), os.path.join(home, ".config/git/config")]
+    for path in files:
+        text = ctx.written.get(path, "")
+        try:
+            if os.path.getsize(path) <= _ARCHIVE_BYTES_LIMIT // 100:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read() + "\n" + text
+        except OSError:
+            pass
+        section = ""
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith("["):
+                section = line.strip("[]").strip().lower()
+            elif section == "alias" and "=" in line:
+                key, _, value = line.partition("=")
+                if key.strip().lower() == name.lower():
+                    return value.strip().strip('"')
+    return None
 
 
 def _git_code(sub: str, operands: list[str]) -> str | None:
