@@ -6,8 +6,8 @@ writes was checked, so it may run even beside a protected location (`touch
 .forge/local/notes.md`); anything else is code forge cannot prove read-only. Readers that
 can write (`sed w`, `xxd IN OUT`, `sort -o`, `tree -o`), archivers (`tar -C`, `unzip -d`,
 `zip -m`, `gzip -r`, `cpio`), copies (`cp --parents`, `rsync --delete`), `find -exec`,
-`xargs` feeds, git's tree rewrites and code-running options, and forge's own entry points
-are modelled here.
+`xargs` feeds and forge's own entry points are modelled here; git in `shell_git`,
+archivers and `patch` in `shell_archives` (imported only when such a command runs).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 import shlex
 
 from forge_runtime.guard import shell_words
-from forge_runtime.guard.paths import FRONT_MATTER, LEDGER_LABEL, Finding, hit, holds, inside
+from forge_runtime.guard.paths import FRONT_MATTER, Finding, hit, holds, inside
 from forge_runtime.guard.shell_state import (
     Context,
     check_path,
@@ -44,40 +44,14 @@ REPERMISSIONERS = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
 # Writers of every operand (after their options), and the options that take a value.
 WRITERS = {"touch": "dtr", "mkdir": "m", "truncate": "sr", "tee": "", "mkfifo": "m",
            "mknod": "m", "ln": "St"}
-COMPRESSORS = frozenset({"gzip", "gunzip", "pigz", "bzip2", "bunzip2", "xz", "unxz", "lzma",
-                         "unlzma", "compress", "uncompress", "lzip"})
-KEEPING_COMPRESSORS = frozenset({"zstd", "unzstd", "lz4", "brotli"})
 FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
                              "-iregex", "-lname", "-ilname"})
 FIND_OPERATORS = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "-prune"})
-GIT_READERS = frozenset({
-    "status", "log", "show", "diff", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame",
-    "grep", "describe", "shortlog", "reflog", "branch", "tag", "add", "commit", "fetch",
-    "pull", "push", "merge", "rebase", "switch", "remote", "version", "help", "cherry-pick",
-    "revert", "bisect", "notes", "name-rev", "for-each-ref", "show-ref", "merge-base",
-    "rev-list", "count-objects", "fsck", "gc", "prune", "repack",
-})
-# Built-in subcommands modelled below (git never lets an alias replace a built-in).
-_GIT_MODELLED = frozenset({"rm", "mv", "apply", "clean", "stash", "config", "init", "clone",
-                           "worktree", "submodule", "read-tree", "checkout-index", "checkout",
-                           "restore", "reset", "am", "update-index", "hash-object"})
-# Subcommands that rewrite work-tree files from history: refused over a tracked forge file.
-GIT_DISCARDS = frozenset({"checkout", "restore", "reset", "read-tree", "checkout-index",
-                          "stash"})
-# Config keys whose value git runs as a shell command (or loads code from).
-_GIT_CODE_KEY = (  # compiled on first use: most commands never get here
-    r"^(?:core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy|hookspath|worktree)|"
-    r"sequence\.editor|diff\.external|(?:diff|filter|merge|pager|man|difftool|mergetool|"
-    r"credential|remote|gpg|interactive|uploadpack|receive|alias|include|includeif)\..*|"
-    r"protocol\..*\.allow|web\.browser|credential\.helper|gpg\.program)$")
-_GIT_FILE_KEYS = ("core.hookspath", "core.worktree", "include.path")
 FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"))
 COPY_VALUE_OPTIONS = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S",
                                 "--suffix", "-e", "--rsh", "--exclude", "--include", "-f",
                                 "--filter", "--chmod", "--chown"})
-_ARCHIVE_BYTES_LIMIT = 20_000_000
-_ARCHIVE_MEMBERS_LIMIT = 10_000
 _WALK_LIMIT = 20_000
 
 
@@ -89,11 +63,13 @@ def check_command(name: str, args: list[str], ctx: Context,
     if name == "find":
         return check_find(args, ctx, child)
     if name == "git":
-        return _check_git(args, ctx, child)
+        from forge_runtime.guard import shell_git
+
+        return shell_git.check_git(args, ctx, child)
     if name in DESTROYERS:
-        return _check_destroy(args, ctx)
+        return check_destroy(args, ctx)
     if name in COPIERS:
-        return _check_copy(name, args, ctx)
+        return check_copy(name, args, ctx)
     if name in REPERMISSIONERS:
         # Recursive or not: a directory locked above a protected path locks the path too.
         for word in candidates(args):
@@ -103,12 +79,16 @@ def check_command(name: str, args: list[str], ctx: Context,
                 return finding
         return True, touches(candidates(args), ctx)
     model = _MODELS.get(name)
+    if name in ARCHIVERS:
+        from forge_runtime.guard import shell_archives
+
+        model = shell_archives.MODELS[name]
     if model is not None:
         return model(name, args, ctx, child)
-    return _check_unmodelled(name, args, ctx)
+    return check_unmodelled(name, args, ctx)
 
 
-def _check_unmodelled(name: str, args: list[str], ctx: Context) -> Finding | tuple:
+def check_unmodelled(name: str, args: list[str], ctx: Context) -> Finding | tuple:
     for word in candidates(args):
         finding = check_path(word, ctx, destructive=False, verb=f"runs {name} on")
         if finding:
@@ -205,7 +185,7 @@ def remember_text(target: str, words: list[str], ctx: Context, appends: bool) ->
     ctx.written[paths[0]] = (ctx.written.get(paths[0], "") if appends else "") + text
 
 
-def _check_destroy(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
+def check_destroy(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     for word in candidates(args):
         finding = check_path(word, ctx, destructive=True, verb="deletes", follow=False)
         if finding:
@@ -317,7 +297,7 @@ def split(text: str) -> list[str]:
         return [LIFTED]
 
 
-def _check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
+def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     """A copy reads its sources and writes its destination: into a directory (`-t DIR`, a
     trailing `/`, several sources or an existing directory) it writes each source's name
     there (its whole relative path with `--parents`), and a directory's contents (`src/.`,
@@ -376,151 +356,6 @@ def _copy_operands(args: list[str]) -> tuple[list[str], str | None]:
 
 def _copies_contents(name: str, source: str) -> bool:
     return source.endswith("/.") or (name == "rsync" and source.endswith("/"))
-
-
-def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    """tar's modes, `-C DIR` however it is spelled, the options that run a command, and
-    what an archive it can read holds."""
-    takes_value = "fCTXbgHKNVIF"
-    if args and not args[0].startswith("-"):  # old style: `tar xvCf DIR A` takes values in order
-        rest, spelled = list(args[1:]), []
-        for letter in args[0]:
-            spelled.append("-" + letter)
-            if letter in takes_value and rest:
-                spelled.append(rest.pop(0))
-        args = spelled + rest
-    operands, found = options(args, takes_value, frozenset({
-        "--file", "--directory", "--files-from", "--exclude-from", "--use-compress-program",
-        "--to-command", "--info-script", "--new-volume-script", "--rsh-command"}))
-    names = {option for option, _ in found}
-    for option, code in found:
-        if option in ("-I", "-F", "--use-compress-program", "--to-command", "--info-script",
-                      "--new-volume-script", "--rsh-command") or (
-                option == "--checkpoint-action" and code and code.startswith("exec=")):
-            code = code.split("=", 1)[1] if option == "--checkpoint-action" else code
-            return child(code or LIFTED, ctx) or (False, False)
-    archive = next((value for option, value in found if option in ("-f", "--file")), None)
-    if names & {"-c", "--create", "-r", "--append", "-u", "--update", "-A"}:
-        if archive:
-            finding = check_write(archive, ctx, verb="runs tar writing")
-            if finding:
-                return finding
-        if "--remove-files" in names:
-            return _check_destroy(operands, ctx)
-        return True, touches(operands, ctx)
-    if not names & {"-x", "--extract", "--get"}:
-        return True, touches(operands, ctx)
-    into = [value for option, value in found if option in ("-C", "--directory")] or ["."]
-    return _check_unpack(name, archive, into[-1], ctx, absolute="-P" in names or
-                         "--absolute-names" in names)
-
-
-def _check_unzip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    operands, found = options(args, "dxP")
-    names = {option for option, _ in found}
-    if names & {"-l", "-t", "-v", "-Z", "-p", "-c", "-z"}:
-        return True, touches(operands, ctx)
-    into = next((value for option, value in found if option == "-d"), ".")
-    return _check_unpack(name, operands[0] if operands else None, into, ctx, absolute=False)
-
-
-def _check_cpio(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    operands, found = options(args, "EFHIMORDe")
-    names = {option for option, _ in found}
-    if "-i" in names or "--extract" in names:
-        return _check_unpack(name, None, ".", ctx, absolute=False)
-    if "-p" in names or "--pass-through" in names:
-        return _check_unpack(name, None, operands[0] if operands else ".", ctx,
-                             absolute=False)
-    return True, touches(operands, ctx)
-
-
-def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
-                  absolute: bool) -> Finding | tuple:
-    """An archive unpacked into `into`: each member it holds, when forge can list them;
-    otherwise refused where the directory holds a protected path."""
-    members = None if absolute or archive is None else _members(archive, ctx)
-    if members is not None:
-        for member in members:
-            finding = check_write(os.path.join(into, member), ctx,
-                                  verb=f"runs {name} to unpack {member} into")
-            if finding:
-                return finding
-        return True, False
-    for path in expansions(into, ctx):
-        if path is None:
-            if risky_unknown(into, ctx):
-                return Finding(f"runs {name} to unpack into `{into}`, a directory forge "
-                               "cannot know before it runs")
-            continue
-        entry = hit(path, ctx.protected, destructive=True)
-        if entry:
-            return Finding(f"runs {name} to unpack an archive forge cannot list into "
-                           f"{into}, which holds {entry.label}", entry)
-    return True, False
-
-
-def _members(archive: str, ctx: Context) -> list[str] | None:
-    """The member names of an archive on disk; None when forge cannot list them in time
-    (missing, too large, unreadable) or a member could land outside its own name (a link,
-    an absolute or `..` name)."""
-    paths = expansions(archive, ctx)
-    if len(paths) != 1 or paths[0] is None or not os.path.isfile(paths[0]) \
-            or os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT:
-        return None
-    try:
-        if paths[0].endswith(".zip"):
-            import zipfile
-
-            with zipfile.ZipFile(paths[0]) as bundle:
-                names = bundle.namelist()
-        else:
-            import tarfile
-
-            with tarfile.open(paths[0]) as bundle:
-                members = bundle.getmembers()
-                if any(member.issym() or member.islnk() for member in members):
-                    return None
-                names = [member.name for member in members]
-    except Exception:  # noqa: BLE001 - an archive forge cannot read is one it cannot list
-        return None
-    if len(names) > _ARCHIVE_MEMBERS_LIMIT or any(
-            name.startswith("/") or ".." in name.split("/") for name in names):
-        return None
-    return names
-
-
-def _check_zip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    for index, arg in enumerate(args):  # `-TT CMD`: the command zip tests the archive with
-        if arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command="):
-            code = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args) else "")
-            return child(code or LIFTED, ctx) or (False, False)
-    operands, found = options(args, "bDnOPtxiZ")
-    names = {option for option, _ in found}
-    if operands:
-        finding = check_write(operands[0], ctx, verb="runs zip writing")
-        if finding:
-            return finding
-    if names & {"-m", "--move"}:
-        return _check_destroy(operands[1:], ctx)
-    return True, touches(operands, ctx)
-
-
-def _check_compressor(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    """gzip and its kin replace each file with its (de)compressed twin: the original goes."""
-    operands, found = options(args, "So" if name in KEEPING_COMPRESSORS else "S")
-    names = {option for option, _ in found}
-    for option, value in found:
-        if option in ("-o", "--output") and value:
-            finding = check_write(value, ctx, verb=f"runs {name} writing")
-            if finding:
-                return finding
-    keeps = names & {"-c", "--stdout", "-k", "--keep", "-l", "--list", "-t", "--test"}
-    if name in KEEPING_COMPRESSORS:
-        keeps = not names & {"--rm"}
-    if keeps:
-        return True, touches(operands, ctx)
-    return _check_destroy(operands, ctx)
 
 
 def _check_sed(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
@@ -668,53 +503,15 @@ def _check_rg(name: str, args: list[str], ctx: Context, child) -> Finding | tupl
     return True, touches(candidates(args), ctx)
 
 
-def _check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    """patch writes the files its diff names (`+++ b/path`, less `-pN` parts): read from
-    the diff when forge can, else refused where it could reach a protected path."""
-    operands, found = options(args, "pdioBrDFgVYzsuw", frozenset({"--input", "--directory"}))
-    diff = next((value for option, value in found if option in ("-i", "--input")), None)
-    diff = diff or (operands[1] if len(operands) >= 2 else ctx.stdin)
-    if operands:  # `patch FILE [DIFF]`: FILE is the one written
-        return check_write(operands[0], ctx, verb="runs patch on") or (True, False)
-    text = _small_text(diff, ctx) if diff else None
-    if text is None:
-        if risky_unknown("", ctx):
-            return Finding("runs patch with a diff forge cannot read, which may write any "
-                           "file, from a directory that holds a protected path")
-        return True, False
-    for line in text.splitlines():
-        if line.startswith(("+++ ", "--- ")):
-            target = line[4:].split("\t", 1)[0].strip()
-            parts = target.split("/")
-            for strip in range(len(parts)):  # any -pN: check every suffix
-                finding = check_write("/".join(parts[strip:]), ctx, verb="runs patch on")
-                if finding:
-                    return finding
-    return True, False
-
-
-def _small_text(word: str, ctx: Context) -> str | None:
-    paths = expansions(word, ctx)
-    if len(paths) != 1 or paths[0] is None:
-        return None
-    if paths[0] in ctx.written:
-        return ctx.written[paths[0]]
-    try:
-        if os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT // 20:
-            return None
-        with open(paths[0], encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
 _MODELS = {
     **dict.fromkeys(WRITERS, _check_writer),
-    "dd": _check_dd, "tar": _check_tar, "unzip": _check_unzip, "cpio": _check_cpio,
-    "zip": _check_zip, "sed": _check_sed, "rg": _check_rg, "patch": _check_patch,
-    **dict.fromkeys(COMPRESSORS | KEEPING_COMPRESSORS, _check_compressor),
+    "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
     **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
 }
+# Archivers and patch live in `shell_archives`, imported only when one runs.
+ARCHIVERS = frozenset({"tar", "unzip", "cpio", "zip", "patch", "gzip", "gunzip", "pigz",
+                       "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress",
+                       "uncompress", "lzip", "zstd", "unzstd", "lz4", "brotli"})
 
 
 def check_find(args: list[str], ctx: Context, child, *,
@@ -946,175 +743,3 @@ def check_forge(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     return True, False
 
 
-def _check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, bool]:
-    """git's global options (`-C`, `-c key=value`, `--git-dir`, `--work-tree`), code it
-    runs for you (`-c core.fsmonitor=...`, `!` aliases, `rebase --exec`, `bisect run`),
-    and the subcommands that rewrite or sweep the work tree."""
-    rest = list(args)
-    state = ctx.snapshot()
-    try:
-        while rest and rest[0].startswith("-"):
-            option = rest.pop(0)
-            if option == "-C" and rest:
-                change_dir([rest.pop(0)], ctx)
-            elif option == "-c" and rest:
-                finding = _check_git_config(*rest.pop(0).partition("=")[::2], ctx, child)
-                if finding:
-                    return finding
-            elif option.startswith(("--git-dir", "--work-tree", "--exec-path")):
-                value = option.partition("=")[2] or (rest.pop(0) if rest else "")
-                finding = check_write(value, ctx, verb=f"runs git {option.split('=')[0]}")
-                if finding:
-                    return finding
-        if not rest:
-            return True, False
-        return _check_git_subcommand(rest[0], rest[1:], ctx, child)
-    finally:
-        ctx.restore(state)
-
-
-def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | None:
-    key = key.lower()
-    if not re.match(_GIT_CODE_KEY, key):
-        return None
-    if key in _GIT_FILE_KEYS or key.startswith("includeif."):
-        return Finding(f"sets git's {key}, which makes git run or read code from files "
-                       "forge cannot read")
-    if key.startswith("alias.") and not value.startswith("!"):
-        return child("git " + value, ctx)
-    return child(value.lstrip("!") or LIFTED, ctx)
-
-
-def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
-                          child) -> Finding | tuple[bool, bool]:
-    if sub == "stash" and operands[:1] in (["push"], ["save"]):
-        operands = operands[1:]
-    if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
-        diffs = [a for a in operands if not a.startswith("-")]
-        return _check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx, child)
-    for option, value in options(operands, "", frozenset({"--output", "--exec", "-x"}))[1]:
-        if option == "--output" and value:
-            finding = check_write(value, ctx, verb=f"runs git {sub} writing")
-            if finding:
-                return finding
-    if sub == "rebase" or sub == "bisect" or sub == "submodule":
-        code = _git_code(sub, operands)
-        if code is not None:
-            return child(code, ctx) or (True, False)
-    if sub == "config":
-        settings = [a for a in operands if not a.startswith("-")]
-        if len(settings) >= 2:
-            finding = _check_git_config(settings[0], " ".join(settings[1:]), ctx, child)
-            if finding:
-                return finding
-    flags = "".join(a.lstrip("-") for a in operands if a.startswith("-") and
-                    not a.startswith("--"))
-    excludes = [operands[i + 1] for i, a in enumerate(operands[:-1]) if a in ("-e", "--exclude")]
-    sweeping = (sub == "clean" and ("x" in flags or "X" in flags or any(
-        pattern.startswith("!") for pattern in excludes))) or (
-        sub == "stash" and ("a" in flags or "--all" in operands))
-    if sweeping:
-        paths = [a for a in operands if not a.startswith("-") and a not in excludes] or ["."]
-        for word in paths:
-            finding = check_path(word, ctx, destructive=True, verb=f"runs git {sub} over")
-            if finding:
-                return finding
-    if sub in GIT_DISCARDS:
-        finding = _check_git_discard(sub, operands, ctx)
-        if finding:
-            return finding
-    alias = None if sub in GIT_READERS or sub in _GIT_MODELLED else _git_alias(sub, ctx)
-    if alias is not None:  # git runs `!code` in a shell, anything else as its own arguments
-        code = alias[1:] if alias.startswith("!") else "git " + alias
-        return child(" ".join([code, *(shlex.quote(a) for a in operands)]), ctx) or (
-            True, False)
-    if sub == "rm":
-        return _check_destroy([a for a in operands if a != "--cached"], ctx)
-    if sub == "mv":
-        return _check_copy("mv", operands, ctx)
-    if sub in GIT_READERS:
-        return True, touches(candidates(operands), ctx)
-    return _check_unmodelled(f"git {sub}", operands, ctx)
-
-
-def _git_alias(name: str, ctx: Context) -> str | None:
-    """What `git NAME` runs when NAME is an alias in the repository's or the user's git
-    config (as on disk, plus what this command wrote into it)."""
-    files = [os.path.join(os.path.dirname(entry.path), "config") for entry in ctx.protected
-             if entry.label == LEDGER_LABEL]
-    home = ctx.env.get("HOME")
-    if home:
-        files += [os.path.join(home, ".gitconfig"), os.path.join(home, ".config/git/config")]
-    for path in files:
-        text = ctx.written.get(path, "")
-        try:
-            if os.path.getsize(path) <= _ARCHIVE_BYTES_LIMIT // 100:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read() + "\n" + text
-        except OSError:
-            pass
-        section = ""
-        for line in text.splitlines():
-            line = line.strip()
-            if line.startswith("["):
-                section = line.strip("[]").strip().lower()
-            elif section == "alias" and "=" in line:
-                key, _, value = line.partition("=")
-                if key.strip().lower() == name.lower():
-                    return value.strip().strip('"')
-    return None
-
-
-def _git_code(sub: str, operands: list[str]) -> str | None:
-    if sub == "rebase":
-        for index, arg in enumerate(operands):
-            if arg in ("-x", "--exec") and index + 1 < len(operands):
-                return operands[index + 1]
-            if arg.startswith("--exec="):
-                return arg.split("=", 1)[1]
-        return None
-    if sub == "bisect" and operands[:1] == ["run"]:
-        return " ".join(shlex.quote(word) for word in operands[1:]) or None
-    if sub == "submodule" and "foreach" in operands:
-        return " ".join(operands[operands.index("foreach") + 1:]) or None
-    return None
-
-
-def _check_git_discard(sub: str, operands: list[str], ctx: Context) -> Finding | None:
-    """`reset --hard`, `checkout -- .`, `checkout -f`, `restore`: tracked files under the
-    pathspec (the whole tree when none) go back to a committed version; refused over a
-    tracked forge file (the rule file, paths the project protects)."""
-    flags = set(operands)
-    if sub == "reset" and not flags & {"--hard", "--merge", "--keep"}:
-        return None
-    if sub == "stash" and operands[:1] and operands[0] in ("list", "show", "drop", "clear",
-                                                           "pop", "apply", "branch", "create",
-                                                           "store"):
-        return None  # only pushing a stash puts the work tree back
-    pathspec = [a for a in operands if not a.startswith("-")]
-    if "--" in operands:
-        pathspec = operands[operands.index("--") + 1:]
-    elif sub in ("read-tree", "checkout-index", "reset"):
-        pathspec = []  # the whole tree
-    elif sub == "checkout":
-        forced = bool(flags & {"-f", "--force"})
-        if flags & {"-b", "-B", "--orphan"} and not forced:
-            return None  # a new branch from here: nothing is put back
-        if len(pathspec) > 1:
-            pathspec = pathspec[1:]  # `checkout TREE PATH...`
-        elif pathspec and not any(os.path.lexists(path) for path in
-                                  expansions(pathspec[0], ctx) if path):
-            if not forced:
-                return None  # `git checkout BRANCH`: a switch keeps local changes
-            pathspec = []  # `checkout -f TREE`: every tracked file
-        elif not pathspec and not forced:
-            return None
-    for word in pathspec or ["."]:
-        for path in expansions(word, ctx):
-            for entry in ctx.protected:
-                tracked = entry.kind != FRONT_MATTER and ".git" not in entry.path.split(
-                    os.sep) and os.path.exists(entry.path)
-                if tracked and (path is None or inside(entry.path, path)):
-                    return Finding(f"runs git {sub}, which puts {entry.label} back to a "
-                                   "committed version", entry)
-    return None
