@@ -459,12 +459,12 @@ def test_an_append_is_refused_when_it_could_reach_into_the_front_matter(project)
     assert verdict(project, "echo '---' >> .forge/local/state.md") is not None
 
 
-def test_the_files_that_say_where_the_ledger_is_are_protected(project, tmp_path):
+def test_the_files_that_say_where_the_ledger_is_are_protected(project, tmp_path,
+                                                              monkeypatch):
     assert "commondir" in verdict(project, "echo /tmp > .git/commondir").message
-    witness = tmp_path / "witness"
-    found = find_project(project)
-    protected = paths.protected_paths(found, outside=(str(witness),))
-    finding = shell.analyse(f"rm -rf {witness}", str(project), {}, protected)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    protected = paths.protected_paths(find_project(project))
+    finding = shell.analyse(f"rm -rf {tmp_path}/state/forge", str(project), {}, protected)
     assert finding.entry.label == paths.WITNESS_LABEL
 
 
