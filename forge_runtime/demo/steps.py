@@ -146,7 +146,8 @@ def guard_refuses_writes(demo: Demo) -> Section:
         "(the host itself was told to allow Write and Bash)",
         "It called Write: " + in_clarify["Write"][0],
         "It called Bash: " + in_clarify["Bash"][0],
-        "After `forge mode exit`, a session ran `rm -rf .git/forge-goals`: " + in_tidy["Bash"][0],
+        "After `forge mode exit`, a session ran `rm -rf .gi{s..u}/forge-goals` (the brace "
+        "sequence makes `.git`): " + in_tidy["Bash"][0],
         f"brief.md was never written and the ledger is intact; the model was told the way "
         f"on: {in_tidy['Bash'][1]}",
     ])

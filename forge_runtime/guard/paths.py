@@ -5,7 +5,9 @@ Protected, for every role including an unguarded main session:
 - forge's guard files: the guard directory (main-session modes, the rule cache) and the
   project rule file `.forge/guard.yaml`;
 - the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
-- the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`).
+- the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`);
+- the files that tell forge where the ledger is: the git dir's `commondir` (rewritten, it
+  sends forge to another ledger) and, in a linked worktree, its `.git` file.
 
 A path is compared after what the shell or the host would do to it: `~` and `$VAR`
 expansion, joining a relative path to the working directory, `..` and symlinks resolved
@@ -25,6 +27,8 @@ from forge_runtime.project import Project
 GUARD_DIR_NAME = "forge-guard"
 RULE_FILE = "guard.yaml"
 
+LEDGER_LABEL = "the goal ledger"
+WITNESS_LABEL = "forge's goal witness"
 TREE = "tree"
 FRONT_MATTER = "front matter"
 
@@ -62,7 +66,7 @@ def rule_file(project: Project) -> str:
 def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Protected]:
     """Every protected path of `project`, resolved; `extra` are project-rule additions."""
     found = [
-        Protected(os.path.realpath(project.ledger_root), "the goal ledger", TREE,
+        Protected(os.path.realpath(project.ledger_root), LEDGER_LABEL, TREE,
                   "forge goal status"),
         Protected(os.path.realpath(guard_dir(project)), "forge's guard files", TREE,
                   "forge guard roles"),
@@ -70,9 +74,16 @@ def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Prote
                   "forge guard roles"),
         Protected(os.path.realpath(project.state_path), "the goal fields of state.md",
                   FRONT_MATTER, "forge goal sync"),
-        Protected(os.path.realpath(witness_root()), "forge's goal witness", TREE,
-                  "forge goal verify"),
+        Protected(os.path.realpath(witness_root()), WITNESS_LABEL, TREE, "forge goal verify"),
     ]
+    if project.git_dir is not None:
+        found.append(Protected(os.path.realpath(project.git_dir / "commondir"),
+                               "the git dir's commondir file (it says where the ledger is)",
+                               TREE, "forge goal status"))
+        dot_git = project.root / ".git"
+        if dot_git.is_file():  # a linked worktree: the file naming its git dir
+            found.append(Protected(str(dot_git), "the worktree's .git file (it says where "
+                                   "the ledger is)", TREE, "forge goal status"))
     for relative in extra:
         path = os.path.realpath(os.path.join(project.root, relative))
         found.append(Protected(path, f"the protected path {relative}", TREE,
