@@ -6,7 +6,8 @@
 - Stop catching up 1 and 20 turns whose own Stops died, on ledgers of 20 and 2,000 turns
   (0 missed is `stop-charge-*`; the 20 missed plus the Stop's own turn pass the ceiling, so
   that row ends in exhaustion);
-- `forge goal verify` over those ledgers.
+- `forge goal verify` over those ledgers;
+- the status line of a session without a goal and of the session charging one.
 
 Ledgers are built through forge's own hook functions, turn by turn, with tranches added
 the only way the contract allows (exhaustion, then a person's `/goal` again), so a
@@ -308,6 +309,44 @@ def verifying(turns: int):
                 f"verify did not report {turns} turns: {run.stdout[-300:]!r}"
         return Plan(space.forge("goal", "verify"), expect)
     return prepare
+
+
+def status_line_input(space: Workspace, session_id: str) -> dict:
+    """What Claude Code 2.1.332 sends a status-line command (measured; the cost, context
+    window and prompt-cache objects it also sends are left out)."""
+    root = str(space.root)
+    return {"session_id": session_id, "transcript_path": str(space.transcript(session_id)),
+            "cwd": root, "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
+            "workspace": {"current_dir": root, "project_dir": root, "added_dirs": []},
+            "version": "2.1.332", "output_style": {"name": "default"}}
+
+
+def status_line_without_goal(space: Workspace) -> Plan:
+    """The status line of a session with no goal, while another session runs one."""
+    require_module("forge_runtime.statusline", "the status line")
+    build_goal(space, 200)
+    return Plan(space.statusline(status_line_input(space, HostSession(space).id)),
+                expect_silent, note="another session of the repository runs a 200-turn goal")
+
+
+def status_line_with_goal(space: Workspace) -> Plan:
+    """The status line of the session whose goal holds 200 turns: gauge, numbers, step."""
+    require_module("forge_runtime.statusline", "the status line")
+    built = build_goal(space, 200)
+
+    def expect(run) -> str | None:
+        if run.exit_code != 0 or run.stderr:
+            return f"exit {run.exit_code}: {run.stderr.decode(errors='replace')[-300:]}"
+        return None if b" 200/220\n" in run.stdout else \
+            f"expected the gauge at 200/220, got {run.stdout[:300]!r}"
+    return Plan(space.statusline(status_line_input(space, built.sessions[0].id)), expect)
+
+
+def status_line_scenarios() -> list[Scenario]:
+    return [Scenario("statusline-no-goal", "Status line",
+                     "status line, session without a goal", status_line_without_goal, True),
+            Scenario("statusline-goal", "Status line",
+                     "status line, session with a 200-turn goal", status_line_with_goal, True)]
 
 
 def activation_scenarios() -> list[Scenario]:

@@ -189,9 +189,21 @@ def pre_tool_use_bash_ledger(space: Workspace) -> Plan:
 
 def artifact_listing(command: str, count: int) -> Callable[[Workspace], Plan]:
     def prepare(space: Workspace) -> Plan:
+        from bench import artifacts
+
         require_command(f"forge {command} --json")
-        raise NotAvailable(f"`forge {command}` exists, but the bench cannot yet create "
-                           f"{count:,} artifacts: wire their builder in bench/scenarios.py")
+        artifacts.build(space.root, count)
+
+        def expect(run: Run) -> str | None:
+            try:
+                listed = json.loads(run.stdout)
+            except ValueError:
+                return f"not JSON: {run.stdout[:200]!r}"
+            if not isinstance(listed, list) or (command == "list" and len(listed) != count):
+                return f"expected a bare array of {count} artifacts"
+            return expect_hint(run)
+        return Plan(space.forge(command, "--json"), expect,
+                    note="the index is built by the warm-up run, as by any earlier command")
     return prepare
 
 
@@ -226,6 +238,7 @@ def all_scenarios() -> list[Scenario]:
         Scenario("stop-no-goal", "Stop", "Stop, session without a goal", stop_no_goal, True),
         *goal.charging_scenarios(),
         *goal.verify_scenarios(),
+        *goal.status_line_scenarios(),
         *[Scenario(f"{command}-{count}", "CLI", f"forge {command} --json, {count:,} artifacts",
                    artifact_listing(command, count))
           for command in ("list", "tree") for count in (100, 2000)],

@@ -20,6 +20,7 @@ FLOOR_LIMITS = (
     ("stop-no-goal", 1.5, "hook, session without a goal"),
     ("stop-no-goal-beside-goal", 1.5, "hook, session without a goal"),
     ("stop-no-goal-continuation", 1.5, "hook, session without a goal"),
+    ("statusline-no-goal", 1.5, "status line, session without a goal"),
     ("pre-tool-use-bash-checked", 1.5, "the guard's allow path"),
     ("pre-tool-use-role-deny", 2.0, "the guard's deny path"),
     ("pre-tool-use-bash-ledger", 2.0, "the guard's deny path"),
@@ -33,6 +34,10 @@ GROWTH = ("stop-charge-2000", "stop-charge-20", 1.25)
 # The brief parser is linear: 100x the input may cost at most 150x the whole command.
 BRIEF_GROWTH = ("brief-check-1mb", "brief-check-10kb", 150.0)
 BRIEF_LIMIT_MS = 500.0
+# Artifact listings as whole processes (issue 12): an absolute limit, and the cost at 2,000
+# against 100 (20 times the artifacts: a ratio below 20 is better than linear).
+LISTING_LIMIT_MS = (("list-2000", 250.0), ("tree-2000", 250.0))
+LISTING_GROWTH = ("list-2000", "list-100", 20.0)
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,7 @@ def evaluate(outcomes: list[Outcome]) -> list[Check]:
         missing = big_o if not big_o or big_o.status != MEASURED else small_o
         checks.append(Check(subject, f"<= {limit}x", _unmeasured(missing), None))
     checks += _brief_checks(by_key)
+    checks += _listing_checks(by_key)
     for outcome in outcomes:
         if not outcome.scenario.is_hook or outcome.status != MEASURED:
             continue
@@ -130,4 +136,28 @@ def _brief_checks(by_key: dict[str, Outcome]) -> list[Check]:
     else:
         missing = big if not big or big.status != MEASURED else small
         checks.append(Check(subject, f"<= {limit:.0f}x", _unmeasured(missing), None))
+    return checks
+
+
+def _listing_checks(by_key: dict[str, Outcome]) -> list[Check]:
+    """`forge list`/`tree --json` at 2,000 artifacts under their limit, and list's growth."""
+    checks = []
+    for key, limit in LISTING_LIMIT_MS:
+        outcome = by_key.get(key)
+        subject = outcome.scenario.title if outcome else key
+        if outcome is None or outcome.status != MEASURED:
+            checks.append(Check(subject, f"< {limit:.0f} ms", _unmeasured(outcome), None))
+            continue
+        checks.append(Check(subject, f"< {limit:.0f} ms", f"{outcome.median_ms:.0f} ms",
+                            outcome.median_ms < limit, _margin(outcome.median_ms, limit, " ms")))
+    big, small, limit = LISTING_GROWTH
+    big_o, small_o = by_key.get(big), by_key.get(small)
+    subject = "forge list --json at 2,000 artifacts vs 100"
+    if big_o and small_o and big_o.status == small_o.status == MEASURED:
+        ratio = big_o.median_ms / small_o.median_ms
+        checks.append(Check(subject, f"<= {limit:.0f}x (linear)", f"{ratio:.2f}x",
+                            ratio <= limit, _margin(ratio, limit, "x")))
+    else:
+        checks.append(Check(subject, f"<= {limit:.0f}x (linear)", _unmeasured(
+            big_o if not big_o or big_o.status != MEASURED else small_o), None))
     return checks

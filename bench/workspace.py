@@ -124,6 +124,20 @@ class Workspace:
                                    event["hook_event_name"]),
                        probe_env={**env, "FORGE_PYTHON": str(self._probe_python)})
 
+    def statusline(self, host_input: dict) -> Command:
+        """forge's status line as `forge init --statusline` installs it for the plugin:
+        `python -P -c <entry>`, forge's code on PYTHONPATH, the host's session JSON on
+        stdin (the host runs it through a shell; the shell is not forge's)."""
+        from forge_runtime.statusline_settings import ENTRY
+
+        # the hook environment's CLAUDE_PLUGIN_ROOT and FORGE_PYTHON mean nothing to the
+        # status line; the import profile (imports.py) reads them for every hook-like row
+        env = {**self.hook_env(), "PYTHONPATH": str(self.plugin_root),
+               "CLAUDE_CODE_SESSION_ID": host_input["session_id"]}
+        return Command(argv=(self.python, "-P", "-c", ENTRY), env=env, cwd=self.root,
+                       stdin=json.dumps(host_input).encode(),
+                       probe_argv=(self.python, str(PROBE), "-c", ENTRY))
+
     def forge(self, *args: str) -> Command:
         """One `forge` CLI command."""
         return Command(argv=(self.python, "-m", "forge_runtime", *args), env=self.cli_env(),

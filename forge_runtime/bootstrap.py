@@ -36,6 +36,11 @@ from forge_runtime.errors import EXIT_OK, EXIT_USAGE, ForgeError
 # requirements (a test keeps the two in step).
 HOOK_REQUIREMENTS: tuple[str, ...] = ("pyyaml>=6.0", "filelock>=3.12", "jsonschema>=4.20")
 HOOK_MODULES: tuple[str, ...] = ("yaml", "filelock", "jsonschema")
+# `forge mcp` also needs the MCP SDK, kept out of the hooks' environment (and their
+# SessionStart build): it is large, and no hook imports it. Its launcher builds
+# `forge-mcp-env` with both lists the first time the host starts the server.
+MCP_REQUIREMENTS: tuple[str, ...] = ("mcp>=2.3",)
+MCP_ENV_NAME = "forge-mcp-env"
 
 ENV_NAME = "forge-env"
 STAMP_FILE = "forge-stamp"
@@ -112,12 +117,14 @@ class Bootstrap:
     """The dependency environment of one plugin install, under its data directory."""
 
     def __init__(self, data_dir: Path, *, requirements: Sequence[str] = HOOK_REQUIREMENTS,
-                 create: Creator | None = None, install: Installer | None = None) -> None:
+                 create: Creator | None = None, install: Installer | None = None,
+                 name: str = ENV_NAME) -> None:
         self.data_dir = data_dir
         self.requirements = tuple(requirements)
         self.stamp = stamp_of(self.requirements)
-        self.env = data_dir / ENV_NAME
-        self.builds = data_dir / f"{ENV_NAME}.d"
+        self.name = name
+        self.env = data_dir / name
+        self.builds = data_dir / f"{name}.d"
         self._create = create or create_venv
         self._install = install or pip_install
 
@@ -130,7 +137,7 @@ class Bootstrap:
         import fcntl
 
         self.builds.mkdir(parents=True, exist_ok=True)
-        with open(self.data_dir / f"{ENV_NAME}.lock", "a+b") as lock:
+        with open(self.data_dir / f"{self.name}.lock", "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if is_current(self.env, self.stamp):
                 return False
@@ -159,7 +166,7 @@ class Bootstrap:
             raise
 
     def _point_env_at(self, final: Path) -> None:
-        link = self.data_dir / f".{ENV_NAME}.link-{os.getpid()}"
+        link = self.data_dir / f".{self.name}.link-{os.getpid()}"
         link.unlink(missing_ok=True)
         link.symlink_to(final.relative_to(self.data_dir), target_is_directory=True)
         if self.env.is_dir() and not self.env.is_symlink():

@@ -102,8 +102,10 @@ def merged(settings: dict, wiring: dict[str, list[dict]]) -> dict:
     return {**settings, "hooks": hooks}
 
 
-def _broken(path: Path, problem: str) -> ForgeError:
-    again = "forge init --host codex" if path.parent.name == ".codex" else "forge init --hooks"
+def _broken(path: Path, problem: str, again: str | None) -> ForgeError:
+    if again is None:
+        again = "forge init --host codex" if path.parent.name == ".codex" \
+            else "forge init --hooks"
     return ForgeError(f"{path} {problem}; forge left it untouched",
                       f"{shlex.quote(sys.executable)} -m json.tool {shlex.quote(str(path))}",
                       rationale=f"shows where the file is broken; repair it, then run "
@@ -111,25 +113,28 @@ def _broken(path: Path, problem: str) -> ForgeError:
                       or_=[again])
 
 
-def read_settings(path: Path) -> dict:
-    """The settings object, `{}` when the file does not exist; ForgeError when unusable."""
+def read_settings(path: Path, again: str | None = None) -> dict:
+    """The settings object, `{}` when the file does not exist; ForgeError when unusable
+    (its hints name `again`, the command that wanted to change the file; by default the
+    one that wires this file's hooks)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
-        raise _broken(path, f"cannot be read ({exc.__class__.__name__})") from None
+        raise _broken(path, f"cannot be read ({exc.__class__.__name__})", again) from None
     try:
         settings = json.loads(text)
     except ValueError as exc:
-        raise _broken(path, f"is not valid JSON ({exc})") from None
+        raise _broken(path, f"is not valid JSON ({exc})", again) from None
     if not isinstance(settings, dict):
-        raise _broken(path, f"holds a JSON {type(settings).__name__}, not an object")
+        raise _broken(path, f"holds a JSON {type(settings).__name__}, not an object", again)
     hooks = settings.get("hooks")
     if hooks is not None and not (isinstance(hooks, dict) and all(
             isinstance(groups, list) and all(isinstance(g, dict) for g in groups)
             for groups in hooks.values())):
-        raise _broken(path, "has a \"hooks\" key that is not a map of event to hook groups")
+        raise _broken(path, "has a \"hooks\" key that is not a map of event to hook groups",
+                      again)
     return settings
 
 

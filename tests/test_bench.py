@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def quick_run(tmp_path_factory) -> tuple[dict, str, str]:
     out = tmp_path_factory.mktemp("bench-out")
     done = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+                          cwd=ROOT, capture_output=True, text=True, timeout=480)
     assert done.returncode == 0, done.stderr[-2000:]
     return (json.loads((out / "results.json").read_text()), (out / "RESULTS.md").read_text(),
             done.stdout)

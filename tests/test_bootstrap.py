@@ -244,3 +244,27 @@ def test_the_manual_retry_command_builds_like_the_hook(tmp_path, monkeypatch, ca
     monkeypatch.setattr(bootstrap, "create_venv", steps.create)
     assert bootstrap.main(["--data", str(tmp_path)]) == 0
     assert capsys.readouterr().out.endswith("Done.\n")
+
+
+MCP_LAUNCHER = REPO / "hooks" / "forge-mcp"
+
+
+def test_the_mcp_sdk_is_a_runtime_dependency_kept_out_of_the_hooks_environment():
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert set(bootstrap.MCP_REQUIREMENTS) <= set(declared)
+    assert not {req.split(">")[0] for req in bootstrap.HOOK_REQUIREMENTS} & {"mcp"}
+    assert bootstrap.MCP_ENV_NAME != bootstrap.ENV_NAME
+
+
+def test_the_mcp_launcher_without_the_sdk_or_network_says_so_once_with_a_fix(
+        tmp_path, bare_python, dead_index):
+    data = tmp_path / "data"
+    env = clean_env(FORGE_MCP_PYTHON=str(bare_python), CLAUDE_PLUGIN_DATA=str(data),
+                    PIP_INDEX_URL=dead_index, PIP_RETRIES="0", PIP_TIMEOUT="5")
+    done = subprocess.run([str(MCP_LAUNCHER)], input="", env=env, capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("Error: forge could not install the MCP SDK into ")
+    assert done.stderr.count("\nFix: ") == 1 and "-m pip install mcp>=2.3" in done.stderr
+    assert not (data / "forge-mcp-env").exists() and not (data / "forge-env").exists()

@@ -17,13 +17,14 @@ import pytest
 
 from forge_runtime.cli.main import build_parser
 from forge_runtime.hint_audit import json_problems, output_problems
+from forge_runtime.surface_audit import hinted, ids_missing
 
 # Command path -> argument lists to run it with, in a fresh git project where `forge init`
 # has run. Add your command here when you register it.
 ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     (): [[], ["--no-such-flag"]],
     ("init",): [[], ["--hooks"], ["--force"], ["--host", "codex"], ["--host", "all"],
-                ["--host", "nano"]],
+                ["--host", "nano"], ["--statusline"], ["--remove-statusline"]],
     ("doctor",): [[]],
     ("hints",): [[]],
     ("hints", "audit"): [[]],
@@ -50,6 +51,29 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("sandbox", "enable"): [[]],
     ("sandbox", "status"): [[]],
     ("sandbox", "disable"): [[]],
+    # Artifacts: each list runs in text, then in JSON, in this order, in one project, so
+    # each must answer alike twice (their state-by-state behaviour: tests/test_artifacts_*).
+    ("route",): [["add a --verbose flag"], [""]],
+    ("new",): [["prd", "Contract PRD"], ["note"],
+               ["evidence", "Evidence for PRD-001", "--verdict", "supports", "--congruence",
+                "CL3", "--type", "test"]],
+    ("get",): [["PRD-001"], ["PRD-404"]],
+    ("list",): [[], ["--kind", "prd", "--status", "draft"]],
+    ("tree",): [[]],
+    ("link",): [["EVIDENCE-001", "PRD-001"], ["PRD-001", "PRD-404"]],
+    ("unlink",): [["PRD-001", "PRD-002"]],
+    ("validate",): [["PRD-001"], ["--all", "--ci"], []],
+    ("score",): [["PRD-001"]],
+    ("activate",): [["PRD-001"]],
+    ("supersede",): [["PRD-001", "--by", "PRD-002"]],
+    ("deprecate",): [["PRD-001"]],
+    ("renew",): [["PRD-001"]],
+    ("claim",): [["PRD-001", "--agent", "contract-1"], ["PRD-001", "--agent", "bad name"]],
+    ("release",): [["PRD-001", "--agent", "contract-1"]],
+    ("claims",): [[]],
+    ("dispatch",): [["--agents", "2"]],
+    ("mcp",): [["--check"]],  # the served protocol: tests/test_mcp_server.py
+    ("statusline",): [[], ["--session", "contract-1"]],
 }
 
 
@@ -107,6 +131,9 @@ def test_every_command_follows_the_hint_contract_in_text_and_json(project, path)
         problems = json_problems(as_json.stdout, as_json.stderr)
         assert not problems, f"{shown} --json: {problems}\n{as_json.stdout}{as_json.stderr}"
         assert as_json.returncode == text.returncode
+        for answer, where in ((text, shown), (as_json, f"{shown} --json")):
+            missing = ids_missing(hinted(answer.stdout, answer.stderr), project)
+            assert not missing, f"{where} names artifacts that do not exist: {missing}"
 
 
 @pytest.mark.parametrize("output, problem", [

@@ -67,7 +67,8 @@ def test_catching_up_to_the_ceiling_stops_at_once_and_owes_the_rest(project):
     assert first.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal ")
     assert "20 of 20 turns" in first and "2 of this tranche's turns were charged late" in first
     assert "2 more ran past the ceiling" in first
-    assert text.splitlines()[1] == f"Next: /goal {OBJECTIVE}"
+    assert text.splitlines()[1].startswith("Checkpoint: ")
+    assert text.splitlines()[2] == f"Next: /goal {OBJECTIVE}"
     history = Ledger(project.ledger_root, _goal(project)["nonce"]).history()
     assert [record["kind"] for record in history[-2:]] == ["checkpoint", "exhaust"]
     assert history[-1]["late_turns"] == 2 and len(history[-1]["owed"]) == 2
@@ -119,7 +120,8 @@ def test_a_transcript_that_lost_its_charged_turns_fails_closed(project, damage, 
     session = _started(project, 3)
     session.work()
     damage(session.transcript, session.transcript.read_bytes())
-    lines = session.stop()["stopReason"].splitlines()
+    checkpoint, *lines = session.stop()["stopReason"].splitlines()
+    assert checkpoint.startswith("Checkpoint: ")
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: ") and why in lines[0]
     assert lines[1] == f"Fix: /goal {OBJECTIVE}"
     assert _goal(project)["turn_count"] == 3
@@ -162,9 +164,9 @@ def test_status_and_history_show_late_charges(project, monkeypatch, capsys):
     main(["goal", "status"])
     assert "late        1 turn(s) charged late" in capsys.readouterr().out
     main(["goal", "history"])
-    lines = capsys.readouterr().out.splitlines()
-    assert [line.endswith("  late") for line in lines if " charge " in line] == [
-        False, True, False]
+    rows = [" ".join(line.split()[1:]) for line in capsys.readouterr().out.splitlines()]
+    assert [row for row in rows if "charge" in row] == [
+        "charged 1/20 turn 1", "late charge 2/20 turn 2, charged late", "charged 3/20 turn 3"]
 
 
 def test_events_reading_an_older_binding_without_an_anchor_still_catch_up(project):

@@ -121,7 +121,8 @@ def test_the_ceiling_stops_the_session_and_every_later_stop(project):
     assert all(reply is None or "systemMessage" in reply for reply in replies[:-1])
     assert text.splitlines()[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal ")
     assert "20 of 20 turns" in text
-    assert text.splitlines()[1:] == [f"Next: /goal {OBJECTIVE}",
+    assert text.splitlines()[1] == "Checkpoint: no checklist steps in .forge/local/state.md"
+    assert text.splitlines()[2:] == [f"Next: /goal {OBJECTIVE}",
                                      "  adds one more tranche of 20 turns", "Or: /goal clear"]
     assert _stop_text(session.turn()) == text
     assert _stop_text(Session(project, session.id).stop()) == text
@@ -250,9 +251,10 @@ def _running(project, turns: int = 4) -> Session:
 def test_a_hand_edited_state_ends_autonomy(project, change):
     session = _running(project)
     _tamper_state(project, **change)
-    text = _stop_text(session.turn())
-    assert text.startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file")
-    assert text.splitlines()[-1] == "Fix: forge goal sync"
+    lines = _stop_text(session.turn()).splitlines()
+    assert lines[0].startswith("Checkpoint: ")  # where the work stands, then the refusal
+    assert lines[1].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file")
+    assert lines[-1] == "Fix: forge goal sync"
     assert Ledger(project.ledger_root, _goal(project)["nonce"] if "nonce" not in change
                   else session_nonce(project, session)).verify()["turn_count"] == 4
 
@@ -354,8 +356,8 @@ def test_the_exhausted_hint_is_a_command_that_continues_the_same_goal(project, o
     session = Session(project)
     session.person_goal(objective)
     text = _stop_text([session.turn() for _ in range(20)][-1])
-    typed = text.splitlines()[1].removeprefix("Next: ")
-    assert typed.isprintable() and len(text.splitlines()) == 4
+    typed = text.splitlines()[2].removeprefix("Next: ")
+    assert typed.isprintable() and len(text.splitlines()) == 5
     first = _goal(project)
     again = Session(project)
     again.person_goal(typed.removeprefix("/goal "))
@@ -427,7 +429,7 @@ def test_a_worktrees_state_rolled_back_is_still_refused_beside_another_worktree(
     second.person_goal(OBJECTIVE)
     second.turn()
     here.state_path.write_text(snapshot)  # count 1 of this tree's own 3 charged turns
-    text = _stop_text(first.turn())
+    text = _stop_text(first.turn()).splitlines()[1]
     assert text.startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file turn_count 1 lags")
 
 

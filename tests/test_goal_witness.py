@@ -33,8 +33,11 @@ def _running(project, turns: int = 3) -> Session:
 
 
 def _refusal(reply) -> list[str]:
+    """The refusal's lines after the checkpoint line every tamper stop starts with."""
     assert reply is not None and reply["continue"] is False, reply
-    return reply["stopReason"].splitlines()
+    lines = reply["stopReason"].splitlines()
+    assert lines[0].startswith("Checkpoint: "), lines
+    return lines[1:]
 
 
 def _delete(project, tmp_path):

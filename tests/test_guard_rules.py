@@ -97,3 +97,46 @@ def test_an_unwritable_cache_only_costs_time(files, tmp_path):
     files[0].write_text("roles:\n  auditor:\n    tools: [Read]\n")
     loaded = rules.load(str(files[0]), str(blocker / "cache"))
     assert loaded.roles["auditor"].tools == ("Read",)
+
+
+def test_a_forge_agent_mapped_to_a_wider_role_keeps_only_its_own_tools(files):
+    loaded = load(files, "roles:\n  wide:\n    tools: [Read, Write, Bash]\n"
+                         "    agents: ['forge:clarifier', 'forge:planner', 'acme:helper']\n")
+    assert set(loaded.role_for_agent("forge:clarifier").tools) == {"Read"}
+    assert loaded.role_for_agent("forge:planner").tools == ()  # no default role: nothing
+    assert loaded.role_for_agent("acme:helper").tools == ("Read", "Write", "Bash")
+
+
+@pytest.mark.parametrize("forged", [
+    {"roles": {"clarifier": {"tools": "Bash"}}},
+    {"roles": {"Bad Name": {"tools": ["Bash"]}}},
+    {"roles": {"x": {"tools": ["Bash"], "agents": ["forge:x"], "grants": "all"}}},
+    {"protected": [7]},
+    {"protected": "not a list"},
+    ["a", "list"],
+    {"roles": {"x": {"agents": ["forge:clarifier"]}}},
+])
+def test_a_cache_written_by_hand_is_validated_like_the_file(files, forged):
+    """The cache stands for the rule file: one that no valid file could give is ignored,
+    and the file itself is read again."""
+    import hashlib
+
+    text = "roles:\n  auditor:\n    tools: [Read]\n"
+    load(files, text)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    (files[1] / rules.CACHE_NAME).write_text(json.dumps({"sha256": digest, "rules": forged}))
+    loaded = load(files, None)
+    assert loaded.roles["auditor"].tools == ("Read",)
+    assert set(loaded.roles) == set(rules.DEFAULT_ROLES) | {"auditor"}
+
+
+def test_the_stdlib_check_agrees_with_jsonschema():
+    import jsonschema
+
+    samples = [{}, {"roles": {}}, {"roles": {"a": {"tools": []}}}, {"roles": {"a": {}}},
+               {"roles": {"a": {"tools": [""]}}}, {"protected": ["x"]}, {"protected": [""]},
+               {"roles": {"a-b": {"tools": ["R"], "agents": ["x"], "description": "d"}}},
+               {"roles": {"a": {"tools": ["R"], "description": 3}}}, {"x": 1}, []]
+    validator = jsonschema.Draft202012Validator(rules.SCHEMA)
+    for sample in samples:
+        assert rules.conforms(sample, rules.SCHEMA) == validator.is_valid(sample), sample

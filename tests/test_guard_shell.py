@@ -310,7 +310,6 @@ ALLOWED = [
     "cp /tmp/a.txt src/",
     "cp -r /tmp/x .",
     "rsync -a --delete build/ /tmp/site/",
-    "tar xzf /tmp/release.tgz",
     "tar -czf /tmp/out.tgz .",
     "unzip -o /tmp/x.zip -d vendor",
     "chmod 755 src",
@@ -319,7 +318,6 @@ ALLOWED = [
     "echo 'print(1)' | python3",
     "echo ls | sh",
     "git commit -m 'docs: how a person runs forge mode exit'",
-    'rm -rf "${BUILD_DIR:-build}"',
     "mv src/app.py ..",
     "(cd src && ls); rm -rf build",
     "pushd src && make && popd",
@@ -377,15 +375,16 @@ def test_outside_git_the_fallback_ledger_is_protected(tmp_path):
 
 def test_deeply_nested_shells_are_refused_rather_than_followed(project):
     command = "rm -rf x"
-    for _ in range(10):
+    for _ in range(9):
         command = f"bash -c {shlex.quote(command)}"
     assert "too deeply" in verdict(project, command).message
 
 
 def test_a_command_too_long_to_read_in_time_is_refused_unread(project):
-    harmless = "echo hi > /tmp/x; " * (shell.MAX_COMMAND // 17)
-    assert verdict(project, harmless[:shell.MAX_COMMAND]) is None
-    assert "more than forge reads" in verdict(project, harmless + "ls").message
+    harmless = "echo hi > /tmp/x; " * (shell.MAX_COMMAND // 18)
+    assert len(harmless) <= shell.MAX_COMMAND
+    assert verdict(project, harmless) is None
+    assert "more than forge reads" in verdict(project, harmless + "ls; " * 10).message
 
 
 @pytest.mark.parametrize("command", [
@@ -436,3 +435,58 @@ def test_a_linked_worktree_reaches_the_shared_ledger_only_through_refusals(tmp_p
                     "cd ../main && rm -rf .git/forge-*"):
         assert shell.analyse(command, str(linked), env, protected) is not None, command
     assert shell.analyse("rm -rf build && git status", str(linked), env, protected) is None
+
+
+@pytest.mark.parametrize("command", [
+    "echo '- [ ] step 3' >> .forge/local/state.md",
+    "printf '%s\\n' '- [x] read' >> .forge/local/state.md",
+    "tee -a .forge/local/state.md <<< '- [ ] more'",
+    "cat >> .forge/local/state.md <<'EOF'\n- [ ] write tests\nEOF",
+    "touch .forge/local/state.md",
+    "touch .forge/local/notes.md && mkdir -p .forge/local/scratch",
+    "cd .forge/local && echo x > notes.md && rm notes.md",
+])
+def test_the_checklist_and_other_local_files_stay_the_agents(project, command):
+    assert verdict(project, command) is None
+
+
+def test_an_append_is_refused_when_it_could_reach_into_the_front_matter(project):
+    """A state.md whose front matter is not closed by a newline: appended text would join
+    the goal fields."""
+    (project / ".forge" / "local" / "state.md").write_text("---\ngoal: null\n---")
+    assert verdict(project, "echo '- [ ] x' >> .forge/local/state.md") is not None
+    (project / ".forge" / "local" / "state.md").write_text("no front matter\n")
+    assert verdict(project, "echo '---' >> .forge/local/state.md") is not None
+
+
+def test_the_files_that_say_where_the_ledger_is_are_protected(project, tmp_path,
+                                                              monkeypatch):
+    assert "commondir" in verdict(project, "echo /tmp > .git/commondir").message
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    protected = paths.protected_paths(find_project(project))
+    finding = shell.analyse(f"rm -rf {tmp_path}/state/forge", str(project), {}, protected)
+    assert finding.entry.label == paths.WITNESS_LABEL
+
+
+def test_the_hooks_own_environment_is_not_the_bash_tools(project):
+    """The launcher sets PYTHONPATH for the hook only: a word built on it is unknown."""
+    env = {"PYTHONPATH": "/plugin", "HOME": str(project.parent), "CLAUDE_PROJECT_DIR": "/x"}
+    protected = paths.protected_paths(find_project(project))
+    for command in ("rm -rf ${PYTHONPATH}.git", "rm -rf ${CLAUDE_PROJECT_DIR:-.}/.git"):
+        assert shell.analyse(command, str(project), env, protected) is not None, command
+    assert shell.analyse("rm -rf ~/scratch", str(project), env, protected) is None
+
+
+@pytest.mark.parametrize("command", [
+    "rm -rf {" + ",".join(["/*/*/*/*"] * 200) + "} .git",
+    "ls " + " ".join(["/usr/*/*/*"] * 3000),
+    "echo " + "`" * 50001,
+    "rm -rf " + "${a-" * 3000,
+    "ls # " + "{a," * 2000 + "}" * 2000,
+    "echo '" + "," * 100000 + "'",
+])
+def test_expansions_are_bounded_before_they_run(project, command):
+    """Each of these once kept the hook busy past the host's timeout; now each expansion
+    stops at its size cap (the answer is a deny or an allow, never a long walk)."""
+    finding = verdict(project, command)
+    assert finding is None or finding.message

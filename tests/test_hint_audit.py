@@ -103,3 +103,28 @@ def test_a_stale_installed_copy_is_fixed_by_init_force(project, capsys):
     assert main(["hints", "audit"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("every enumerable hint command is "
                                                       "complete and parses")
+
+
+def test_the_live_audit_covers_every_operation_on_every_surface_and_finds_nothing():
+    from forge_runtime.operations import OPERATIONS
+    from forge_runtime.surface_audit import MODES, audit_live
+
+    live = audit_live()
+    assert live.coverage == 1.0 and live.uncovered == []
+    assert live.findings == []
+    assert set(live.covered) == {operation.name for operation in OPERATIONS}
+    assert all(modes == set(MODES) for modes in live.covered.values())
+
+
+def test_an_operation_without_an_example_is_uncovered_and_fails_the_audit(
+        project, capsys, monkeypatch):
+    from forge_runtime import surface_audit
+
+    examples = dict(surface_audit.EXAMPLES)
+    del examples["dispatch"]
+    monkeypatch.setattr(surface_audit, "EXAMPLES", examples)
+    assert main(["hints", "audit", "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["live"]["uncovered"] == ["dispatch"]
+    assert payload["live"]["coverage"] < 1
+    assert payload["_hint"]["marker"] == "Fix"

@@ -78,3 +78,14 @@ def test_the_manifest_declares_the_only_hosts_forge_reaches(tmp_path):
     assert report["hosts"]["declared"]["plugin"] is True
     assert sorted(entry["host"] for entry in report["hosts"]["named"]) == [
         "files.pythonhosted.org", "pypi.org"]
+
+
+def test_the_validator_sees_the_mcp_server_started_by_its_launcher(tmp_path):
+    _, report = validate(".claude-plugin/plugin.json", [], tmp_path)
+    assert report["provides"]["mcpServers"] == [{
+        "name": "forge", "type": "stdio", "target": "${CLAUDE_PLUGIN_ROOT}/hooks/forge-mcp",
+        "args": []}]
+    assert os.access(REPO / "hooks/forge-mcp", os.X_OK)
+    # No `env` entry: the host gives the server CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA
+    # itself, and would pass a `${CLAUDE_PLUGIN_DATA}` written there unexpanded.
+    assert "env" not in json.loads((REPO / ".mcp.json").read_text())["mcpServers"]["forge"]

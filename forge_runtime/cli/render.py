@@ -32,6 +32,16 @@ def hint_text(hint: Hint, colour: bool = False) -> str:
     return "\n".join(_paint(line, colour) for line in hint.lines())
 
 
+def json_text(payload: dict | list) -> str:
+    """A JSON payload as forge prints it: an object indented; a bare array one item per
+    line (long listings stay fast to print and to read with `jq` or line tools)."""
+    if isinstance(payload, list):
+        if not payload:
+            return "[]"
+        return "[\n" + ",\n".join(json.dumps(item, ensure_ascii=False) for item in payload) + "\n]"
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
 def emit(result: Result, as_json: bool, out: TextIO | None = None,
          err: TextIO | None = None) -> int:
     """Write the result and return its exit code.
@@ -41,7 +51,7 @@ def emit(result: Result, as_json: bool, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     if as_json:
-        out.write(json.dumps(result.json_payload(), indent=2, ensure_ascii=False) + "\n")
+        out.write(json_text(result.json_payload()) + "\n")
         if isinstance(result.data, list):
             err.write(hint_text(result.hint) + "\n")
         return result.exit_code

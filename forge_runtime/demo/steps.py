@@ -74,13 +74,18 @@ def ledger_charged_the_turns(demo: Demo) -> Section:
 
 
 BUDGET_GOAL = "every test passes on the first try"
+BUDGET_CHECKLIST = "- [x] find the failing tests\n- [ ] fix the parser\n- [ ] fix the printer\n"
 
 
 def budget_stops_native_autonomy(demo: Demo) -> Section:
-    """A goal that is never met: forge charges 20 turns, then ends native autonomy."""
+    """A goal that is never met: forge charges 20 turns, then ends native autonomy, naming
+    the checkpoint; the status line shows the spent budget."""
     from forge_runtime.goal import state
     from forge_runtime.project import find_project
 
+    state_path = find_project(demo.project).state_path
+    state_path.write_text(state_path.read_text(encoding="utf-8") + BUDGET_CHECKLIST,
+                          encoding="utf-8")
     session = demo.session("budget", f"/goal {BUDGET_GOAL}", script="budget")
     stops = [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
              if hook.reply and "stopReason" in hook.reply]
@@ -92,6 +97,7 @@ def budget_stops_native_autonomy(demo: Demo) -> Section:
     if demo.forge("goal", "verify", "--json").exit_code != 0:
         raise DemoFailed("the goal ledger did not verify after exhaustion")
     reason = stops[0].splitlines()
+    shown = demo.forge("statusline", "--session", session.session_id or "")
     return Section(f"A goal that is never met: /goal {BUDGET_GOAL}", [
         f"The host's evaluator said \"not met\" after every turn; the native /goal alone "
         f"would go on. forge charged {len(session.hooks_for('Stop'))} Stops: "
@@ -101,6 +107,8 @@ def budget_stops_native_autonomy(demo: Demo) -> Section:
         *(f"    {line}" for line in reason),
         "A person's /goal with the same objective adds one tranche of 20 (40 in all); "
         "clearing or resuming never resets the count.",
+        "The status line (forge init --statusline) of that session now reads:",
+        f"    {shown.stdout.splitlines()[0] if shown.stdout else '(nothing)'}",
     ])
 
 
@@ -138,7 +146,8 @@ def guard_refuses_writes(demo: Demo) -> Section:
         "(the host itself was told to allow Write and Bash)",
         "It called Write: " + in_clarify["Write"][0],
         "It called Bash: " + in_clarify["Bash"][0],
-        "After `forge mode exit`, a session ran `rm -rf .git/forge-goals`: " + in_tidy["Bash"][0],
+        "After `forge mode exit`, a session ran `rm -rf .gi{s..u}/forge-goals` (the brace "
+        "sequence makes `.git`): " + in_tidy["Bash"][0],
         f"brief.md was never written and the ledger is intact; the model was told the way "
         f"on: {in_tidy['Bash'][1]}",
     ])
@@ -165,6 +174,36 @@ def clarify_freezes_a_brief(demo: Demo) -> Section:
     ])
 
 
+PRD_BODY = ("## Goal\nforge --verbose prints each step.\n\n## Acceptance criteria\n- a test "
+            "sees every step\n\n## Boundaries\n- no other flag changes\n\n"
+            "## Unknowns and assumptions\n- none\n")
+EVIDENCE_BODY = "## Method\nRan the tests.\n\n## Result\nAll passed.\n"
+
+
+def artifacts_earn_activation(demo: Demo) -> Section:
+    """A PRD cannot be activated on its words alone: evidence linked to it earns it."""
+    created = demo.forge("new", "prd", "Verbose flag", "--body", PRD_BODY,
+                         "--affected-files", "src/cli.py", "--json")
+    prd = created.json()["id"]
+    refused = demo.forge("activate", prd)
+    evidence = demo.forge("new", "evidence", f"Evidence for {prd}", "--verdict", "supports",
+                          "--congruence", "CL3", "--type", "test", "--body", EVIDENCE_BODY,
+                          "--json").json()["id"]
+    demo.forge("link", evidence, prd)
+    activated = demo.forge("activate", prd, "--json")
+    if refused.exit_code != 2 or activated.exit_code != 0:
+        raise DemoFailed(f"activating {prd} without evidence exited {refused.exit_code} and "
+                         f"with it {activated.exit_code}, not 2 and 0")
+    _, refusal = hints.split_rendered(refused.stdout + refused.stderr)
+    return Section("A PRD earns its activation with evidence", [
+        f"`forge new prd` wrote {created.json()['path']}",
+        f"`forge activate {prd}` without evidence: Error: {refusal.error}",
+        f"  Fix: {refusal.text}",
+        f"`forge new evidence` + `forge link {evidence} {prd}`, then `forge activate {prd}`: "
+        f"active, R_eff {activated.json()['r_eff']:.2f}",
+    ])
+
+
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
     from forge_runtime.hint_audit import json_problems, output_problems
@@ -185,4 +224,5 @@ def hint_contract(demo: Demo) -> Section:
 
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
          budget_stops_native_autonomy, guard_refuses_writes, clarify_freezes_a_brief,
+         artifacts_earn_activation,
          hint_contract)

@@ -14,4 +14,6 @@ Modules, each with one job:
     charging       rules 4-5 and 8: charge a turn, exhaust, warn when stuck
     consistency    rule 7: the state file checked against the ledger
     status         read-only views for `forge goal ...`
+    checkpoint     where the work stands (checklist progress, next step) for stop messages
+    gauge          the budget at a glance, for the status line and `forge goal status`
 """

@@ -22,7 +22,7 @@ import os
 
 from forge_runtime import hints
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.goal import sessions, transcript
+from forge_runtime.goal import checkpoint, sessions, transcript
 from forge_runtime.goal.ledger import TAMPERED
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
@@ -102,8 +102,8 @@ def on_prompt(event: dict) -> dict | None:
                 return {"systemMessage": refusal_text(exc)}
             caught_up = None
         if not sets_goal and caught_up is not None and caught_up.exhausted_now:
-            return {"decision": "block", "reason": exhausted_text(
-                caught_up.goal, caught_up.late, caught_up.owed)}
+            return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
+                caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
     if sets_goal:
         from forge_runtime.goal import qualification
         from forge_runtime.sandbox import posture
@@ -250,14 +250,14 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
         try:
             return _lost_binding(project, session)
         except ForgeError as exc:
-            return stop_session(refusal_text(exc))
+            return stop_session(checkpoint.refusal(exc, project.state_path))
     if not involved:
         return None
     try:
         with storage_errors(project):
             return _stop_bound(project, event, involved)
     except ForgeError as exc:
-        return stop_session(refusal_text(exc))
+        return stop_session(checkpoint.refusal(exc, project.state_path))
 
 
 def _lost_binding(project: Project, session: str) -> dict | None:
@@ -365,7 +365,8 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
     if result.goal["status"] == EXHAUSTED:
-        return stop_session(exhausted_text(result.goal, result.late, result.owed))
+        return stop_session(checkpoint.stamped(
+            exhausted_text(result.goal, result.late, result.owed), project.state_path))
     if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
         return _ended_but_running(binding, event)
     if result.stuck:

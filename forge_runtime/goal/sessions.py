@@ -5,8 +5,9 @@
     <ledger_root>/sessions/<session id>.pending.json  a `/goal` prompt seen at
                                                        UserPromptSubmit, not yet confirmed
 
-Hooks of a session with no goal only ask `involvement()`: three stat calls (the third is the
-goal witness's marker, witness.py), nothing heavy imported.
+Hooks of a session with no goal only ask `involvement()`: two stat calls, a third (the goal
+witness's marker, witness.py) when both find nothing, and nothing imported that os does not
+bring (not json, re or pathlib: the status line asks it too, and pays for every import).
 A binding is never a grant of autonomy on its own: it names a goal whose ledger is checked
 on every event, and a pending file is only a reminder to look at the transcript.
 """
@@ -15,33 +16,35 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.project import Project, find_project, ledger_root_of, locate
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
 
 SESSIONS_DIR = "sessions"
-# What a session id may hold to name a file of its own (a set test, not `re`: see
-# `event_involvement`).
-_SAFE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-MAX_ID_LENGTH = 128
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
 
 
+def _safe_id(session_id: str) -> bool:
+    """1 to 128 ASCII letters, digits, `-` and `_`: a file name of its own, nothing more."""
+    return 0 < len(session_id) <= 128 and session_id.isascii() and \
+        session_id.replace("-", "a").replace("_", "a").isalnum()
+
+
 def _paths(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str] | None:
-    if not 0 < len(session_id) <= MAX_ID_LENGTH or not _SAFE_ID_CHARS.issuperset(session_id):
+    if not _safe_id(session_id):
         return None
     base = os.path.join(ledger_root, SESSIONS_DIR, session_id)
     return base + ".json", base + ".pending.json"
 
 
-def project_for(event: dict) -> Project:
-    """The project a hook event belongs to: the host's project dir, else the event's cwd."""
+def project_for(event: dict):
+    """The `Project` a hook event belongs to: the host's project dir, else the event's cwd."""
+    from forge_runtime.project import find_project
+
     return find_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
 
 
 def event_involvement(event: dict) -> set[str]:
-    """`involvement()` for a hook event: what the hooks ask before importing anything else
-    (so from plain strings: no `pathlib`, `re` or `json` for a session without a goal)."""
-    root, _, common_dir = locate(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
-    return involvement(ledger_root_of(root, common_dir), event["session_id"])
+    """`involvement()` for a hook event: what the hooks ask before importing anything else."""
+    return involvement(project_for(event).ledger_root, event["session_id"])
 
 
 def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
@@ -57,7 +60,7 @@ def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
     if os.path.lexists(paths[1]):
         found.add(PENDING)
     if not found:
-        from forge_runtime.goal.witness import session_marker
+        from forge_runtime.roots import session_marker
 
         if os.path.lexists(session_marker(session_id)):
             found.add(WITNESSED)
@@ -100,8 +103,6 @@ def _paths_to_write(ledger_root: str | os.PathLike, session_id: str) -> tuple[st
     """`_paths()`, refusing an id that could not name a file of its own."""
     paths = _paths(ledger_root, session_id)
     if paths is None:
-        from forge_runtime.errors import EXIT_REFUSED, ForgeError
-
         raise ForgeError(f"session id {session_id!r} is not a host session id",
                          "forge doctor", exit_code=EXIT_REFUSED)
     return paths

@@ -36,30 +36,19 @@ neither a binding nor a pending `/goal` exists; this module imports nothing heav
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
-GOALS_DIR, OBJECTIVES_DIR, SESSIONS_DIR = "goals", "objectives", "sessions"
+from forge_runtime.roots import session_marker, witness_dir
+
+GOALS_DIR, OBJECTIVES_DIR = "goals", "objectives"
 FIX = "forge goal verify"
 
 
-def witness_root():
-    """Where forge keeps goal witnesses for this user (outside every work tree), a Path."""
-    from pathlib import Path
-
+def witness_root() -> Path:
+    """Where forge keeps goal witnesses for this user (outside every work tree)."""
     return Path(witness_dir())
-
-
-def witness_dir() -> str:
-    """`witness_root()` as a string, for the hot path (no `pathlib`)."""
-    state = os.environ.get("XDG_STATE_HOME")
-    if not state or not os.path.isabs(state):
-        state = os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(state, "forge", "witness")
-
-
-def session_marker(session_id: str) -> str:
-    """The file that says `session_id` was bound to a goal (its name is checked by callers)."""
-    return os.path.join(witness_dir(), SESSIONS_DIR, session_id)
 
 
 def repository_key(project) -> str:
@@ -83,9 +72,7 @@ def _tampered(message: str):
     return tampered(message, FIX)
 
 
-def _read(path) -> dict | None:
-    import json
-
+def _read(path: Path) -> dict | None:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -98,11 +85,9 @@ def _read(path) -> dict | None:
     return data
 
 
-def _write(path, data: dict) -> None:
+def _write(path: Path, data: dict) -> None:
     """Replace a witness file whole. No fsync: after a power cut the witness may lag the
     ledger (allowed), never lead it."""
-    import json
-
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     temp.write_text(json.dumps(data), encoding="utf-8")
@@ -131,7 +116,7 @@ class Witness:
 
     def mark_session(self, session_id: str, nonce: str) -> None:
         """Remember that `session_id` is bound (once; a binding is never undone)."""
-        marker = self.dir.parent / SESSIONS_DIR / session_id  # session_marker()
+        marker = Path(session_marker(session_id))
         if not os.path.lexists(marker):
             _write(marker, {"repository": self.repository, "nonce": nonce})
 
@@ -183,7 +168,7 @@ class Witness:
 
     def bound_goal(self, session_id: str) -> str | None:
         """The goal the witness saw `session_id` bound to in this repository, or None."""
-        seen = _read(self.dir.parent / SESSIONS_DIR / session_id) or {}  # session_marker()
+        seen = _read(Path(session_marker(session_id))) or {}
         nonce = seen.get("nonce")
         return nonce if seen.get("repository") == self.repository and \
             isinstance(nonce, str) else None

@@ -65,7 +65,7 @@ def _decide(event: dict, env: dict[str, str], role):
     if agent_type is not None and not isinstance(agent_type, str):
         raise ValueError("agent_type is not a string")
     cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
-    from forge_runtime.project import ledger_root_of, locate
+    from forge_runtime.roots import ledger_root, locate
 
     dirs = locate(env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())  # strings: no pathlib
     cwd = cwd or dirs[0]
@@ -74,7 +74,7 @@ def _decide(event: dict, env: dict[str, str], role):
                      or tool.startswith(MCP_PREFIX))
     guarded = role is not None or mode is not None or agent_type is not None
     if tool_input.get("dangerouslyDisableSandbox") is True:
-        escape = _sandbox_escape(ledger_root_of(dirs[0], dirs[2]), session_id, guarded)
+        escape = _sandbox_escape(ledger_root(dirs[0], dirs[2]), session_id, guarded)
         if escape is not None:
             return escape
     if not guarded and not touches_world:

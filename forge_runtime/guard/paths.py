@@ -5,7 +5,9 @@ Protected, for every role including an unguarded main session:
 - forge's guard files: the guard directory (main-session modes, the rule cache) and the
   project rule file `.forge/guard.yaml`;
 - the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
-- the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`).
+- the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`);
+- the files that tell forge where the ledger is: the git dir's `commondir` (rewritten, it
+  sends forge to another ledger) and, in a linked worktree, its `.git` file.
 
 A path is compared after what the shell or the host would do to it: `~` and `$VAR`
 expansion, joining a relative path to the working directory, `..` and symlinks resolved
@@ -18,13 +20,15 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.goal.witness import witness_dir
-from forge_runtime.project import FORGE_DIR, Project, ledger_root_of
+from forge_runtime.project import Project
 from forge_runtime.records import record
+from forge_runtime.roots import FORGE_DIR, ledger_root, witness_dir
 
 GUARD_DIR_NAME = "forge-guard"
 RULE_FILE = "guard.yaml"
 
+LEDGER_LABEL = "the goal ledger"
+WITNESS_LABEL = "forge's goal witness"
 TREE = "tree"
 FRONT_MATTER = "front matter"
 
@@ -50,33 +54,40 @@ class Finding(record("Finding", "message entry", defaults=(None,))):
 
 def guard_dir(project: Project) -> str:
     """Where forge keeps main-session modes and the rule cache: beside the ledger (takes
-    `project.locate()`'s strings too, the guard's allow path)."""
+    `roots.locate()`'s strings too, the guard's allow path)."""
     if project[2] is not None:
         return os.path.join(project[2], GUARD_DIR_NAME)
     return os.path.join(project[0], FORGE_DIR, "local", "guard")
 
 
 def rule_file(project: Project) -> str:
-    """`.forge/guard.yaml` of a Project (or of `locate()`'s strings)."""
+    """`.forge/guard.yaml` of a Project (or of `roots.locate()`'s strings)."""
     return os.path.join(project[0], FORGE_DIR, RULE_FILE)
 
 
 def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Protected]:
-    """Every protected path of `project` (a Project or `locate()`'s strings: the guard
+    """Every protected path of `project` (a Project or `roots.locate()`'s strings: the guard
     decides without `pathlib`), resolved; `extra` are project-rule additions."""
-    root, _, git_common_dir = project
+    root, git_dir, git_common_dir = project
     found = [
-        Protected(os.path.realpath(ledger_root_of(root, git_common_dir)), "the goal ledger",
-                  TREE, "forge goal status"),
+        Protected(os.path.realpath(ledger_root(root, git_common_dir)), LEDGER_LABEL, TREE,
+                  "forge goal status"),
         Protected(os.path.realpath(guard_dir(project)), "forge's guard files", TREE,
                   "forge guard roles"),
         Protected(os.path.realpath(rule_file(project)), "forge's guard rule file", TREE,
                   "forge guard roles"),
         Protected(os.path.realpath(os.path.join(root, FORGE_DIR, "local", "state.md")),
                   "the goal fields of state.md", FRONT_MATTER, "forge goal sync"),
-        Protected(os.path.realpath(witness_dir()), "forge's goal witness", TREE,
-                  "forge goal verify"),
+        Protected(os.path.realpath(witness_dir()), WITNESS_LABEL, TREE, "forge goal verify"),
     ]
+    if git_dir is not None:
+        found.append(Protected(os.path.realpath(os.path.join(git_dir, "commondir")),
+                               "the git dir's commondir file (it says where the ledger is)",
+                               TREE, "forge goal status"))
+        dot_git = os.path.join(root, ".git")
+        if os.path.isfile(dot_git):  # a linked worktree: the file naming its git dir
+            found.append(Protected(dot_git, "the worktree's .git file (it says where "
+                                   "the ledger is)", TREE, "forge goal status"))
     for relative in extra:
         path = os.path.realpath(os.path.join(root, relative))
         found.append(Protected(path, f"the protected path {relative}", TREE,

@@ -2,7 +2,8 @@
 
 The project file can add roles (and the agent types that take them), narrow a default
 role, and add protected paths. It cannot widen a default role: where it names one, the
-role keeps only the tools both lists name. Example:
+role keeps only the tools both lists name, and a forge agent (`forge:clarifier`) mapped to
+another role keeps only the tools of its own default role too. Example:
 
     roles:
       security-reviewer:
@@ -15,6 +16,8 @@ The file is validated with jsonschema, and a broken file is an error naming its 
 guard then denies every guarded role (see `decide`). Validating costs yaml and jsonschema
 imports (about 75 ms), too much for every tool call, so the validated form is cached in
 forge's guard directory keyed by the file's sha256; a tool call then reads two small files.
+The cache is checked against the same schema (by `conforms`, on the standard library)
+before it is trusted, so a cache written by hand can say no more than a valid rule file.
 """
 
 from __future__ import annotations
@@ -68,11 +71,20 @@ class Rules(record("Rules", "roles agents protected goal", defaults=((), {}))):
     __slots__ = ()
 
     def role_for_agent(self, agent_type: str) -> Role | None:
-        """The role of a subagent; None when the agent type is not guarded at all."""
-        name = self.agents.get(agent_type) or role_name_of_agent(agent_type)
+        """The role of a subagent; None when the agent type is not guarded at all.
+
+        A forge agent keeps at most the tools of its default role, whatever role the
+        project maps it to (an unknown forge agent has none).
+        """
+        own = role_name_of_agent(agent_type)
+        name = self.agents.get(agent_type) or own
         if name is None:
             return None
-        return self.roles.get(name, NOTHING)
+        role = self.roles.get(name, NOTHING)
+        ceiling = DEFAULT_ROLES.get(own, NOTHING).tools if own is not None else None
+        if ceiling is not None and not set(role.tools) <= set(ceiling):
+            role = role.narrowed_to(ceiling)
+        return role
 
 
 DEFAULT_RULES = Rules(dict(DEFAULT_ROLES), {})
@@ -182,9 +194,40 @@ def _read_cache(cache_dir: str, digest: str) -> dict | None:
     except (OSError, ValueError):
         return None
     if isinstance(cache, dict) and cache.get("sha256") == digest \
-            and isinstance(cache.get("rules"), dict):
+            and conforms(cache.get("rules"), SCHEMA):
         return cache["rules"]
-    return None
+    return None  # stale, or not what a valid rule file gives: validate the file again
+
+
+def conforms(value, schema: dict) -> bool:
+    """Does `value` satisfy `schema`? The keywords SCHEMA uses, without jsonschema's import
+    (about 60 ms): type, properties, additionalProperties, required, propertyNames' pattern,
+    items, minLength."""
+    import re
+
+    kind = schema.get("type")
+    if kind == "object":
+        if not isinstance(value, dict) or not all(key in value for key in
+                                                  schema.get("required", ())):
+            return False
+        names = schema.get("propertyNames", {}).get("pattern")
+        extra = schema.get("additionalProperties", True)
+        for key, item in value.items():
+            if not isinstance(key, str) or (names and not re.search(names, key)):
+                return False
+            inner = schema.get("properties", {}).get(key)
+            if inner is None and extra is False:
+                return False
+            inner = inner if inner is not None else extra
+            if isinstance(inner, dict) and not conforms(item, inner):
+                return False
+        return True
+    if kind == "array":
+        return isinstance(value, list) and all(conforms(item, schema.get("items", {}))
+                                               for item in value)
+    if kind == "string":
+        return isinstance(value, str) and len(value) >= schema.get("minLength", 0)
+    return kind is None
 
 
 def _write_cache(cache_dir: str, digest: str, document: dict) -> None:

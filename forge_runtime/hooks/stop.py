@@ -55,4 +55,16 @@ def failure_reply(problem: str) -> dict:
     failure = ForgeError(f"forge's Stop hook failed ({problem}), so this goal's turns cannot "
                          "be counted", "forge goal verify", exit_code=EXIT_REFUSED,
                          code="FORGE_GOAL_HOOK_FAILED")
-    return {"continue": False, "stopReason": failure.hint().render()}
+    return {"continue": False, "stopReason": _with_checkpoint(failure.hint().render())}
+
+
+def _with_checkpoint(text: str) -> str:
+    """The failure text with where the work stands, when that can still be read: the
+    reply itself must go out whatever else is broken."""
+    try:
+        from forge_runtime.goal import checkpoint
+        from forge_runtime.project import find_project
+
+        return checkpoint.stamped(text, find_project().state_path)
+    except Exception:
+        return text

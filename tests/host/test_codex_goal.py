@@ -55,7 +55,8 @@ def test_a_persons_goal_in_the_codex_tui_stops_at_20_turns_then_runs_one_more_tr
     lines = reply["stopReason"].splitlines()
     assert lines[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal ")
     assert "used 20 of 20 turns" in lines[0]
-    assert lines[1:] == [f"Next: /goal {OBJECTIVE}", "  adds one more tranche of 20 turns",
+    assert lines[1:] == ["Checkpoint: no checklist steps in .forge/local/state.md",
+                         f"Next: /goal {OBJECTIVE}", "  adds one more tranche of 20 turns",
                          "Or: /goal clear"]
     assert "hookSpecificOutput" not in reply
     tui.wait_for(lambda: "FORGE_GOAL_BUDGET_EXHAUSTED" in tui.screen(), "the reason on screen")

@@ -38,6 +38,9 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert "20 of 20 turns, status exhausted" in budget
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in budget and "stop_hook_prevented" in budget
     assert "Next: /goal every test passes on the first try" in budget
+    assert "Checkpoint: 1 of 3 steps done; next unchecked step: fix the parser" in budget
+    assert "20/20 · 1/3 steps · budget spent · next: fix the parser" in budget \
+        or "20/20 - 1/3 steps - budget spent - next: fix the parser" in budget
     guard = "\n".join(report["sections"][4]["lines"])
     assert "the clarifier role may not use Write" in guard
     assert "Bash deletes the goal ledger" in guard
@@ -46,6 +49,9 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert "Next: /goal every acceptance criterion of the brief holds: report --csv writes " \
            "report.csv; its header names every column" in clarify
     assert "forge brief show -> Next" in "\n".join(report["sections"][-1]["lines"])
+    earned = "\n".join(report["sections"][6]["lines"])
+    assert titles[6] == "A PRD earns its activation with evidence"
+    assert "Error: PRD-001 has R_eff 0" in earned and "active, R_eff 1.00" in earned
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()

@@ -34,9 +34,9 @@ def test_a_persons_goal_runs_exactly_20_turns_then_40_in_a_new_session(claude_ho
     assert len(reasons) == 1
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in reasons[0]
     assert "20 of 20 turns" in reasons[0]
-    assert reasons[0].splitlines()[1:] == [f"Next: /goal {OBJECTIVE}",
-                                           "  adds one more tranche of 20 turns",
-                                           "Or: /goal clear"]
+    assert reasons[0].splitlines()[1:] == [
+        "Checkpoint: no checklist steps in .forge/local/state.md", f"Next: /goal {OBJECTIVE}",
+        "  adds one more tranche of 20 turns", "Or: /goal clear"]
     goal = goal_in_state(project)
     assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (20, 20, "exhausted")
 

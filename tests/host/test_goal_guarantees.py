@@ -94,8 +94,10 @@ def test_a_tampered_record_ends_the_session_with_the_tamper_error(claude_host, p
 
     assert resumed.terminal_reason == "stop_hook_prevented", resumed.result
     reasons = [hook.reply["stopReason"] for hook in resumed.hooks_for("Stop") if hook.reply]
-    assert reasons[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: ")
-    assert reasons[0].splitlines()[-1] == "Fix: forge goal verify"
+    lines = reasons[0].splitlines()  # where the work stands, then the refusal and its fix
+    assert lines[0] == "Checkpoint: no checklist steps in .forge/local/state.md"
+    assert lines[1].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: ")
+    assert lines[-1] == "Fix: forge goal verify"
     assert model_turns(resumed) == 1
     assert sorted(p.name for p in records_dir.iterdir()) == \
         [f"{seq:08d}.json" for seq in range(1, 5)]  # nothing deleted, nothing added

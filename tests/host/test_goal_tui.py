@@ -13,7 +13,6 @@ import shutil
 
 import pytest
 from goal_support import NEVER_MET
-from tui_support import Tui
 
 from forge_runtime.goal import state
 from forge_runtime.project import find_project
@@ -22,20 +21,6 @@ pytestmark = [pytest.mark.host,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 OBJECTIVE = "the file never.txt exists"
-
-
-@pytest.fixture
-def tui_factory(tmp_path):
-    opened = []
-
-    def make(host, cwd, args=()):
-        tui = Tui(host, cwd, tmp_path / f"tui-{len(opened) + 1}", args)
-        opened.append(tui)
-        return tui
-
-    yield make
-    for tui in opened:
-        tui.close()
 
 
 def test_goal_clear_in_the_tui_marks_the_goal_cancelled(claude_host, project, tui_factory):

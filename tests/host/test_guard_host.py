@@ -341,3 +341,42 @@ def test_an_agent_may_enter_a_mode_for_its_own_session_but_not_leave_it(claude_h
     assert_denied_by_forge(session, "Write", "the clarifier role may not use Write")
     assert_denied_by_forge(session, "Bash", "the clarifier role may not use Bash")
     assert not (project / "brief.md").exists()
+
+
+ENVIRONMENT_SCRIPT = """
+rules:
+  - name: the model reads the results
+    when: {last_is_tool_result: true}
+    reply: {text: "ENV-DONE"}
+  - name: what the Bash tool sees, then a path built on the hook's own PYTHONPATH
+    reply:
+      tool_calls:
+        - {name: Bash, input: {command: "env > bash-env.txt"}}
+        - {name: Bash, input: {command: "rm -rf ${PYTHONPATH}.git"}}
+        - {name: Bash, input: {command: "rm -rf ${CLAUDE_PLUGIN_ROOT:-.}/.git"}}
+        - {name: Bash, input: {command: "echo '- [ ] step 3' >> .forge/local/state.md"}}
+"""
+
+
+def test_the_bash_tools_environment_is_not_the_hooks(claude_host, project):
+    """Measured: the Bash tool inherits the session's HOME and TMPDIR, but not the
+    launcher's PYTHONPATH nor the hook-only CLAUDE_PLUGIN_ROOT and CLAUDE_PROJECT_DIR; forge
+    values a variable only when the two agree, so paths built on the others are denied, and
+    the checklist append the README gives the agent runs."""
+    state = project / ".forge" / "local" / "state.md"
+    state.parent.mkdir(parents=True)
+    state.write_text("---\ngoal: null\n---\n## Checklist\n")
+    host = claude_host(ENVIRONMENT_SCRIPT)
+    session = host.run("look around", cwd=project, args=["--allowedTools", "Bash"])
+
+    assert session.terminal_reason == "completed", session.stderr
+    seen = dict(line.split("=", 1) for line in
+                (project / "bash-env.txt").read_text().splitlines() if "=" in line)
+    assert not {"PYTHONPATH", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PROJECT_DIR"} & set(seen)
+    assert seen["HOME"] == str(host.home) and seen["TMPDIR"] == str(host.tmpdir)
+    denied = [json.loads(c.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+              for c in session.hooks_for("PreToolUse") if c.stdout.strip()]
+    assert len(denied) == 2, denied
+    assert all("a path forge cannot know before it runs" in reason for reason in denied)
+    assert (project / ".git").is_dir()
+    assert state.read_text() == "---\ngoal: null\n---\n## Checklist\n- [ ] step 3\n"

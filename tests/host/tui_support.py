@@ -26,8 +26,10 @@ class Tui:
         return subprocess.run(["tmux", "-L", self.socket, *args], check=True,
                               capture_output=True, text=True).stdout
 
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", "tui", "-S", "-200")
+    def screen(self, colours: bool = False) -> str:
+        """The pane's text (with its colours as escape sequences when `colours`)."""
+        return self._tmux("capture-pane", "-p", *(["-e"] if colours else []), "-t", "tui",
+                          "-S", "-200")
 
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-t", "tui", "-l", text)

@@ -22,7 +22,7 @@ def register(subparsers, common) -> None:
             ("status", status, "the goal, its budget and next step"),
             ("sync", sync, "bring state.md's goal fields up to the ledger"),
             ("verify", verify, "check every record of every goal"),
-            ("history", history, "every record of the goal, oldest first")):
+            ("history", history, "a timeline of the goal, one line per event")):
         action = actions.add_parser(name, parents=[common], help=text, description=text)
         action.add_argument("--nonce", help="the goal to show (default: state.md's)")
         action.set_defaults(handler=handler)
@@ -63,24 +63,39 @@ def _way_on(goal: dict) -> hints.Hint:
 
 
 def status(args) -> Result:
+    import sys
+
+    from forge_runtime.cli.render import use_colour
+    from forge_runtime.goal import checkpoint, gauge
     from forge_runtime.goal import status as core
-    from forge_runtime.goal.ledger import TAMPERED
+    from forge_runtime.goal.ledger import TAMPERED, Ledger
 
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
     if nonce is None:
         return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
     seen = core.view(project, nonce)
+    found = checkpoint.read(project.state_path) if seen.consistent else None
     lines = _summary(seen.goal) + [f"next step   {seen.next_step or '(none in the checklist)'}"]
+    if found is not None:
+        lines.append(f"checklist   {found.progress()}")
     if seen.late_turns:
         lines.append(f"late        {seen.late_turns} turn(s) charged late (their Stop hooks did "
                      "not finish)")
     brief = _brief_of(project, seen.goal)
     if brief is not None:
         lines.append(f"brief       {brief}")
-    data = {"goal": seen.goal, "state_turn_count": seen.state_turn_count,
+    if sys.stdout.isatty():  # the gauge is for a person at a terminal; pipes get the text
+        stuck = gauge.stuck_turns(Ledger(project.ledger_root, nonce).current().record)
+        lines.insert(0, gauge.line(seen.goal, found, stuck, unicode=gauge.unicode_ok(),
+                                   colour=use_colour(sys.stdout)))
+    goal = seen.goal
+    data = {"goal": goal, "state_turn_count": seen.state_turn_count,
             "next_step": seen.next_step, "consistent": seen.consistent,
-            "late_turns": seen.late_turns, "brief": None if brief is None else str(brief)}
+            "late_turns": seen.late_turns, "brief": None if brief is None else str(brief),
+            "budget": {"used": goal["turn_count"], "ceiling": goal["turn_ceiling"],
+                       "remaining": goal["turn_ceiling"] - goal["turn_count"]},
+            "checklist": {"done": found.done, "total": found.total} if found else None}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
         tampered = seen.problem_code in (None, TAMPERED)
@@ -126,18 +141,6 @@ def verify(args) -> Result:
     return Result(hints.done(f"{len(goals)} goal ledger(s) verified"), lines, {"goals": goals})
 
 
-def _late_note(entry: dict) -> str:
-    """How a record shows charging that its own Stop did not do."""
-    if entry.get("late") is True:
-        return "  late"
-    notes = []
-    if entry.get("late_turns"):
-        notes.append(f"{entry['late_turns']} late")
-    if entry.get("owed"):
-        notes.append(f"{len(entry['owed'])} owed to the next tranche")
-    return f"  ({', '.join(notes)})" if notes else ""
-
-
 def history(args) -> Result:
     from forge_runtime.goal import status as core
     from forge_runtime.goal.ledger import Ledger
@@ -147,7 +150,60 @@ def history(args) -> Result:
     if nonce is None:
         return Result(hints.wait(NO_GOAL), ["no goal in this repository"], [])
     entries = Ledger(project.ledger_root, nonce).history()
-    lines = [f"{entry['seq']:>5}  {entry['at']}  {entry['kind']:<10} "
-             f"{entry['goal']['turn_count']}/{entry['goal']['turn_ceiling']} "
-             f"{entry['goal']['status']}{_late_note(entry)}" for entry in entries]
-    return Result(hints.next_(f"forge goal status --nonce {nonce}"), lines, entries)
+    return Result(hints.next_(f"forge goal status --nonce {nonce}"), timeline(entries), entries)
+
+
+def _row(entry: dict, label: str, detail: str = "") -> str:
+    goal = entry["goal"]
+    count = f"{goal['turn_count']}/{goal['turn_ceiling']}"
+    return f"{entry['at']}  {label:<11} {count:>7}  {hints.sanitize(detail)}".rstrip()
+
+
+def _event_row(entry: dict) -> str | None:
+    """The line of a record that is an event of the timeline, or None (a session bound)."""
+    kind, goal = entry["kind"], entry["goal"]
+    if kind == "activate":
+        if goal["activation_count"] == 1:
+            return _row(entry, "activated", goal["objective"])
+        return _row(entry, "tranche", f"activation {goal['activation_count']}: 20 more turns")
+    if kind == "charge":  # only late ones get a line of their own
+        return _row(entry, "late charge", f"turn {goal['turn_count']}, charged late")
+    if kind == "checkpoint":
+        step = entry.get("next_step")
+        return _row(entry, "checkpoint", f"next: {step}" if step else "no unchecked step")
+    if kind == "exhaust":
+        notes = ["budget spent"]
+        if entry.get("late_turns"):
+            notes.append(f"{entry['late_turns']} of its turns charged late")
+        if entry.get("owed"):
+            notes.append(f"{len(entry['owed'])} turn(s) owed to the next tranche")
+        return _row(entry, "exhausted", "; ".join(notes))
+    labels = {"reopen": "reopened", "complete": "met", "cancel": "ended"}
+    if kind in labels:
+        return _row(entry, labels[kind], entry.get("reason") or "")
+    return None
+
+
+def timeline(entries: list[dict]) -> list[str]:
+    """The goal's story, one line each: activations, tranches, runs of charged turns, late
+    charges (`"late": true`), the checkpoint and the end."""
+    lines: list[str] = []
+    charged: list[dict] = []
+
+    def close_run() -> None:
+        if charged:
+            first, last = charged[0]["goal"]["turn_count"], charged[-1]["goal"]["turn_count"]
+            lines.append(_row(charged[-1], "charged", f"turn {first}" if first == last
+                              else f"turns {first}-{last}"))
+            charged.clear()
+
+    for entry in entries:
+        if entry["kind"] == "charge" and entry.get("late") is not True:
+            charged.append(entry)
+            continue
+        row = _event_row(entry)
+        if row is not None:
+            close_run()
+            lines.append(row)
+    close_run()
+    return lines

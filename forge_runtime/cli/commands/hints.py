@@ -14,10 +14,13 @@ def register(subparsers, common) -> None:
     actions = parser.add_subparsers(dest="hints_command", metavar="ACTION")
     audit = actions.add_parser(
         "audit", parents=[common],
-        help="check that hint commands in workflows, skills, agents and source parse",
+        help="check hint commands in workflows, skills, agents, source and live answers",
         description="Check that every hint command in the shipped and installed workflows "
                     "and skills, the plugin's agents and forge's source has no placeholder "
-                    "and, when it is a forge command, parses with forge's own parser.")
+                    "and, when it is a forge command, parses with forge's own parser; then "
+                    "run every artifact operation as a CLI command (text and JSON) and as an "
+                    "MCP tool over a seeded workspace, check each answer's hint, and report "
+                    "the coverage (below 100% fails).")
     audit.set_defaults(handler=run_audit)
 
 
@@ -30,6 +33,7 @@ def run_audit(args) -> Result:
     from forge_runtime import resources
     from forge_runtime.hint_audit import audit
     from forge_runtime.project import find_project
+    from forge_runtime.surface_audit import audit_live
 
     bundle = resources.bundle_root()
     project = find_project()
@@ -37,12 +41,26 @@ def run_audit(args) -> Result:
     roots += [(project.forge_dir / name, f".forge/{name}") for name in ("workflows", "skills")
               if (project.forge_dir / name).is_dir()]
     result = audit(roots, resources.PACKAGE_DIR)
+    live = audit_live()
     lines = [f"{finding.where}: `{finding.command}` {finding.problem}"
              for finding in result.findings]
+    lines += [f"{where}: {problem}" for where, problem in live.findings]
     lines.append(f"Checked {result.checked} hint commands in {result.files} files; "
                  f"{result.dynamic} built at run time are checked when commands run.")
+    lines.append(f"Ran {live.runs} answers of the artifact operations (CLI text, CLI JSON, "
+                 f"MCP): coverage {live.coverage:.0%}"
+                 + (f", no example for {', '.join(live.uncovered)}" if live.uncovered else ""))
     data = {"checked": result.checked, "files": result.files, "dynamic": result.dynamic,
-            "findings": [vars(finding) for finding in result.findings]}
+            "findings": [vars(finding) for finding in result.findings],
+            "live": {"runs": live.runs, "coverage": live.coverage, "uncovered": live.uncovered,
+                     "findings": [{"where": where, "problem": problem}
+                                  for where, problem in live.findings]}}
+    if live.findings or live.coverage < 1:
+        return Result(hints.error(
+            f"{len(live.findings)} live answer(s) break the hint contract, coverage "
+            f"{live.coverage:.0%}", "forge hints audit",
+            "fix the operations listed above (examples: forge_runtime/surface_audit.py), "
+            "then run the audit again"), lines, data, EXIT_USAGE)
     if not result.findings:
         return Result(hints.done("every enumerable hint command is complete and parses"),
                       lines, data)

@@ -1,4 +1,6 @@
-"""`forge init [--host claude|codex|all] [--force] [--hooks]`: install forge into this project."""
+"""`forge init [--host claude|codex|all] [--force] [--hooks] [--statusline |
+--remove-statusline [--scope S]]`: install forge into this project, and optionally its hooks
+and its status line."""
 
 from __future__ import annotations
 
@@ -22,7 +24,34 @@ def register(subparsers, common) -> None:
                         help="the host(s) to install for: claude (default), codex (also "
                              "forge's skills in .agents/skills/ and its hooks in "
                              ".codex/hooks.json), or all")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--statusline", action="store_true",
+                       help="show the goal's budget in Claude Code's status line, after "
+                            "your own status line if you have one")
+    shown.add_argument("--remove-statusline", action="store_true",
+                       help="take forge's part out of the status line again")
+    parser.add_argument("--scope", choices=("local", "project", "user"), default="local",
+                        help="the settings file for the status line: .claude/settings.local"
+                             ".json (default), .claude/settings.json or ~/.claude/settings.json")
     parser.set_defaults(handler=run)
+
+
+def _status_line(args, root) -> tuple[str, dict]:
+    """Install or remove forge's status line; the line that says so, and its JSON."""
+    from forge_runtime import statusline_settings
+
+    if args.statusline:
+        path, changed, own = statusline_settings.install(root, args.scope)
+        what = "forge's status line" + (f", after your own: {hints.sanitize(own)}" if own
+                                        else "")
+        action = "installed" if changed else "unchanged"
+    else:
+        path, changed = statusline_settings.remove(root, args.scope)
+        what, action = "forge's status line", "removed" if changed else "unchanged"
+        if not changed:
+            what += " was not there"
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    return f"{action:<9} {shown} ({what})", {"path": str(path), "changed": changed}
 
 
 def run(args) -> Result:
@@ -47,6 +76,9 @@ def run(args) -> Result:
         lines.append(f"{'wired' if changed else 'unchanged':<9} .codex/hooks.json "
                      f"(forge's {len(hook_settings.CODEX_EVENTS)} Codex hooks)")
         data["codex_hooks"] = {"path": str(path), "changed": changed}
+    if args.statusline or args.remove_statusline:
+        line, data["statusline"] = _status_line(args, project.root)
+        lines.append(line)
     again = "forge init --force" + ("" if args.host == "claude" else f" --host {args.host}")
     if kept:
         lines.append(f"Kept {len(kept)} file(s) you edited; {again} replaces them.")

@@ -1,0 +1,101 @@
+"""The budget at a glance: a small gauge and the numbers, for the status line and the CLI.
+
+    forge ▰▰▰▰▰▰▱▱▱▱ 12/20 · 3/7 steps · next: handle quoted commas
+    forge [######----] 12/20 - 3/7 steps - next: handle quoted commas     (not UTF-8)
+
+Pure formatting: callers read the goal and the checkpoint and say whether colour and
+Unicode may be used (`unicode_ok`, and the CLI's `use_colour`), so the same goal always
+looks the same on every surface.
+"""
+
+from __future__ import annotations
+
+import os
+
+CELLS = 10
+ATTENTION = "forge: ledger needs attention"
+STEP_LIMIT = 48
+
+_RED, _GREEN, _YELLOW, _DIM = "31", "32", "33", "2"
+
+
+_COERCED = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def unicode_ok(environ: dict | None = None) -> bool:
+    """True when the terminal's locale is UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that
+    is set decides, as the C library does); with none set, ASCII.
+
+    Python itself sets LC_CTYPE=C.UTF-8 when its locale resolves to C (PEP 538: LANG=C, or
+    a locale that is not installed), which says nothing about the terminal, so that value
+    is passed over and LANG decides.
+    """
+    env = os.environ if environ is None else environ
+    names = ["LC_ALL", "LC_CTYPE", "LANG"]
+    if not env.get("LC_ALL") and env.get("LC_CTYPE") in _COERCED:
+        names.remove("LC_CTYPE")
+    for name in names:
+        value = env.get(name)
+        if value:
+            return "utf8" in value.lower().replace("-", "")
+    return False
+
+
+def paint(text: str, code: str, colour: bool) -> str:
+    return f"\033[{code}m{text}\033[0m" if colour else text
+
+
+def attention(colour: bool = False) -> str:
+    """The line for a goal whose ledger or state does not check out (never the error)."""
+    return paint(ATTENTION, _RED, colour)
+
+
+def filled_cells(used: int, ceiling: int) -> int:
+    """How many of the gauge's cells are spent: any spent turn shows, full only at the end."""
+    if ceiling <= 0 or used >= ceiling:
+        return CELLS
+    return max(1 if used > 0 else 0, min(CELLS - 1, used * CELLS // ceiling))
+
+
+def bar(used: int, ceiling: int, unicode: bool = True) -> str:
+    filled = filled_cells(used, ceiling)
+    if unicode:
+        return "▰" * filled + "▱" * (CELLS - filled)
+    return "[" + "#" * filled + "-" * (CELLS - filled) + "]"
+
+
+def stuck_turns(record: dict) -> int:
+    """Charged turns without progress, as the goal's last charge record counted them."""
+    from forge_runtime.goal.charging import STUCK_AFTER
+
+    unchanged = record.get("unchanged", 0) if record.get("kind") == "charge" else 0
+    return unchanged if isinstance(unchanged, int) and unchanged >= STUCK_AFTER else 0
+
+
+def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
+         colour: bool = False) -> str:
+    """The one-line summary of a goal: gauge, turns, steps, stuck or spent, next step.
+
+    `checkpoint` is a `checkpoint.Checkpoint` (or None when state.md cannot be read);
+    `stuck` the charged turns without progress (`stuck_turns`).
+    """
+    used, ceiling, status = goal["turn_count"], goal["turn_ceiling"], goal["status"]
+    dot = " · " if unicode else " - "
+    numbers = f"{used}/{ceiling}"
+    if status in ("complete", "cancelled"):
+        done = ("✔ goal met" if unicode else "goal met") if status == "complete" \
+            else "goal cleared"
+        return paint(f"forge {done}{dot}{numbers} turns", _DIM, colour)
+    spent = status == "exhausted"
+    tone = _RED if spent else _YELLOW if stuck else _GREEN
+    parts = [f"forge {paint(bar(used, ceiling, unicode), tone, colour)} {numbers}"]
+    if checkpoint is not None and checkpoint.total:
+        parts.append(f"{checkpoint.done}/{checkpoint.total} steps")
+    if spent:
+        parts.append(paint("budget spent", _RED, colour))
+    elif stuck:
+        parts.append(paint(f"stuck {stuck} turns", _YELLOW, colour))
+    step = checkpoint.step(STEP_LIMIT) if checkpoint is not None else None
+    if step:
+        parts.append(f"next: {step}")
+    return dot.join(parts)

@@ -1,0 +1,217 @@
+"""What archivers and `patch` write: `tar -x` however `-C` is spelled, `unzip -d`, `cpio`,
+`zip -m`, gzip and its kin, and the files a diff names.
+
+An archive forge can read is listed and each member checked where it would land; one it
+cannot list (missing, too large, holding links or `..` names, read from a pipe) is refused
+where it could reach a protected path. Options that make an archiver run a command
+(`tar --to-command`, `--checkpoint-action=exec=`, `-I`, `zip -TT`) are judged as code.
+"""
+
+from __future__ import annotations
+
+import os
+
+from forge_runtime.guard.paths import Finding, hit
+from forge_runtime.guard.shell_commands import (
+    check_destroy,
+    check_write,
+    options,
+)
+from forge_runtime.guard.shell_state import Context, expansions, risky_unknown, touches
+from forge_runtime.guard.shell_syntax import LIFTED
+
+COMPRESSORS = frozenset({"gzip", "gunzip", "pigz", "bzip2", "bunzip2", "xz", "unxz", "lzma",
+                         "unlzma", "compress", "uncompress", "lzip"})
+KEEPING_COMPRESSORS = frozenset({"zstd", "unzstd", "lz4", "brotli"})
+_ARCHIVE_BYTES_LIMIT = 20_000_000
+_ARCHIVE_MEMBERS_LIMIT = 10_000
+
+
+def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """tar's modes, `-C DIR` however it is spelled, the options that run a command, and
+    what an archive it can read holds."""
+    takes_value = "fCTXbgHKNVIF"
+    if args and not args[0].startswith("-"):  # old style: `tar xvCf DIR A` takes values in order
+        rest, spelled = list(args[1:]), []
+        for letter in args[0]:
+            spelled.append("-" + letter)
+            if letter in takes_value and rest:
+                spelled.append(rest.pop(0))
+        args = spelled + rest
+    operands, found = options(args, takes_value, frozenset({
+        "--file", "--directory", "--files-from", "--exclude-from", "--use-compress-program",
+        "--to-command", "--info-script", "--new-volume-script", "--rsh-command"}))
+    names = {option for option, _ in found}
+    for option, code in found:
+        if option in ("-I", "-F", "--use-compress-program", "--to-command", "--info-script",
+                      "--new-volume-script", "--rsh-command") or (
+                option == "--checkpoint-action" and code and code.startswith("exec=")):
+            code = code.split("=", 1)[1] if option == "--checkpoint-action" else code
+            return child(code or LIFTED, ctx) or (False, False)
+    archive = next((value for option, value in found if option in ("-f", "--file")), None)
+    if names & {"-c", "--create", "-r", "--append", "-u", "--update", "-A"}:
+        if archive:
+            finding = check_write(archive, ctx, verb="runs tar writing")
+            if finding:
+                return finding
+        if "--remove-files" in names:
+            return check_destroy(operands, ctx)
+        return True, touches(operands, ctx)
+    if not names & {"-x", "--extract", "--get"}:
+        return True, touches(operands, ctx)
+    into = [value for option, value in found if option in ("-C", "--directory")] or ["."]
+    return _check_unpack(name, archive, into[-1], ctx, absolute="-P" in names or
+                         "--absolute-names" in names)
+
+
+def _check_unzip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    operands, found = options(args, "dxP")
+    names = {option for option, _ in found}
+    if names & {"-l", "-t", "-v", "-Z", "-p", "-c", "-z"}:
+        return True, touches(operands, ctx)
+    into = next((value for option, value in found if option == "-d"), ".")
+    return _check_unpack(name, operands[0] if operands else None, into, ctx, absolute=False)
+
+
+def _check_cpio(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    operands, found = options(args, "EFHIMORDe")
+    names = {option for option, _ in found}
+    if "-i" in names or "--extract" in names:
+        return _check_unpack(name, None, ".", ctx, absolute=False)
+    if "-p" in names or "--pass-through" in names:
+        return _check_unpack(name, None, operands[0] if operands else ".", ctx,
+                             absolute=False)
+    return True, touches(operands, ctx)
+
+
+def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
+                  absolute: bool) -> Finding | tuple:
+    """An archive unpacked into `into`: each member it holds, when forge can list them;
+    otherwise refused where the directory holds a protected path."""
+    members = None if absolute or archive is None else _members(archive, ctx)
+    if members is not None:
+        for member in members:
+            finding = check_write(os.path.join(into, member), ctx,
+                                  verb=f"runs {name} to unpack {member} into")
+            if finding:
+                return finding
+        return True, False
+    for path in expansions(into, ctx):
+        if path is None:
+            if risky_unknown(into, ctx):
+                return Finding(f"runs {name} to unpack into `{into}`, a directory forge "
+                               "cannot know before it runs")
+            continue
+        entry = hit(path, ctx.protected, destructive=True)
+        if entry:
+            return Finding(f"runs {name} to unpack an archive forge cannot list into "
+                           f"{into}, which holds {entry.label}", entry)
+    return True, False
+
+
+def _members(archive: str, ctx: Context) -> list[str] | None:
+    """The member names of an archive on disk; None when forge cannot list them in time
+    (missing, too large, unreadable) or a member could land outside its own name (a link,
+    an absolute or `..` name)."""
+    paths = expansions(archive, ctx)
+    if len(paths) != 1 or paths[0] is None or not os.path.isfile(paths[0]) \
+            or os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT:
+        return None
+    try:
+        if paths[0].endswith(".zip"):
+            import zipfile
+
+            with zipfile.ZipFile(paths[0]) as bundle:
+                names = bundle.namelist()
+        else:
+            import tarfile
+
+            with tarfile.open(paths[0]) as bundle:
+                members = bundle.getmembers()
+                if any(member.issym() or member.islnk() for member in members):
+                    return None
+                names = [member.name for member in members]
+    except Exception:  # noqa: BLE001 - an archive forge cannot read is one it cannot list
+        return None
+    if len(names) > _ARCHIVE_MEMBERS_LIMIT or any(
+            name.startswith("/") or ".." in name.split("/") for name in names):
+        return None
+    return names
+
+
+def _check_zip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    for index, arg in enumerate(args):  # `-TT CMD`: the command zip tests the archive with
+        if arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command="):
+            code = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args) else "")
+            return child(code or LIFTED, ctx) or (False, False)
+    operands, found = options(args, "bDnOPtxiZ")
+    names = {option for option, _ in found}
+    if operands:
+        finding = check_write(operands[0], ctx, verb="runs zip writing")
+        if finding:
+            return finding
+    if names & {"-m", "--move"}:
+        return check_destroy(operands[1:], ctx)
+    return True, touches(operands, ctx)
+
+
+def _check_compressor(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """gzip and its kin replace each file with its (de)compressed twin: the original goes."""
+    operands, found = options(args, "So" if name in KEEPING_COMPRESSORS else "S")
+    names = {option for option, _ in found}
+    for option, value in found:
+        if option in ("-o", "--output") and value:
+            finding = check_write(value, ctx, verb=f"runs {name} writing")
+            if finding:
+                return finding
+    keeps = names & {"-c", "--stdout", "-k", "--keep", "-l", "--list", "-t", "--test"}
+    if name in KEEPING_COMPRESSORS:
+        keeps = not names & {"--rm"}
+    if keeps:
+        return True, touches(operands, ctx)
+    return check_destroy(operands, ctx)
+
+
+def check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """patch writes the files its diff names (`+++ b/path`, less `-pN` parts): read from
+    the diff when forge can, else refused where it could reach a protected path."""
+    operands, found = options(args, "pdioBrDFgVYzsuw", frozenset({"--input", "--directory"}))
+    diff = next((value for option, value in found if option in ("-i", "--input")), None)
+    diff = diff or (operands[1] if len(operands) >= 2 else ctx.stdin)
+    if operands:  # `patch FILE [DIFF]`: FILE is the one written
+        return check_write(operands[0], ctx, verb="runs patch on") or (True, False)
+    text = _small_text(diff, ctx) if diff else None
+    if text is None:
+        if risky_unknown("", ctx):
+            return Finding("runs patch with a diff forge cannot read, which may write any "
+                           "file, from a directory that holds a protected path")
+        return True, False
+    for line in text.splitlines():
+        if line.startswith(("+++ ", "--- ")):
+            target = line[4:].split("\t", 1)[0].strip()
+            parts = target.split("/")
+            for strip in range(len(parts)):  # any -pN: check every suffix
+                finding = check_write("/".join(parts[strip:]), ctx, verb="runs patch on")
+                if finding:
+                    return finding
+    return True, False
+
+
+def _small_text(word: str, ctx: Context) -> str | None:
+    paths = expansions(word, ctx)
+    if len(paths) != 1 or paths[0] is None:
+        return None
+    if paths[0] in ctx.written:
+        return ctx.written[paths[0]]
+    try:
+        if os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT // 20:
+            return None
+        with open(paths[0], encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+MODELS = {"tar": _check_tar, "unzip": _check_unzip, "cpio": _check_cpio, "zip": _check_zip,
+          "patch": check_patch,
+          **dict.fromkeys(COMPRESSORS | KEEPING_COMPRESSORS, _check_compressor)}

@@ -1,0 +1,745 @@
+"""What each command forge knows does to its operands: which it writes, deletes, unpacks into.
+
+A model per family, each answering the same question for `shell`: a Finding, or (are the
+command's effects modelled, does it name a protected path). "Modelled" means every file it
+writes was checked, so it may run even beside a protected location (`touch
+.forge/local/notes.md`); anything else is code forge cannot prove read-only. Readers that
+can write (`sed w`, `xxd IN OUT`, `sort -o`, `tree -o`), archivers (`tar -C`, `unzip -d`,
+`zip -m`, `gzip -r`, `cpio`), copies (`cp --parents`, `rsync --delete`), `find -exec`,
+`xargs` feeds and forge's own entry points are modelled here; git in `shell_git`,
+archivers and `patch` in `shell_archives` (imported only when such a command runs).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+from forge_runtime.guard import shell_words
+from forge_runtime.guard.paths import FRONT_MATTER, Finding, hit, holds, inside
+from forge_runtime.guard.shell_state import (
+    Context,
+    check_path,
+    expansions,
+    proc_self,
+    risky_unknown,
+    touches,
+)
+from forge_runtime.guard.shell_syntax import LIFTED
+
+READERS = frozenset({
+    "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "ag", "ls", "stat",
+    "wc", "file", "diff", "cmp", "sha256sum", "sha1sum", "sha512sum", "md5sum", "b2sum",
+    "cksum", "readlink", "realpath", "basename", "dirname", "test", "[", "[[", "echo", "printf",
+    "true", "false", "pwd", "jq", "od", "hexdump", "strings", "du", "df", "which", "type",
+    "column", "cut", "tr", "nl", "fold", "base64", "date", "id", "whoami", "uname",
+    "printenv", "sleep", "exit", "return", ":", "wait", "kill", "comm", "paste", "rev",
+    "expand", "unexpand", "fmt", "seq", "yes", "nproc", "hostname", "locale", "getconf",
+    "tac", "zcat", "history", "shift", "break", "continue",
+})
+DESTROYERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm"})
+COPIERS = frozenset({"cp", "install", "rsync", "scp", "mv"})
+REPERMISSIONERS = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
+# Writers of every operand (after their options), and the options that take a value.
+WRITERS = {"touch": "dtr", "mkdir": "m", "truncate": "sr", "tee": "", "mkfifo": "m",
+           "mknod": "m", "ln": "St"}
+FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
+FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
+                             "-iregex", "-lname", "-ilname"})
+FIND_OPERATORS = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "-prune"})
+FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"))
+COPY_VALUE_OPTIONS = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S",
+                                "--suffix", "-e", "--rsh", "--exclude", "--include", "-f",
+                                "--filter", "--chmod", "--chown"})
+_WALK_LIMIT = 20_000
+
+
+def check_command(name: str, args: list[str], ctx: Context,
+                  child) -> Finding | tuple[bool, bool]:
+    """The model of command `name`; `child(code, ctx)` judges code it runs in a child."""
+    if name in READERS:
+        return True, touches(candidates(args), ctx)
+    if name == "find":
+        return check_find(args, ctx, child)
+    if name == "git":
+        from forge_runtime.guard import shell_git
+
+        return shell_git.check_git(args, ctx, child)
+    if name in DESTROYERS:
+        return check_destroy(args, ctx)
+    if name in COPIERS:
+        return check_copy(name, args, ctx)
+    if name in REPERMISSIONERS:
+        # Recursive or not: a directory locked above a protected path locks the path too.
+        for word in candidates(args):
+            finding = check_path(word, ctx, destructive=True, verb="re-permissions",
+                                 must_know=True)
+            if finding:
+                return finding
+        return True, touches(candidates(args), ctx)
+    model = _MODELS.get(name)
+    if name in ARCHIVERS:
+        from forge_runtime.guard import shell_archives
+
+        model = shell_archives.MODELS[name]
+    if model is not None:
+        return model(name, args, ctx, child)
+    return check_unmodelled(name, args, ctx)
+
+
+def check_unmodelled(name: str, args: list[str], ctx: Context) -> Finding | tuple:
+    for word in candidates(args):
+        finding = check_path(word, ctx, destructive=False, verb=f"runs {name} on")
+        if finding:
+            return _state_body_hint(finding)
+    return False, touches(candidates(args), ctx)
+
+
+def candidates(args: list[str]) -> list[str]:
+    """The words of a command that may name files: operands and `--opt=value`/`of=` values."""
+    found = []
+    for arg in args:
+        if arg.startswith("-"):
+            if "=" in arg:
+                found.append(arg.split("=", 1)[1])
+            continue
+        if "=" in arg and not arg.startswith(("/", ".", "~")):
+            found.append(arg.split("=", 1)[1])
+        found.append(arg)
+    return found
+
+
+def options(args: list[str], takes_value: str = "",
+            long_values: frozenset[str] = frozenset()) -> tuple[list[str], list[tuple]]:
+    """Split getopt-style `args` into operands and (option, value) pairs: short clusters
+    (`-xzf FILE`, `-Cdir`), `--long=value`, `--long value` for `long_values`, `--`."""
+    operands: list[str] = []
+    found: list[tuple[str, str | None]] = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if arg == "--":
+            operands.extend(args[position:])
+            break
+        if arg.startswith("--"):
+            name, equals, value = arg.partition("=")
+            if not equals and name in long_values and position < len(args):
+                value, position = args[position], position + 1
+            found.append((name, value if (equals or name in long_values) else None))
+        elif arg.startswith("-") and len(arg) > 1:
+            for index, letter in enumerate(arg[1:], start=1):
+                if letter in takes_value:
+                    value = arg[index + 1:]
+                    if not value and position < len(args):
+                        value, position = args[position], position + 1
+                    found.append(("-" + letter, value))
+                    break
+                found.append(("-" + letter, None))
+        else:
+            operands.append(arg)
+    return operands, found
+
+
+def check_write(word: str, ctx: Context, *, verb: str, appends: bool = False,
+                keeps_content: bool = False) -> Finding | None:
+    """A file the command writes. Appending to state.md whose front matter is closed, or
+    touching an existing one, leaves the goal fields as they are, so it is let through."""
+    finding = check_path(word, ctx, destructive=False, verb=verb, must_know=True)
+    if finding is None or finding.entry is None or finding.entry.kind != FRONT_MATTER:
+        return _state_body_hint(finding) if finding else None
+    state = finding.entry.path
+    spared = all(path == state for path in expansions(word, ctx))
+    if spared and (appends or keeps_content) and _front_matter_closed(state):
+        return None
+    return _state_body_hint(finding)
+
+
+def _front_matter_closed(path: str) -> bool:
+    from forge_runtime.guard.edits import front_matter
+
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            block = front_matter(handle.read())
+    except (OSError, UnicodeDecodeError):
+        return False
+    return block is not None and block.endswith("\n")
+
+
+def _state_body_hint(finding: Finding) -> Finding:
+    if finding.entry and finding.entry.kind == FRONT_MATTER:
+        return Finding(finding.message + "; append to its checklist (`>>`) or edit it with "
+                       "the Edit tool instead", finding.entry)
+    return finding
+
+
+def remember_text(target: str, words: list[str], ctx: Context, appends: bool) -> None:
+    """`echo 'code' > x.sh`: keep the text, so that a later `sh x.sh` can be read."""
+    paths = expansions(target, ctx)
+    if len(paths) != 1 or paths[0] is None:
+        return
+    escapes = words[0] == "printf" or "-e" in words[1:2]
+    text = " ".join(_unescaped(word) if escapes else word
+                    for word in words[1:] if word not in ("-e", "-n")) + "\n"
+    ctx.written[paths[0]] = (ctx.written.get(paths[0], "") if appends else "") + text
+
+
+def check_destroy(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
+    for word in candidates(args):
+        finding = check_path(word, ctx, destructive=True, verb="deletes", follow=False)
+        if finding:
+            return finding
+    return True, touches(candidates(args), ctx, follow=False)
+
+
+def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    operands, found = options(args, WRITERS[name])
+    appends = name == "tee" and any(option in ("-a", "--append") for option, _ in found)
+    if name == "ln":
+        for word in operands:  # a hard link to a protected file is that file
+            finding = check_path(word, ctx, destructive=False, verb="links", must_know=True)
+            if finding:
+                return finding
+        _record_symlink(operands, found, ctx)
+        return True, touches(operands, ctx)
+    for word in operands[:1] if name == "mknod" else operands:
+        finding = check_write(word, ctx, verb=f"runs {name} on", appends=appends,
+                              keeps_content=name == "touch")
+        if finding:
+            return finding
+    return True, touches(operands, ctx)
+
+
+def _record_symlink(operands: list[str], found: list[tuple], ctx: Context) -> None:
+    """Remember `ln -s TARGET LINK`, so later words through LINK resolve to TARGET."""
+    symbolic = any(option in ("-s", "--symbolic") for option, _ in found)
+    if not symbolic or not 1 <= len(operands) <= 2 or len(ctx.cwds) != 1 \
+            or ctx.cwds[0] is None:
+        return
+    target = operands[0]
+    link = operands[1] if len(operands) == 2 else os.path.basename(target.rstrip("/"))
+    link_value = shell_words.value(link, ctx.env)
+    target_value = shell_words.value(target, ctx.env)
+    if link_value is None or target_value is None:
+        return
+    link_path = os.path.join(os.path.realpath(ctx.cwds[0]), link_value)
+    if os.path.isdir(link_path) and not os.path.islink(link_path):
+        link_path = os.path.join(link_path, os.path.basename(target_value.rstrip("/")))
+    link_path = os.path.normpath(link_path)
+    target_path = proc_self(os.path.join(os.path.dirname(link_path), target_value), ctx)
+    if target_path is not None:
+        ctx.links[link_path] = os.path.realpath(target_path)
+
+
+def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    for arg in args:
+        if arg.startswith("of="):
+            finding = check_write(arg[3:], ctx, verb="runs dd writing")
+            if finding:
+                return finding
+    return True, touches(candidates(args), ctx)
+
+
+def check_unknown_command(word: str, args: list[str], ctx: Context) -> Finding | tuple:
+    """A command whose name is a substitution or an unknown variable may be `rm`: its
+    arguments are judged as a deletion would be."""
+    for candidate in candidates(args):
+        finding = check_path(candidate, ctx, destructive=True,
+                             verb=f"runs `{word}`, a command forge cannot name before it "
+                                  "runs, on")
+        if finding:
+            return finding
+    return False, touches(candidates(args), ctx)
+
+
+def change_dir(args: list[str], ctx: Context) -> None:
+    """`cd DIR`: the shell moves to DIR (as `expansions` resolves it) if it exists; it may
+    also stay (a `cd` can fail), which `shell` records through `ctx.fallible`."""
+    operands = [a for a in args if not a.startswith("-") or a == "-"]
+    target = operands[0] if operands else "~"
+    if target == "-":
+        target = "$OLDPWD"
+    ctx.fallible = True
+    searched = "CDPATH" in ctx.env and not target.startswith(("/", "~", "./", "../")) \
+        and target not in (".", "..")
+    if searched or ctx.env.get("CDPATH", "") is None:
+        ctx.move_to([None])  # cd searches CDPATH first: the directory forge would join may lose
+        return
+    ctx.move_to(expansions(target, ctx) or [None])
+
+
+def positional(code: str, operands: list[str]) -> str:
+    """`sh -c 'rm -rf "$1"' _ .git`: the code with `$0`..`$9`, `$@` and `$*` filled in from
+    the operands after it (a plain word as is, so it also fits inside double quotes)."""
+    if "$" not in code:
+        return code
+
+    def word(text: str) -> str:
+        return text if re.match(r"^[\w./~+,:@%-]*$", text) else shlex.quote(text)
+
+    def value(match: re.Match) -> str:
+        name = next(group for group in match.groups() if group)
+        if name in ("@", "*"):
+            return " ".join(word(operand) for operand in operands[1:])
+        index = int(name)
+        return word(operands[index]) if index < len(operands) else ""
+
+    code = re.sub(r'"\$([@*])"', value, code)  # "$@": each operand its own word
+    return re.sub(r"\$(?:\{(\d)\}|([0-9@*]))", value, code)
+
+
+def split(text: str) -> list[str]:
+    """`text` split into words; a command forge cannot name when its quotes do not close."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return [LIFTED]
+
+
+def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
+    """A copy reads its sources and writes its destination: into a directory (`-t DIR`, a
+    trailing `/`, several sources or an existing directory) it writes each source's name
+    there (its whole relative path with `--parents`), and a directory's contents (`src/.`,
+    rsync's `src/`) land in it directly; `mv` and `--remove-source-files` delete the
+    sources, `rsync --delete` what the destination holds."""
+    operands, into = _copy_operands(args)
+    whole = "--no-target-directory" in args or (name in ("cp", "install", "mv") and any(
+        a.startswith("-") and not a.startswith("--") and "T" in a for a in args))
+    if into is None and len(operands) >= 2:
+        into, operands = operands[-1], operands[:-1]
+    if name == "mv" or "--remove-source-files" in args:
+        for word in operands:
+            finding = check_path(word, ctx, destructive=True, verb="moves", follow=False)
+            if finding:
+                return finding
+    parents = "--parents" in args or "-R" in args and name == "rsync"
+    if into is None:
+        written, as_dir = operands, False  # `install -d DIR`: the operand itself
+    else:
+        as_dir = not whole and (len(operands) > 1 or into.endswith("/") or any(
+            path is not None and os.path.isdir(path) for path in expansions(into, ctx)))
+        written = [into if not as_dir or _copies_contents(name, source)
+                   else os.path.join(into, source.lstrip("/") if parents
+                                     else os.path.basename(source.rstrip("/")))
+                   for source in operands] or [into]
+    destroys = whole or any(a.startswith("--delete") for a in args)
+    for word in written:
+        finding = check_path(word, ctx, destructive=as_dir or destroys,
+                             verb=f"runs {name} over", must_know=True)
+        if finding:
+            return finding
+    return True, touches(operands, ctx)
+
+
+def _copy_operands(args: list[str]) -> tuple[list[str], str | None]:
+    """The file operands of a copy, and its `-t DIR` / `--target-directory=DIR` if given."""
+    operands: list[str] = []
+    into = None
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if arg in ("-t", "--target-directory") and position < len(args):
+            into = args[position]
+            position += 1
+        elif arg.startswith("--target-directory="):
+            into = arg.split("=", 1)[1]
+        elif arg.startswith("-t") and len(arg) > 2 and not arg.startswith("--"):
+            into = arg[2:]
+        elif arg in COPY_VALUE_OPTIONS:
+            position += 1
+        elif not arg.startswith("-"):
+            operands.append(arg)
+    return operands, into
+
+
+def _copies_contents(name: str, source: str) -> bool:
+    return source.endswith("/.") or (name == "rsync" and source.endswith("/"))
+
+
+def _check_sed(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """`sed -i` writes its files; a script's `w FILE` (and `s///w FILE`) writes FILE; `e`
+    (and `s///e`) runs code; `--sandbox` forbids both."""
+    operands, found = options(args, "eflE", frozenset({"--expression", "--file",
+                                                       "--line-length"}))
+    names = {option for option, _ in found}
+    scripts = [value for option, value in found if option in ("-e", "--expression")]
+    if names & {"-f", "--file"}:
+        return False, touches(operands, ctx)  # a script in a file forge does not read
+    if not scripts and operands:
+        scripts, operands = [operands[0]], operands[1:]
+    in_place = any(option in ("-i", "--in-place") or option.startswith("--in-place")
+                   for option, _ in found) or any(a.startswith("-i") for a in args
+                                                  if not a.startswith("--"))
+    if in_place:
+        for word in operands:
+            finding = check_write(word, ctx, verb="runs sed -i on")
+            if finding:
+                return finding
+    if "--sandbox" in names:
+        return True, touches(operands, ctx)
+    for script in scripts:
+        effects = _sed_effects(script or "")
+        if effects is None:
+            return False, touches(operands, ctx)
+        writes, runs = effects
+        for word in writes:
+            finding = check_write(word, ctx, verb="runs sed writing")
+            if finding:
+                return finding
+        for code in runs:
+            if code is None:
+                return False, touches(operands, ctx)
+            finding = child(code, ctx)
+            if finding:
+                return finding
+    return True, touches(operands, ctx)
+
+
+_SED_PLAIN = frozenset("=dDgGhHlnNpPqQxzF{}!")
+
+
+def _sed_effects(script: str) -> tuple[list[str], list[str | None]] | None:
+    """The files a sed script writes and the code it runs (None: the pattern space);
+    None when forge cannot read the script."""
+    writes: list[str] = []
+    runs: list[str | None] = []
+    position = 0
+
+    def rest_of_line() -> str:
+        nonlocal position
+        end = script.find("\n", position)
+        end = len(script) if end == -1 else end
+        text, position = script[position:end].strip(), end
+        return text
+
+    def delimited() -> bool:
+        nonlocal position
+        if position >= len(script):
+            return False
+        delimiter = script[position]
+        position += 1
+        while position < len(script) and script[position] != delimiter:
+            position += 2 if script[position] == "\\" else 1
+        position += 1
+        return position <= len(script)
+
+    while position < len(script):
+        char = script[position]
+        if char in " \t\n;$,~+" or char.isdigit():
+            position += 1  # separators and line addresses
+        elif char == "/" or (char == "\\" and position + 1 < len(script)):
+            position += 1 if char == "\\" else 0
+            if not delimited():
+                return None
+        elif char in _SED_PLAIN:
+            position += 1
+        elif char in "btT":
+            position = _sed_label(script, position + 1)
+        elif char in "#aic:rRvL":
+            position += 1
+            rest_of_line()
+        elif char in "wW":
+            position += 1
+            writes.append(rest_of_line())
+        elif char == "e":
+            position += 1
+            code = rest_of_line()
+            runs.append(code or None)
+        elif char in "sy":
+            position += 1
+            if not delimited():
+                return None
+            position -= 1
+            if not delimited():
+                return None
+            if char == "s":
+                start = position
+                while position < len(script) and script[position] in "gpiImMe0123456789w":
+                    if script[position] == "w":
+                        position += 1
+                        writes.append(rest_of_line())
+                        break
+                    position += 1
+                if "e" in script[start:position]:
+                    runs.append(None)
+        else:
+            return None
+    return writes, runs
+
+
+def _sed_label(script: str, position: int) -> int:
+    while position < len(script) and script[position] not in ";\n":
+        position += 1
+    return position
+
+
+def _check_output_file(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """Readers with an output file: `sort -o F`, `tree -o F`, `uniq IN OUT`, `xxd IN OUT`."""
+    takes = {"sort": "oTkStz", "tree": "oPILH", "uniq": "fsw", "xxd": "cglson"}[name]
+    operands, found = options(args, takes, frozenset({"--output", "--temporary-directory",
+                                                      "--compress-program"}))
+    if any(option == "--compress-program" for option, _ in found):
+        return False, touches(operands, ctx)
+    outputs = [value for option, value in found if option in ("-o", "--output") and value
+               and name in ("sort", "tree")]
+    if name in ("uniq", "xxd") and len(operands) >= 2:
+        outputs.append(operands[1])
+    for word in outputs:
+        finding = check_write(word, ctx, verb=f"runs {name} writing")
+        if finding:
+            return finding
+    return True, touches(operands, ctx)
+
+
+def _check_rg(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """ripgrep reads, unless `--pre PROGRAM` runs a program on every file."""
+    for index, arg in enumerate(args):
+        if arg == "--pre" or arg.startswith("--pre="):
+            program = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args)
+                                                else "")
+            return child("sh " + shlex.quote(program), ctx) or (False, False)
+    return True, touches(candidates(args), ctx)
+
+
+_MODELS = {
+    **dict.fromkeys(WRITERS, _check_writer),
+    "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
+    **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
+}
+# Archivers and patch live in `shell_archives`, imported only when one runs.
+ARCHIVERS = frozenset({"tar", "unzip", "cpio", "zip", "patch", "gzip", "gunzip", "pigz",
+                       "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress",
+                       "uncompress", "lzip", "zstd", "unzstd", "lz4", "brotli"})
+
+
+def check_find(args: list[str], ctx: Context, child, *,
+               acting: bool = False) -> Finding | tuple[bool, bool]:
+    """`acting`: what find prints is acted on (`find ... | xargs rm`). Its `-exec` command
+    is judged like any other, with `{}` standing for a file it finds."""
+    position = 0
+    while position < len(args) and args[position] in ("-L", "-H", "-P"):
+        position += 1
+    starts = []
+    while position < len(args) and not args[position].startswith(("-", "(", "!")):
+        starts.append(args[position])
+        position += 1
+    starts = starts or ["."]
+    expression = args[position:]
+    for index, arg in enumerate(expression[:-1]):
+        if arg in FIND_OUTPUTS:
+            finding = check_write(expression[index + 1], ctx, verb=f"runs find {arg}")
+            if finding:
+                return finding
+    for command in _find_commands(expression):
+        words = [os.path.join(starts[0], "{}") if word == "{}" else word for word in command]
+        if words and os.path.basename(words[0]) not in READERS:
+            acting = True
+        finding = child(" ".join(shlex.quote(word) for word in words), ctx)
+        if finding:
+            return finding
+    acting = acting or "-delete" in expression
+    if not acting:
+        return True, touches(starts, ctx)
+    operators = any(arg in FIND_OPERATORS for arg in expression)
+    patterns = [expression[i + 1] if a in ("-name", "-iname", "-lname", "-ilname") else "/"
+                for i, a in enumerate(expression[:-1]) if a in FIND_NAME_TESTS]
+    for start in starts:
+        for path in expansions(start, ctx):
+            if path is None:
+                if risky_unknown(start, ctx):
+                    return Finding(f"runs find -delete/-exec from `{start}`, a directory "
+                                   "forge cannot know before it runs")
+                continue
+            entry = hit(path, ctx.protected, destructive=False)
+            if entry:
+                return Finding(f"runs find -delete/-exec inside {entry.label} ({start})", entry)
+            for candidate in ctx.protected:
+                if holds(path, candidate.path) and (operators or _find_may_match(
+                        path, candidate.path, patterns)):
+                    return Finding(f"runs find -delete/-exec over {candidate.label} ({start})",
+                                   candidate)
+    return True, touches(starts, ctx)
+
+
+def _find_commands(expression: list[str]) -> list[list[str]]:
+    found, position = [], 0
+    while position < len(expression):
+        if expression[position] in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = position + 1
+            while end < len(expression) and expression[end] not in (";", "+"):
+                end += 1
+            found.append(expression[position + 1:end])
+            position = end
+        position += 1
+    return found
+
+
+def _find_may_match(start: str, root: str, patterns: list[str]) -> bool:
+    """Could a find name test match `root`, a directory between `start` and it, or anything
+    under it? Unsure (a path or regex test) means yes; case is ignored (`-iname`)."""
+    from fnmatch import fnmatchcase
+
+    if not patterns or any("/" in p for p in patterns):
+        return True
+    names = os.path.relpath(root, start).split(os.sep)
+    for count, (_, dirs, files) in enumerate(os.walk(root)):
+        names.extend(dirs + files)
+        if count > _WALK_LIMIT or len(names) > _WALK_LIMIT:
+            return True
+    return any(fnmatchcase(name.lower(), pattern.lower()) for name in names
+               for pattern in patterns)
+
+
+def check_xargs_feed(pipeline, ctx: Context, command_words) -> Finding | None:
+    """`find . -name x | xargs rm`: the paths xargs hands to a command that is not read-only
+    come from the commands before it, judged as if they deleted what they list."""
+    consumers = [index for index, simple in enumerate(pipeline)
+                 if _xargs_writes(command_words(simple.words)) and not simple.stdin
+                 and not {":::", "::::"} & set(simple.words)]
+    if not consumers:
+        return None
+    feeders = [command_words(simple.words)[0] for simple in pipeline[:consumers[-1]]]
+    feeders = [words for words in feeders if words]
+    if not feeders:
+        return _unknown_listing("its input", ctx)
+    for words in feeders:
+        finding = _check_listing(words, ctx)
+        if finding:
+            return finding
+    return None
+
+
+def _xargs_writes(command: tuple[list[str], bool]) -> bool:
+    words, via_xargs = command
+    if not via_xargs:
+        return False
+    name = os.path.basename(words[0])
+    return name not in READERS and name != "sed" or (name == "sed" and any(
+        a.startswith("-i") or a.startswith("--in-place") for a in words[1:]))
+
+
+def _check_listing(words: list[str], ctx: Context) -> Finding | None:
+    """What a command before xargs lists: the paths it names (echo), or what lies under
+    the directories it walks (find, ls, git ls-files, grep -r); other output is unknown."""
+    name, args = os.path.basename(words[0]), words[1:]
+    if name == "find":
+        outcome = check_find(args, ctx, lambda code, inner: None, acting=True)
+        return outcome if isinstance(outcome, Finding) else None
+    if name in ("echo", "printf"):
+        for word in _printed_words(args):
+            finding = check_path(word, ctx, destructive=True, must_know=True,
+                                 verb="lists for xargs to hand to a command that writes")
+            if finding:
+                return finding
+        return None
+    if name in ("ls", "git", "grep", "egrep", "rg", "ag", "fd", "tree"):
+        return _check_walk(name, args, ctx)
+    return _unknown_listing(name, ctx)
+
+
+def _printed_words(args: list[str]) -> list[str]:
+    """The words echo or printf print, escapes (`\\0`, `\\n`, `\\x2e`) decoded: what xargs
+    reads from them."""
+    words = []
+    for arg in args:
+        text = _unescaped(arg)
+        for piece in re.split(r"[\s\0]+", text.replace("%s", " ").replace("%b", " ")):
+            if piece and piece not in ("-e", "-n", "-E"):
+                words.append(piece)
+    return words
+
+
+def _unescaped(text: str) -> str:
+    """`text` with the backslash escapes printf and `echo -e` decode (`\\n`, `\\x2e`, `\\0`)."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return text
+
+
+def _check_walk(name: str, args: list[str], ctx: Context) -> Finding | None:
+    flags = "".join(a.lstrip("-") for a in args if a.startswith("-") and
+                    not a.startswith("--"))
+    if name == "git":
+        if "ls-files" not in args:
+            return _unknown_listing("git", ctx)
+        ignored = "i" in flags or "--ignored" in args or (
+            ("o" in flags or "--others" in args) and "--exclude-standard" not in args)
+        regions = [a for a in args[args.index("ls-files") + 1:] if not a.startswith("-")]
+        return _check_regions(regions or ["."], ctx, hidden=True, in_git=False,
+                              ignored=ignored)
+    hidden = name == "grep" or "a" in flags or "A" in flags or "--hidden" in args \
+        or "u" in flags
+    operands = [a for a in args if not a.startswith("-")]
+    if name in ("grep", "egrep", "rg", "ag") and operands and "-e" not in args:
+        operands = operands[1:]  # the pattern
+    return _check_regions(operands or ["."], ctx, hidden=hidden, in_git=name == "grep",
+                          ignored=name in ("ls", "grep"))
+
+
+def _check_regions(regions: list[str], ctx: Context, *, hidden: bool, in_git: bool,
+                   ignored: bool) -> Finding | None:
+    for region in regions:
+        for path in expansions(region, ctx):
+            if path is None:
+                if risky_unknown(region, ctx):
+                    return _unknown_listing(region, ctx)
+                continue
+            for entry in ctx.protected:
+                if inside(path, entry.path):
+                    return Finding(f"lists {region} for xargs to hand to a command that "
+                                   f"writes, and {region} is in {entry.label}", entry)
+                if not holds(path, entry.path) or not os.path.lexists(entry.path):
+                    continue
+                below = os.path.relpath(entry.path, path).split(os.sep)
+                if (not hidden and any(part.startswith(".") for part in below)) or (
+                        not in_git and ".git" in below) or (
+                        not ignored and entry.kind == FRONT_MATTER):
+                    continue
+                return Finding(f"lists {region} for xargs to hand to a command that writes, "
+                               f"and {region} holds {entry.label}", entry)
+    return None
+
+
+def _unknown_listing(source: str, ctx: Context) -> Finding | None:
+    if not risky_unknown("", ctx):
+        return None
+    return Finding(f"hands xargs paths from {source}, which forge cannot know before it "
+                   "runs, in a directory that holds a protected path")
+
+
+def forge_args(name: str, args: list[str]) -> list[str] | None:
+    if name == "forge":
+        return args
+    if name.startswith("python") and len(args) >= 2 and args[0] == "-m" and \
+            args[1].startswith("forge_runtime") and args[1] != "forge_runtime.hooks":
+        return args[2:]
+    if name.startswith("python") and args[:2] == ["-m", "forge_runtime.hooks"]:
+        return ["ledger", "charge"]  # the hook entry point itself: as forbidden as any
+    return None
+
+
+def check_forge(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
+    """forge's own verbs, valued like any word (variables, braces, ANSI-C quoting): a
+    hook-side verb, or a verb forge cannot read, is refused."""
+    words: list[str | None] = []
+    for arg in args[:16]:
+        variants = shell_words.values(arg, ctx.env)
+        words.extend(variants if None in variants else
+                     [part for variant in variants for part in variant.split()])
+    positional = [word for word in words if word is None or not word.startswith("-")]
+    if None in positional[:3]:
+        return Finding("runs forge with a subcommand held in a substitution or a variable "
+                       "forge cannot know before it runs")
+    for first, second in zip(positional, positional[1:], strict=False):
+        if (first, second) in FORBIDDEN_FORGE:
+            return Finding(f"runs `forge {first} {second}`, which only forge's hooks or a "
+                           "person may run")
+    if positional[:1] == ["init"] and ("--force" in words or "-f" in words):
+        return Finding("runs `forge init --force`, which would overwrite the goal fields of "
+                       "state.md")
+    return True, False
+
+

@@ -1,0 +1,350 @@
+"""What the shell analysis knows at one point of a command, and how a word becomes paths.
+
+The state is what bash would carry from one command to the next: the directories the
+shell may be in (a `cd` can fail, and a command after `&&` or `||` may not run, so there
+can be several), the variables it knows, the glob options it turned on, and the symlinks
+and files the command made itself. Every check of a path runs against each possible
+directory; a value forge cannot know is None, and `check_path` decides what a command may
+not do with one: write, delete or re-permission, from a directory that holds a protected
+path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from forge_runtime.guard import shell_words
+from forge_runtime.guard.paths import FRONT_MATTER, MARKERS, Finding, Protected, hit, holds, inside
+
+UNKNOWN_VALUE = "`?`"  # what a lifted `$(...)` leaves; a variable holding it is unknown
+DIRECTORIES_LIMIT = 8  # possible working directories followed before the cwd is unknown
+# Variables the Bash tool inherits exactly as the hook does. Every other one may differ
+# (the launcher sets PYTHONPATH for the hook only; the host gives hooks their own
+# CLAUDE_* names), so it is valued only when the command itself sets it.
+SHARED_ENV = ("HOME", "USER", "LOGNAME", "TMPDIR")
+_GLOB_CHARS = "*?["
+_GLOB_LEVELS_LIMIT = 4
+GLOB_ENTRIES_LIMIT = 20_000  # directory entries (GLOB_COST per pattern) one command may list
+GLOB_COST = 10
+WORDS_LIMIT = 20_000  # words one command may have resolved (each up to VARIANTS_LIMIT paths)
+_PATHS_LIMIT = 512
+
+
+class OutOfTime(Exception):
+    """The analysis ran past its time budget: the command is refused, never let through."""
+
+
+# A plain class rather than a dataclass, which would import `inspect` (about 5 ms) into
+# the hook of every Bash call.
+class Context:
+    """The state of the shell at one point of the command (see the module docstring)."""
+
+    __slots__ = ("cwds", "env", "protected", "depth", "loops", "links", "written", "globs",
+                 "runs_code", "deadline", "fallible", "cache", "stdin", "glob_budget",
+                 "paths_budget")
+
+    def __init__(self, cwd: str, env: dict[str, str | None],
+                 protected: list[Protected]) -> None:
+        self.cwds: tuple[str | None, ...] = (cwd,)
+        self.env = env
+        self.protected = protected
+        self.depth = 0
+        self.loops: dict[str, list[str]] = {}  # `for NAME in WORDS`: NAME takes each word
+        self.links: dict[str, str] = {}  # symlinks the command itself makes: link -> target
+        self.written: dict[str, str] = {}  # files it writes with text forge can read
+        self.globs: frozenset[str] = frozenset()  # shell options that change globbing
+        self.runs_code = False  # a variable set that makes programs run code (GIT_EDITOR=...)
+        self.deadline = 0.0  # time.monotonic() past which the analysis gives up
+        self.fallible = False  # did the last command change state in a way that can fail
+        self.cache: dict[tuple, object] = {}  # plain words already resolved, and the like
+        self.stdin: str | None = None  # the file the current command reads on `<`
+        self.glob_budget = GLOB_ENTRIES_LIMIT  # directory entries globbing may still list
+        self.paths_budget = WORDS_LIMIT  # words it may still resolve to paths
+
+    def snapshot(self) -> tuple:
+        return self.cwds, dict(self.env), self.globs
+
+    def restore(self, state: tuple) -> None:
+        self.cwds, env, self.globs = state
+        self.env.clear()
+        self.env.update(env)
+
+    def move_to(self, directories: list[str | None]) -> None:
+        """The shell is now in one of `directories` (None: somewhere forge cannot know)."""
+        before = self.cwds
+        self.cwds = _bounded(directories)
+        for name, values in (("OLDPWD", before), ("PWD", self.cwds)):
+            if len(values) == 1 and values[0] is not None:
+                self.env[name] = values[0]
+            else:
+                self.env.pop(name, None)  # unknown from here on, never a stale value
+
+
+def union(first: tuple, second: tuple) -> tuple:
+    """A state the shell may be in when it may be in either: a variable that differs is
+    unknown, every directory is possible, every glob option may be on."""
+    cwds = _bounded([*first[0], *second[0]])
+    env = {name: first[1][name] if first[1][name] == second[1][name] else UNKNOWN_VALUE
+           for name in first[1].keys() & second[1].keys()}  # a name in one only: unknown
+    return cwds, env, first[2] | second[2]
+
+
+def _bounded(directories: list[str | None]) -> tuple[str | None, ...]:
+    unique = tuple(dict.fromkeys(directories))
+    return unique if len(unique) <= DIRECTORIES_LIMIT else (None,)
+
+
+def shell_env(env: dict[str, str], cwd: str) -> dict[str, str | None]:
+    """The variables forge may value at the start of a Bash command (see SHARED_ENV)."""
+    # A shared name the hook does not have, the Bash tool does not have either: unset.
+    known: dict[str, str | None] = {name: env.get(name) for name in SHARED_ENV}
+    known["PWD"] = cwd  # the hook's own PWD is not the Bash tool's
+    return known
+
+
+# `.git` and `.forge` as a path component (not `.github`, `.gitignore`, `x.git`).
+_PROTECTED_DIRS = re.compile(r"(?:^|[^\w.-])\.(?:git|forge)(?![\w.-])")
+
+
+def mentions(text: str) -> bool:
+    """Does `text` name a protected location (`forge-goals`, `.forge/local`, `.git`, ...)?"""
+    lowered = text.lower()
+    return any(marker in lowered for marker in MARKERS) or \
+        _PROTECTED_DIRS.search(lowered) is not None
+
+
+def check_deadline(ctx: Context) -> None:
+    import time
+
+    if time.monotonic() > ctx.deadline:
+        raise OutOfTime
+
+
+def expansions(word: str, ctx: Context, *, follow: bool = True) -> list[str | None]:
+    """Every path `word` can name, from every directory the shell may be in, after brace,
+    sequence, `~`, parameter and glob expansion; None for one forge cannot know."""
+    check_deadline(ctx)
+    plain = "$" not in word and not any(char in word for char in _GLOB_CHARS)
+    key = (word, follow, ctx.cwds, len(ctx.links))
+    if plain and key in ctx.cache:
+        return ctx.cache[key]
+    results: list[str | None] = []
+    ctx.paths_budget -= 1
+    if ctx.paths_budget < 0:
+        return [None]  # more words than forge resolves in one command: unknown
+    for variant in loop_variants(word, ctx):
+        for text in shell_words.values(variant, ctx.env):
+            if text is None or not text:
+                results.append(None)
+                continue
+            for cwd in ([None] if text.startswith("/") else ctx.cwds):
+                if cwd is None and not text.startswith("/"):
+                    results.append(None)
+                    continue
+                results.extend(_paths(text, cwd, ctx, follow))
+        if len(results) > _PATHS_LIMIT:
+            return [None]
+    # `rm -rf link/` empties the directory a symlink points to, like the shell's own links
+    follow = follow or word.endswith(("/", "/."))
+    results = [_through_links(path, ctx, follow) if path else path for path in results]
+    if plain:
+        ctx.cache[key] = results
+    return results
+
+
+def loop_variants(word: str, ctx: Context) -> list[str]:
+    """`$d` inside `for d in a b; do ...` stands for each of `a` and `b` in turn."""
+    variants = [word]
+    if "$" not in word:
+        return variants
+    for name, values in ctx.loops.items():
+        if name in word:
+            variants = [variant.replace("${" + name + "}", value).replace("$" + name, value)
+                        for variant in variants for value in values][:_PATHS_LIMIT]
+    return variants
+
+
+def _paths(text: str, cwd: str | None, ctx: Context, follow: bool) -> list[str | None]:
+    joined = text if cwd is None else os.path.join(cwd, text)
+    joined = proc_self(joined, ctx)
+    if joined is None or shell_words.SELF in joined:
+        return [None]
+    if not any(char in joined for char in _GLOB_CHARS):
+        return [_resolve(joined, follow)]
+    return _glob(joined, ctx, follow)
+
+
+def proc_self(path: str, ctx: Context) -> str | None:
+    """`/proc/self/cwd/...` (also `$$`, `$BASHPID`, `thread-self`) is the shell's own cwd,
+    not the hook's; another process's cwd, root or descriptors cannot be known."""
+    if not path.startswith(("/proc/", "/dev/fd", "//proc/")):
+        return path
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if parts[:1] == ["dev"]:
+        return None
+    if len(parts) < 3 or parts[2] not in ("cwd", "root", "fd", "map_files"):
+        return path
+    if parts[1] not in ("self", "thread-self", shell_words.SELF) or parts[2] in ("fd",
+                                                                               "map_files"):
+        return None
+    if parts[2] == "root":
+        return "/" + "/".join(parts[3:])
+    cwd = ctx.cwds[0] if len(ctx.cwds) == 1 else None
+    return None if cwd is None else os.path.join(cwd, *parts[3:])
+
+
+def _resolve(path: str, follow: bool) -> str:
+    if follow or not os.path.islink(path.rstrip(os.sep)) or path.endswith(os.sep):
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def _glob(pattern: str, ctx: Context, follow: bool, depth: int = 0) -> list[str | None]:
+    """What a pattern matches now, under the glob options the command turned on, plus the
+    symlinks the command made itself; the pattern as it is when nothing matches. The walk
+    lists at most GLOB_ENTRIES_LIMIT directory entries for the whole command: past that,
+    the word is unknown."""
+    levels = sum(1 for part in pattern.split("/") if any(c in part for c in _GLOB_CHARS))
+    if levels > _GLOB_LEVELS_LIMIT or "nocaseglob" in ctx.globs or "extglob" in ctx.globs \
+            or ("globstar" in ctx.globs and "**" in pattern) or depth > 3:
+        return [None]
+    ctx.glob_budget -= GLOB_COST  # every glob costs a walk's setup, even one that finds nothing
+    matches = _walk_pattern(pattern, ctx) if ctx.glob_budget >= 0 else None
+    if matches is None:
+        return [None]
+    found: list[str | None] = [_resolve(match, follow) for match in matches]
+    found.extend(_linked_matches(pattern, ctx, follow, depth))
+    return found or [_resolve(pattern, follow)]
+
+
+def _walk_pattern(pattern: str, ctx: Context) -> list[str] | None:
+    """The existing paths `pattern` matches, component by component as bash globs (a
+    leading `.` is matched only by a pattern that starts with one, unless dotglob); None
+    when the walk would list more entries than the command's budget."""
+    from fnmatch import fnmatchcase
+
+    hidden = "dotglob" in ctx.globs
+    current = ["/"]
+    for part in pattern.split("/"):
+        if part in ("", "."):
+            continue
+        if not any(char in part for char in _GLOB_CHARS):
+            current = [os.path.join(base, part) for base in current]
+            continue
+        found = []
+        for base in current:
+            try:
+                with os.scandir(base) as entries:
+                    for entry in entries:
+                        ctx.glob_budget -= 1
+                        if ctx.glob_budget < 0:
+                            return None
+                        name = entry.name
+                        if name.startswith(".") and not (hidden or part.startswith(".")):
+                            continue
+                        if fnmatchcase(name, part):
+                            found.append(os.path.join(base, name))
+            except OSError:
+                continue
+        check_deadline(ctx)
+        current = found
+        if len(current) > _PATHS_LIMIT:
+            return None
+    return [path for path in current if os.path.lexists(path)]
+
+
+def _linked_matches(pattern: str, ctx: Context, follow: bool,
+                    depth: int) -> list[str | None]:
+    """A pattern's matches through a symlink the same command made before it (it does not
+    exist yet when forge reads the command): `ln -s .git L; rm -rf L*/forge-goals`."""
+    from fnmatch import fnmatchcase
+
+    parts = os.path.normpath(pattern).split("/")
+    found: list[str | None] = []
+    for link, target in list(ctx.links.items()) + [(p, p) for p in ctx.written]:
+        link_parts = link.split("/")
+        if len(link_parts) > len(parts):
+            continue
+        if all(fnmatchcase(name, part) for name, part in zip(link_parts, parts, strict=False)):
+            rest = "/".join(parts[len(link_parts):])
+            found.extend(_glob(os.path.join(target, rest), ctx, follow, depth + 1) if rest
+                         else [target])
+    return found
+
+
+def _through_links(path: str, ctx: Context, follow: bool) -> str:
+    """`path` with a symlink the command made earlier replaced by what it points to."""
+    for link, target in ctx.links.items():
+        if path == link and follow or path.startswith(link + os.sep):
+            return os.path.realpath(target + path[len(link):])
+    return path
+
+
+def risky_unknown(word: str, ctx: Context) -> bool:
+    """May a path forge cannot value reach a protected one? Yes from a directory forge
+    cannot know or one that holds (or is inside) a protected path, and anywhere when the
+    word's fixed text names a protected location."""
+    if mentions(shell_words.literal(word)):
+        return True
+    return any(directory is None or any(inside(directory, entry.path) or
+                                        holds(directory, entry.path)
+                                        for entry in ctx.protected)
+               for directory in ctx.cwds)
+
+
+def check_path(word: str, ctx: Context, *, destructive: bool, verb: str,
+               follow: bool = True, must_know: bool = False) -> Finding | None:
+    """Why touching `word` this way is refused, or None.
+
+    `destructive`: destroying a directory above a protected path counts too.
+    `must_know`: the command writes there (or destroys it): a path forge cannot value is
+    refused where it could reach a protected one. Other commands may take such arguments
+    (`kill $(pgrep x)`).
+    """
+    for path in expansions(word, ctx, follow=follow):
+        if path is None:
+            if (destructive or must_know) and risky_unknown(word, ctx):
+                return Finding(f"{verb} `{word}`, a path forge cannot know before it runs "
+                               "(a substitution, an unknown variable or directory, or an "
+                               "expansion too large to check), where it could reach a "
+                               "protected path")
+            continue
+        entry = hit(path, ctx.protected, destructive=destructive)
+        if entry and inside(path, entry.path):
+            return Finding(f"{verb} {entry.label} ({word})", entry)
+        if entry:
+            return Finding(f"{verb} {word}, which holds {entry.label}", entry)
+    return None
+
+
+def touches(words: list[str], ctx: Context, *, follow: bool = True) -> bool:
+    return any(
+        path is not None and hit(path, ctx.protected, destructive=False) is not None
+        for word in words for path in expansions(word, ctx, follow=follow)
+    )
+
+
+def in_sensitive_dir(ctx: Context) -> bool:
+    """Working inside a protected tree, or in `.forge/local` or the git dir beside one.
+
+    From there a bare relative name (`state.md`, `forge-goals`) reaches a protected path
+    through code forge cannot read. The project root is not counted, or nothing would run.
+    """
+    key = ("sensitive", ctx.cwds)
+    if key not in ctx.cache:
+        ctx.cache[key] = _sensitive(ctx)
+    return bool(ctx.cache[key])
+
+
+def _sensitive(ctx: Context) -> bool:
+    for cwd in ctx.cwds:
+        if cwd is None:
+            continue
+        for entry in ctx.protected:
+            parent = os.path.dirname(entry.path)
+            beside = parent == cwd and (entry.kind == FRONT_MATTER
+                                        or os.path.basename(parent) == ".git")
+            if beside or inside(cwd, entry.path):
+                return True
+    return False

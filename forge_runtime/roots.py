@@ -1,0 +1,97 @@
+"""Where a project's directories are, found with os.path alone.
+
+The project root is the nearest ancestor holding `.git` (a directory, or a worktree's
+`gitdir:` file), else the nearest holding `.forge/`; the ledger lives in the git common dir
+(one for every worktree), else under `.forge/local/goals/`. `project.py` builds its
+`Project` of `pathlib.Path`s from these; this module imports nothing but `os`, because
+pathlib (with the `re` it imports) and `collections` cost a lean interpreter more than its
+own start, and the status line of a session without a goal needs only `ledger_root_of` and
+`session_marker` (the goal witness's per-user directory, witness.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+FORGE_DIR = ".forge"
+LEDGER_DIR_NAME = "forge-goals"
+
+
+def _read_gitdir_file(dot_git: str) -> str | None:
+    """A worktree's `.git` is a file `gitdir: <path>`; return that path."""
+    try:
+        with open(dot_git, encoding="utf-8") as handle:
+            text = handle.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = text[len("gitdir:"):].strip()
+    if os.path.isabs(target):
+        return target
+    return os.path.realpath(os.path.join(os.path.dirname(dot_git), target))
+
+
+def _common_dir(git_dir: str) -> str:
+    """A linked worktree's git dir names the shared one in its `commondir` file."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+            common = handle.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return git_dir
+    return common if os.path.isabs(common) else os.path.realpath(os.path.join(git_dir, common))
+
+
+def _lineage(start: str | os.PathLike | None) -> list[str]:
+    if start is None:
+        start = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    here = os.path.realpath(os.fspath(start))
+    found = [here]
+    while os.path.dirname(found[-1]) != found[-1]:
+        found.append(os.path.dirname(found[-1]))
+    return found
+
+
+def locate(start: str | os.PathLike | None = None) -> tuple[str, str | None, str | None]:
+    """`find_project` as plain strings (root, git dir, git common dir), with os.path only:
+    pathlib imports `re` and more, which a process that only asks "is there a goal here?"
+    (the status line) need not pay."""
+    lineage = _lineage(start)
+    for candidate in lineage:
+        dot_git = os.path.join(candidate, ".git")
+        if os.path.isdir(dot_git):
+            return candidate, dot_git, _common_dir(dot_git)
+        if os.path.isfile(dot_git):
+            git_dir = _read_gitdir_file(dot_git)
+            if git_dir is not None and os.path.isdir(git_dir):
+                return candidate, git_dir, _common_dir(git_dir)
+    for candidate in lineage:
+        if os.path.isdir(os.path.join(candidate, FORGE_DIR)):
+            return candidate, None, None
+    return lineage[0], None, None
+
+
+def ledger_root_of(start: str | os.PathLike | None = None) -> str:
+    """`find_project(start).ledger_root` as a string, without pathlib."""
+    root, _, common = locate(start)
+    return ledger_root(root, common)
+
+
+def ledger_root(root: str, common_dir: str | None) -> str:
+    """Where goal ledgers live: one place for all worktrees of a repository."""
+    if common_dir is not None:
+        return os.path.join(common_dir, LEDGER_DIR_NAME)
+    return os.path.join(root, FORGE_DIR, "local", "goals")
+
+
+def witness_dir() -> str:
+    """Where forge keeps goal witnesses for this user (outside every work tree)."""
+    state = os.environ.get("XDG_STATE_HOME")
+    if not state or not os.path.isabs(state):
+        state = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "forge", "witness")
+
+
+def session_marker(session_id: str) -> str:
+    """The file that says `session_id` was bound to a goal (its name is checked by callers)."""
+    return os.path.join(witness_dir(), "sessions", session_id)

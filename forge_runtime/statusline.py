@@ -1,0 +1,152 @@
+"""`python -P -c "from forge_runtime.statusline import main; main()" [--wrap COMMAND]`:
+forge's part of Claude Code's status line (`python -m forge_runtime.statusline` also works).
+
+Claude Code (2.1.332, measured) runs the `statusLine.command` of its settings through a
+shell in the project directory, with the session's JSON on stdin (`session_id`,
+`transcript_path`, `cwd`, `workspace.project_dir`, `model`, `cost`, `context_window`, ...)
+and CLAUDE_PROJECT_DIR / CLAUDE_CODE_SESSION_ID in the environment; stdout is a pipe. It
+runs it at start, again whenever the session changes (every second or two while a goal's
+turns run), and every `refreshInterval` seconds when that is set. So this is a hot path,
+like a hook: a session with no goal pays two stat calls and imports nothing but `os`-based
+modules (not json, pathlib or runpy, hence `-c`), and `-P` keeps a module planted in the
+project from being imported.
+
+It never prints an error: one line about the session's goal, `forge: ledger needs
+attention` when the ledger or state.md does not check out (the Stop hook says what is wrong
+and the fix), or nothing for a session without a goal and for input it cannot read.
+
+`--wrap COMMAND` keeps a person's own status line (`forge init --statusline` sets this up):
+COMMAND runs first with the same input, its output is printed as it was, and forge's part
+joins its last line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+INPUT_LIMIT = 1 << 20
+OWN_TIMEOUT_S = 10.0
+WRAP_FLAG = "--wrap"
+SEPARATOR = "  "
+
+
+def _colour() -> bool:
+    """The host draws this line on the person's terminal (our stdout is its pipe): colour
+    unless NO_COLOR is set or the terminal is a dumb one."""
+    return "NO_COLOR" not in os.environ and os.environ.get("TERM", "dumb") != "dumb"
+
+
+def session_line(project, session_id: str, *, unicode: bool, colour: bool) -> str:
+    """The line for a session bound to a goal, after the Stop hook's own head and state
+    checks; anything that does not check out is the attention line."""
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import checkpoint, consistency, gauge, sessions
+    from forge_runtime.goal.ledger import Ledger
+
+    try:
+        nonce = (sessions.read_binding(project.ledger_root, session_id) or {}).get("nonce")
+        if not isinstance(nonce, str) or len(nonce) != 32 or not nonce.isalnum():
+            return gauge.attention(colour)
+        ledger = Ledger(project.ledger_root, nonce)
+        with ledger.lock():
+            head = ledger.head()
+            current = consistency.check(project.state_path, ledger, head)
+    except (ForgeError, OSError, KeyError, TypeError):
+        return gauge.attention(colour)
+    return gauge.line(head.goal, checkpoint.of_tasks(current.tasks),
+                      gauge.stuck_turns(head.record), unicode=unicode, colour=colour)
+
+
+def _quick_session_id(raw: bytes) -> str | None:
+    """The session id from input that starts as the host's does, `{"session_id": "<id>"`,
+    read without the json module (json imports `re`: most of what a lean interpreter would
+    spend here). None for any other shape: then the full parse decides."""
+    prefix = b'{"session_id":'
+    head = raw[:256].lstrip()
+    if not head.startswith(prefix):
+        return None
+    rest = head[len(prefix):].lstrip()
+    end = rest.find(b'"', 1)
+    value = rest[1:end] if rest.startswith(b'"') and end > 1 else b""
+    if not value.replace(b"-", b"a").replace(b"_", b"a").isalnum():  # ASCII only, no escapes
+        return None
+    return value.decode("ascii")
+
+
+def _surely_without_goal(raw: bytes) -> bool:
+    """True when the host's session has no binding, decided with os.path alone; only with
+    the host's CLAUDE_PROJECT_DIR, which names the project as `sessions.project_for` does."""
+    session_id = _quick_session_id(raw)
+    project_dir = os.environ.get("CLAUDE_PROJECT_DIR")
+    if session_id is None or not project_dir:
+        return False
+    from forge_runtime.goal import sessions
+    from forge_runtime.roots import ledger_root_of
+
+    return not sessions.involvement(ledger_root_of(project_dir), session_id)
+
+
+def forge_part(raw: bytes, *, colour: bool = False) -> str:
+    """forge's line for the host's status-line input `raw`, or "" (no goal, bad input)."""
+    if _surely_without_goal(raw):
+        return ""
+    import json
+
+    try:
+        event = json.loads(raw)
+    except ValueError:  # UnicodeDecodeError included
+        return ""
+    if not isinstance(event, dict) or not isinstance(event.get("session_id"), str):
+        return ""
+    from forge_runtime.goal import gauge, sessions
+
+    project = sessions.project_for(event)
+    involved = sessions.involvement(project.ledger_root, event["session_id"])
+    if sessions.BOUND not in involved:  # the witness knowing it bound: its binding was lost
+        return gauge.attention(colour) if sessions.WITNESSED in involved else ""
+    return session_line(project, event["session_id"], unicode=gauge.unicode_ok(),
+                        colour=colour)
+
+
+def own_output(command: str, raw: bytes) -> str:
+    """What the person's own status-line command prints for the same input ("" when it
+    cannot run or takes too long); its stderr goes where ours goes."""
+    import subprocess
+
+    try:
+        done = subprocess.run(command, shell=True, input=raw, stdout=subprocess.PIPE,
+                              timeout=OWN_TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.decode("utf-8", errors="replace").rstrip("\n")
+
+
+def joined(own: str, ours: str) -> str:
+    """The person's output with forge's part at the end of its last line."""
+    if not own or not ours:
+        return own or ours
+    return f"{own}{SEPARATOR}{ours}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        raw = sys.stdin.buffer.read(INPUT_LIMIT)
+    except (OSError, ValueError):
+        raw = b""
+    own = own_output(argv[1], raw) if len(argv) == 2 and argv[0] == WRAP_FLAG else ""
+    try:
+        ours = forge_part(raw, colour=_colour())
+    except Exception:  # a bug of ours: never a traceback on the person's screen
+        ours = ""
+    text = joined(own, ours)
+    if text:  # in the terminal's encoding, whatever the person's own command printed
+        out = sys.stdout
+        out.buffer.write((text + "\n").encode(out.encoding or "utf-8", errors="replace"))
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

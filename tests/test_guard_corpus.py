@@ -1,0 +1,238 @@
+"""Hostile and harmless Bash commands through the real PreToolUse hook, then run for real.
+
+Every command in `guard_corpus/commands.yaml` goes to the hook launcher as the host sends
+it (`hooks/forge-hook PreToolUse`, the event as JSON on stdin). A hostile command the hook
+lets through is then run with bash, in a fresh scratch copy of a project that has a goal
+ledger, forge's guard files, a committed rule file with an uncommitted edit and a goal in
+state.md; the test fails when any protected path changed (its bytes, modes or links, the
+front matter of state.md, or where forge finds its ledger). Commands run inside
+bubblewrap with only the scratch copy writable, so a corpus mistake cannot reach the
+machine. A harmless command the hook refuses is a false positive and fails the test too (harmless
+ones run for real as well, and must leave the protected paths as they were).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+from guard_support import make_project
+
+from forge_runtime.guard import modes, paths, rules
+from forge_runtime.guard.edits import front_matter
+from forge_runtime.project import find_project
+
+REPO = Path(__file__).resolve().parents[1]
+LAUNCHER = REPO / "hooks" / "forge-hook"
+CORPUS = yaml.safe_load((Path(__file__).parent / "guard_corpus" / "commands.yaml").read_text())
+SESSION = "sess-corpus"
+PERSON = "sess-person"  # a session in a guarded mode, which `forge mode exit` would end
+RULES_COMMITTED = "roles:\n  auditor:\n    tools: [Read, Grep, Bash]\n"
+RULES_EDITED = "roles:\n  auditor:\n    tools: [Read]\n"
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def _tar(path: Path, members: dict[str, str]) -> None:
+    import io
+
+    with tarfile.open(path, "w:gz" if path.suffix == ".tgz" else "w") as bundle:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            bundle.addfile(info, io.BytesIO(data))
+
+
+def _zip(path: Path, members: dict[str, str]) -> None:
+    with zipfile.ZipFile(path, "w") as bundle:
+        for name, text in members.items():
+            bundle.writestr(name, text)
+
+
+def build_template(base: Path) -> Path:
+    """`base/proj` (the project), `base/outside` (the attacker's material), `base/home`."""
+    project = make_project(base / "proj")
+    (project / ".forge" / "guard.yaml").write_text(RULES_COMMITTED)
+    _git(project, "add", "src/app.py", ".forge/guard.yaml")
+    _git(project, "commit", "-qm", "start")
+    _git(project, "config", "alias.nuke", "!rm -rf .git/forge-goals")  # a person's aliases
+    _git(project, "config", "alias.tidy", "clean -fdx")
+    (project / ".forge" / "guard.yaml").write_text(RULES_EDITED)  # a person's edit, uncommitted
+    guard_dir = paths.guard_dir(find_project(project))
+    modes.enter(guard_dir, PERSON, "clarifier")
+    rules.for_project(find_project(project))  # the validated rule cache, as a session has it
+    outside = base / "outside"
+    (outside / "fake" / ".git" / "forge-goals" / "n1" / "records").mkdir(parents=True)
+    (outside / "fake" / ".git" / "forge-goals" / "n1" / "records" / "00000001.json") \
+        .write_text('{"seq": 1, "goal": {"turn_count": 0}}\n')
+    (outside / "fake" / "00000001.json").write_text("{}\n")
+    (outside / "empty").mkdir()
+    (outside / "hooks").mkdir()
+    (outside / "hooks" / "pre-commit").write_text("#!/bin/sh\nrm -rf .git/forge-goals\n")
+    (outside / "hooks" / "pre-commit").chmod(0o755)
+    (outside / "fake.json").write_text("{}\n")
+    (outside / "name.txt").write_text(".git\n")
+    (outside / "state.md").write_text("---\ngoal: null\n---\n")
+    (outside / "commondir").write_text("../../outside/fake/.git\n")
+    (outside / "cd.sh").write_text("cd .git\n")
+    (outside / "cfg").write_text("[core]\n\tfsmonitor = rm -rf .git/forge-goals\n")
+    (outside / "hex.txt").write_text("2d2d2d0a676f616c3a206e756c6c0a2d2d2d0a\n")
+    (outside / "evil.diff").write_text(
+        "--- .forge/local/state.md\n+++ .forge/local/state.md\n@@ -4 +4 @@\n"
+        "-  turn_count: 3\n+  turn_count: 0\n")
+    evil = {".git/forge-goals/n1/records/00000001.json": "{}\n",
+            ".forge/local/state.md": "---\ngoal: null\n---\n"}
+    _tar(outside / "evil.tar", evil)
+    _tar(outside / "evil.tgz", evil)
+    _tar(outside / "ledger.tar", {"forge-goals/n1/records/00000001.json": "{}\n"})
+    _tar(outside / "local.tar", {"local/state.md": "---\ngoal: null\n---\n"})
+    _tar(outside / "src-ok.tgz", {"src/extra.py": "print(2)\n"})
+    _zip(outside / "evil.zip", evil)
+    _zip(outside / "ledger.zip", {"forge-goals/n1/records/00000001.json": "{}\n"})
+    _zip(outside / "src-ok.zip", {"src/extra.py": "print(2)\n"})
+    (base / "home").mkdir()
+    return base
+
+
+def protected_state(project: Path) -> dict:
+    """Everything the guard protects, as bytes and modes, and where forge finds its ledger."""
+    found = find_project(project)
+    state: dict = {"ledger_root": str(found.ledger_root), "git_dir": str(found.git_dir)}
+    for entry in paths.protected_paths(found):
+        path = Path(entry.path)
+        if entry.kind == paths.FRONT_MATTER:
+            try:
+                state[entry.path] = front_matter(path.read_text())
+            except (OSError, UnicodeDecodeError):
+                state[entry.path] = None
+            continue
+        state[entry.path] = _tree(path)
+    return state
+
+
+def _tree(path: Path) -> list | None:
+    if not os.path.lexists(path):
+        return None
+    found = []
+    for current, dirs, files in os.walk(path) if path.is_dir() and not path.is_symlink() \
+            else [(str(path.parent), [], [path.name])]:
+        dirs.sort()
+        for name in [*dirs, *sorted(files)]:
+            item = Path(current, name)
+            info = item.lstat()
+            digest = os.readlink(item) if item.is_symlink() else (
+                hashlib.sha256(item.read_bytes()).hexdigest() if item.is_file() else "dir")
+            found.append((str(item.relative_to(path.parent)), info.st_mode, digest))
+    return found
+
+
+def hook_env(base: Path) -> dict[str, str]:
+    """The environment a host gives both its Bash tool and (plus its own names) a hook."""
+    return {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(base / "home"), "LANG": "C.UTF-8"}
+
+
+def ask_hook(base: Path, command: str) -> str:
+    """"allow" or "deny", from the hook launcher run as the host runs it."""
+    project = base / "proj"
+    event = {"session_id": SESSION, "transcript_path": str(base / "t.jsonl"),
+             "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_input": {"command": command, "description": "corpus"},
+             "tool_use_id": "toolu_corpus", "permission_mode": "bypassPermissions"}
+    env = {**hook_env(base), "CLAUDE_PROJECT_DIR": str(project),
+           "CLAUDE_PLUGIN_ROOT": str(REPO), "FORGE_PYTHON": sys.executable}
+    done = subprocess.run([str(LAUNCHER), "PreToolUse"], input=json.dumps(event),
+                          capture_output=True, text=True, env=env, cwd=project, timeout=30)
+    if done.returncode != 0 or done.stderr:
+        return f"crash (exit {done.returncode}): {done.stderr.strip()[-300:]}"
+    if not done.stdout.strip():
+        return "allow"
+    output = json.loads(done.stdout).get("hookSpecificOutput", {})
+    return "deny" if output.get("permissionDecision") == "deny" else f"odd: {done.stdout}"
+
+
+def run_for_real(base: Path, command: str) -> None:
+    """`command` run by bash in the scratch project, with only `base` writable."""
+    sandbox = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+               "--tmpfs", "/tmp", "--bind", str(base), str(base), "--unshare-net",
+               "--unshare-pid", "--die-with-parent", "--chdir", str(base / "proj")]
+    # On a timeout, whatever it did until then is judged like the rest.
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run([*sandbox, "/bin/bash", "-c", command], env=hook_env(base),
+                       capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
+
+
+def run_and_compare(template: Path, scratch: Path, index: int, command: str) -> str | None:
+    """Run an allowed `command` in a fresh copy of the project; why it fails, or None."""
+    base = scratch / f"case-{index}"
+    shutil.copytree(template, base, symlinks=True)
+    try:
+        before = protected_state(base / "proj")
+        run_for_real(base, command)
+        after = protected_state(base / "proj")
+        if after != before:
+            changed = sorted(key for key in before if before[key] != after.get(key))
+            return f"{command!r}: allowed, and it changed {changed}"
+        return None
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    if shutil.which("bwrap") is None:
+        pytest.fail("bubblewrap is needed to run hostile commands safely: "
+                    "apt-get install -y bubblewrap")
+    return build_template(tmp_path_factory.mktemp("corpus-template"))
+
+
+def _run_corpus(template: Path, scratch: Path, commands: list[str], hostile: bool) -> list:
+    """Every command through the hook (which only reads the project, so all ask the same
+    copy), then every allowed one run for real, each in a copy of its own."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        verdicts = list(pool.map(lambda command: ask_hook(template, command), commands))
+        failures = [f"{command!r}: the hook gave no answer: {verdict}"
+                    for command, verdict in zip(commands, verdicts, strict=True)
+                    if verdict not in ("allow", "deny")]
+        if not hostile:
+            failures += [f"{command!r}: harmless, but denied"
+                         for command, verdict in zip(commands, verdicts, strict=True)
+                         if verdict == "deny"]
+        allowed = [(index, command) for index, (command, verdict)
+                   in enumerate(zip(commands, verdicts, strict=True)) if verdict == "allow"]
+        results = pool.map(lambda item: run_and_compare(template, scratch, *item), allowed)
+        return failures + [failure for failure in results if failure]
+
+
+def test_the_corpus_is_large_and_covers_every_class():
+    hostile = CORPUS["hostile"]
+    assert sum(len(commands) for commands in hostile.values()) >= 300
+    assert all(len(commands) >= 10 for commands in hostile.values())
+    assert len(CORPUS["harmless"]) >= 100
+
+
+def test_no_hostile_command_the_hook_allows_changes_a_protected_path(template, tmp_path):
+    commands = [command for group in CORPUS["hostile"].values() for command in group]
+    failures = _run_corpus(template, tmp_path, commands, hostile=True)
+    assert not failures, "\n".join(failures)
+
+
+def test_ordinary_developer_commands_are_allowed(template, tmp_path):
+    failures = _run_corpus(template, tmp_path, CORPUS["harmless"], hostile=False)
+    assert not failures, "\n".join(failures)

@@ -1,0 +1,199 @@
+"""The status line as the host runs it (`python -P -c <forge's entry>`), JSON on stdin.
+
+Every case runs the real process: what matters is what lands on a person's screen (stdout),
+that nothing else does (stderr, a traceback), and that the exit status is 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+from goal_support import Session, make_project
+
+from forge_runtime.goal import sessions, state, transcript
+from forge_runtime.goal.ledger import Ledger
+from forge_runtime.statusline_settings import ENTRY
+
+OBJECTIVE = "the CSV importer handles quoted commas"
+CHECKLIST = ("- [x] read the CSV spec\n- [x] write the tests\n- [ ] parse the header row\n"
+             "- [ ] handle quoted commas\n")
+ATTENTION = "forge: ledger needs attention\n"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
+    return make_project(tmp_path)
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("CLAUDE", "LC_", "NO_COLOR"))}
+    return {**env, "LANG": "C.UTF-8", "TERM": "xterm-256color", "NO_COLOR": "1", **extra}
+
+
+def statusline(stdin: bytes | dict, cwd, *args: str, **env: str) -> str:
+    """Run the status line as the host does (CLAUDE_PROJECT_DIR names the project unless
+    `CLAUDE_PROJECT_DIR=None`); its stdout (stderr must stay empty)."""
+    raw = json.dumps(stdin).encode() if isinstance(stdin, dict) else stdin
+    environment = _environment(**{"CLAUDE_PROJECT_DIR": str(cwd), **env})
+    for name in [name for name, value in env.items() if value is None]:
+        del environment[name]
+    done = subprocess.run([sys.executable, "-P", "-c", ENTRY, *args],
+                          input=raw, cwd=cwd, env=environment, capture_output=True,
+                          timeout=60)
+    assert (done.returncode, done.stderr) == (0, b"")
+    return done.stdout.decode()
+
+
+def host_input(session: Session) -> dict:
+    """The fields Claude Code 2.1.332 sends a status line (measured; cost and context cut)."""
+    root = str(session.project.root)
+    return {"session_id": session.id, "transcript_path": str(session.transcript), "cwd": root,
+            "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
+            "workspace": {"current_dir": root, "project_dir": root, "added_dirs": []},
+            "version": "2.1.332", "output_style": {"name": "default"}}
+
+
+def running(project, turns: int = 3, checklist: str = CHECKLIST) -> Session:
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    project.state_path.write_text(project.state_path.read_text() + checklist)
+    for _ in range(turns - 1):
+        session.turn()
+    return session
+
+
+def test_a_running_goal_shows_its_gauge_numbers_and_next_step(project):
+    session = running(project, 3)
+    line = "forge ▰▱▱▱▱▱▱▱▱▱ 3/20 · 2/4 steps · next: parse the header row\n"
+    assert statusline(host_input(session), project.root) == line
+    assert statusline(host_input(session), project.root, CLAUDE_PROJECT_DIR=None) == line
+    for _ in range(9):
+        session.turn()
+    assert statusline(host_input(session), project.root).startswith(
+        "forge ▰▰▰▰▰▰▱▱▱▱ 12/20 · ")
+
+
+def test_without_a_utf8_locale_the_gauge_is_ascii(project):
+    session = running(project, 3)
+    assert statusline(host_input(session), project.root, LANG="C") == \
+        "forge [#---------] 3/20 - 2/4 steps - next: parse the header row\n"
+    assert statusline(host_input(session), project.root, LANG="en_US.ISO-8859-1") \
+        .startswith("forge [#---------] 3/20")
+
+
+def test_colour_unless_no_color_or_a_dumb_terminal(project):
+    session = running(project, 3)
+    coloured = statusline(host_input(session), project.root, NO_COLOR=None)
+    assert coloured.startswith("forge \x1b[32m▰▱▱▱▱▱▱▱▱▱\x1b[0m 3/20")
+    assert "\x1b" not in statusline(host_input(session), project.root, NO_COLOR=None,
+                                    TERM="dumb")
+    assert "\x1b" not in statusline(host_input(session), project.root)
+
+
+def test_a_spent_budget_a_stuck_goal_and_a_met_goal_say_so(project):
+    session = running(project, 7)  # five charged turns since the checklist last changed
+    assert "· stuck 5 turns · next: parse the header row" in \
+        statusline(host_input(session), project.root)
+    for _ in range(13):
+        session.turn()
+    assert statusline(host_input(session), project.root) == (
+        "forge ▰▰▰▰▰▰▰▰▰▰ 20/20 · 2/4 steps · budget spent · next: parse the header row\n")
+    other = Session(project)
+    other.person_goal("a second objective")
+    other.turn()
+    other.verdict(met=True, condition="a second objective", reason="done")
+    other.prompt("thanks")
+    assert statusline(host_input(other), project.root) == "forge ✔ goal met · 1/20 turns\n"
+
+
+@pytest.mark.parametrize("stdin", [
+    b"", b"not json", b"[1, 2]", b'{"session_id": 5}', b'{"cwd": "/"}', b"\xff\xfe{",
+    b'{"session_id": "../../etc", "cwd": 7}', b'{"session_id": "s", "cwd": "\\u0000"}',
+    b"{" * 100_000,
+], ids=["empty", "text", "array", "id-not-text", "no-id", "not-utf8", "bad-cwd", "nul-cwd",
+        "deep"])
+def test_malformed_input_shows_nothing_and_no_error(project, stdin):
+    running(project, 1)
+    assert statusline(stdin, project.root) == ""
+
+
+def test_no_project_shows_nothing_and_creates_nothing(tmp_path):
+    bare = tmp_path / "not-a-project"
+    bare.mkdir()
+    event = {"session_id": "9c0b0d1e-session", "cwd": str(bare)}
+    assert statusline(event, bare) == ""
+    assert statusline(event, bare, CLAUDE_PROJECT_DIR=None) == ""
+    assert list(bare.iterdir()) == []
+
+
+def test_a_session_without_a_goal_shows_nothing_beside_another_sessions_goal(project):
+    running(project, 2)
+    stranger = Session(project)
+    assert statusline(host_input(stranger), project.root) == ""
+    assert statusline(host_input(stranger), project.root, CLAUDE_PROJECT_DIR=None) == ""
+
+
+@pytest.mark.parametrize("tamper", ["record", "head", "state", "binding", "ledger-gone"])
+def test_a_tampered_ledger_shows_the_attention_line_and_never_an_error(project, tamper):
+    session = running(project, 3)
+    nonce = state.read(project.state_path).goal["nonce"]
+    goal_dir = project.ledger_root / nonce
+    if tamper == "record":
+        record = goal_dir / "records" / "00000003.json"
+        record.write_text(record.read_text().replace('"charge"', '"bind"'))
+    elif tamper == "head":
+        (goal_dir / "head.json").write_text("{}")
+    elif tamper == "state":
+        project.state_path.write_text(project.state_path.read_text().replace(
+            '"turn_count": 3', '"turn_count": 0'))
+    elif tamper == "binding":
+        binding = project.ledger_root / sessions.SESSIONS_DIR / f"{session.id}.json"
+        binding.write_text('{"nonce": "../../../somewhere"}')
+    else:
+        import shutil
+
+        shutil.rmtree(goal_dir)
+    assert statusline(host_input(session), project.root) == ATTENTION
+
+
+def test_the_persons_own_status_line_is_kept_and_gets_the_same_input(project):
+    session = running(project, 3)
+    own = (f"{shlex.quote(sys.executable)} -c \"import json, sys; "
+           f"print('mine:', json.load(sys.stdin)['model']['display_name'])\"")
+    assert statusline(host_input(session), project.root, "--wrap", own) == \
+        "mine: Opus 5.5  forge ▰▱▱▱▱▱▱▱▱▱ 3/20 · 2/4 steps · next: parse the header row\n"
+    two_lines = "printf 'first\\nsecond\\n'"
+    assert statusline(host_input(session), project.root, "--wrap", two_lines) == \
+        "first\nsecond  forge ▰▱▱▱▱▱▱▱▱▱ 3/20 · 2/4 steps · next: parse the header row\n"
+    stranger = Session(project)  # no goal: the person's line exactly as their command prints it
+    assert statusline(host_input(stranger), project.root, "--wrap", own) == "mine: Opus 5.5\n"
+    assert statusline(b"not json", project.root, "--wrap", "echo still mine") == \
+        "still mine\n"
+
+
+def test_a_failing_own_command_leaves_forges_part(project):
+    session = running(project, 3)
+    assert statusline(host_input(session), project.root, "--wrap", "exit 3").startswith(
+        "forge ▰▱▱▱▱▱▱▱▱▱ 3/20")
+
+
+def test_the_status_line_changes_nothing_on_disk(project):
+    session = running(project, 3)
+    ledger = Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
+
+    def snapshot() -> dict:
+        return {path: path.read_bytes() for path in project.root.rglob("*") if path.is_file()}
+
+    before = snapshot()
+    statusline(host_input(session), project.root)
+    assert snapshot() == before and ledger.verified()["turn_count"] == 3
