@@ -43,8 +43,12 @@ def project_for(event: dict):
 
 
 def event_involvement(event: dict) -> set[str]:
-    """`involvement()` for a hook event: what the hooks ask before importing anything else."""
-    return involvement(project_for(event).ledger_root, event["session_id"])
+    """`involvement()` for a hook event: what the hooks ask before importing anything else
+    (from `roots`' strings: building a `Project` would import pathlib, and with it `re`)."""
+    from forge_runtime.roots import ledger_root_of
+
+    start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None
+    return involvement(ledger_root_of(start), event["session_id"])
 
 
 def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
