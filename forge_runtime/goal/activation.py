@@ -13,7 +13,6 @@ state never activates anything.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from forge_runtime.errors import ForgeError
@@ -31,6 +30,7 @@ from forge_runtime.goal.ledger import (
 from forge_runtime.goal.lock import locked
 from forge_runtime.goal.objective import normalise, objective_hash
 from forge_runtime.project import Project
+from forge_runtime.records import record
 
 OBJECTIVES_DIR = "objectives"
 REPOSITORY_ID = "repository-id"
@@ -46,12 +46,11 @@ def _uuid4():
     return uuid.uuid4()
 
 
-@dataclass(frozen=True)
-class Activation:
-    """What an activation did (`outcome`) and the goal as it now stands."""
+class Activation(record("Activation", "outcome goal")):
+    """What an activation did (`outcome`) and the goal as it now stands (a record, not a
+    dataclass: every charging Stop imports this module)."""
 
-    outcome: str
-    goal: dict
+    __slots__ = ()
 
 
 def repository_id(ledger_root: Path) -> str:
