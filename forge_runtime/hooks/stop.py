@@ -30,9 +30,10 @@ def handle(event: dict) -> dict | None:
 
                 return on_unbound_goal(condition)
         return None
+    from forge_runtime.gates.goal import after_stop
     from forge_runtime.goal.events import on_stop
 
-    return on_stop(event)
+    return after_stop(event, on_stop(event))
 
 
 def on_failure(problem: str) -> dict | None:
