@@ -39,6 +39,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("goal", "sync"): [[]],
     ("goal", "verify"): [[]],
     ("goal", "history"): [[]],
+    ("goal", "verify-gates"): [[]],
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
     ("ledger", "verify"): [["--project", "."]],
@@ -70,6 +71,11 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("dispatch",): [["--agents", "2"]],
     ("mcp",): [["--check"]],  # the served protocol: tests/test_mcp_server.py
     ("statusline",): [[], ["--session", "contract-1"]],
+    # in the order the parser lists them: init writes the gates file the others read
+    ("gate", "init"): [[], []],
+    ("gate", "run"): [["no-such-gate"]],
+    ("gate", "status"): [[]],
+    ("gate", "evidence"): [["tests", "--for", "PRD-001"]],
 }
 
 

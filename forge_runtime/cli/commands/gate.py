@@ -11,7 +11,7 @@ EXAMPLE = """\
 # stale (globs relative to the project root; `**` spans directories). See `forge gate --help`.
 gates:
   tests:
-    command: python -m pytest -q
+    command: python3 -m pytest -q
     boundary: ["**/*.py", pyproject.toml]
     timeout: 900
 """
