@@ -44,10 +44,17 @@ def turn(session: Session) -> dict | None:
 
 
 def context(reply: dict | None) -> str:
+    """What the model's next request carries (and the person sees)."""
     assert reply is not None and "continue" not in reply
     text = reply["hookSpecificOutput"]["additionalContext"]
     assert reply["systemMessage"] == text
     return text
+
+
+def told_the_person(reply: dict | None) -> str:
+    """A notice for the person alone: the host would answer model context with a turn."""
+    assert reply is not None and "hookSpecificOutput" not in reply
+    return reply["systemMessage"]
 
 
 def running_goal(project) -> Session:
@@ -64,7 +71,7 @@ def test_the_model_is_told_which_gates_are_stale_only_when_that_changes(project)
                           "  only these gates' receipts are out of date")
     assert turn(session) is None  # unchanged: said once
     assert forge("gate", "run")[0] == 0
-    fresh = context(turn(session))
+    fresh = told_the_person(turn(session))
     assert "FORGE_GATES_FRESH" in fresh and "Next: forge goal verify-gates" in fresh
     assert turn(session) is None
     write(project.root, "src/parser.py", "parse = 'better'\n")

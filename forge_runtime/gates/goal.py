@@ -126,26 +126,37 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     changed = told != now_seen if told is not None else bool(now_seen)
     stuck = bool(reply) and "systemMessage" in (reply or {})
     if changed or (stuck and not reading.verified):
-        return _with_notice(reply, reading.body(goal["nonce"]), reading.hint(project))
+        return _with_notice(reply, reading.body(goal["nonce"]), reading.hint(project),
+                            to_model=not reading.verified)
     return reply
 
 
-def _with_notice(reply: dict | None, body: str, hint: hints.Hint) -> dict:
-    """One next-turn message: an earlier notice's body (the stuck warning), the gates', and
-    one hint; the gates' hint comes first, the earlier one's command becomes an `Or:`."""
+def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool) -> dict:
+    """One message: an earlier notice's body (the stuck warning), the gates', and one hint;
+    the gates' hint comes first, the earlier one's command becomes an `Or:`.
+
+    Only what the model must act on goes into `additionalContext`: the host answers a Stop
+    that carries it with another model request (measured, like a block), so gates that
+    turned fresh are told to the person alone (`systemMessage`).
+    """
     lines = []
     alternatives: list[str] = []
     earlier = (reply or {}).get("systemMessage")
     if earlier:
-        before, earlier_hint = hints.split_rendered(earlier)
+        try:
+            before, earlier_hint = hints.split_rendered(earlier)
+            alternatives.extend(hints.commands_of(earlier_hint))
+        except ValueError:  # not ours to reword: keep it whole
+            before = earlier.splitlines()
         lines.extend(before)
-        alternatives.extend(hints.commands_of(earlier_hint))
     lines.append(body)
     if alternatives and hint.marker == hints.NEXT:
         hint = hints.next_(hint.text, hint.rationale, or_=[*hint.alternatives, *alternatives])
     text = "\n".join([*lines, hint.render()])
-    return {**(reply or {}), "systemMessage": text,
-            "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": text}}
+    merged = {**(reply or {}), "systemMessage": text}
+    if to_model or "hookSpecificOutput" in merged:
+        merged["hookSpecificOutput"] = {"hookEventName": "Stop", "additionalContext": text}
+    return merged
 
 
 def after_session_end(event: dict) -> None:
