@@ -34,6 +34,10 @@ RACY_SECONDS = 2.0
 
 def compile_glob(pattern: str) -> re.Pattern:
     """A boundary glob as a regular expression over `/`-separated relative paths."""
+    return re.compile(_glob_regex(pattern), re.DOTALL)
+
+
+def _glob_regex(pattern: str) -> str:
     pattern = pattern.strip().lstrip("/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
@@ -48,7 +52,7 @@ def compile_glob(pattern: str) -> re.Pattern:
             continue
         parts.append(_segment(segment) + ("" if last else "/"))
     # a pattern naming a directory covers everything under it
-    return re.compile("".join(parts) + "(?:/.*)?", re.DOTALL)
+    return "".join(parts) + "(?:/.*)?"
 
 
 def _segment(segment: str) -> str:
@@ -83,21 +87,23 @@ def literal_root(pattern: str) -> str:
 
 
 class Matcher:
-    """Which of a tree's files fall in a boundary (a list of globs)."""
+    """Which of a tree's files fall in a boundary (a list of globs): one regular expression,
+    so a 10,000-file tree costs 10,000 matches per gate, not that times its globs."""
 
     def __init__(self, globs: Iterable[str]) -> None:
         self.globs = tuple(globs)
-        self._regexes = [compile_glob(glob) for glob in self.globs]
+        self._regex = re.compile("|".join(f"(?:{_glob_regex(glob)})" for glob in self.globs),
+                                 re.DOTALL)
 
     def matches(self, path: str) -> bool:
-        return any(regex.fullmatch(path) for regex in self._regexes)
+        return self._regex.fullmatch(path) is not None
+
+    def select(self, paths: Iterable[str]) -> list[str]:
+        match = self._regex.fullmatch
+        return [path for path in paths if match(path) is not None]
 
     def roots(self) -> set[str]:
         return {literal_root(glob) for glob in self.globs}
-
-
-def excluded(path: str) -> bool:
-    return any(path == prefix[:-1] or path.startswith(prefix) for prefix in EXCLUDED)
 
 
 def list_files(project, roots: set[str] | None = None) -> list[str]:
@@ -108,7 +114,7 @@ def list_files(project, roots: set[str] | None = None) -> list[str]:
     listed = _git_files(project) if project.is_git else None
     if listed is None:
         listed = _walk(project.root, roots)
-    return sorted({path for path in listed if not excluded(path)})
+    return sorted({path for path in listed if not path.startswith(EXCLUDED)})
 
 
 def _git_files(project) -> list[str] | None:
@@ -133,7 +139,8 @@ def _walk(root: Path, roots: set[str] | None) -> list[str]:
         for directory, subdirs, files in os.walk(top):
             relative = os.path.relpath(directory, root).replace(os.sep, "/")
             relative = "" if relative == "." else relative + "/"
-            subdirs[:] = [name for name in subdirs if not excluded(relative + name + "/")]
+            subdirs[:] = [name for name in subdirs
+                          if not (relative + name + "/").startswith(EXCLUDED)]
             found.extend(relative + name for name in files)
     return found
 
@@ -157,14 +164,14 @@ class Hasher:
         return self._seen[path]
 
     def _digest(self, root: Path, path: str) -> str | None:
-        full = os.path.join(root, path)
+        full = f"{root}/{path}"
         try:
             info = os.lstat(full)
         except OSError:
             return None
         key = [info.st_size, info.st_mtime_ns, info.st_ino]
         entry = self._cache.get(path)
-        if isinstance(entry, list) and len(entry) == 4 and entry[:3] == key:
+        if entry.__class__ is list and entry[:3] == key and len(entry) == 4:
             return entry[3]
         digest = _content_digest(full, info)
         if digest is None:

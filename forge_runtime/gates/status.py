@@ -53,8 +53,7 @@ class Tree:
         self.hasher = boundary.Hasher(config.cache_dir(project) / boundary.STAT_CACHE)
 
     def boundary_of(self, gate: config.Gate) -> tuple[str, int]:
-        matcher = boundary.Matcher(gate.boundary)
-        covered = [path for path in self.files if matcher.matches(path)]
+        covered = boundary.Matcher(gate.boundary).select(self.files)
         return boundary.boundary_hash(self.project.root, covered, self.hasher)
 
     def save(self) -> None:

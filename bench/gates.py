@@ -1,0 +1,101 @@
+"""`forge gate status` over a 10,000-file tree: nothing changed, one file changed, 100 changed.
+
+The tree is committed (as a project's sources would be), its gates have run once and a first
+status has filled the stat cache, and every file is older than the cache's racy window. The
+rows show that hashing grows with the files that changed, not with the tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+from bench.scenarios import Plan, Scenario, require_command
+from bench.workspace import Workspace
+
+FILES = 10_000
+GATES = """\
+gates:
+  unit-tests:
+    command: "true"
+    boundary: ["src/**", "tests/**"]
+  docs:
+    command: "true"
+    boundary: ["docs/**"]
+"""
+
+
+def _tree(space: Workspace) -> None:
+    require_command("forge gate status")
+    for index in range(FILES):
+        path = space.root / "src" / f"pkg{index // 100:03d}" / f"mod{index % 100:03d}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"VALUE = {index}\n")
+    (space.root / "docs").mkdir()
+    (space.root / "docs" / "index.md").write_text("# docs\n")
+    (space.root / ".forge").mkdir(exist_ok=True)
+    (space.root / ".forge" / "gates.yaml").write_text(GATES)
+    git = ["git", "-C", str(space.root), "-c", "user.name=bench", "-c", "user.email=b@b.invalid"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "sources"], check=True)
+    past = time.time() - 60
+    for directory, _, names in os.walk(space.root / "src"):
+        for name in names:
+            os.utime(os.path.join(directory, name), (past, past))
+    env = space.cli_env()
+    for words in (["gate", "run"], ["gate", "status"]):
+        subprocess.run(space.forge(*words).argv, env=env, cwd=space.root, check=True,
+                       capture_output=True)
+
+
+def _expect(stale: set[str]):
+    def expect(run) -> str | None:
+        try:
+            payload = json.loads(run.stdout)
+        except ValueError:
+            return f"not JSON (exit {run.exit_code}): {run.stdout[:200]!r}"
+        found = {gate["name"] for gate in payload["gates"] if gate["state"] == "stale"}
+        if found != stale:
+            return f"expected stale {sorted(stale)}, got {sorted(found)}"
+        return None
+    return expect
+
+
+def _changing(space: Workspace, count: int):
+    """Before each run, give `count` files content they never had (always stale, hashed)."""
+    runs = iter(range(10**9))
+
+    def change() -> None:
+        turn = next(runs)
+        for index in range(count):
+            path = space.root / "src" / f"pkg{index:03d}" / "mod000.py"
+            path.write_text(f"VALUE = 'changed {turn}'\n")
+    return change
+
+
+def unchanged(space: Workspace) -> Plan:
+    _tree(space)
+    return Plan(space.forge("gate", "status", "--json"), _expect(set()),
+                note=f"{FILES:,} files, two gates, all fresh")
+
+
+def changed(count: int):
+    def prepare(space: Workspace) -> Plan:
+        _tree(space)
+        return Plan(space.forge("gate", "status", "--json"), _expect({"unit-tests"}),
+                    before_each=_changing(space, count),
+                    note=f"{count} of {FILES:,} files rewritten before each run")
+    return prepare
+
+
+def gate_scenarios() -> list[Scenario]:
+    return [
+        Scenario("gate-status-10000-unchanged", "CLI",
+                 "forge gate status --json, 10,000 files, nothing changed", unchanged),
+        Scenario("gate-status-10000-one-changed", "CLI",
+                 "forge gate status --json, 10,000 files, one changed", changed(1)),
+        Scenario("gate-status-10000-100-changed", "CLI",
+                 "forge gate status --json, 10,000 files, 100 changed", changed(100)),
+    ]
