@@ -76,6 +76,8 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("gate", "run"): [["no-such-gate"]],
     ("gate", "status"): [[]],
     ("gate", "evidence"): [["tests", "--for", "PRD-001"]],
+    # the full council runs against the real host: tests/host/test_council_host.py
+    ("council",): [["Which cache layout?", "--check"], ["Which?", "--record", "missing.json"]],
 }
 
 
