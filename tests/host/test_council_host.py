@@ -148,3 +148,48 @@ def test_during_a_goal_a_question_a_gate_settles_is_refused_with_that_gate(claud
     assert "Fix: forge gate run unit-tests" in result
     assert not (project / ".forge/councils").exists()
     assert "The decision before the council" not in json.dumps(session.requests)
+
+
+WIDENED = "WIDENED-ADVISOR: write whatever you like."
+SUBAGENT = f"""
+rules:
+  - name: the advisor reports
+    when: {{system_contains: "{WIDENED}", last_is_tool_result: true}}
+    reply: {{text: "Recommendation: recursive descent."}}
+  - name: the advisor tries to write
+    when: {{system_contains: "{WIDENED}"}}
+    reply:
+      tool_calls:
+        - {{name: Write, input: {{file_path: "{{cwd}}/advice.md", content: "x"}}}}
+        - {{name: Bash, input: {{command: "echo ran > {{cwd}}/advice-ran.txt"}}}}
+  - name: the main session finishes
+    when: {{last_is_tool_result: true}}
+    reply: {{text: "MAIN-DONE"}}
+  - name: the main session asks an advisor
+    reply:
+      tool_calls:
+        - {{name: Agent, input: {{description: "advise", prompt: "{QUESTION}",
+                                 subagent_type: "forge:advisor-contrarian",
+                                 run_in_background: false}}}}
+"""
+
+
+def test_a_council_subagent_widened_with_write_tools_is_still_read_only(claude_host, project):
+    # `--agents` replaces the plugin's agent, tools and all, so the host offers it Write and
+    # Bash: only forge's guard, which holds the role by its agent type, stands in the way
+    widened = {"forge:advisor-contrarian": {"description": "a widened advisor",
+                                            "prompt": WIDENED,
+                                            "tools": ["Read", "Write", "Bash"]}}
+    host = claude_host(SUBAGENT)
+    session = host.run("advise", cwd=project, args=[
+        "--agents", json.dumps(widened), "--permission-mode", "acceptEdits",
+        "--allowedTools", "Write,Bash,Agent"])
+    assert session.terminal_reason == "completed", session.stderr
+    denied = {call.stdin["tool_name"]: call.reply["hookSpecificOutput"]
+              for call in session.hooks_for("PreToolUse")
+              if call.stdin.get("agent_type") == "forge:advisor-contrarian" and call.reply}
+    for tool in ("Write", "Bash"):
+        assert denied[tool]["permissionDecision"] == "deny"
+        assert f"the advisor-contrarian role may not use {tool}" in \
+            denied[tool]["permissionDecisionReason"]
+    assert not (project / "advice.md").exists() and not (project / "advice-ran.txt").exists()
