@@ -52,7 +52,10 @@ def _bound_goal(project, session_id: str) -> dict | None:
 
 
 class Reading:
-    """The gates as they stand, or the error that keeps forge from reading them."""
+    """The gates as they stand, or the error that keeps forge from reading them.
+
+    `gates.status` (and its subprocess import) loads here, not with this module: a bound
+    goal's Stop imports this module even in a project without gates."""
 
     def __init__(self, project) -> None:
         from forge_runtime.gates import status
@@ -198,9 +201,8 @@ def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
             return f"verified at {record['verified_at']}: every final gate fresh and " \
                    "passing", None
         return f"met but unverified: {reading.summary()}", reading.hint(project)
-    if goal["status"] != ACTIVE or reading.verified:
-        return reading.summary(), None
-    return reading.summary(), reading.hint(project)
+    running = goal["status"] == ACTIVE and not reading.verified
+    return reading.summary(), reading.hint(project) if running else None
 
 
 def verify(project, goal: dict) -> tuple[dict, list]:
