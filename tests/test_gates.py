@@ -283,3 +283,17 @@ def test_the_git_listing_includes_untracked_and_tracked_files(tree):
     files = boundary.list_files(find_project(tree))
     assert "src/app.py" in files and "notes.txt" in files
     assert not [path for path in files if path.startswith(".forge/local/")]
+
+
+def test_a_gate_that_changes_another_gates_files_leaves_that_one_judged_on_the_new_files(
+        cli_project):
+    """Gates run in file order; each one's boundary is read just before it starts. The
+    generator's own receipt is stale at once: it changed a file it covers while it ran."""
+    write(cli_project, "src/app.py", "x = 1\n")
+    write(cli_project, "docs/index.md", "# old\n")
+    write(cli_project, ".forge/gates.yaml",
+          "gates:\n  generate:\n    command: echo '# generated' > docs/index.md\n"
+          "    boundary: [src/, docs/]\n  docs:\n    command: cat docs/index.md\n"
+          "    boundary: [docs/]\n")
+    assert forge("gate", "run")[0] == 0
+    assert states(cli_project) == {"generate": "stale", "docs": "fresh"}

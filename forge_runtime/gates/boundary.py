@@ -187,6 +187,10 @@ class Hasher:
             self._dirty = True
         return digest
 
+    def forget(self) -> None:
+        """Drop this run's answers, so the next digest looks at the disk again."""
+        self._seen.clear()
+
     def save(self) -> None:
         """Best effort: a cache that cannot be written only costs the next run some hashing."""
         if not self._dirty:

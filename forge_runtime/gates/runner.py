@@ -47,6 +47,8 @@ def run(project, names: list[str], progress: Progress) -> list[dict]:
     tree = Tree(project, chosen)
     done = []
     for index, gate in enumerate(chosen, start=1):
+        if index > 1:
+            tree.refresh()
         boundary_hash, files = tree.boundary_of(gate)
         label = f"[{index}/{len(chosen)}] {gate.name}"
         receipt = _run_one(project, gate, label, progress)

@@ -48,9 +48,15 @@ class Tree:
 
     def __init__(self, project, gates: list[config.Gate]) -> None:
         self.project = project
-        roots = set().union(*(boundary.Matcher(gate.boundary).roots() for gate in gates))
-        self.files = boundary.list_files(project, roots)
+        self._roots = set().union(*(boundary.Matcher(gate.boundary).roots() for gate in gates))
+        self.files = boundary.list_files(project, self._roots)
         self.hasher = boundary.Hasher(config.cache_dir(project) / boundary.STAT_CACHE)
+
+    def refresh(self) -> None:
+        """Read the tree again: a gate that just ran may have added, removed or changed
+        files another gate covers."""
+        self.files = boundary.list_files(self.project, self._roots)
+        self.hasher.forget()
 
     def boundary_of(self, gate: config.Gate) -> tuple[str, int]:
         covered = boundary.Matcher(gate.boundary).select(self.files)
