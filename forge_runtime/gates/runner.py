@@ -74,10 +74,14 @@ def _run_one(project, gate: config.Gate, label: str, progress: Progress) -> dict
                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                  start_new_session=True,
                                  env={**os.environ, "FORGE_GATE": gate.name})
-        exit_code, timed_out = _wait(child, gate.timeout, started,
-                                     lambda elapsed: progress(
-                                         f"{label}: running {gate.command} ({elapsed:.0f} s)",
-                                         TICK))
+        try:
+            exit_code, timed_out = _wait(child, gate.timeout, started,
+                                         lambda elapsed: progress(
+                                             f"{label}: running {gate.command} "
+                                             f"({elapsed:.0f} s)", TICK))
+        except BaseException:  # Ctrl-C: its own session would not hear it, so end it here
+            _stop(child)
+            raise
     duration = round(time.monotonic() - started, 3)
     verdict = "timed out" if timed_out else \
         "passed" if exit_code == 0 else f"failed (exit {exit_code})"
@@ -104,6 +108,10 @@ def _wait(child: subprocess.Popen, timeout: float | None, started: float,
 
 def _stop(child: subprocess.Popen) -> None:
     """End the gate's whole process group: a test runner's workers must not outlive it."""
+    if not hasattr(os, "killpg"):  # Windows: no process groups to signal
+        child.kill()
+        child.wait()
+        return
     for sig, grace in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, None)):
         try:
             os.killpg(child.pid, sig)
