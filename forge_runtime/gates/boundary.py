@@ -129,7 +129,7 @@ def _git_files(project) -> list[str] | None:
         return None
     if done.returncode != 0:
         return None
-    return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
+    return [name for name in os.fsdecode(done.stdout).split("\0") if name]
 
 
 def _walk(root: Path, roots: set[str] | None) -> list[str]:
