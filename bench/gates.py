@@ -1,8 +1,10 @@
-"""`forge gate status` over a 10,000-file tree: nothing changed, one file changed, 100 changed.
+"""`forge gate status` over a 10,000-file tree: nothing changed, one file changed, 100 changed;
+and the Stop of a running goal in that tree, which reads its gates every turn.
 
 The tree is committed (as a project's sources would be), its gates have run once and a first
 status has filled the stat cache, and every file is older than the cache's racy window. The
-rows show that hashing grows with the files that changed, not with the tree.
+rows show that hashing grows with the files that changed, not with the tree, and what the
+gates add to a goal's Stop (compare `stop-charge-20`).
 """
 
 from __future__ import annotations
@@ -90,6 +92,19 @@ def changed(count: int):
     return prepare
 
 
+def stop_with_gates(space: Workspace) -> Plan:
+    from bench.goal import _charged, _ledger_present, build_goal
+
+    _ledger_present()
+    built = build_goal(space, 20)
+    _tree(space)
+    host = built.sessions[0]
+    host.model_turn(21)
+    snapshot = built.snapshot("charge-gates")
+    return Plan(space.hook(host.stop_event()), _charged(space, 21), snapshot.restore,
+                note=f"charges turn 21; its two gates cover {FILES:,} unchanged files")
+
+
 def gate_scenarios() -> list[Scenario]:
     return [
         Scenario("gate-status-10000-unchanged", "CLI",
@@ -98,4 +113,7 @@ def gate_scenarios() -> list[Scenario]:
                  "forge gate status --json, 10,000 files, one changed", changed(1)),
         Scenario("gate-status-10000-100-changed", "CLI",
                  "forge gate status --json, 10,000 files, 100 changed", changed(100)),
+        Scenario("gate-stop-charge-20", "Stop",
+                 "Stop charging a 20-turn goal whose gates cover 10,000 files",
+                 stop_with_gates, True),
     ]
