@@ -11,4 +11,5 @@ hash or the gate's definition changed, so after an edit only the affected gates 
     status     fresh / stale / failing / never run, and the one hint that follows
     evidence   a fresh passing receipt as evidence for an artifact
     goal       what a running goal's Stop hook and `forge goal` say about the gates
+    files      the small JSON files all of them keep under `.forge/local/gates/`
 """

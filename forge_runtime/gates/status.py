@@ -32,7 +32,7 @@ class GateState(namedtuple("GateState", "gate state why receipt boundary_hash fi
 
 def classify(gate: config.Gate, receipt: dict | None, boundary_hash: str) -> tuple[str, str]:
     if receipt is None:
-        return NEVER_RUN, "no receipt yet"
+        return NEVER_RUN, "no receipt forge sealed (never run, or written by hand)"
     if receipt.get("definition") != gate.definition_digest:
         return STALE, "its definition in .forge/gates.yaml changed since it ran"
     if receipt.get("boundary_hash") != boundary_hash:
