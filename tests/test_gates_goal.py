@@ -175,3 +175,17 @@ def test_verify_gates_on_a_running_goal_waits_for_the_evaluator(project):
     write(project.root, "src/parser.py", "x = 2\n")
     code, payload = forge_json("goal", "status")
     assert payload["_next_action"] == "forge gate run unit-tests"
+
+
+def test_the_next_prompt_records_a_verdict_the_last_stop_could_not_see(project):
+    from forge_runtime.hooks import user_prompt_submit
+
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    write(project.root, "docs/index.md", "# stale now\n")
+    turn(session)
+    session.verdict(met=True, condition=OBJECTIVE)
+    user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="thanks"))
+    assert forge("gate", "run", "docs")[0] == 0  # the person works on after the goal
+    code, text = forge("goal", "status")
+    assert "met but unverified" in text  # judged on the tree as it was when it was met

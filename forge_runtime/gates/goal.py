@@ -162,9 +162,10 @@ def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool
     return merged
 
 
-def after_session_end(event: dict) -> None:
-    """Record the verdict on a goal the session's end found met (the host writes a turn's
-    verdict while that turn's Stop hooks run, so the last one is first seen here)."""
+def note_if_met(event: dict) -> None:
+    """Record the verdict on a goal this event found met. The host writes a turn's verdict
+    while that turn's Stop hooks run, so it is first seen by the session's next prompt or
+    its end (SessionEnd), before anyone works on past it."""
     from forge_runtime.goal import sessions
 
     project = sessions.project_for(event)
