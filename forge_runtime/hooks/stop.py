@@ -30,10 +30,12 @@ def handle(event: dict) -> dict | None:
 
                 return on_unbound_goal(condition)
         return None
-    from forge_runtime.gates.goal import after_stop
     from forge_runtime.goal.events import on_stop
 
-    return after_stop(event, on_stop(event))
+    reply = on_stop(event)
+    from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
+
+    return after_stop(event, reply)
 
 
 def on_failure(problem: str) -> dict | None:
