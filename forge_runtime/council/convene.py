@@ -181,6 +181,7 @@ def _charge(project, goal: dict, council_id: str, session: str) -> int:
     ledger = Ledger(project.ledger_root, goal["nonce"])
     charged = 0
     for index in range(SESSIONS):
-        outcome = charging.charge(ledger, project.state_path, f"{council_id}:{index}", session)
+        turn = f"{council_id}:{index}"  # each session is its own turn, charged as it ends
+        outcome = charging.charge(ledger, project.state_path, [turn], session, own_turn=turn)
         charged += outcome.outcome == charging.CHARGED
     return charged
