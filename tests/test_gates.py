@@ -242,13 +242,17 @@ def test_an_unknown_gate_name_is_an_error(tree):
     assert code == 1 and "no gate named nope" in text and "Fix: forge gate status" in text
 
 
-def test_evidence_comes_only_from_a_fresh_passing_receipt(tree):
+def test_evidence_comes_only_from_a_fresh_passing_receipt(tree, monkeypatch):
+    monkeypatch.chdir(tree)  # the artifact engine writes where the command runs
+    assert forge("new", "prd", "Export CSV")[0] == 0
     code, text = forge("gate", "evidence", "unit-tests", "--for", "PRD-001")
-    assert code == 0
-    evidence = json.loads((tree / ".forge/evidence/PRD-001/unit-tests.json").read_text())
-    assert evidence["for"] == "PRD-001" and evidence["verdict"] == "supports"
-    assert evidence["boundary_hash"] == receipts.read(find_project(tree),
-                                                      "unit-tests")["boundary_hash"]
+    assert code == 0, text
+    assert "evidence EVIDENCE-001 supports PRD-001" in text
+    assert "Next: forge score PRD-001" in text
+    (made,) = (tree / ".forge/artifacts").glob("EVIDENCE-001-*.md")
+    written = made.read_text()
+    assert "verdict: supports" in written and "PRD-001" in written
+    assert receipts.read(find_project(tree), "unit-tests")["boundary_hash"] in written
     write(tree, "src/app.py", "x = 3\n")
     code, text = forge("gate", "evidence", "unit-tests", "--for", "PRD-001")
     assert code == 2 and "FORGE_GATE_NOT_FRESH" in text

@@ -1,23 +1,20 @@
 """A fresh, passing gate receipt as evidence for an artifact (`forge gate evidence`).
 
-The artifact engine is not part of forge yet, so `record` writes the evidence as a receipt
-file under `.forge/evidence/<ID>/`; it is the one place to switch to the engine's own
-evidence creation once that exists.
+The evidence is an artifact of the artifact engine (`record_evidence`): type test, verdict
+supports, congruence CL3 (the gate judged exactly the files it covers), linked to the ID.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from forge_runtime.errors import EXIT_REFUSED, EXIT_USAGE, ForgeError
 from forge_runtime.gates import status as gate_status
-from forge_runtime.gates.files import write_json
 
 ARTIFACT_ID = re.compile(r"^[A-Z]{2,16}-[0-9]{3,6}$")
 
 
-def record(project, name: str, artifact_id: str) -> Path:
+def record(project, name: str, artifact_id: str) -> str:
     """Write the evidence that gate `name` passes on the tree as it is, for `artifact_id`."""
     if not ARTIFACT_ID.match(artifact_id):
         raise ForgeError(f"{artifact_id!r} is not an artifact id such as PRD-001",
@@ -31,11 +28,22 @@ def record(project, name: str, artifact_id: str) -> Path:
                          "receipt is evidence", gate_status.run_command([name]),
                          exit_code=EXIT_REFUSED, code="FORGE_GATE_NOT_FRESH")
     receipt = state.receipt
-    path = project.forge_dir / "evidence" / artifact_id / f"{name}.json"
-    write_json(path, {"kind": "evidence", "type": "test", "verdict": "supports",
-                      "for": artifact_id, "gate": name, "command": receipt["command"],
-                      "exit_code": receipt["exit_code"], "ran_at": receipt["finished_at"],
-                      "duration_s": receipt["duration_s"], "files": receipt["files"],
-                      "boundary_hash": receipt["boundary_hash"],
-                      "output_sha256": receipt["output_sha256"]})
-    return path
+    return _record(project, artifact_id, name, receipt)
+
+
+def _record(project, artifact_id: str, name: str, receipt: dict) -> str:
+    """The artifact engine's evidence, linked to `artifact_id`; returns the evidence id."""
+    from forge_runtime.artifacts.authoring import record_evidence
+    from forge_runtime.steps import OpError
+
+    body = (f"Gate `{name}` ran `{receipt['command']}` and passed (exit 0) in "
+            f"{receipt['duration_s']:.1f} s at {receipt['finished_at']}, over "
+            f"{receipt['files']} file(s) of its boundary, content hash "
+            f"{receipt['boundary_hash']}; output sha256 {receipt['output_sha256']}.\n")
+    try:
+        created = record_evidence(project, artifact_id, f"gate {name} passes", body=body,
+                                  verdict="supports", congruence="CL3", type="test")
+    except OpError as exc:
+        raise ForgeError(exc.message, "forge list", exit_code=exc.exit_code or EXIT_USAGE,
+                         code=exc.code) from None
+    return created["id"]

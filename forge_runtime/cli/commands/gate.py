@@ -120,7 +120,9 @@ def make_evidence(args) -> Result:
     from forge_runtime.gates import evidence
 
     project = _project()
-    path = evidence.record(project, args.name, args.artifact)
-    shown = path.relative_to(project.root).as_posix()
-    return Result(hints.done(f"gate {args.name} recorded as evidence for {args.artifact}"),
-                  [f"evidence {shown}"], {"evidence": shown, "for": args.artifact})
+    evidence_id = evidence.record(project, args.name, args.artifact)
+    return Result(hints.next_(f"forge score {args.artifact}",
+                              f"gate {args.name} is now evidence {evidence_id} for "
+                              f"{args.artifact}"),
+                  [f"evidence {evidence_id} supports {args.artifact}"],
+                  {"evidence": evidence_id, "for": args.artifact})
