@@ -92,7 +92,8 @@ def pip_install(python: Path, requirements: Sequence[str]) -> None:
     """Install `requirements` into the environment of `python`; _BuildFailed with pip's reason."""
     import subprocess
 
-    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
+    # -I: the SessionStart hook runs in the project, whose directory must not shadow pip.
+    command = [str(python), "-I", "-m", "pip", "install", "--disable-pip-version-check",
                "--no-input", "--quiet", *requirements]
     try:
         done = subprocess.run(command, capture_output=True, text=True,
@@ -270,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _verbose_pip_install(python: Path, requirements: Sequence[str]) -> None:
     import subprocess
 
-    done = subprocess.run([str(python), "-m", "pip", "install", *requirements], check=False)
+    done = subprocess.run([str(python), "-I", "-m", "pip", "install", *requirements],
+                          check=False)
     if done.returncode != 0:
         raise _BuildFailed(f"pip exited with status {done.returncode} (its output is above)")
 

@@ -2,7 +2,9 @@
 
 People who pip-install forge instead of adding the plugin get the same registrations
 as the plugin's `hooks/hooks.json` (same events, matchers and timeouts), pointing at the
-interpreter that has forge installed, in exec form (`"args"`, no shell). The merge keeps
+interpreter that has forge installed, in exec form (`"args"`, no shell), isolated (`-I`: the
+project, the hook's working directory, is never on `sys.path`, and no PYTHON* variable from a
+settings file's `env` applies). The merge keeps
 every other key and every other hook, replaces forge's own entries instead of adding a
 second copy, and leaves a file it cannot read exactly as it was.
 
@@ -23,7 +25,9 @@ from forge_runtime import resources
 from forge_runtime.errors import ForgeError
 from forge_runtime.initializer import write_atomically
 
-HOOK_MODULE_ARGS = ["-m", "forge_runtime.hooks"]
+HOOK_MODULE_ARGS = ["-I", "-m", "forge_runtime.hooks"]
+# What forge wrote before it ran hooks isolated: still forge's own entry, to be replaced.
+OLD_HOOK_MODULE_ARGS = ["-m", "forge_runtime.hooks"]
 LAUNCHER_NAME = "forge-hook"
 
 
@@ -36,7 +40,7 @@ def plugin_registrations(bundle: Path | None = None) -> dict[str, list[dict]]:
 
 def pip_registrations(python: str = sys.executable,
                       bundle: Path | None = None) -> dict[str, list[dict]]:
-    """The same groups, each hook running `<python> -m forge_runtime.hooks <Event>`."""
+    """The same groups, each hook running `<python> -I -m forge_runtime.hooks <Event>`."""
     wired: dict[str, list[dict]] = {}
     for event, groups in plugin_registrations(bundle).items():
         wired[event] = []
@@ -72,7 +76,8 @@ def is_forge_hook(hook: object) -> bool:
     if not isinstance(hook, dict):
         return False
     args = hook.get("args")
-    if isinstance(args, list) and args[:2] == HOOK_MODULE_ARGS:
+    if isinstance(args, list) and (args[:3] == HOOK_MODULE_ARGS
+                                   or args[:2] == OLD_HOOK_MODULE_ARGS):
         return True
     command = str(hook.get("command", ""))
     return "forge_runtime.hooks" in command or command.endswith(f"/{LAUNCHER_NAME}")

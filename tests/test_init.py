@@ -151,7 +151,7 @@ def test_hooks_wiring_registers_every_event_in_exec_form(project):
         (group,) = settings["hooks"][event]
         (hook,) = group["hooks"]
         assert hook["command"] == sys.executable
-        assert hook["args"] == ["-m", "forge_runtime.hooks", event]
+        assert hook["args"] == ["-I", "-m", "forge_runtime.hooks", event]
         assert hook["timeout"] == plugin[event][0]["hooks"][0]["timeout"]
         assert group.get("matcher") == plugin[event][0].get("matcher")
 

@@ -28,6 +28,8 @@ WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit",
 # Tools forge cannot read the effect of: refused when their input names a protected place.
 OPAQUE_TOOLS = frozenset({"PowerShell"})
 MCP_PREFIX = "mcp__"
+# An opaque tool's input with more strings than this is refused unread (see `_strings`).
+MAX_OPAQUE_STRINGS = 2000
 GUARD = "forge guard"
 DOCTOR = "forge doctor"
 PROTECTION_RATIONALE = ("forge protects the goal ledger, its guard files and the goal fields of "
@@ -156,7 +158,11 @@ def _opaque_finding(tool_input: dict, cwd: str, env: dict[str, str],
     for entry in protected:
         if entry.path.lower() in text:
             return paths.Finding(f"names {entry.label} in its arguments", entry)
-    for value in _strings(tool_input):
+    values = _strings(tool_input, MAX_OPAQUE_STRINGS)
+    if values is None:
+        return paths.Finding(f"holds more than {MAX_OPAQUE_STRINGS} strings in its arguments, "
+                             "too many to check in time")
+    for value in values:
         path = paths.expand(value, cwd, env) if len(value) < 4096 and "\n" not in value \
             else None
         entry = paths.hit(path, protected, destructive=False) if path else None
@@ -165,12 +171,22 @@ def _opaque_finding(tool_input: dict, cwd: str, env: dict[str, str],
     return None
 
 
-def _strings(value) -> list[str]:
-    """Every string inside a JSON value (keys aside)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, list):
-        return [text for item in value for text in _strings(item)]
-    return []
+def _strings(value, limit: int) -> list[str] | None:
+    """Every string inside a JSON value (keys aside), or None when there are over `limit`.
+
+    Each string may be resolved as a path (a `realpath`, several system calls), so the walk
+    is bounded before any of that runs; it is iterative, so no nesting depth overflows.
+    """
+    found: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if len(found) == limit:
+                return None
+            found.append(item)
+        elif isinstance(item, dict):
+            pending.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
+    return found

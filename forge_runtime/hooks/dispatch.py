@@ -7,6 +7,8 @@ The contract for every event module:
                                              or handle() raised; the guard answers deny here,
                                              everything else answers nothing (fail open),
                                              unless a goal's contract says fail closed.
+    deadline_seconds() -> float              optional: a hard limit on the whole event; past
+                                             it the process dies (see `arm_watchdog`).
 """
 
 from __future__ import annotations
@@ -69,6 +71,20 @@ def split_host(argv: list[str]) -> tuple[str, list[str]]:
     return DEFAULT, argv
 
 
+def arm_watchdog(seconds: float) -> None:
+    """Kill this process `seconds` from now unless the reply was written by then.
+
+    A hard limit, not a check between steps: `faulthandler` keeps its own C thread, which
+    needs no GIL, so it fires in the middle of a regex, a glob or a deep expansion too. It
+    writes the stuck stack to stderr and exits with status 1; forge's launcher answers that
+    with a deny, and the host blocks a PreToolUse hook that exits so (`"onFailure": "block"`).
+    """
+    import faulthandler
+    import sys
+
+    faulthandler.dump_traceback_later(seconds, exit=True, file=sys.__stderr__)
+
+
 def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
         stderr: io.TextIOBase) -> int:
     """Handle one event; always exit 0 and answer in JSON so the host decides by our reply."""
@@ -87,6 +103,9 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
     module = importlib.import_module(f"forge_runtime.hooks.{EVENT_MODULES[event_name]}")
     on_failure = getattr(module, "on_failure", lambda problem: None)
     host = hosts.adapter(host_name)
+    deadline = getattr(module, "deadline_seconds", None)
+    if deadline is not None:
+        arm_watchdog(deadline())
     try:
         event = parse_event(stdin.read(), event_name, getattr(module, "REQUIRED", {}))
         problem = host.shape_problem(event_name, event)
@@ -102,4 +121,9 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
         reply = on_failure(problem)
     if reply:
         stdout.write(json.dumps(reply) + "\n")
+    if deadline is not None:
+        stdout.flush()
+        import faulthandler
+
+        faulthandler.cancel_dump_traceback_later()
     return 0

@@ -4,9 +4,28 @@ Allowing is answering nothing, so the host's own permission flow still applies; 
 only ever adds denials. Malformed input and any failure inside the guard are denials too
 (`on_failure`): the host lets a crashed or timed-out hook through, so the guard must never
 be the part that fails open. The rules live in `forge_runtime.guard`.
+
+A hard watchdog (`deadline_seconds`, armed by the dispatcher) ends the process when no
+decision is reached in time, whatever step is running: the launcher then answers deny.
 """
 
+import os
+
 REQUIRED: dict[str, type] = {"tool_name": str, "tool_input": dict}
+
+DEADLINE_SECONDS = 2.0
+# May only shorten the deadline (tests make a decision overrun with it); a larger or
+# unreadable value is ignored, so no setting can switch the watchdog off.
+DEADLINE_ENV = "FORGE_GUARD_DEADLINE"
+
+
+def deadline_seconds() -> float:
+    """The watchdog's limit for one decision: 2 s, or a shorter FORGE_GUARD_DEADLINE."""
+    try:
+        wanted = float(os.environ.get(DEADLINE_ENV, DEADLINE_SECONDS))
+    except ValueError:
+        return DEADLINE_SECONDS
+    return wanted if 0 < wanted < DEADLINE_SECONDS else DEADLINE_SECONDS
 
 
 def handle(event: dict) -> dict | None:

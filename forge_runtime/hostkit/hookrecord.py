@@ -1,8 +1,9 @@
 """Record one hook invocation (stdin, stdout, exit code, duration) without changing it.
 
 The runner points `FORGE_PYTHON` at a two-line shell script that execs
-`python -m forge_runtime.hostkit.hookrecord -m forge_runtime.hooks <Event>`; forge's launcher
-then runs the hook through this module. It runs the hook module in this same process (no
+`python -I -m forge_runtime.hostkit.hookrecord "$@"`; forge's launcher then runs the hook
+(`-I <plugin>/forge_runtime/entry.py hook <Event>`) through this module, isolated like the
+real thing. It runs the hook module in this same process (no
 extra process, same Python, same environment), passing stdin and stdout through untouched,
 and appends one JSON line to `$FORGE_HOSTKIT_HOOK_LOG`. Standard library only: it sits on
 the hook's hot path. It sees what goes through `sys.stdin`/`sys.stdout`/`sys.stderr` (as
@@ -18,6 +19,8 @@ import os
 import runpy
 import sys
 import time
+
+from forge_runtime.entry import LAUNCHED_OK
 
 LOG_ENV = "FORGE_HOSTKIT_HOOK_LOG"
 
@@ -40,9 +43,10 @@ class _Tee(io.TextIOBase):
 def _run(argv: list[str]) -> int:
     """Run `-m module args...` or `script.py args...` as `python` would, returning its exit code.
 
-    A leading `-P` (safe path, as a hook command may ask) is dropped: the shim that runs
-    this recorder already starts the interpreter with it."""
-    if argv[:1] == ["-P"]:
+    Interpreter flags before them (`-I`, `-P`, as a hook command or forge's launcher passes
+    them) are the recorder's own already: the shim starts the interpreter with `-I`.
+    """
+    while argv[:1] and argv[0].startswith("-") and argv[0] != "-m":
         argv = argv[1:]
     if argv[:1] == ["-m"] and len(argv) >= 2:
         sys.argv = [argv[1], *argv[2:]]
@@ -74,9 +78,11 @@ def main(argv: list[str]) -> int:
     finally:
         sys.stdout, sys.stderr = out.target, err.target
         sys.stdout.flush()
+    # What the host gets: forge's launcher turns the status proving forge ran into 0.
+    host_status = 0 if exit_code == LAUNCHED_OK else exit_code
     record = {"argv": argv, "stdin": raw.decode("utf-8", "replace"),
               "stdout": out.copy.getvalue(), "stderr": err.copy.getvalue(),
-              "exit_code": exit_code, "duration_s": round(time.monotonic() - started, 4),
+              "exit_code": host_status, "duration_s": round(time.monotonic() - started, 4),
               "started": started_at}
     log = os.environ.get(LOG_ENV)
     if log:

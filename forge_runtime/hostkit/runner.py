@@ -312,7 +312,7 @@ def write_python_shim(workdir: Path) -> Path:
     """An executable Python for forge's hooks that runs each one through the recorder (as
     `FORGE_PYTHON` for Claude Code's launcher, as the command of Codex's hooks)."""
     shim = workdir / "forge-python"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -P -m '
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -m '
                     'forge_runtime.hostkit.hookrecord "$@"\n')
     shim.chmod(0o755)
     return shim
