@@ -47,7 +47,7 @@ def available() -> tuple[bool, str]:
 def wrap(command: list[str], unix_path: str, port: int) -> list[str]:
     """`command` run inside fresh namespaces, with 127.0.0.1:<port> relayed to `unix_path`."""
     return [shutil.which("unshare") or "unshare", "-n", "-p", "-f", "--kill-child", "--",
-            sys.executable, "-m", MODULE, unix_path, str(port), "--", *command]
+            sys.executable, "-I", "-m", MODULE, unix_path, str(port), "--", *command]
 
 
 def _pump(source: socket.socket, target: socket.socket) -> None:
