@@ -34,7 +34,8 @@ def test_the_wrapped_command_runs_the_relay_then_the_session(monkeypatch):
     monkeypatch.setattr(netns.shutil, "which", lambda name: f"/usr/bin/{name}")
     wrapped = netns.wrap(["claude", "-p", "hi"], "/tmp/x.sock", 4242)
     assert wrapped[:6] == ["/usr/bin/unshare", "-n", "-p", "-f", "--kill-child", "--"]
-    assert wrapped[7:] == ["-I", "-m", netns.MODULE, "/tmp/x.sock", "4242", "--", "claude", "-p", "hi"]
+    assert wrapped[7:] == ["-I", "-m", netns.MODULE, "/tmp/x.sock", "4242", "--",
+                           "claude", "-p", "hi"]
 
 
 @pytest.mark.parametrize("argv", [["/tmp/x.sock", "4242", "--"], ["/tmp/x.sock"],

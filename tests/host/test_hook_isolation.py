@@ -19,6 +19,7 @@ import pytest
 pytestmark = pytest.mark.host
 
 # A planted file records which process ran it, for the failure message.
+PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 MARK = ("import os, pathlib, sys; pathlib.Path({where!r}).joinpath('planted-{name}').write_text("
         "repr(sys.argv) + ' ' + os.getcwd() + ' ' + repr(sys.flags))\n")
 
@@ -50,7 +51,7 @@ def plant(project, markers) -> list[str]:
         "sitecustomize.py": "sitecustomize",
         "usercustomize.py": "usercustomize",
         "startup.py": "startup",
-        "userbase/lib/python{0}.{1}/site-packages/evil.pth".format(*sys.version_info): "pth",
+        f"userbase/lib/python{PY}/site-packages/evil.pth": "pth",
     }
     for relative, name in files.items():
         path = project / relative
