@@ -8,14 +8,24 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import artifacts, concurrency, imports, lean, report, scenarios, suite, targets
+from bench import (
+    adversarial,
+    artifacts,
+    concurrency,
+    imports,
+    lean,
+    report,
+    scenarios,
+    suite,
+    targets,
+)
 from bench.workspace import Workspace, ram_dir
 
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent
 FULL = {"runs": 30, "warmup": 3, "memory_runs": 3, "rounds": 10, "import_runs": 3,
-        "split_runs": 15}
+        "split_runs": 15, "adversarial_runs": 5}
 QUICK = {"runs": 3, "warmup": 1, "memory_runs": 1, "rounds": 2, "import_runs": 1,
-         "split_runs": 2}
+         "split_runs": 2, "adversarial_runs": 1}
 THIS_INTERPRETER = "This interpreter"
 LEAN_INTERPRETER = "Lean interpreter (the plugin's forge-env shape)"
 
@@ -29,7 +39,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="where results.json and RESULTS.md go (default: bench/)")
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
                         help="run only the scenarios whose key starts with KEY (repeatable; "
-                             "`artifacts` adds the MCP round trip and concurrent forge new)")
+                             "`artifacts` adds the MCP round trip and concurrent forge new; "
+                             "`adversarial`: the slow-input corpus)")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter the hooks run with, as FORGE_PYTHON "
                              "(default: this one)")
@@ -105,9 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         # asked for with --only artifacts; the quick run CI uses leaves them out.
         wanted = "artifacts" in args.only or not (args.only or args.quick)
         at_scale = artifacts.measure(settings, base, rounds=plan["rounds"]) if wanted else None
+        slow = adversarial.measure(settings, base, plan["adversarial_runs"]) \
+            if not args.only or any(p.startswith("adv") for p in args.only) else None
         result = report.Report(passes, mode="quick" if args.quick else "full", runs=runs,
                                warmup=plan["warmup"], concurrency=together,
-                               artifacts=at_scale)
+                               artifacts=at_scale, adversarial=slow)
         report.print_text(result)
         args.out.mkdir(parents=True, exist_ok=True)
         report.write_json(result, args.out / "results.json")

@@ -1,6 +1,8 @@
-"""Run `-m module args` or `-c code` like the interpreter would, then report peak memory.
+"""Run `-m module args`, `-c code` or a script like the interpreter would, then report peak
+memory.
 
-Usage: python [-S] peak_probe.py -m MODULE [ARGS...] | -c CODE [ARGS...]
+Usage: python [-S] peak_probe.py [-I] -m MODULE [ARGS...] | -c CODE [ARGS...] | SCRIPT [ARGS...]
+(`-I`, which forge's launchers pass, is accepted and left to the interpreter running this.)
 with FORGE_BENCH_PEAK_FILE naming the file that receives the peak resident set in KiB.
 
 Runs as a plain script (standard library only, works under -S) in the process being
@@ -38,12 +40,18 @@ def _run(flag: str, target: str, args: list[str]) -> None:
         sys.argv = ["-c", *args]
         exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
     else:
-        raise SystemExit(f"peak_probe: expected -m or -c, got {flag!r}")
+        import runpy
+
+        sys.argv = [flag, target, *args]
+        runpy.run_path(flag, run_name="__main__")
 
 
 def main() -> None:
     report = os.environ["FORGE_BENCH_PEAK_FILE"]
-    flag, target, *args = sys.argv[1:]
+    argv = sys.argv[1:]
+    while argv and argv[0] == "-I":
+        argv = argv[1:]
+    flag, target, *args = argv
     code: object = 0
     try:
         _run(flag, target, args)

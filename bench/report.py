@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import artifacts
+from bench import adversarial, artifacts
 from bench.suite import MEASURED, Outcome
 from bench.targets import FLOOR_KEY, Check, peak_mb
 
@@ -86,6 +86,7 @@ class Report:
     warmup: int
     concurrency: dict | None = None
     artifacts: dict | None = None
+    adversarial: dict | None = None
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -177,6 +178,8 @@ def text(report: Report) -> str:
         out += ["", _concurrency_line(report.concurrency)]
     if report.artifacts:
         out += ["", artifacts.line(report.artifacts)]
+    if report.adversarial:
+        out += ["", redact(adversarial.line(report.adversarial))]
     return "\n".join(out)
 
 
@@ -219,7 +222,10 @@ def as_json(report: Report) -> dict:
             "concurrency": report.concurrency and {
                 key: redact(value) if isinstance(value, str) else value
                 for key, value in report.concurrency.items()},
-            "artifacts": report.artifacts}
+            "artifacts": report.artifacts,
+            "adversarial": report.adversarial and {
+                key: redact(value) if isinstance(value, str) else value
+                for key, value in report.adversarial.items()}}
 
 
 def write_json(report: Report, path: Path) -> None:
@@ -313,6 +319,9 @@ def markdown(report: Report) -> str:
         out += ["", "## Concurrency", "", _concurrency_line(report.concurrency) + "."]
     if report.artifacts:
         out += ["", "## Artifacts", "", artifacts.line(report.artifacts) + "."]
+    if report.adversarial:
+        out += ["", "## Slow input", "", redact(adversarial.line(report.adversarial)) + ".",
+                "", *adversarial.table(report.adversarial)]
     return "\n".join(out) + "\n"
 
 

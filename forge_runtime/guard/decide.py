@@ -28,8 +28,11 @@ WRITING_TOOLS = frozenset({"Bash", "Write", "Edit", "MultiEdit", "NotebookEdit",
 # Tools forge cannot read the effect of: refused when their input names a protected place.
 OPAQUE_TOOLS = frozenset({"PowerShell"})
 MCP_PREFIX = "mcp__"
-# An opaque tool's input with more strings than this is refused unread (see `_strings`).
+# An opaque tool's input with more strings than this, or more characters to resolve as
+# paths, is refused unread: each resolution is a `realpath`, one system call per part.
 MAX_OPAQUE_STRINGS = 2000
+MAX_OPAQUE_PATH_CHARS = 200_000
+MAX_PATH_CHARS = 4096
 GUARD = "forge guard"
 DOCTOR = "forge doctor"
 PROTECTION_RATIONALE = ("forge protects the goal ledger, its guard files and the goal fields of "
@@ -162,9 +165,12 @@ def _opaque_finding(tool_input: dict, cwd: str, env: dict[str, str],
     if values is None:
         return paths.Finding(f"holds more than {MAX_OPAQUE_STRINGS} strings in its arguments, "
                              "too many to check in time")
-    for value in values:
-        path = paths.expand(value, cwd, env) if len(value) < 4096 and "\n" not in value \
-            else None
+    candidates = [value for value in values if len(value) < MAX_PATH_CHARS and "\n" not in value]
+    if sum(map(len, candidates)) > MAX_OPAQUE_PATH_CHARS:
+        return paths.Finding(f"holds more than {MAX_OPAQUE_PATH_CHARS:,} characters of "
+                             "path-like strings in its arguments, too many to check in time")
+    for value in candidates:
+        path = paths.expand(value, cwd, env)
         entry = paths.hit(path, protected, destructive=False) if path else None
         if entry:
             return paths.Finding(f"names {entry.label} in its arguments ({value})", entry)
