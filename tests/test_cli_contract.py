@@ -78,6 +78,10 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("gate", "evidence"): [["tests", "--for", "PRD-001"]],
     # the full council runs against the real host: tests/host/test_council_host.py
     ("council",): [["Which cache layout?", "--check"], ["Which?", "--record", "missing.json"]],
+    # Project scope only: the user and managed scopes are this machine's real files.
+    ("sandbox", "enable"): [[]],
+    ("sandbox", "status"): [[]],
+    ("sandbox", "disable"): [[]],
 }
 
 

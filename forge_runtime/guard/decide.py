@@ -74,6 +74,10 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
     touches_world = (tool in WRITING_TOOLS or tool in OPAQUE_TOOLS
                      or tool.startswith(MCP_PREFIX))
     guarded = role is not None or mode is not None or agent_type is not None
+    if tool_input.get("dangerouslyDisableSandbox") is True:
+        escape = _sandbox_escape(project, session_id, guarded)
+        if escape is not None:
+            return escape
     if not guarded and not touches_world:
         return None
     from forge_runtime.errors import ForgeError
@@ -98,6 +102,21 @@ def _decide(event: dict, env: dict[str, str], role: Role | None):
 
     fix = finding.entry.fix if finding.entry else "forge guard roles"
     return hints.error(f"{GUARD}: {tool} {finding.message}", fix, PROTECTION_RATIONALE)
+
+
+def _sandbox_escape(project, session_id: str, guarded: bool):
+    """The deny for a call asking to run outside the host's sandbox, in a session with a role
+    or a goal: the kernel layer is what keeps such a session off the ledger."""
+    from forge_runtime.goal import sessions
+
+    if not guarded and not sessions.involvement(project.ledger_root, session_id):
+        return None
+    from forge_runtime import hints
+
+    return hints.error(f"{GUARD}: this session has a goal or a role, so its commands stay in "
+                       "the host's sandbox (dangerouslyDisableSandbox is refused)",
+                       "forge sandbox status", "run the command without "
+                       "dangerouslyDisableSandbox; a person runs what truly needs more")
 
 
 def _roles_in_force(rules, agent_type: str | None, mode: str | None,

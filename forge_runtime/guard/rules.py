@@ -52,12 +52,19 @@ SCHEMA = {
             },
         },
         "protected": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "goal": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"require_sandbox": {"type": "boolean"}},
+        },
     },
 }
 
 
-class Rules(namedtuple("Rules", "roles agents protected", defaults=((),))):
-    """Roles by name, which agent types take which role (`agents`), extra protected paths.
+class Rules(namedtuple("Rules", "roles agents protected goal", defaults=((), {}))):
+    """Roles by name, which agent types take which role (`agents`), extra protected paths,
+    and the project's goal settings (`goal.require_sandbox`: refuse a /goal without the
+    host's kernel sandbox).
 
     A named tuple, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
     """
@@ -133,7 +140,8 @@ def _merge(document: dict) -> Rules:
             roles[name] = Role(name, tools, spec.get("description", ""))
         for agent_type in spec.get("agents", ()):
             agents[agent_type] = name
-    return Rules(roles, agents, tuple(document.get("protected") or ()))
+    return Rules(roles, agents, tuple(document.get("protected") or ()),
+                 dict(document.get("goal") or {}))
 
 
 def _read_cache(cache_dir: str, digest: str) -> dict | None:

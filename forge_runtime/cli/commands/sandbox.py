@@ -1,0 +1,107 @@
+"""`forge sandbox enable|status|disable`: the host's kernel sandbox as forge's second layer."""
+
+from __future__ import annotations
+
+from forge_runtime import hints
+from forge_runtime.errors import EXIT_OK, EXIT_USAGE
+from forge_runtime.result import Result
+
+SCOPE_HELP = ("the settings file: project (.claude/settings.json, the default), user "
+              "(~/.claude/settings.json) or managed (/etc/claude-code/managed-settings.d/"
+              "50-forge.json, needs root; the only scope whose hooks survive disableAllHooks)")
+
+
+def register(subparsers, common) -> None:
+    from forge_runtime.sandbox.scopes import PROJECT, SCOPES
+
+    parser = subparsers.add_parser(
+        "sandbox", parents=[common], help="protect the ledger in the kernel (host sandbox)",
+        description="Turn on Claude Code's Bash sandbox with deny rules for the goal ledger, "
+                    "forge's guard files and the settings that could switch forge off, so "
+                    "that no Bash command, however obfuscated, and no file tool can change "
+                    "them. Needs bubblewrap >= 0.8.0 and socat on Linux.")
+    actions = parser.add_subparsers(dest="sandbox_action", metavar="ACTION", required=True)
+    enable = actions.add_parser("enable", parents=[common],
+                                help="merge the sandbox and deny rules into a settings file")
+    enable.add_argument("--scope", choices=SCOPES, default=PROJECT, help=SCOPE_HELP)
+    enable.set_defaults(handler=run_enable)
+    disable = actions.add_parser("disable", parents=[common],
+                                 help="take out exactly what enable added")
+    disable.add_argument("--scope", choices=SCOPES, default=PROJECT, help=SCOPE_HELP)
+    disable.set_defaults(handler=run_disable)
+    status = actions.add_parser("status", parents=[common],
+                                help="what protects forge now, and the fix for the worst gap")
+    status.set_defaults(handler=run_status)
+
+
+def _project():
+    from forge_runtime.project import find_project
+
+    return find_project()
+
+
+def run_enable(args) -> Result:
+    from forge_runtime.sandbox import layer
+
+    path, changed = layer.enable(_project(), args.scope)
+    line = (f"the host's sandbox and forge's deny rules are in {path}" if changed
+            else f"{path} already holds the sandbox and forge's deny rules; nothing changed")
+    return Result(hints.next_("forge sandbox status",
+                              "the host reloads settings within about a second; check the "
+                              "posture it reads"),
+                  [line], {"path": str(path), "changed": changed, "scope": args.scope}, EXIT_OK)
+
+
+def run_disable(args) -> Result:
+    from forge_runtime.sandbox import layer
+
+    path, outcome = layer.disable(_project(), args.scope)
+    line = {"restored": f"{path} is back to its bytes from before forge sandbox enable",
+            "removed": f"removed what forge added from {path}; later edits kept",
+            "nothing": f"forge sandbox enable has not written {path}; nothing to undo"}[outcome]
+    return Result(hints.done(line), [line], {"path": str(path), "outcome": outcome,
+                                             "scope": args.scope}, EXIT_OK)
+
+
+def status_lines(posture, project, tools, host: dict | None) -> list[str]:
+    """The posture as lines, one per thing a person checks."""
+    from forge_runtime.sandbox import layer
+    from forge_runtime.sandbox.posture import KEYS
+
+    lines = []
+    for key in KEYS:
+        value, path = posture.effective.get(key, (None, None))
+        shown = "unset" if path is None else f"{str(value).lower()} ({path})"
+        lines.append(f"sandbox.{key}: {shown}")
+    ledger = layer.ledger_rule(project) in posture.deny
+    lines.append(f"deny rule for the ledger: {'yes' if ledger else 'no'}")
+    hooks_off, where = posture.effective.get("disableAllHooks", (None, None))
+    lines.append(f"disableAllHooks: {'true (' + str(where) + ')' if hooks_off else 'no'}")
+    for path, name, value in posture.env:
+        lines.append(f"env override: {name}={value} ({path})")
+    lines.append(f"tools: {tools.describe()}")
+    if host is None:
+        lines.append("host: no claude binary found to ask")
+    else:
+        lines.append("host (claude sandbox status): " + ", ".join(
+            f"{key}={host[key]}" for key in ("enabled", "enabledSource", "strictMode", "error")
+            if key in host))
+    return lines
+
+
+def run_status(args) -> Result:
+    from forge_runtime.sandbox import posture, tools
+
+    project = _project()
+    found_tools = tools.find()
+    state = posture.read(project)
+    host = posture.host_status(project)
+    found = posture.gaps(state, project, found_tools)
+    data = {"protected": posture.ledger_protected(project),
+            "effective": {key: value for key, (value, _) in state.effective.items()},
+            "env_overrides": [{"file": str(p), "name": n, "value": v} for p, n, v in state.env],
+            "tools": found_tools.describe(), "host": host,
+            "gaps": [{"rank": gap.rank, "message": gap.message, "fix": gap.fix}
+                     for gap in found]}
+    return Result(posture.final_hint(found), status_lines(state, project, found_tools, host),
+                  data, EXIT_USAGE if found else EXIT_OK)

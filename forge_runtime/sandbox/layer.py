@@ -1,0 +1,262 @@
+"""What `forge sandbox enable` adds to a settings file, and how `disable` takes exactly that out.
+
+Added (merged; every other key stays as it was):
+- `sandbox.enabled: true`, `sandbox.failIfUnavailable: true` (without it a missing bwrap or
+  socat only warns and Bash runs unsandboxed) and `sandbox.allowUnsandboxedCommands: false`
+  (without it the model's `dangerouslyDisableSandbox: true` walks out);
+- `permissions.deny` rules `Edit(<path>)` for the goal ledger, forge's guard directory
+  (modes, rule cache), `.forge/guard.yaml`, the witness root, the host files that can switch
+  forge off (project and user `settings.json` / `settings.local.json`, the plugins directory
+  that holds forge's code, its data and its hook interpreter) and this record. With the
+  sandbox on, each is a read-only bind for every Bash command; without it, the rules still
+  deny the Write and Edit tools in every permission mode;
+- in the managed scope also `disableAllHooks: false`, which no other scope can override.
+
+Beside the settings file, `<name>.forge-record` keeps the file's bytes from before the first
+enable and what was added. `disable` puts those bytes back when the file is as forge left
+it (byte for byte), and otherwise removes only what forge added, keeping later edits.
+Directories the deny rules name are created first: the sandbox can only bind what exists.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from forge_runtime.errors import ForgeError
+from forge_runtime.initializer import write_atomically
+from forge_runtime.project import Project
+from forge_runtime.sandbox import scopes
+
+SANDBOX = {"enabled": True, "failIfUnavailable": True, "allowUnsandboxedCommands": False}
+MANAGED_TOP = {"disableAllHooks": False}
+RECORD_SUFFIX = ".forge-record"
+
+
+def witness_root() -> str:
+    """Where forge keeps goal witnesses outside the work tree, as a deny-rule path.
+
+    The witness lives under the plugin's data directory (issue 10); until that module can be
+    asked, the whole plugins directory is denied, which also holds forge's code and the
+    interpreter its hooks run with.
+    """
+    return "~/.claude/plugins"
+
+
+def _absolute(path: Path | str) -> str:
+    """A path as a permission rule spells an absolute one: `//` then the path."""
+    return "/" + os.path.realpath(path)
+
+
+def record_path(settings: Path) -> Path:
+    return settings.with_name(settings.name + RECORD_SUFFIX)
+
+
+def protected_dirs(project: Project) -> list[Path]:
+    """The directories the deny rules bind read-only (created by `enable` if missing)."""
+    from forge_runtime.guard import paths
+
+    return [Path(project.ledger_root), Path(paths.guard_dir(project))]
+
+
+def deny_rules(project: Project, settings: Path) -> list[str]:
+    """Every `Edit(...)` rule forge adds for `project` when writing `settings`."""
+    from forge_runtime.guard import paths
+
+    ledger, guard = protected_dirs(project)
+    claude = project.root / ".claude"
+    return [
+        f"Edit({_absolute(ledger)}/**)",
+        f"Edit({_absolute(guard)}/**)",
+        f"Edit({_absolute(paths.rule_file(project))})",
+        f"Edit({witness_root()}/**)",
+        f"Edit({_absolute(claude / 'settings.json')})",
+        f"Edit({_absolute(claude / 'settings.local.json')})",
+        "Edit(~/.claude/settings.json)",
+        "Edit(~/.claude/settings.local.json)",
+        f"Edit({_absolute(record_path(settings))})",
+    ]
+
+
+def ledger_rule(project: Project) -> str:
+    """The one rule whose presence means the ledger is in the kernel layer."""
+    return f"Edit({_absolute(protected_dirs(project)[0])}/**)"
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return None
+
+
+def _read_record(path: Path) -> dict | None:
+    raw = _read_bytes(path)
+    if raw is None:
+        return None
+    try:
+        record = json.loads(raw)
+        if not isinstance(record, dict) or not isinstance(record.get("added"), dict):
+            raise ValueError("not a forge record")
+    except ValueError:
+        raise ForgeError(f"{path} is not a record forge wrote; forge left it untouched",
+                         f"python3 -m json.tool {path}") from None
+    return record
+
+
+def _section(settings: dict, key: str, path: Path) -> dict:
+    value = settings.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise scopes.broken(path, f"has a {key!r} that is not an object")
+    return dict(value)
+
+
+def _set(target: dict, key: str, value, previous: dict) -> None:
+    """Set `target[key]`, remembering (once) what was there: `[True, old]` or `[False]`."""
+    if key in target and target[key] == value:
+        return
+    previous.setdefault(key, [True, target[key]] if key in target else [False])
+    target[key] = value
+
+
+def merged(settings: dict, project: Project, scope: str, path: Path,
+           added: dict) -> dict:
+    """`settings` with forge's layer in; what it changed is noted in `added`."""
+    updated = dict(settings)
+    sandbox = _section(settings, "sandbox", path)
+    for key, value in SANDBOX.items():
+        _set(sandbox, key, value, added.setdefault("sandbox", {}))
+    updated["sandbox"] = sandbox
+    permissions = _section(settings, "permissions", path)
+    deny = permissions.get("deny", [])
+    if not isinstance(deny, list):
+        raise scopes.broken(path, "has a \"permissions.deny\" that is not a list")
+    new_rules = [rule for rule in deny_rules(project, path) if rule not in deny]
+    added.setdefault("deny", []).extend(r for r in new_rules if r not in added["deny"])
+    permissions["deny"] = [*deny, *new_rules]
+    added.setdefault("created", [])
+    for name in ("sandbox", "permissions"):
+        if name not in settings and name not in added["created"]:
+            added["created"].append(name)
+    updated["permissions"] = permissions
+    if scope == scopes.MANAGED:
+        for key, value in MANAGED_TOP.items():
+            _set(updated, key, value, added.setdefault("top", {}))
+    return updated
+
+
+def _render(settings: dict) -> bytes:
+    return (json.dumps(settings, indent=2) + "\n").encode("utf-8")
+
+
+def enable(project: Project, scope: str) -> tuple[Path, bool]:
+    """Merge forge's layer into the scope's settings file; (path, whether it changed)."""
+    from forge_runtime.sandbox import tools
+
+    problem = tools.find().problem
+    if problem:
+        raise ForgeError(f"the host's sandbox cannot run here: {problem}", tools.INSTALL,
+                         rationale="the sandbox needs bubblewrap >= 0.8.0 and socat; on other "
+                                   "systems install them with the platform's package manager")
+    path = scopes.settings_path(scope, project)
+    record_file = record_path(path)
+    record = _read_record(record_file)
+    before = _read_bytes(path)
+    settings = scopes.read(path) or {}
+    added = record["added"] if record else {}
+    updated = merged(settings, project, scope, path, added)
+    for directory in protected_dirs(project):
+        directory.mkdir(parents=True, exist_ok=True)
+    if updated == settings:
+        return path, False
+    rendered = _render(updated)
+    if record:
+        original, mode = record["original"], record.get("mode")
+    else:
+        original = None if before is None else base64.b64encode(before).decode("ascii")
+        mode = _mode(path)
+    try:
+        write_atomically(record_file, _render({"scope": scope, "original": original,
+                                               "mode": mode, "written": _digest(rendered),
+                                               "added": added}), 0o644)
+        write_atomically(path, rendered, mode or 0o644)
+    except PermissionError:
+        raise ForgeError(f"forge may not write {path} (the {scope} scope needs root)",
+                         f"sudo forge sandbox enable --scope {scope}") from None
+    return path, True
+
+
+def _restore(target: dict, previous: dict) -> None:
+    for key, was in previous.items():
+        if was[0]:
+            target[key] = was[1]
+        else:
+            target.pop(key, None)
+
+
+def _without_layer(settings: dict, added: dict) -> dict:
+    """`settings` minus what forge added, keeping every edit made since."""
+    updated = dict(settings)
+    _restore(updated, added.get("top", {}))
+    if isinstance(updated.get("sandbox"), dict):
+        sandbox = dict(updated["sandbox"])
+        _restore(sandbox, added.get("sandbox", {}))
+        updated["sandbox"] = sandbox
+    if isinstance(updated.get("permissions"), dict):
+        permissions = dict(updated["permissions"])
+        if isinstance(permissions.get("deny"), list):
+            permissions["deny"] = [r for r in permissions["deny"]
+                                   if r not in added.get("deny", [])]
+            if not permissions["deny"]:
+                del permissions["deny"]
+        updated["permissions"] = permissions
+    for name in added.get("created", []):
+        if updated.get(name) == {}:
+            del updated[name]
+    return updated
+
+
+def disable(project: Project, scope: str) -> tuple[Path, str]:
+    """Undo `enable` in the scope: (path, "restored" | "removed" | "nothing")."""
+    path = scopes.settings_path(scope, project)
+    record_file = record_path(path)
+    record = _read_record(record_file)
+    if record is None:
+        return path, "nothing"
+    current = _read_bytes(path)
+    original = record.get("original")
+    try:
+        if current is None:  # the file went away since: nothing of forge's is left in it
+            outcome = "removed"
+        elif _digest(current) == record.get("written"):
+            if original is None:
+                path.unlink()
+            else:
+                write_atomically(path, base64.b64decode(original), record.get("mode"))
+            outcome = "restored"
+        else:
+            settings = scopes.read(path) or {}
+            write_atomically(path, _render(_without_layer(settings, record["added"])),
+                             _mode(path))
+            outcome = "removed"
+        record_file.unlink()
+    except PermissionError:
+        raise ForgeError(f"forge may not write {path} (the {scope} scope needs root)",
+                         f"sudo forge sandbox disable --scope {scope}") from None
+    return path, outcome
