@@ -216,11 +216,30 @@ def check_host_binary() -> Check:
     return Check("host", True, f"Claude Code {version} at {binary}")
 
 
+def check_kernel_layer(project: Project) -> Check:
+    """The same reading as `forge sandbox status`, without asking the host binary.
+
+    Settings that switch forge off (`disableAllHooks`, an `env` naming the hooks' program)
+    or a sandbox that cannot run fail the check; a sandbox that is merely off passes, with
+    the command that adds it, since the guard still stands.
+    """
+    from forge_runtime.sandbox import posture, tools
+
+    found = posture.gaps(posture.read(project), project, tools.find())
+    serious = [gap for gap in found if gap.rank < 3]
+    if serious:
+        return Check("sandbox", False, serious[0].message, serious[0].fix)
+    if found:
+        return Check("sandbox", True, f"{found[0].message} (add it: {found[0].fix})")
+    return Check("sandbox", True, "the host's kernel sandbox protects the ledger, forge's "
+                                  "guard files and the settings that could switch forge off")
+
+
 def run_checks(project: Project) -> list[Check]:
     """Every check, in the order a person would fix them."""
     checks: list[Callable[[], Check]] = [
         check_python, check_dependencies, lambda: check_hook_wiring(project),
-        lambda: check_project(project), check_host_binary,
+        lambda: check_project(project), check_host_binary, lambda: check_kernel_layer(project),
     ]
     if codex_installed(project):
         checks.insert(3, lambda: check_codex(project))

@@ -36,11 +36,11 @@ def test_a_ready_project_passes_every_check(project, capsys):
     capsys.readouterr()
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("Done.\n  all 5 checks passed")
+    assert out.rstrip().endswith("Done.\n  all 6 checks passed")
     code, payload = doctor_json(capsys)
     assert code == 0 and payload["ok"] is True and failing(payload) == {}
     assert [c["name"] for c in payload["checks"]] == [
-        "python", "dependencies", "plugin", "project", "host"]
+        "python", "dependencies", "plugin", "project", "host", "sandbox"]
     assert payload["_hint"]["marker"] == "Done"
 
 
@@ -157,7 +157,7 @@ def test_several_failures_give_the_first_fix_and_the_others_as_fallbacks(project
     monkeypatch.setenv("FORGE_CLAUDE_BIN", str(tmp_path / "nowhere"))
     code, payload = doctor_json(capsys)
     assert code == 1
-    assert payload["_hint"]["error"] == "2 of 5 checks failed: project, host"
+    assert payload["_hint"]["error"] == "2 of 6 checks failed: project, host"
     assert payload["_next_action"] == "forge init"
     assert payload["_hint"]["or"][0].endswith("-m pip install claude-agent-sdk")
 

@@ -11,7 +11,8 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
         "doctor", parents=[common], help="check the install and this project",
         description="Check Python, forge's dependencies, the plugin files or hook wiring, "
-                    "the project's .forge/ state and the Claude Code binary.")
+                    "the project's .forge/ state, the Claude Code binary and the kernel layer "
+                    "(the host's sandbox, and settings that would switch forge off).")
     parser.set_defaults(handler=run)
 
 

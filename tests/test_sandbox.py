@@ -1,0 +1,204 @@
+"""`forge sandbox`: the kernel layer merged into a settings file, read back, and undone exactly.
+
+Every test has its own HOME and managed-settings directory, so no file of this machine is
+read or written. The real host enforcing these settings: tests/host/test_sandbox_host.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from forge_runtime.cli.main import main
+from forge_runtime.errors import ForgeError
+from forge_runtime.goal import sessions
+from forge_runtime.guard.decide import decide
+from forge_runtime.project import find_project
+from forge_runtime.sandbox import layer, posture, scopes, tools
+
+THEIRS = (b'{"model": "opus",   "permissions": {"deny": ["Bash(curl:*)"]},\n'
+          b' "sandbox": {"enabled": false}}')
+
+
+@pytest.fixture
+def project(cli_project, tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(scopes, "MANAGED_DIR", tmp_path / "etc-claude-code")
+    monkeypatch.setattr(tools, "find", lambda: tools.Tools(True, (0, 8, 0), "/usr/bin/socat"))
+    return cli_project
+
+
+def settings_file(project: Path) -> Path:
+    return project / ".claude" / "settings.json"
+
+
+def run(capsys, *words: str) -> tuple[int, dict]:
+    code = main([*words, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_enable_merges_the_layer_and_keeps_every_other_key(project, capsys):
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_bytes(THEIRS)
+    code, payload = run(capsys, "sandbox", "enable")
+    assert code == 0 and payload["changed"] is True
+    settings = json.loads(path.read_text())
+    assert settings["model"] == "opus"
+    assert settings["sandbox"] == {"enabled": True, "failIfUnavailable": True,
+                                   "allowUnsandboxedCommands": False}
+    deny = settings["permissions"]["deny"]
+    assert deny[0] == "Bash(curl:*)"
+    real = project.resolve()
+    assert f"Edit(/{real}/.git/forge-goals/**)" in deny
+    assert f"Edit(/{real}/.git/forge-guard/**)" in deny
+    assert f"Edit(/{real}/.forge/guard.yaml)" in deny
+    assert f"Edit(/{real}/.claude/settings.local.json)" in deny
+    assert "Edit(~/.claude/settings.json)" in deny and "Edit(~/.claude/plugins/**)" in deny
+    assert (project / ".git" / "forge-goals").is_dir(), "a bind needs the directory to exist"
+    assert payload["_next_action"] == "forge sandbox status"
+
+
+def test_enable_twice_changes_nothing_and_disable_restores_the_bytes(project, capsys):
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_bytes(THEIRS)
+    path.chmod(0o640)
+    run(capsys, "sandbox", "enable")
+    enabled = path.read_bytes()
+    code, payload = run(capsys, "sandbox", "enable")
+    assert (code, payload["changed"]) == (0, False)
+    assert path.read_bytes() == enabled
+    code, payload = run(capsys, "sandbox", "disable")
+    assert (code, payload["outcome"]) == (0, "restored")
+    assert path.read_bytes() == THEIRS
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert not layer.record_path(path).exists()
+    assert run(capsys, "sandbox", "disable")[1]["outcome"] == "nothing"
+
+
+def test_disable_removes_a_file_that_did_not_exist_before(project, capsys):
+    run(capsys, "sandbox", "enable")
+    assert settings_file(project).exists()
+    run(capsys, "sandbox", "disable")
+    assert not settings_file(project).exists()
+
+
+def test_disable_after_a_later_edit_removes_only_what_forge_added(project, capsys):
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_bytes(THEIRS)
+    run(capsys, "sandbox", "enable")
+    edited = json.loads(path.read_text())
+    edited["theme"] = "dark"
+    edited["permissions"]["deny"].append("Read(.env)")
+    path.write_text(json.dumps(edited))
+    code, payload = run(capsys, "sandbox", "disable")
+    assert (code, payload["outcome"]) == (0, "removed")
+    assert json.loads(path.read_text()) == {**json.loads(THEIRS), "theme": "dark",
+                                            "permissions": {"deny": ["Bash(curl:*)",
+                                                                     "Read(.env)"]}}
+
+
+def test_the_managed_scope_writes_a_drop_in_that_keeps_hooks_on(project, capsys):
+    code, payload = run(capsys, "sandbox", "enable", "--scope", "managed")
+    assert code == 0
+    drop_in = scopes.MANAGED_DIR / "managed-settings.d" / "50-forge.json"
+    assert payload["path"] == str(drop_in)
+    assert json.loads(drop_in.read_text())["disableAllHooks"] is False
+    run(capsys, "sandbox", "disable", "--scope", "managed")
+    assert not drop_in.exists()
+
+
+@pytest.mark.parametrize("found, words", [
+    (tools.Tools(True, None, "/usr/bin/socat"), "bubblewrap (bwrap) is not installed"),
+    (tools.Tools(True, (0, 6, 2), "/usr/bin/socat"), "bubblewrap 0.6.2 is older than 0.8.0"),
+    (tools.Tools(True, (0, 9, 0), None), "socat is not installed"),
+])
+def test_enable_refuses_without_the_sandbox_tools_and_changes_nothing(
+        project, capsys, monkeypatch, found, words):
+    monkeypatch.setattr(tools, "find", lambda: found)
+    code, payload = run(capsys, "sandbox", "enable")
+    assert code == 1
+    assert words in payload["_hint"]["error"]
+    assert payload["_next_action"] == "apt-get install -y bubblewrap socat"
+    assert not settings_file(project).exists()
+
+
+def test_status_reports_the_gaps_and_ends_with_the_fix_for_the_worst(project, capsys):
+    code, payload = run(capsys, "sandbox", "status")
+    assert code == 1 and payload["protected"] is False
+    assert payload["_next_action"] == "forge sandbox enable"
+    run(capsys, "sandbox", "enable")
+    code, payload = run(capsys, "sandbox", "status")
+    assert (code, payload["protected"], payload["gaps"]) == (0, True, [])
+    assert payload["_hint"]["marker"] == "Done"
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"disableAllHooks": True, "env": {"FORGE_PYTHON": "/bin/true"},
+                                 "keep": 1}))
+    code, payload = run(capsys, "sandbox", "status")
+    assert code == 1 and [gap["rank"] for gap in payload["gaps"]] == [0, 1]
+    assert f"disableAllHooks is true in {local}" in payload["_hint"]["error"]
+    # The fix is a real command: run it, and the worst gap is gone, the rest kept.
+    subprocess.run(payload["_next_action"], shell=True, check=True)
+    assert json.loads(local.read_text()) == {"env": {"FORGE_PYTHON": "/bin/true"}, "keep": 1}
+    code, payload = run(capsys, "sandbox", "status")
+    assert "sets env FORGE_PYTHON=/bin/true" in payload["_hint"]["error"]
+    subprocess.run(payload["_next_action"], shell=True, check=True)
+    assert json.loads(local.read_text()) == {"env": {}, "keep": 1}
+    assert run(capsys, "sandbox", "status")[0] == 0
+
+
+def test_doctor_fails_on_settings_that_switch_forge_off_and_advises_the_sandbox(
+        project, capsys):
+    main(["init"])
+    capsys.readouterr()
+    code, payload = run(capsys, "doctor")
+    check = {c["name"]: c for c in payload["checks"]}["sandbox"]
+    assert check["ok"] is True and "forge sandbox enable" in check["detail"]
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir(exist_ok=True)
+    local.write_text('{"disableAllHooks": true}')
+    code, payload = run(capsys, "doctor")
+    check = {c["name"]: c for c in payload["checks"]}["sandbox"]
+    assert code == 1 and check["ok"] is False and "disableAllHooks" in check["detail"]
+
+
+def test_a_goal_without_the_kernel_layer_is_told_once_per_session_or_refused(project):
+    found = find_project(project)
+    notice = posture.goal_notice_once(found, "s1")
+    assert notice.startswith("FORGE_GOAL_UNSANDBOXED: ")
+    assert notice.splitlines()[-2] == "Next: forge sandbox enable"
+    assert posture.goal_notice_once(found, "s1") is None, "once per session"
+    assert posture.goal_notice_once(found, "s2") is not None
+    (project / ".forge").mkdir()
+    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: true}\n")
+    with pytest.raises(ForgeError) as refused:
+        posture.goal_notice_once(found, "s1")
+    assert refused.value.fix == "forge sandbox enable"
+    assert "require_sandbox" in refused.value.message
+    layer.enable(found, scopes.PROJECT)
+    assert posture.goal_notice_once(found, "s3") is None
+
+
+def _sandbox_escape(project: Path, session_id: str, **fields) -> dict:
+    return {"session_id": session_id, "hook_event_name": "PreToolUse", "cwd": str(project),
+            "tool_name": "Bash", "tool_input": {"command": "ls",
+                                                "dangerouslyDisableSandbox": True}, **fields}
+
+
+def test_the_guard_refuses_to_leave_the_sandbox_in_a_session_with_a_goal_or_role(project):
+    plain = str(uuid.uuid4())
+    assert decide(_sandbox_escape(project, plain)) is None
+    hint = decide(_sandbox_escape(project, plain, agent_type="forge:clarifier"))
+    assert "dangerouslyDisableSandbox is refused" in hint.error
+    with_goal = str(uuid.uuid4())
+    sessions.write_pending(find_project(project).ledger_root, with_goal,
+                           {"objective": "x", "prompt_id": "p"})
+    hint = decide(_sandbox_escape(project, with_goal))
+    assert "dangerouslyDisableSandbox is refused" in hint.error
+    assert hint.text == "forge sandbox status"
