@@ -5,7 +5,8 @@ Added (merged; every other key stays as it was):
   socat only warns and Bash runs unsandboxed) and `sandbox.allowUnsandboxedCommands: false`
   (without it the model's `dangerouslyDisableSandbox: true` walks out);
 - `permissions.deny` rules `Edit(<path>)` for the goal ledger, forge's guard directory
-  (modes, rule cache), `.forge/guard.yaml`, the witness root, the host files that can switch
+  (modes, rule cache), `.forge/guard.yaml`, the git `commondir` file (and a linked work
+  tree's `.git` file) that would relocate both, the witness root, the host files that can switch
   forge off (project and user `settings.json` / `settings.local.json`, the plugins directory
   that holds forge's code, its data and its hook interpreter) and this record. With the
   sandbox on, each is a read-only bind for every Bash command; without it, the rules still
@@ -68,10 +69,16 @@ def deny_rules(project: Project, settings: Path) -> list[str]:
 
     ledger, guard = protected_dirs(project)
     claude = project.root / ".claude"
+    relocations = []  # a written `commondir` (or a linked work tree's `.git` file) moves
+    if project.is_git:  # where forge looks for its ledger and modes
+        relocations.append(f"Edit({_absolute(Path(project.git_dir) / 'commondir')})")
+        if (project.root / ".git").is_file():
+            relocations.append(f"Edit({_absolute(project.root / '.git')})")
     return [
         f"Edit({_absolute(ledger)}/**)",
         f"Edit({_absolute(guard)}/**)",
         f"Edit({_absolute(paths.rule_file(project))})",
+        *relocations,
         f"Edit({witness_root()}/**)",
         f"Edit({_absolute(claude / 'settings.json')})",
         f"Edit({_absolute(claude / 'settings.local.json')})",
