@@ -208,3 +208,15 @@ def test_records_cut_from_the_end_with_the_pointer_rewound_are_detected_by_verif
     fourth = records.read_record(ledger.records_dir, 4)
     ledger.head_path.write_text(json.dumps({"seq": 4, "hash": fourth["hash"]}))
     assert "turn markers" in _refused(ledger.verify)
+
+
+def test_a_reader_lock_neither_creates_nor_needs_write_access_to_the_lock_file(tmp_path):
+    from forge_runtime.goal.lock import LOCK_NAME, locked
+
+    with locked(tmp_path, shared=True):
+        assert not (tmp_path / LOCK_NAME).exists()
+    with locked(tmp_path):
+        pass
+    (tmp_path / LOCK_NAME).chmod(0o400)
+    with locked(tmp_path, shared=True), locked(tmp_path, shared=True):
+        pass  # two readers at once

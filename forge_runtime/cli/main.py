@@ -87,6 +87,19 @@ def _no_command() -> Result:
                   exit_code=EXIT_USAGE)
 
 
+def _os_error_hint(exc: OSError) -> hints.Hint:
+    import errno
+
+    where = f" ({exc.filename})" if exc.filename else ""
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return hints.error(f"forge may not write a file it needs: {exc.strerror}{where}",
+                           "forge sandbox status", "the host's sandbox keeps forge's own "
+                           "files read-only for an agent's Bash; a person runs this command "
+                           "in a terminal")
+    return hints.error(f"a file forge needs failed: {exc.strerror or exc}{where}",
+                       "forge doctor")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     as_json = "--json" in argv
@@ -96,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     except ForgeError as exc:
         result = Result(exc.hint(), exit_code=exc.exit_code,
                         data={"error": exc.message, "code": exc.code})
+    except OSError as exc:  # a file forge needs, refused: say which, never a traceback
+        result = Result(_os_error_hint(exc), exit_code=EXIT_USAGE,
+                        data={"error": str(exc), "code": None})
     except KeyboardInterrupt:
         return 130
     return emit(result, as_json)

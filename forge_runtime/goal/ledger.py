@@ -198,18 +198,18 @@ class Ledger:
         return earlier
 
     def current(self) -> Head:
-        """`head()` for a caller that does not hold the lock (it takes it)."""
-        with self.lock():
+        """`head()` for a caller that does not hold the lock (it takes a reader's)."""
+        with self.lock(shared=True):
             return self.head()
 
     def verified(self) -> dict:
-        """`verify()` for a caller that does not hold the lock (it takes it)."""
-        with self.lock():
+        """`verify()` for a caller that does not hold the lock (it takes a reader's)."""
+        with self.lock(shared=True):
             return self.verify()
 
     def history(self) -> list[dict]:
-        """Every record, oldest first, after a full verification (takes the lock)."""
-        with self.lock():
+        """Every record, oldest first, after a full verification (takes a reader's lock)."""
+        with self.lock(shared=True):
             self.verify()
             return self.records()
 
@@ -225,10 +225,11 @@ class Ledger:
 
     # -- writing (callers hold `self.lock()`) ---------------------------------------------
 
-    def lock(self):
+    def lock(self, *, shared: bool = False):
+        """The writer lock, or with `shared` a reader's (see `lock.locked`)."""
         if not self.dir.is_dir() or self.dir.is_symlink():
             raise tampered(f"goal {self.nonce}: its ledger directory is missing or replaced")
-        return locked(self.dir)
+        return locked(self.dir, shared=shared)
 
     def _publish(self, record: dict) -> None:
         data = records.canonical({"seq": record["seq"], "hash": record["hash"]})

@@ -19,8 +19,13 @@ LOCK_NAME = "lock"
 
 
 @contextmanager
-def locked(goal_dir: Path):
-    """Hold the goal's exclusive writer lock for the body of the `with`."""
+def locked(goal_dir: Path, *, shared: bool = False):
+    """Hold the goal's writer lock (exclusive) or a reader's (`shared`) for the `with` body.
+
+    A reader opens the lock file read-only, so it works where the ledger is a read-only
+    bind (forge's kernel layer, for the agent's Bash); where no writer ever created the
+    file there is nothing to wait for.
+    """
     path = goal_dir / LOCK_NAME
     try:
         import fcntl
@@ -30,9 +35,16 @@ def locked(goal_dir: Path):
         with filelock.FileLock(str(path)):
             yield
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    if shared:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            yield
+            return
+    else:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

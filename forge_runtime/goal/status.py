@@ -63,7 +63,7 @@ def chosen_nonce(project: Project, nonce: str | None = None) -> str | None:
 def view(project: Project, nonce: str) -> GoalView:
     """The goal, fully verified, and whether state.md agrees with it."""
     ledger = Ledger(project.ledger_root, nonce)
-    with ledger.lock():
+    with ledger.lock(shared=True):
         goal = ledger.verify()
         late = sum(1 for record in ledger.records() if record.get("late") is True)
         try:

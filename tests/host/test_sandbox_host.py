@@ -31,6 +31,7 @@ ESCAPE = "python3 -c \"open('.git/forge-' + 'goals/escaped', 'w').write('x')\""
 RELOCATE = "echo /tmp/elsewhere > .git/commondir"
 # A denied path that does not exist yet is protected too (measured: EACCES on creation).
 PYTHON_RELOCATE = "python3 -c \"open('.git/' + 'commondir', 'w').write('/tmp')\""
+ENTER_MODE = "forge mode enter clarifier"
 UNHOOK = "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json"
 SCRIPT = {"rules": [
     {"name": "the model reads the results", "when": {"last_is_tool_result": True},
@@ -44,6 +45,7 @@ SCRIPT = {"rules": [
         {"name": "Bash", "input": {"command": UNHOOK}},
         {"name": "Bash", "input": {"command": RELOCATE}},
         {"name": "Bash", "input": {"command": PYTHON_RELOCATE}},
+        {"name": "Bash", "input": {"command": ENTER_MODE}},
         {"name": "Write", "input": {"file_path": "{cwd}/.claude/settings.local.json",
                                     "content": '{"disableAllHooks": true}'}},
         {"name": "Edit", "input": {"file_path": "{cwd}/.claude/settings.json",
@@ -112,6 +114,10 @@ def test_the_sandbox_keeps_obfuscated_writes_off_the_ledger_and_forge_hooked(
     assert "Permission denied: '.git/commondir'" in results[PYTHON_RELOCATE]
     for command in (UNHOOK, RELOCATE):  # the deny rule, matched on the command's target
         assert "has been denied" in results[command], results[command]
+    # forge's own command meets its own kernel layer: a clear refusal, never a traceback.
+    assert "Error: cannot write forge's guard directory" in results[ENTER_MODE]
+    assert "Fix: forge mode enter clarifier --session " in results[ENTER_MODE]
+    assert "Traceback" not in results[ENTER_MODE]
     for tool in ("Write", "Edit"):
         assert "denied by your permission settings" in results[tool], results[tool]
     assert all(session.hooks_for(event) for event in ("Stop", "SessionEnd")), "hooks ran"

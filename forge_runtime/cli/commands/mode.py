@@ -44,7 +44,15 @@ def run_enter(args) -> Result:
         raise ForgeError(f"no role named {args.role!r} (known: {', '.join(known)})",
                          "forge guard roles", exit_code=EXIT_USAGE)
     session_id = modes.require_session(args.session)
-    path = modes.enter(paths.guard_dir(project), session_id, args.role)
+    try:
+        path = modes.enter(paths.guard_dir(project), session_id, args.role)
+    except OSError as exc:
+        raise ForgeError(f"cannot write forge's guard directory ({exc.strerror}): with "
+                         "forge's kernel layer on, an agent's Bash may not change it",
+                         f"forge mode enter {args.role} --session {session_id}",
+                         rationale="a person runs this in a terminal; or hand the work to "
+                                   f"the forge:{args.role} agent, which is held to the role "
+                                   "in any session") from None
     tools = ", ".join(known[args.role].tools)
     return Result(
         hints.wait(f"the {args.role} step is done; then a person runs the command below",
