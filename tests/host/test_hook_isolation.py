@@ -127,7 +127,7 @@ def test_a_settings_env_naming_a_non_python_interpreter_fails_closed(claude_host
                for block in message["content"] if block.get("type") == "tool_result"]
     assert results and results[0]["is_error"]
     text = json.dumps(results[0]["content"])
-    assert "forge's hook did not run to the end (status 0 from /bin/true" in text
+    assert "forge's hook did not run to the end (status 0: not a Python with forge" in text
     assert "Fix: forge doctor" in text
     told = [json.loads(e["stdout"]) for e in session.hook_events
             if e["hook_event"] == "SessionStart" and e["stdout"].strip()]
