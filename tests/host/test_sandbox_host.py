@@ -149,3 +149,36 @@ def results_of(session) -> dict[str, str]:
                     results[calls.get(block["tool_use_id"], "?")] = \
                         text if isinstance(text, str) else json.dumps(text)
     return results
+
+
+NEVER_MET_ONCE = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, impossible: true, reason: "cannot be done here"}}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+
+def test_a_goal_without_the_kernel_layer_is_told_once_or_refused_when_required(
+        claude_host, project):
+    host = claude_host(NEVER_MET_ONCE)
+    first = host.run("/goal the file done.txt exists", cwd=project, timeout=60)
+    (told,) = [hook.reply for hook in first.hooks_for("UserPromptSubmit") if hook.reply]
+    assert told["systemMessage"].startswith("FORGE_GOAL_UNSANDBOXED: ")
+    assert told["systemMessage"].splitlines()[-2] == "Next: forge sandbox enable"
+    assert any("Goal set:" in json.dumps(entry) for entry in first.transcript()), \
+        "the goal still runs"
+    again = host.run("/goal the file other.txt exists", cwd=project,
+                     resume=first.session_id, timeout=60)
+    assert all(hook.reply is None for hook in again.hooks_for("UserPromptSubmit")), "once"
+
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: true}\n")
+    refused = host.run("/goal the file third.txt exists", cwd=project, timeout=60)
+    reply = refused.hooks_for("UserPromptSubmit")[0].reply
+    assert reply["decision"] == "block"
+    assert reply["reason"].startswith("Error: FORGE_GOAL_UNSANDBOXED: ")
+    assert reply["reason"].splitlines()[-2] == "Fix: forge sandbox enable"
+    assert refused.requests == [], "the host never started the goal"
