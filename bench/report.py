@@ -308,9 +308,8 @@ def markdown(report: Report) -> str:
         "start-up makes the floor slow and preloads modules forge would otherwise import "
         "itself, so forge looks cheaper next to it; the lean pass has none of that, like the "
         "`forge-env` the plugin builds. Read `+ms` alongside `x floor`. The two reference "
-        "rows run no forge code: what the launcher's `-m` costs (runpy), and the least any "
-        "hook pays that reads its stdin JSON that way; no hook can beat them without "
-        "changing how it starts or reads its input.",
+        "rows run no forge code: what `-m` costs (runpy; the plugin's launcher runs a file "
+        "instead), and the least any hook pays that reads its stdin JSON that way.",
     ]
     out += ["", *[f"- {_summary(run)}" for run in report.passes]]
     for run in report.passes:

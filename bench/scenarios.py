@@ -117,7 +117,7 @@ def floor_without_site(space: Workspace) -> Plan:
 
 
 def reference_run_module(space: Workspace) -> Plan:
-    """What `-m` adds to any hook the launcher starts: importing runpy."""
+    """What `-m` adds to a pip-wired hook (the plugin launcher runs a file): importing runpy."""
     return Plan(space.floor(code="import runpy"))
 
 
