@@ -53,12 +53,13 @@ def test_enable_merges_the_layer_and_keeps_every_other_key(project, capsys):
                                    "allowUnsandboxedCommands": False}
     deny = settings["permissions"]["deny"]
     assert deny[0] == "Bash(curl:*)"
-    real = project.resolve()
-    assert f"Edit(/{real}/.git/forge-goals/**)" in deny
-    assert f"Edit(/{real}/.git/forge-guard/**)" in deny
-    assert f"Edit(/{real}/.forge/guard.yaml)" in deny
-    assert f"Edit(/{real}/.claude/settings.local.json)" in deny
+    # In the project's shared settings, project paths are written from its root: no path
+    # of this machine goes into a file that is usually committed.
+    assert "Edit(/.git/forge-goals/**)" in deny and "Edit(/.git/forge-guard/**)" in deny
+    assert "Edit(/.forge/guard.yaml)" in deny and "Edit(/.git/commondir)" in deny
+    assert "Edit(/.claude/settings.local.json)" in deny
     assert "Edit(~/.claude/settings.json)" in deny and "Edit(~/.claude/plugins/**)" in deny
+    assert str(project.resolve()) not in path.read_text()
     assert (project / ".git" / "forge-goals").is_dir(), "a bind needs the directory to exist"
     assert payload["_next_action"] == "forge sandbox status"
 
@@ -102,6 +103,18 @@ def test_disable_after_a_later_edit_removes_only_what_forge_added(project, capsy
     assert json.loads(path.read_text()) == {**json.loads(THEIRS), "theme": "dark",
                                             "permissions": {"deny": ["Bash(curl:*)",
                                                                      "Read(.env)"]}}
+
+
+def test_the_user_scope_names_the_project_by_its_absolute_path(project, capsys, tmp_path):
+    user_settings = tmp_path / "home" / ".claude" / "settings.json"
+    code, payload = run(capsys, "sandbox", "enable", "--scope", "user")
+    assert code == 0 and payload["path"] == str(user_settings)
+    deny = json.loads(user_settings.read_text())["permissions"]["deny"]
+    assert f"Edit(/{project.resolve()}/.git/forge-goals/**)" in deny
+    code, payload = run(capsys, "sandbox", "status")
+    assert (code, payload["protected"], payload["gaps"]) == (0, True, [])
+    run(capsys, "sandbox", "disable", "--scope", "user")
+    assert not user_settings.exists()
 
 
 def test_the_managed_scope_writes_a_drop_in_that_keeps_hooks_on(project, capsys):

@@ -4,19 +4,21 @@ Added (merged; every other key stays as it was):
 - `sandbox.enabled: true`, `sandbox.failIfUnavailable: true` (without it a missing bwrap or
   socat only warns and Bash runs unsandboxed) and `sandbox.allowUnsandboxedCommands: false`
   (without it the model's `dangerouslyDisableSandbox: true` walks out);
-- `permissions.deny` rules `Edit(<path>)` for the goal ledger, forge's guard directory
-  (modes, rule cache), `.forge/guard.yaml`, the git `commondir` file (and a linked work
-  tree's `.git` file) that would relocate both, the witness root, the host files that can switch
-  forge off (project and user `settings.json` / `settings.local.json`, the plugins directory
-  that holds forge's code, its data and its hook interpreter) and this record. With the
-  sandbox on, each is a read-only bind for every Bash command; without it, the rules still
-  deny the Write and Edit tools in every permission mode;
+- `permissions.deny` rules `Edit(<path>)` (`_spell` says how a path is written) for the
+  goal ledger, forge's guard directory (modes, rule cache), `.forge/guard.yaml`, the git
+  `commondir` file (and a linked work tree's `.git` file) that would relocate both, the
+  witness root, the host files that can switch forge off (project and user
+  `settings.json` / `settings.local.json`, the plugins directory that holds forge's code,
+  its data and its hook interpreter) and this record. With the sandbox on, each is a
+  read-only bind for every Bash command (a path that does not exist yet included); without
+  it, the rules still deny the Write and Edit tools in every permission mode;
 - in the managed scope also `disableAllHooks: false`, which no other scope can override.
 
 Beside the settings file, `<name>.forge-record` keeps the file's bytes from before the first
 enable and what was added. `disable` puts those bytes back when the file is as forge left
 it (byte for byte), and otherwise removes only what forge added, keeping later edits.
-Directories the deny rules name are created first: the sandbox can only bind what exists.
+The ledger and guard directories are created first, so forge's own hooks (which run
+outside the sandbox) find them as they expect.
 """
 
 from __future__ import annotations
@@ -47,11 +49,6 @@ def witness_root() -> str:
     return "~/.claude/plugins"
 
 
-def _absolute(path: Path | str) -> str:
-    """A path as a permission rule spells an absolute one: `//` then the path."""
-    return "/" + os.path.realpath(path)
-
-
 def record_path(settings: Path) -> Path:
     return settings.with_name(settings.name + RECORD_SUFFIX)
 
@@ -63,34 +60,54 @@ def protected_dirs(project: Project) -> list[Path]:
     return [Path(project.ledger_root), Path(paths.guard_dir(project))]
 
 
-def deny_rules(project: Project, settings: Path) -> list[str]:
-    """Every `Edit(...)` rule forge adds for `project` when writing `settings`."""
+def _targets(project: Project) -> list[tuple[Path, bool]]:
+    """(path, whether the rule covers the tree under it) for every project path forge denies."""
     from forge_runtime.guard import paths
 
     ledger, guard = protected_dirs(project)
-    claude = project.root / ".claude"
-    relocations = []  # a written `commondir` (or a linked work tree's `.git` file) moves
-    if project.is_git:  # where forge looks for its ledger and modes
-        relocations.append(f"Edit({_absolute(Path(project.git_dir) / 'commondir')})")
+    found = [(ledger, True), (guard, True), (Path(paths.rule_file(project)), False)]
+    if project.is_git:  # a written `commondir` (or a linked work tree's `.git` file) moves
+        found.append((Path(project.git_dir) / "commondir", False))  # the ledger and modes
         if (project.root / ".git").is_file():
-            relocations.append(f"Edit({_absolute(project.root / '.git')})")
-    return [
-        f"Edit({_absolute(ledger)}/**)",
-        f"Edit({_absolute(guard)}/**)",
-        f"Edit({_absolute(paths.rule_file(project))})",
-        *relocations,
-        f"Edit({witness_root()}/**)",
-        f"Edit({_absolute(claude / 'settings.json')})",
-        f"Edit({_absolute(claude / 'settings.local.json')})",
-        "Edit(~/.claude/settings.json)",
-        "Edit(~/.claude/settings.local.json)",
-        f"Edit({_absolute(record_path(settings))})",
-    ]
+            found.append((project.root / ".git", False))
+    claude = project.root / ".claude"
+    return [*found, (claude / "settings.json", False), (claude / "settings.local.json", False)]
 
 
-def ledger_rule(project: Project) -> str:
-    """The one rule whose presence means the ledger is in the kernel layer."""
-    return f"Edit({_absolute(protected_dirs(project)[0])}/**)"
+def _spell(project: Project, path: Path, tree: bool, relative: bool) -> str:
+    """One rule. In the project's own settings a path inside the project is written from its
+    root (`/.git/forge-goals/**`: the same for everyone who shares the file); elsewhere, and
+    in every other scope, absolute (`//` then the path)."""
+    real, root = os.path.realpath(path), os.path.realpath(project.root)
+    if relative and real.startswith(root + os.sep):
+        text = "/" + os.path.relpath(real, root)
+    else:
+        text = "/" + real
+    return f"Edit({text}/**)" if tree else f"Edit({text})"
+
+
+HOME_RULES = ("Edit(~/.claude/settings.json)", "Edit(~/.claude/settings.local.json)")
+
+
+def rule_forms(project: Project) -> list[frozenset[str]]:
+    """Each rule forge needs in force, as the spellings that state it (either will do)."""
+    forms = [frozenset({_spell(project, path, tree, True), _spell(project, path, tree, False)})
+             for path, tree in _targets(project)]
+    return [*forms, frozenset({f"Edit({witness_root()}/**)"}),
+            *(frozenset({rule}) for rule in HOME_RULES)]
+
+
+def ledger_rules(project: Project) -> frozenset[str]:
+    """The rule whose presence means the ledger is in the kernel layer, in either spelling."""
+    return rule_forms(project)[0]
+
+
+def deny_rules(project: Project, settings: Path, scope: str) -> list[str]:
+    """Every `Edit(...)` rule forge adds for `project` when writing `settings` in `scope`."""
+    relative = scope == scopes.PROJECT
+    spelled = [_spell(project, path, tree, relative) for path, tree in _targets(project)]
+    return [*spelled, f"Edit({witness_root()}/**)", *HOME_RULES,
+            _spell(project, record_path(settings), False, relative)]
 
 
 def _digest(data: bytes | None) -> str | None:
@@ -154,7 +171,7 @@ def merged(settings: dict, project: Project, scope: str, path: Path,
     deny = permissions.get("deny", [])
     if not isinstance(deny, list):
         raise scopes.broken(path, "has a \"permissions.deny\" that is not a list")
-    new_rules = [rule for rule in deny_rules(project, path) if rule not in deny]
+    new_rules = [rule for rule in deny_rules(project, path, scope) if rule not in deny]
     added.setdefault("deny", []).extend(r for r in new_rules if r not in added["deny"])
     permissions["deny"] = [*deny, *new_rules]
     added.setdefault("created", [])

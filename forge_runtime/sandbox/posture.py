@@ -74,9 +74,9 @@ def read(project: Project) -> Posture:
 
 
 def missing_rules(posture: Posture, project: Project) -> list[str]:
-    """forge's deny rules not in force (the record's own rule depends on the scope)."""
-    wanted = layer.deny_rules(project, scopes.settings_path(scopes.PROJECT, project))[:-1]
-    return [rule for rule in wanted if rule not in posture.deny]
+    """forge's deny rules not in force, each in its project-settings spelling."""
+    return [sorted(forms)[0] for forms in layer.rule_forms(project)
+            if not forms & posture.deny]
 
 
 def sandbox_holes(posture: Posture, project: Project) -> list[str]:
@@ -101,7 +101,7 @@ def ledger_protected(project: Project) -> bool:
     posture = read(project)
     return posture.value("enabled") is True and posture.value("failIfUnavailable") is True \
         and posture.value("allowUnsandboxedCommands") is False \
-        and layer.ledger_rule(project) in posture.deny
+        and bool(layer.ledger_rules(project) & posture.deny)
 
 
 def _drop_key(path: Path, expression: str) -> str:

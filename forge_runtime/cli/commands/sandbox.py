@@ -73,7 +73,7 @@ def status_lines(posture, project, tools, host: dict | None) -> list[str]:
         value, path = posture.effective.get(key, (None, None))
         shown = "unset" if path is None else f"{str(value).lower()} ({path})"
         lines.append(f"sandbox.{key}: {shown}")
-    ledger = layer.ledger_rule(project) in posture.deny
+    ledger = bool(layer.ledger_rules(project) & posture.deny)
     lines.append(f"deny rule for the ledger: {'yes' if ledger else 'no'}")
     hooks_off, where = posture.effective.get("disableAllHooks", (None, None))
     lines.append(f"disableAllHooks: {'true (' + str(where) + ')' if hooks_off else 'no'}")
