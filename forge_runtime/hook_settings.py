@@ -25,9 +25,10 @@ from forge_runtime import resources
 from forge_runtime.errors import ForgeError
 from forge_runtime.initializer import write_atomically
 
-HOOK_MODULE_ARGS = ["-I", "-m", "forge_runtime.hooks"]
-# What forge wrote before it ran hooks isolated: still forge's own entry, to be replaced.
-OLD_HOOK_MODULE_ARGS = ["-m", "forge_runtime.hooks"]
+HOOK_MODULE_ARGS = ["-m", "forge_runtime.hooks"]
+# Claude Code hooks of a pip install run isolated; an entry without the flag (written by an
+# older forge) is still forge's own, to be replaced.
+ISOLATED = "-I"
 LAUNCHER_NAME = "forge-hook"
 
 
@@ -45,7 +46,7 @@ def pip_registrations(python: str = sys.executable,
     for event, groups in plugin_registrations(bundle).items():
         wired[event] = []
         for group in groups:
-            hooks = [{**hook, "command": python, "args": [*HOOK_MODULE_ARGS, event]}
+            hooks = [{**hook, "command": python, "args": [ISOLATED, *HOOK_MODULE_ARGS, event]}
                      for hook in group["hooks"]]
             wired[event].append({**group, "hooks": hooks})
     return wired
@@ -76,8 +77,7 @@ def is_forge_hook(hook: object) -> bool:
     if not isinstance(hook, dict):
         return False
     args = hook.get("args")
-    if isinstance(args, list) and (args[:3] == HOOK_MODULE_ARGS
-                                   or args[:2] == OLD_HOOK_MODULE_ARGS):
+    if isinstance(args, list) and HOOK_MODULE_ARGS in (args[:2], args[1:3]):
         return True
     command = str(hook.get("command", ""))
     return "forge_runtime.hooks" in command or command.endswith(f"/{LAUNCHER_NAME}")
