@@ -39,8 +39,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="where results.json and RESULTS.md go (default: bench/)")
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
                         help="run only the scenarios whose key starts with KEY (repeatable; "
-                             "`adversarial`: the slow-input corpus; `artifacts` adds the MCP "
-                             "round trip and concurrent forge new)")
+                             "`artifacts` adds the MCP round trip and concurrent forge new; "
+                             "`adversarial`: the slow-input corpus)")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter the hooks run with, as FORGE_PYTHON "
                              "(default: this one)")
@@ -112,15 +112,15 @@ def main(argv: list[str] | None = None) -> int:
             passes.append(measure_pass(LEAN_INTERPRETER, hooks_only, lean_settings,
                                        base / "lean", plan, not args.no_imports))
         together = concurrency.measure(settings, base, rounds=plan["rounds"])
-        slow = adversarial.measure(settings, base, plan["adversarial_runs"]) \
-            if not args.only or any(p.startswith("adv") for p in args.only) else None
         # The MCP round trip and concurrent `forge new` (about 20 s): in a full run, or when
         # asked for with --only artifacts; the quick run CI uses leaves them out.
         wanted = "artifacts" in args.only or not (args.only or args.quick)
         at_scale = artifacts.measure(settings, base, rounds=plan["rounds"]) if wanted else None
+        slow = adversarial.measure(settings, base, plan["adversarial_runs"]) \
+            if not args.only or any(p.startswith("adv") for p in args.only) else None
         result = report.Report(passes, mode="quick" if args.quick else "full", runs=runs,
-                               warmup=plan["warmup"], concurrency=together, adversarial=slow,
-                               artifacts=at_scale)
+                               warmup=plan["warmup"], concurrency=together,
+                               artifacts=at_scale, adversarial=slow)
         report.print_text(result)
         args.out.mkdir(parents=True, exist_ok=True)
         report.write_json(result, args.out / "results.json")

@@ -85,8 +85,8 @@ class Report:
     runs: int
     warmup: int
     concurrency: dict | None = None
-    adversarial: dict | None = None
     artifacts: dict | None = None
+    adversarial: dict | None = None
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -162,7 +162,7 @@ def _text_pass(run: Pass) -> list[str]:
 
     out = [_pass_heading(run), "", line(HEADER), "  ".join("-" * w for w in widths)]
     out += [line(row) for row in rows]
-    out += ["", "Targets (issues 6 and 14):"]
+    out += ["", "Targets (issue 6):"]
     out += [f"  [{_verdict(c)}] {c.subject}: {c.measured} (limit {c.limit})"
             + (f", {c.margin}" if c.margin else "") for c in run.checks]
     return out
@@ -176,10 +176,10 @@ def text(report: Report) -> str:
         out += ["", *_text_pass(run)]
     if report.concurrency:
         out += ["", _concurrency_line(report.concurrency)]
-    if report.adversarial:
-        out += ["", redact(adversarial.line(report.adversarial))]
     if report.artifacts:
         out += ["", artifacts.line(report.artifacts)]
+    if report.adversarial:
+        out += ["", redact(adversarial.line(report.adversarial))]
     return "\n".join(out)
 
 
@@ -222,10 +222,10 @@ def as_json(report: Report) -> dict:
             "concurrency": report.concurrency and {
                 key: redact(value) if isinstance(value, str) else value
                 for key, value in report.concurrency.items()},
+            "artifacts": report.artifacts,
             "adversarial": report.adversarial and {
                 key: redact(value) if isinstance(value, str) else value
-                for key, value in report.adversarial.items()},
-            "artifacts": report.artifacts}
+                for key, value in report.adversarial.items()}}
 
 
 def write_json(report: Report, path: Path) -> None:
@@ -246,7 +246,7 @@ def _md_pass(run: Pass) -> list[str]:
         row = _row(run, outcome)
         cells = [*row, *[""] * (len(HEADER) - len(row))]
         out.append("| " + " | ".join(_md_cell(cell) for cell in cells) + " |")
-    out += ["", "Targets (issues 6 and 14):", "", "| Target | Limit | Measured | Verdict |",
+    out += ["", "Targets (issue 6):", "", "| Target | Limit | Measured | Verdict |",
             "|---|---|---|---|"]
     out += [f"| {_md_cell(c.subject)} | {c.limit} | {_md_cell(c.measured)} | "
             f"{_verdict(c)}{(', ' + c.margin) if c.margin else ''} |" for c in run.checks]
@@ -316,11 +316,11 @@ def markdown(report: Report) -> str:
         out += ["", *_md_pass(run)]
     if report.concurrency:
         out += ["", "## Concurrency", "", _concurrency_line(report.concurrency) + "."]
+    if report.artifacts:
+        out += ["", "## Artifacts", "", artifacts.line(report.artifacts) + "."]
     if report.adversarial:
         out += ["", "## Slow input", "", redact(adversarial.line(report.adversarial)) + ".",
                 "", *adversarial.table(report.adversarial)]
-    if report.artifacts:
-        out += ["", "## Artifacts", "", artifacts.line(report.artifacts) + "."]
     return "\n".join(out) + "\n"
 
 

@@ -213,7 +213,7 @@ def hints_audit(space: Workspace) -> Plan:
 
 
 def all_scenarios() -> list[Scenario]:
-    from bench import brief, goal
+    from bench import brief, gates, goal
 
     return [
         Scenario("floor", "floor", "python3 -c pass", floor_with_site),
@@ -244,4 +244,5 @@ def all_scenarios() -> list[Scenario]:
           for command in ("list", "tree") for count in (100, 2000)],
         Scenario("hints-audit", "CLI", "forge hints audit", hints_audit),
         *brief.scenarios(),
+        *gates.gate_scenarios(),
     ]

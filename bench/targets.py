@@ -38,6 +38,10 @@ BRIEF_LIMIT_MS = 500.0
 # against 100 (20 times the artifacts: a ratio below 20 is better than linear).
 LISTING_LIMIT_MS = (("list-2000", 250.0), ("tree-2000", 250.0))
 LISTING_GROWTH = ("list-2000", "list-100", 20.0)
+# (scenario key, limit in ms as a whole process, why): issue 13's target for a CLI command
+ABSOLUTE_LIMITS = (
+    ("gate-status-10000-unchanged", 300.0, "gate status, 10,000 unchanged files"),
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,15 @@ def evaluate(outcomes: list[Outcome]) -> list[Check]:
         ratio = outcome.median_ms / floor_ms
         checks.append(Check(subject, f"<= {limit}x floor", f"{ratio:.2f}x", ratio <= limit,
                             _margin(ratio, limit, "x")))
+    for key, limit_ms, why in ABSOLUTE_LIMITS:
+        outcome = by_key.get(key)
+        subject = f"{why}: {outcome.scenario.title if outcome else key}"
+        if outcome is None or outcome.status != MEASURED:
+            checks.append(Check(subject, f"< {limit_ms:.0f} ms", _unmeasured(outcome), None))
+            continue
+        checks.append(Check(subject, f"< {limit_ms:.0f} ms", f"{outcome.median_ms:.1f} ms",
+                            outcome.median_ms < limit_ms,
+                            _margin(outcome.median_ms, limit_ms, " ms")))
     big, small, limit = GROWTH
     big_o, small_o = by_key.get(big), by_key.get(small)
     subject = "charging a 2,000-turn ledger vs a 20-turn one"

@@ -24,14 +24,15 @@ LAUNCHED_OK = 97
 # Exit status when the imported forge_runtime is not the one beside this file.
 FOREIGN_RUNTIME = 96
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Resolved, so a plugin whose forge_runtime/ is a symlink is the forge_runtime it links to.
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 def _foreign_runtime() -> str | None:
     """Where the imported forge_runtime lives, when that is not this plugin's copy."""
     import forge_runtime
 
-    found = os.path.dirname(os.path.abspath(forge_runtime.__file__))
+    found = os.path.dirname(os.path.realpath(forge_runtime.__file__))
     return None if found == os.path.join(ROOT, "forge_runtime") else found
 
 

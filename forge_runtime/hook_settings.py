@@ -10,7 +10,7 @@ second copy, and leaves a file it cannot read exactly as it was.
 
 For Codex CLI the same merge writes `.codex/hooks.json` (Codex's project hook file, in
 Claude Code's hooks format): each hook is one command line,
-`<python> -P -m forge_runtime.hooks --host codex <Event>`, for the events that matter there
+`<python> -I -m forge_runtime.hooks --host codex <Event>`, for the events that matter there
 (SessionStart only bootstraps the Claude Code plugin's environment).
 """
 
@@ -63,9 +63,10 @@ def codex_registrations(python: str = sys.executable,
     for event, groups in plugin_registrations(bundle).items():
         if event not in CODEX_EVENTS:
             continue
-        # -P: Codex runs hooks in the project, and `python -m` would put it first on
-        # sys.path, so a `forge_runtime/` the agent wrote there would be what runs
-        command = shlex.join([python, "-P", *HOOK_MODULE_ARGS, "--host", "codex", event])
+        # -I, as for Claude Code: Codex runs hooks in the project, and `python -m` would put
+        # it first on sys.path (a `forge_runtime/` the agent wrote there would be what runs);
+        # isolated mode also ignores the PYTHON* variables an environment could set
+        command = shlex.join([python, ISOLATED, *HOOK_MODULE_ARGS, "--host", "codex", event])
         wired[event] = [{**group, "hooks": [
             {"type": "command", "command": command, "timeout": hook.get("timeout", 30)}
             for hook in group["hooks"]]} for group in groups]

@@ -39,6 +39,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("goal", "sync"): [[]],
     ("goal", "verify"): [[]],
     ("goal", "history"): [[]],
+    ("goal", "verify-gates"): [[]],
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
     ("ledger", "verify"): [["--project", "."]],
@@ -47,10 +48,6 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("brief", "show"): [[]],
     # Refusal paths; the full run: tests/host/test_clarify_runtime.py
     ("clarify",): [["  "], ["x", "--asks", "-1"]],
-    # Project scope only: the user and managed scopes are this machine's real files.
-    ("sandbox", "enable"): [[]],
-    ("sandbox", "status"): [[]],
-    ("sandbox", "disable"): [[]],
     # Artifacts: each list runs in text, then in JSON, in this order, in one project, so
     # each must answer alike twice (their state-by-state behaviour: tests/test_artifacts_*).
     ("route",): [["add a --verbose flag"], [""]],
@@ -74,6 +71,17 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("dispatch",): [["--agents", "2"]],
     ("mcp",): [["--check"]],  # the served protocol: tests/test_mcp_server.py
     ("statusline",): [[], ["--session", "contract-1"]],
+    # in the order the parser lists them: init writes the gates file the others read
+    ("gate", "init"): [[], []],
+    ("gate", "run"): [["no-such-gate"]],
+    ("gate", "status"): [[]],
+    ("gate", "evidence"): [["tests", "--for", "PRD-001"]],
+    # the full council runs against the real host: tests/host/test_council_host.py
+    ("council",): [["Which cache layout?", "--check"], ["Which?", "--record", "missing.json"]],
+    # Project scope only: the user and managed scopes are this machine's real files.
+    ("sandbox", "enable"): [[]],
+    ("sandbox", "status"): [[]],
+    ("sandbox", "disable"): [[]],
 }
 
 

@@ -235,7 +235,7 @@ def test_init_for_codex_installs_skills_under_agents_and_merges_its_hooks(projec
     for event in hook_settings.CODEX_EVENTS:
         commands = [hook["command"] for group in wired["hooks"][event]
                     for hook in group["hooks"] if hook_settings.is_forge_hook(hook)]
-        assert commands == [f"{sys.executable} -P -m forge_runtime.hooks --host codex {event}"]
+        assert commands == [f"{sys.executable} -I -m forge_runtime.hooks --host codex {event}"]
     assert "SessionStart" not in wired["hooks"]
     before = snapshot(project)
     assert forge("init", "--host", "all") == 0  # idempotent; the Claude side changes nothing

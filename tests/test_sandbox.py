@@ -59,9 +59,17 @@ def test_enable_merges_the_layer_and_keeps_every_other_key(project, capsys):
     assert "Edit(/.forge/guard.yaml)" in deny and "Edit(/.git/commondir)" in deny
     assert "Edit(/.claude/settings.local.json)" in deny
     assert "Edit(~/.claude/settings.json)" in deny and "Edit(~/.claude/plugins/**)" in deny
+    assert f"Edit({layer.witness_root()}/**)" in deny
     assert str(project.resolve()) not in path.read_text()
     assert (project / ".git" / "forge-goals").is_dir(), "a bind needs the directory to exist"
     assert payload["_next_action"] == "forge sandbox status"
+
+
+def test_the_witness_is_denied_where_forge_keeps_it(project, monkeypatch, tmp_path):
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    assert layer.witness_root() == "~/.local/state/forge/witness"
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert layer.witness_root() == f"/{tmp_path.resolve()}/state/forge/witness"
 
 
 def test_enable_twice_changes_nothing_and_disable_restores_the_bytes(project, capsys):

@@ -14,8 +14,8 @@ from forge_runtime.result import Result
 
 # Modules under forge_runtime.cli.commands, in the order `forge --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = ("init", "doctor", "hints", "guard", "mode", "goal", "ledger",
-                                   "brief", "clarify", "sandbox", "artifacts", "mcp",
-                                   "statusline", "demo")
+                                   "brief", "clarify", "artifacts", "mcp", "statusline",
+                                   "gate", "council", "sandbox", "demo")
 
 
 HELP_HINT = hints.next_("forge doctor", "check that forge is installed and ready in this project")

@@ -204,6 +204,38 @@ def artifacts_earn_activation(demo: Demo) -> Section:
     ])
 
 
+DEMO_GATES = """\
+gates:
+  docs:
+    command: grep -q forge README.md
+    boundary: [README.md]
+  result:
+    command: test -f done.txt
+    boundary: [done.txt]
+"""
+
+
+def gates_rerun_only_what_changed(demo: Demo) -> Section:
+    """Final gates: receipts bound to the files they cover, so an edit stales only its gate."""
+    (demo.project / ".forge" / "gates.yaml").write_text(DEMO_GATES)
+    ran = demo.forge("gate", "run")
+    with (demo.project / "README.md").open("a") as readme:
+        readme.write("Edited after the gates ran.\n")
+    status = demo.forge("gate", "status", "--json")
+    if ran.exit_code != 0 or status.exit_code != 0:
+        raise DemoFailed(f"forge gate run/status failed: {ran.stdout[-300:]}{status.stdout}")
+    payload = status.json()
+    states = {gate["name"]: gate["state"] for gate in payload["gates"]}
+    if states != {"docs": "stale", "result": "fresh"}:
+        raise DemoFailed(f"after editing README.md the gates were {states}")
+    return Section("Final gates: an edit stales only the gate that covers it", [
+        "`forge gate run` ran both gates of .forge/gates.yaml and sealed a receipt for each",
+        "README.md was edited; `forge gate status` then said: "
+        + ", ".join(f"{name} {state}" for name, state in states.items()),
+        f"and named only that gate: Next: {payload['_next_action']}",
+    ])
+
+
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
     from forge_runtime.hint_audit import json_problems, output_problems
@@ -224,5 +256,4 @@ def hint_contract(demo: Demo) -> Section:
 
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
          budget_stops_native_autonomy, guard_refuses_writes, clarify_freezes_a_brief,
-         artifacts_earn_activation,
-         hint_contract)
+         artifacts_earn_activation, gates_rerun_only_what_changed, hint_contract)

@@ -40,6 +40,8 @@ class Role(record("Role", "name tools description", defaults=("",))):
 
 
 READ_ONLY = ("Read", "Grep", "Glob")
+# A council's five perspectives (forge_runtime/council/), each its own read-only role
+COUNCIL_PERSPECTIVES = ("simplicity", "scale", "pragmatism", "contrarian", "maintainer")
 
 DEFAULT_ROLES: dict[str, Role] = {
     role.name: role
@@ -48,6 +50,11 @@ DEFAULT_ROLES: dict[str, Role] = {
              "turns a request into questions and a brief; reads and asks, never writes"),
         Role("reviewer", READ_ONLY, "reviews a change and reports findings; never edits"),
         Role("advisor", READ_ONLY, "a council advisor: reads and gives an opinion; never edits"),
+        *(Role(f"advisor-{perspective}", READ_ONLY,
+               f"the council's {perspective} advisor: reads and gives an opinion; never edits")
+          for perspective in COUNCIL_PERSPECTIVES),
+        Role("council-chair", READ_ONLY,
+             "the council's chairman: reads the opinions, gives the verdict; never edits"),
     )
 }
 

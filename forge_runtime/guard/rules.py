@@ -117,51 +117,9 @@ def load(rule_file: str, cache_dir: str) -> Rules:
 
 def validate(raw: bytes, rule_file: str) -> dict:
     """Parse and check the rule file; raise ForgeError naming the offending line."""
-    import jsonschema
-    import yaml
+    from forge_runtime.yamlcheck import checked
 
-    try:
-        text = raw.decode("utf-8")
-        document = yaml.safe_load(text)
-    except UnicodeDecodeError as exc:
-        raise _invalid(rule_file, None, f"is not UTF-8 ({exc.reason})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise _invalid(rule_file, line, f"is not valid YAML ({getattr(exc, 'problem', exc)})") \
-            from None
-    document = {} if document is None else document
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(SCHEMA).iter_errors(document))
-    if error is not None:
-        path = list(error.absolute_path)
-        if "propertyNames" in error.absolute_schema_path:  # the bad key is the instance
-            path.append(error.instance)
-        where = "/".join(str(part) for part in path) or "top level"
-        line = _line_of(text, path)
-        raise _invalid(rule_file, line, f"at {where}: {error.message}")
-    return document
-
-
-def _line_of(text: str, path: list) -> int | None:
-    """The 1-based line of the YAML node at `path` (the deepest one that exists)."""
-    import yaml
-
-    node = yaml.compose(text)
-    line = node.start_mark.line + 1 if node is not None else None
-    for part in path:
-        if isinstance(node, yaml.MappingNode):
-            match = next(((k, v) for k, v in node.value if k.value == str(part)), None)
-            if match is None:
-                break
-            line, node = match[0].start_mark.line + 1, match[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
-                and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
+    return checked(raw, SCHEMA, lambda line, problem: _invalid(rule_file, line, problem), {})
 
 
 def _invalid(rule_file: str, line: int | None, problem: str) -> ForgeError:

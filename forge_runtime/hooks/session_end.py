@@ -20,4 +20,7 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.goal.events import on_session_end
 
     on_session_end(event)
+    from forge_runtime.gates.goal import note_if_met
+
+    note_if_met(event)
     return None

@@ -32,7 +32,10 @@ def handle(event: dict) -> dict | None:
         return None
     from forge_runtime.goal.events import on_stop
 
-    return on_stop(event)
+    reply = on_stop(event)
+    from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
+
+    return after_stop(event, reply)
 
 
 def on_failure(problem: str) -> dict | None:

@@ -16,6 +16,9 @@ def handle(event: dict) -> dict | None:
     if not event["prompt"].lstrip().startswith("/goal") and \
             not sessions.event_involvement(event):
         return None
+    from forge_runtime.gates.goal import note_if_met
     from forge_runtime.goal.events import on_prompt
 
-    return on_prompt(event)
+    reply = on_prompt(event)
+    note_if_met(event)
+    return reply

@@ -7,11 +7,12 @@ Added (merged; every other key stays as it was):
 - `permissions.deny` rules `Edit(<path>)` (`_spell` says how a path is written) for the
   goal ledger, forge's guard directory (modes, rule cache), `.forge/guard.yaml`, the git
   `commondir` file (and a linked work tree's `.git` file) that would relocate both, the
-  witness root, the host files that can switch forge off (project and user
-  `settings.json` / `settings.local.json`, the plugins directory that holds forge's code,
-  its data and its hook interpreter) and this record. With the sandbox on, each is a
-  read-only bind for every Bash command (a path that does not exist yet included); without
-  it, the rules still deny the Write and Edit tools in every permission mode;
+  goal witness (`~/.local/state/forge/witness`), the plugins directory that holds forge's
+  code, its data and its hook interpreter, the host files that can switch forge off
+  (project and user `settings.json` / `settings.local.json`) and this record. With the
+  sandbox on, each is a read-only bind for every Bash command (a path that does not exist
+  yet included); without it, the rules still deny the Write and Edit tools in every
+  permission mode;
 - in the managed scope also `disableAllHooks: false`, which no other scope can override.
 
 Beside the settings file, `<name>.forge-record` keeps the file's bytes from before the first
@@ -40,13 +41,18 @@ RECORD_SUFFIX = ".forge-record"
 
 
 def witness_root() -> str:
-    """Where forge keeps goal witnesses outside the work tree, as a deny-rule path.
+    """The goal witness directory (`forge_runtime.goal.witness`), as a deny-rule path:
+    `~/...` under the home directory, else absolute."""
+    from forge_runtime.goal import witness
 
-    The witness lives under the plugin's data directory (issue 10); until that module can be
-    asked, the whole plugins directory is denied, which also holds forge's code and the
-    interpreter its hooks run with.
-    """
-    return "~/.claude/plugins"
+    root, home = os.path.realpath(witness.witness_root()), os.path.realpath(scopes.home())
+    if root.startswith(home + os.sep):
+        return "~/" + os.path.relpath(root, home)
+    return "/" + root
+
+
+# forge's code, its data and the interpreter its hooks run with (the plugin install).
+PLUGINS_RULE = "Edit(~/.claude/plugins/**)"
 
 
 def record_path(settings: Path) -> Path:
@@ -93,8 +99,8 @@ def rule_forms(project: Project) -> list[frozenset[str]]:
     """Each rule forge needs in force, as the spellings that state it (either will do)."""
     forms = [frozenset({_spell(project, path, tree, True), _spell(project, path, tree, False)})
              for path, tree in _targets(project)]
-    return [*forms, frozenset({f"Edit({witness_root()}/**)"}),
-            *(frozenset({rule}) for rule in HOME_RULES)]
+    return [*forms, *(frozenset({rule}) for rule in
+                      (f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES))]
 
 
 def ledger_rules(project: Project) -> frozenset[str]:
@@ -106,7 +112,7 @@ def deny_rules(project: Project, settings: Path, scope: str) -> list[str]:
     """Every `Edit(...)` rule forge adds for `project` when writing `settings` in `scope`."""
     relative = scope == scopes.PROJECT
     spelled = [_spell(project, path, tree, relative) for path, tree in _targets(project)]
-    return [*spelled, f"Edit({witness_root()}/**)", *HOME_RULES,
+    return [*spelled, f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES,
             _spell(project, record_path(settings), False, relative)]
 
 

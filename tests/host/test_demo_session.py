@@ -52,6 +52,8 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     earned = "\n".join(report["sections"][6]["lines"])
     assert titles[6] == "A PRD earns its activation with evidence"
     assert "Error: PRD-001 has R_eff 0" in earned and "active, R_eff 1.00" in earned
+    gates = "\n".join(report["sections"][7]["lines"])
+    assert "docs stale, result fresh" in gates and "Next: forge gate run docs" in gates
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()

@@ -22,7 +22,9 @@ def register(subparsers, common) -> None:
             ("status", status, "the goal, its budget and next step"),
             ("sync", sync, "bring state.md's goal fields up to the ledger"),
             ("verify", verify, "check every record of every goal"),
-            ("history", history, "a timeline of the goal, one line per event")):
+            ("history", history, "a timeline of the goal, one line per event"),
+            ("verify-gates", verify_gates, "refuse unless every final gate is fresh and "
+                                           "passing")):
         action = actions.add_parser(name, parents=[common], help=text, description=text)
         action.add_argument("--nonce", help="the goal to show (default: state.md's)")
         action.set_defaults(handler=handler)
@@ -107,7 +109,39 @@ def status(args) -> Result:
         lines.append(f"state.md    {seen.state_turn_count} turns (behind the ledger)")
         return Result(hints.next_(f"forge goal sync --nonce {nonce}", "catch state.md up"),
                       lines, data)
-    return Result(_way_on(seen.goal), lines, data)
+    way_on = _way_on(seen.goal)
+    from forge_runtime.gates import config
+
+    if config.defined(project):
+        from forge_runtime.gates.goal import status_of
+
+        gates_line, gates_hint = status_of(project, seen.goal)
+        lines.append(f"gates       {gates_line}")
+        data["gates"] = gates_line
+        way_on = gates_hint or way_on
+    return Result(way_on, lines, data)
+
+
+def verify_gates(args) -> Result:
+    from forge_runtime.gates.goal import verify
+    from forge_runtime.goal import status as core
+    from forge_runtime.goal.ledger import COMPLETE, Ledger
+
+    project = _project()
+    nonce = core.chosen_nonce(project, args.nonce)
+    if nonce is None:
+        return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
+    goal = Ledger(project.ledger_root, nonce).verified()
+    record, states = verify(project, goal)
+    lines = [f"{s.gate.name}  fresh  passed {s.receipt['finished_at']}" for s in states]
+    data = {"goal": goal, "gates": [s.as_json() for s in states],
+            "verified_at": record.get("verified_at")}
+    if goal["status"] == COMPLETE:
+        return Result(hints.done(f"goal {nonce} met and verified: every final gate fresh and "
+                                 "passing"), lines, data)
+    return Result(hints.wait("the host's evaluator judges the goal met",
+                             f"every final gate of goal {nonce} is fresh and passing now",
+                             or_=[f"forge goal status --nonce {nonce}"]), lines, data)
 
 
 def sync(args) -> Result:

@@ -51,7 +51,10 @@ def _reexec_with_sdk() -> None:
         raise ForgeError(f"forge could not install the MCP SDK into {boot.env}: {exc}",
                          pip) from None
     python = str(bootstrap.env_python(boot.env))
-    os.execv(python, [python, "-m", "forge_runtime", "mcp", *sys.argv[2:]])
+    from forge_runtime import entry
+
+    rest = sys.argv[sys.argv.index("mcp") + 1:] if "mcp" in sys.argv else []
+    os.execv(python, [python, "-I", entry.__file__, "cli", "mcp", *rest])
 
 
 def run(args) -> Result:

@@ -1,0 +1,15 @@
+"""Final gates: the checks a goal must pass, each receipt bound to the files it covers.
+
+`.forge/gates.yaml` names each gate's command and the globs of its candidate boundary. A run
+writes a receipt holding the boundary's content hash; a receipt is stale exactly when that
+hash or the gate's definition changed, so after an edit only the affected gates re-run.
+
+    config     .forge/gates.yaml: schema, line-precise errors, a cache of the validated form
+    boundary   which files a gate covers, and their hash through a stat cache
+    receipts   the receipt of a gate's last run, and its log
+    runner     `forge gate run`: run, stream to a log, write receipts
+    status     fresh / stale / failing / never run, and the one hint that follows
+    evidence   a fresh passing receipt as evidence for an artifact
+    goal       what a running goal's Stop hook and `forge goal` say about the gates
+    files      the small JSON files all of them keep under `.forge/local/gates/`
+"""

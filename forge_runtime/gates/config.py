@@ -1,0 +1,142 @@
+"""`.forge/gates.yaml`: the final gates of a project.
+
+    gates:
+      unit-tests:
+        command: pytest -q
+        boundary: ["src/**", "tests/**", pyproject.toml]
+        timeout: 600          # seconds, optional
+      lint:
+        command: ruff check .
+        boundary: ["**/*.py", pyproject.toml]
+
+Globs are relative to the project root with `/` as separator: `*` and `?` stay inside one
+path segment, `**` spans any number of them, and a pattern naming a directory covers
+everything under it.
+
+Validating costs the yaml and jsonschema imports (tens of milliseconds), which a goal's Stop
+hook should not pay on every turn, so the validated form is cached in `.forge/local/gates/`
+keyed by the file's sha256: reading it back costs one small JSON file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections import namedtuple
+from pathlib import Path
+
+from forge_runtime.errors import EXIT_USAGE, ForgeError
+
+GATES_FILE = "gates.yaml"
+INVALID = "FORGE_GATES_INVALID"
+MISSING = "FORGE_GATES_MISSING"
+CACHE_NAME = "config-cache.json"
+NAME_PATTERN = "^[a-z0-9][a-z0-9._-]{0,63}$"
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["gates"],
+    "properties": {
+        "gates": {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"pattern": NAME_PATTERN},
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["command", "boundary"],
+                "properties": {
+                    "command": {"type": "string", "minLength": 1},
+                    "boundary": {"type": "array", "minItems": 1,
+                                 "items": {"type": "string", "minLength": 1,
+                                           "not": {"pattern": r"(^|/)\.\.(/|$)"}}},
+                    "timeout": {"type": "number", "exclusiveMinimum": 0},
+                    "description": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+
+
+class Gate(namedtuple("Gate", "name command boundary timeout")):
+    """One final gate as the project defines it."""
+
+    __slots__ = ()
+
+    @property
+    def definition_digest(self) -> str:
+        """What a receipt must have been made under: a changed command, boundary or timeout
+        makes every older receipt of this gate stale."""
+        body = json.dumps({"command": self.command, "boundary": list(self.boundary),
+                           "timeout": self.timeout}, sort_keys=True)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def gates_path(project) -> Path:
+    return project.forge_dir / GATES_FILE
+
+
+def cache_dir(project) -> Path:
+    return project.local_dir / "gates"
+
+
+def defined(project) -> bool:
+    """True when the project has a gates file: one stat, for the hooks' hot path."""
+    return os.path.lexists(gates_path(project))
+
+
+def load(project) -> list[Gate]:
+    """The project's gates, in file order; ForgeError naming the line of a broken file."""
+    path = gates_path(project)
+    shown = f"{project.forge_dir.name}/{GATES_FILE}"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ForgeError(f"{MISSING}: this project has no {shown}",
+                         "forge gate init", exit_code=EXIT_USAGE,
+                         rationale="writes an example gates file to edit") from None
+    except OSError as exc:
+        raise _invalid(shown, None, f"cannot be read ({exc.strerror})") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    document = _read_cache(cache_dir(project), digest)
+    if document is None:
+        document = validate(raw, shown)
+        _write_cache(cache_dir(project), digest, document)
+    return [Gate(name, spec["command"], tuple(spec["boundary"]), spec.get("timeout"))
+            for name, spec in document["gates"].items()]
+
+
+def validate(raw: bytes, shown: str) -> dict:
+    """Parse and check a gates file; raise ForgeError naming the offending line."""
+    from forge_runtime.yamlcheck import checked
+
+    return checked(raw, SCHEMA, lambda line, problem: _invalid(shown, line, problem))
+
+
+def _invalid(shown: str, line: int | None, problem: str) -> ForgeError:
+    where = f"{shown}:{line}" if line else shown
+    return ForgeError(f"{INVALID}: gates file {where} {problem}", "forge gate status",
+                      exit_code=EXIT_USAGE, rationale=f"correct {where}, then run this to check it")
+
+
+def _read_cache(directory: Path, digest: str) -> dict | None:
+    try:
+        with open(directory / CACHE_NAME, encoding="utf-8") as handle:
+            cache = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if isinstance(cache, dict) and cache.get("sha256") == digest \
+            and isinstance(cache.get("document"), dict):
+        return cache["document"]
+    return None
+
+
+def _write_cache(directory: Path, digest: str, document: dict) -> None:
+    """Best effort: a cache that cannot be written only costs the next call a validation."""
+    from forge_runtime.gates.files import write_json
+
+    with contextlib.suppress(OSError):
+        write_json(directory / CACHE_NAME, {"sha256": digest, "document": document})

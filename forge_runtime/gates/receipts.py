@@ -1,0 +1,77 @@
+"""The receipt of a gate's last run: what ran, how it ended, and what it covered.
+
+    .forge/local/gates/receipts/<gate>.json   one receipt per gate, replaced by each run
+    .forge/local/gates/<gate>.log             the output of that run, as it streamed
+
+Receipts live in the work tree's git-ignored local area (each work tree judges its own
+files), where an agent's tools can write. So each one is sealed with an HMAC whose key
+lives beside the goal ledger (`<ledger root>/gates/receipt.key`, a path the guard keeps the
+agent's tools out of): a receipt written by hand, or copied from another gate, reads as no
+receipt at all. Like the ledger's chain this makes forgery deliberate, not impossible: a
+process that reads the key can seal anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from pathlib import Path
+
+from forge_runtime.gates.config import cache_dir
+from forge_runtime.gates.files import read_json, write_json
+
+KEY_NAME = "receipt.key"
+
+
+def receipt_path(project, name: str) -> Path:
+    return cache_dir(project) / "receipts" / f"{name}.json"
+
+
+def log_path(project, name: str) -> Path:
+    return cache_dir(project) / f"{name}.log"
+
+
+def shown(project, path: Path) -> str:
+    """A path as the person sees it: relative to the project root."""
+    return path.relative_to(project.root).as_posix()
+
+
+def _key(project, create: bool) -> bytes | None:
+    path = project.ledger_root / "gates" / KEY_NAME
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        if not create:
+            return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:  # exclusive: two first runs at once agree on one key
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(secrets.token_bytes(32))
+    return path.read_bytes()
+
+
+def _seal(key: bytes, receipt: dict) -> str:
+    body = json.dumps({k: v for k, v in receipt.items() if k != "seal"}, sort_keys=True)
+    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def read(project, name: str) -> dict | None:
+    """The gate's receipt; None when there is none or it is not one forge sealed."""
+    receipt = read_json(receipt_path(project, name))
+    if not isinstance(receipt, dict) or receipt.get("gate") != name:
+        return None
+    key = _key(project, create=False)
+    if key is None or not hmac.compare_digest(str(receipt.get("seal")), _seal(key, receipt)):
+        return None
+    return receipt
+
+
+def write(project, receipt: dict) -> None:
+    sealed = {**receipt, "seal": _seal(_key(project, create=True), receipt)}
+    write_json(receipt_path(project, receipt["gate"]), sealed)

@@ -1,0 +1,191 @@
+"""The final gates of a running goal: the Stop hook tells the model when they change, and a
+goal met while a gate is stale or failing is met but unverified."""
+
+from __future__ import annotations
+
+import pytest
+from goal_support import Session, make_project
+from test_gates import age, forge, forge_json, write
+
+from forge_runtime.goal import transcript
+from forge_runtime.hooks import session_end, stop
+
+OBJECTIVE = "the parser passes its tests"
+GATES = """\
+gates:
+  unit-tests:
+    command: echo tests
+    boundary: ["src/**"]
+  docs:
+    command: echo docs
+    boundary: ["docs/**"]
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
+    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
+    project = make_project(tmp_path)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
+    monkeypatch.setenv("NO_COLOR", "1")
+    write(project.root, "src/parser.py", "parse = None\n")
+    write(project.root, "docs/index.md", "# parser\n")
+    write(project.root, ".forge/gates.yaml", GATES)
+    age(project.root)
+    return project
+
+
+def turn(session: Session) -> dict | None:
+    """One model turn, answered by forge's real Stop hook entry point."""
+    session._append({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": "working"}]}})
+    return stop.handle(session.event("Stop", stop_hook_active=True))
+
+
+def context(reply: dict | None) -> str:
+    """What the model's next request carries (and the person sees)."""
+    assert reply is not None and "continue" not in reply
+    text = reply["hookSpecificOutput"]["additionalContext"]
+    assert reply["systemMessage"] == text
+    return text
+
+
+def told_the_person(reply: dict | None) -> str:
+    """A notice for the person alone: the host would answer model context with a turn."""
+    assert reply is not None and "hookSpecificOutput" not in reply
+    return reply["systemMessage"]
+
+
+def running_goal(project) -> Session:
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    return session
+
+
+def test_the_model_is_told_which_gates_are_stale_only_when_that_changes(project):
+    session = running_goal(project)
+    first = context(turn(session))  # nothing has run yet
+    assert "FORGE_GATES_NOT_FRESH" in first and "unit-tests never-run, docs never-run" in first
+    assert first.endswith("Next: forge gate run unit-tests docs\n"
+                          "  only these gates' receipts are out of date")
+    assert turn(session) is None  # unchanged: said once
+    assert forge("gate", "run")[0] == 0
+    fresh = told_the_person(turn(session))
+    assert "FORGE_GATES_FRESH" in fresh and "Next: forge goal verify-gates" in fresh
+    assert turn(session) is None
+    write(project.root, "src/parser.py", "parse = 'better'\n")
+    stale = context(turn(session))
+    assert "unit-tests stale" in stale and "docs" not in stale.split("Next:")[0]
+    assert "Next: forge gate run unit-tests\n" in stale
+
+
+def test_a_goal_whose_gates_are_fresh_from_the_start_hears_nothing(project):
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    assert turn(session) is None
+    assert turn(session) is None
+
+
+def test_a_project_without_gates_gets_the_stop_reply_it_always_had(project):
+    (project.root / ".forge/gates.yaml").unlink()
+    session = running_goal(project)
+    assert turn(session) is None
+
+
+def test_a_broken_gates_file_is_told_to_the_model_and_stops_nothing(project):
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    assert turn(session) is None
+    write(project.root, ".forge/gates.yaml", "gates: [\n")
+    text = context(turn(session))
+    assert "FORGE_GATES_INVALID" in text and text.endswith(
+        "Fix: forge gate status\n  correct .forge/gates.yaml:2, then run this to check it")
+
+
+def test_the_stuck_warning_points_first_at_the_stale_gate(project):
+    session = running_goal(project)
+    turn(session)  # told: never run
+    replies = [turn(session) for _ in range(5)]
+    stuck = context(replies[-1])
+    assert stuck.startswith("FORGE_GOAL_STUCK_WARNING")
+    assert "FORGE_GATES_NOT_FRESH" in stuck
+    assert stuck.endswith("Next: forge gate run unit-tests docs\n"
+                          "  only these gates' receipts are out of date\n"
+                          "Or: forge goal status")
+
+
+def met(project, session: Session) -> None:
+    turn(session)
+    session.verdict(met=True, condition=OBJECTIVE)
+    assert session_end.handle(session.event("SessionEnd", reason="other")) is None
+
+
+def test_a_goal_met_with_a_stale_gate_is_met_but_unverified(project):
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    write(project.root, "docs/index.md", "# parser, edited\n")
+    met(project, session)
+
+    code, text = forge("goal", "status")
+    assert code == 0
+    assert "status      complete" in text
+    assert "gates       met but unverified: docs stale" in text
+    assert text.endswith("Next: forge gate run docs\n  only these gates' receipts are out "
+                         "of date\n")
+    code, text = forge("goal", "verify-gates")
+    assert code == 2
+    assert "Error: FORGE_GOAL_UNVERIFIED: goal" in text and "docs stale" in text
+    assert "Fix: forge gate run docs" in text
+
+    assert forge("gate", "run", "docs")[0] == 0
+    _, payload = forge_json("goal", "status")
+    assert payload["_next_action"] == "forge goal verify-gates"
+    code, text = forge("goal", "verify-gates")
+    assert code == 0 and "met and verified" in text and text.rstrip().splitlines()[-2] == "Done."
+    code, text = forge("goal", "status")
+    assert "gates       verified at" in text and text.rstrip().endswith("reopens it")
+
+
+def test_a_goal_met_with_a_failing_gate_is_unverified_too(project):
+    write(project.root, ".forge/gates.yaml", GATES.replace("echo docs", "exit 1"))
+    forge("gate", "run")
+    session = running_goal(project)
+    met(project, session)
+    code, text = forge("goal", "status")
+    assert "met but unverified: docs failing" in text
+    assert forge("goal", "verify-gates")[0] == 2
+
+
+def test_a_goal_met_with_every_gate_fresh_is_verified_when_met(project):
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    met(project, session)
+    write(project.root, "src/parser.py", "later = True\n")  # an edit after the goal was met
+    code, text = forge("goal", "status")
+    assert "gates       verified at" in text
+
+
+def test_verify_gates_on_a_running_goal_waits_for_the_evaluator(project):
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    turn(session)
+    code, payload = forge_json("goal", "verify-gates")
+    assert code == 0 and payload["_hint"]["marker"] == "Wait"
+    write(project.root, "src/parser.py", "x = 2\n")
+    code, payload = forge_json("goal", "status")
+    assert payload["_next_action"] == "forge gate run unit-tests"
+
+
+def test_the_next_prompt_records_a_verdict_the_last_stop_could_not_see(project):
+    from forge_runtime.hooks import user_prompt_submit
+
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    write(project.root, "docs/index.md", "# stale now\n")
+    turn(session)
+    session.verdict(met=True, condition=OBJECTIVE)
+    user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="thanks"))
+    assert forge("gate", "run", "docs")[0] == 0  # the person works on after the goal
+    code, text = forge("goal", "status")
+    assert "met but unverified" in text  # judged on the tree as it was when it was met
