@@ -223,3 +223,17 @@ def test_the_guard_refuses_to_leave_the_sandbox_in_a_session_with_a_goal_or_role
     hint = decide(_sandbox_escape(project, with_goal))
     assert "dangerouslyDisableSandbox is refused" in hint.error
     assert hint.text == "forge sandbox status"
+
+
+def test_status_reports_codex_own_sandbox_for_a_project_wired_for_codex(project, capsys):
+    code, payload = run(capsys, "sandbox", "status")
+    assert payload["codex"] is None  # no .codex/: Claude Code's layer only
+    (project / ".codex").mkdir()
+    code, payload = run(capsys, "sandbox", "status")
+    assert payload["codex"]["ledger_kernel_protected"] is True  # workspace-write by default
+    (project / ".codex" / "config.toml").write_text('sandbox_mode = "danger-full-access"\n')
+    code, payload = run(capsys, "sandbox", "status")
+    assert payload["codex"]["sandbox_mode"] == "danger-full-access"
+    assert payload["codex"]["ledger_kernel_protected"] is False
+    main(["sandbox", "status"])
+    assert "codex: sandbox_mode danger-full-access" in capsys.readouterr().out

@@ -63,7 +63,18 @@ def run_disable(args) -> Result:
                                              "scope": args.scope}, EXIT_OK)
 
 
-def status_lines(posture, project, tools, host: dict | None) -> list[str]:
+def codex_posture(project) -> dict | None:
+    """Codex's own sandbox, for a project that forge wired for Codex (`.codex/` exists):
+    there the kernel layer is Codex's, not Claude Code's."""
+    if not (project.root / ".codex").is_dir():
+        return None
+    from forge_runtime.hosts.codex import codex_sandbox_posture
+
+    return codex_sandbox_posture(project.root)
+
+
+def status_lines(posture, project, tools, host: dict | None,
+                 codex: dict | None = None) -> list[str]:
     """The posture as lines, one per thing a person checks."""
     from forge_runtime.sandbox import layer
     from forge_runtime.sandbox.posture import KEYS
@@ -86,6 +97,10 @@ def status_lines(posture, project, tools, host: dict | None) -> list[str]:
         lines.append("host (claude sandbox status): " + ", ".join(
             f"{key}={host[key]}" for key in ("enabled", "enabledSource", "strictMode", "error")
             if key in host))
+    if codex is not None:
+        protected = "yes" if codex["ledger_kernel_protected"] else "no"
+        lines.append(f"codex: sandbox_mode {codex['sandbox_mode']} ({codex['source']}); "
+                     f"ledger kernel-protected: {protected}; {codex['detail']}")
     return lines
 
 
@@ -97,11 +112,12 @@ def run_status(args) -> Result:
     state = posture.read(project)
     host = posture.host_status(project)
     found = posture.gaps(state, project, found_tools)
-    data = {"protected": posture.ledger_protected(project),
+    codex = codex_posture(project)
+    data = {"codex": codex, "protected": posture.ledger_protected(project),
             "effective": {key: value for key, (value, _) in state.effective.items()},
             "env_overrides": [{"file": str(p), "name": n, "value": v} for p, n, v in state.env],
             "tools": found_tools.describe(), "host": host,
             "gaps": [{"rank": gap.rank, "message": gap.message, "fix": gap.fix}
                      for gap in found]}
-    return Result(posture.final_hint(found), status_lines(state, project, found_tools, host),
+    return Result(posture.final_hint(found), status_lines(state, project, found_tools, host, codex),
                   data, EXIT_USAGE if found else EXIT_OK)
