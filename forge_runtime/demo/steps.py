@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 
 from forge_runtime import hints
@@ -242,7 +243,7 @@ def hint_contract(demo: Demo) -> Section:
 
     checked = []
     for run in demo.forge_runs:
-        shown = f"forge {' '.join(run.args)}"
+        shown = "forge " + shlex.join(run.args)  # one line, as a person would type it
         as_json = "--json" in run.args
         problems = (json_problems(run.stdout, run.stderr) if as_json
                     else output_problems(run.stdout + run.stderr))
