@@ -22,15 +22,17 @@ import pytest
 pytestmark = pytest.mark.host
 
 RECORD = ".git/forge-goals/n1/records/00000001.json"
-PYTHON_WRITE = ("python3 -c \"import pathlib; pathlib.Path('.git', 'forge-' + 'goals', 'n1', "
-                "'records', '00000001.json').write_text('{}')\"")
+# Each write below is one forge's shell analysis cannot see (paths assembled at run time).
+PYTHON_WRITE = ("python3 -c \"import pathlib; pathlib.Path(chr(46) + 'git', 'forge-' + 'goals', "
+                "'n1', 'records', '00000001.json').write_text('{}')\"")
 SCRIPT_DELETE = ("printf 'import shutil\\nshutil.rmtree(\".git/forge-\" \"goals\")\\n' > t.py "
                  "&& python3 t.py")
-PERL_UNLINK = "perl -e 'unlink glob(\".git/forge-go*/n1/records/*\")'"
-ESCAPE = "python3 -c \"open('.git/forge-' + 'goals/escaped', 'w').write('x')\""
-RELOCATE = "echo /tmp/elsewhere > .git/commondir"
+PERL_UNLINK = "perl -e 'unlink glob(chr(46).\"git/forge-go*/n1/records/*\")'"
+ESCAPE = "python3 -c \"open(chr(46) + 'git/forge-' + 'goals/escaped', 'w').write('x')\""
+RELOCATE = ("echo /tmp/elsewhere | python3 -c \"import sys; "
+            "open(chr(46) + 'git/commondir', 'w').write(sys.stdin.read())\"")
 # A denied path that does not exist yet is protected too (measured: EACCES on creation).
-PYTHON_RELOCATE = "python3 -c \"open('.git/' + 'commondir', 'w').write('/tmp')\""
+PYTHON_RELOCATE = "python3 -c \"open(chr(46) + 'git/' + 'commondir', 'w').write('/tmp')\""
 ENTER_MODE = "forge mode enter clarifier"
 UNHOOK = "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json"
 SCRIPT = {"rules": [
@@ -111,9 +113,10 @@ def test_the_sandbox_keeps_obfuscated_writes_off_the_ledger_and_forge_hooked(
     results = results_of(session)
     for command in (PYTHON_WRITE, SCRIPT_DELETE, ESCAPE):
         assert "Read-only file system" in results[command], results[command]
-    assert "Permission denied: '.git/commondir'" in results[PYTHON_RELOCATE]
-    for command in (UNHOOK, RELOCATE):  # the deny rule, matched on the command's target
-        assert "has been denied" in results[command], results[command]
+    for command in (PYTHON_RELOCATE, RELOCATE):
+        assert "Permission denied: '.git/commondir'" in results[command], results[command]
+    # the deny rule, matched on the command's target
+    assert "has been denied" in results[UNHOOK], results[UNHOOK]
     # forge's own command meets its own kernel layer: a clear refusal, never a traceback.
     assert "Error: cannot write forge's guard directory" in results[ENTER_MODE]
     assert "Fix: forge mode enter clarifier --session " in results[ENTER_MODE]
