@@ -137,7 +137,7 @@ def test_a_hung_session_is_killed_at_the_timeout_with_everything_it_started(
     host = claude_host({"rules": [{"reply": {"tool_calls": [{"name": "Bash", "input": {
         "command": f"echo started > {{cwd}}/started.txt; exec -a {marker} sleep 300"}}]}}]},
         isolate_network=isolate_network)
-    session = host.run("hang", cwd=project, args=["--allowedTools", "Bash"], timeout=3)
+    session = host.run("hang", cwd=project, args=["--allowedTools", "Bash"], timeout=8)
 
     assert session.timed_out
     assert session.exit_code is None
