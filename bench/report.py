@@ -162,7 +162,7 @@ def _text_pass(run: Pass) -> list[str]:
 
     out = [_pass_heading(run), "", line(HEADER), "  ".join("-" * w for w in widths)]
     out += [line(row) for row in rows]
-    out += ["", "Targets (issue 6):"]
+    out += ["", "Targets (issues 6 and 14):"]
     out += [f"  [{_verdict(c)}] {c.subject}: {c.measured} (limit {c.limit})"
             + (f", {c.margin}" if c.margin else "") for c in run.checks]
     return out
@@ -246,7 +246,7 @@ def _md_pass(run: Pass) -> list[str]:
         row = _row(run, outcome)
         cells = [*row, *[""] * (len(HEADER) - len(row))]
         out.append("| " + " | ".join(_md_cell(cell) for cell in cells) + " |")
-    out += ["", "Targets (issue 6):", "", "| Target | Limit | Measured | Verdict |",
+    out += ["", "Targets (issues 6 and 14):", "", "| Target | Limit | Measured | Verdict |",
             "|---|---|---|---|"]
     out += [f"| {_md_cell(c.subject)} | {c.limit} | {_md_cell(c.measured)} | "
             f"{_verdict(c)}{(', ' + c.margin) if c.margin else ''} |" for c in run.checks]

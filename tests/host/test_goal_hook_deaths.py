@@ -83,7 +83,10 @@ def test_stop_hooks_killed_on_random_turns_still_end_the_session_at_its_ceiling(
              "assistant" and (entry.get("message") or {}).get("stop_reason") == "end_turn"]
     assert len(turns) == worked
     assert [record["turn"] for record in records if record["kind"] == "charge"] == turns[:20]
-    assert records[-1]["kind"] == "exhaust" and records[-1].get("owed", []) == turns[20:]
+    # the turn past the ceiling is owed, unless its own entry had not landed in the transcript
+    # when its Stop (the last to run) read it: the "give or take that one turn"
+    assert records[-1]["kind"] == "exhaust"
+    assert records[-1].get("owed", []) in (turns[20:], [])
     late = [record["turn"] for record in records if record.get("late")]
     hung = [turn for turn, action in zip(turns, plan[:worked], strict=True) if action == "hang"]
     assert set(hung) <= set(late)  # a hook that never ran charged nothing itself
