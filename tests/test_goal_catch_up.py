@@ -331,3 +331,31 @@ def test_any_interleaving_of_missed_repeated_and_concurrent_stops_charges_each_t
             assert _goal(project)["turn_count"] == len(worked)
 
     check()
+
+
+def test_a_stop_that_died_before_the_exhaustion_is_finished_by_the_next_with_its_counts(
+        project, monkeypatch):
+    from forge_runtime.goal import charging
+
+    session = _started(project, turns=18)
+    session.work()  # turn 19: its Stop hook dies
+    real_exhaust = charging._exhaust
+
+    def dies(*args, **kwargs):
+        raise KeyboardInterrupt("killed between the 20th charge and the exhaustion")
+
+    monkeypatch.setattr(charging, "_exhaust", dies)
+    with pytest.raises(KeyboardInterrupt):
+        session.turn()  # turn 20 charges 19 (late) and 20, then dies
+    ledger = Ledger(project.ledger_root, _goal(project)["nonce"])
+    assert ledger.verified()["turn_count"] == 20 and ledger.verified()["status"] == "active"
+    monkeypatch.setattr(charging, "_exhaust", real_exhaust)
+
+    reply = session.turn()  # turn 21: past the ceiling
+    assert reply["continue"] is False
+    head = reply["stopReason"].splitlines()
+    exhausted = next(line for line in head if line.startswith("FORGE_GOAL_BUDGET_EXHAUSTED"))
+    assert "1 of this tranche's turns were charged late" in exhausted
+    assert "1 more ran past the ceiling" in exhausted
+    last = ledger.history()[-1]
+    assert last["kind"] == "exhaust" and len(last["owed"]) == 1 and last["late_turns"] == 1

@@ -111,11 +111,14 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
     goal = head.goal
     if goal["status"] in (COMPLETE, CANCELLED):
         return Charge(ENDED, goal)
+    due = list(dict.fromkeys(turn for turn in turns if not ledger.turn_charged(turn, head)))
     if goal["status"] == ACTIVE and goal["turn_count"] >= goal["turn_ceiling"]:
-        head = _exhaust(ledger, head, progress, session, [])  # a crash cut it short
+        # a Stop died between the last charge and the exhaustion: finish it now, with the
+        # tranche's late count and owing what this event brought, as at the ceiling
+        head = _exhaust(ledger, head, progress, session, due)
+        return Charge(REFUSED, head.goal, 0, head.record.get("late_turns", 0), False, len(due))
     if head.goal["status"] == EXHAUSTED:
         return Charge(REFUSED, head.goal)
-    due = list(dict.fromkeys(turn for turn in turns if not ledger.turn_charged(turn, head)))
     if not due:
         return Charge(REPEATED, goal)
     room = goal["turn_ceiling"] - goal["turn_count"]
