@@ -18,9 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import time
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +31,8 @@ from forge_runtime.hostkit.runner import (
     HookCall,
     _hook_calls,
     _json_lines,
-    _short_tmp,
     kill_tree,
+    prepare_isolation,
     write_python_shim,
 )
 from forge_runtime.hostkit.script import Script
@@ -85,15 +83,7 @@ class CodexHost:
             path.mkdir(parents=True, exist_ok=True)
         self.timeout = timeout
         self.codex_bin = Path(codex_bin) if codex_bin else find_codex()
-        can_isolate, reason = netns.available() if isolate_network else (False, "not asked")
-        self.isolated = can_isolate
-        self.isolation = reason if can_isolate else f"none ({reason})"
-        self._socket_dir: Path | None = None
-        unix_path = None
-        if can_isolate:
-            self._socket_dir = Path(tempfile.mkdtemp(prefix="fhx-", dir=_short_tmp()))
-            weakref.finalize(self, shutil.rmtree, self._socket_dir, ignore_errors=True)
-            unix_path = self._socket_dir / "model.sock"
+        unix_path = prepare_isolation(self, isolate_network, "fhx-")
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
                                   unix_path=unix_path)
         self.python_shim = write_python_shim(self.workdir)

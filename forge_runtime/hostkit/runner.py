@@ -170,17 +170,7 @@ class Host:
         self.env = dict(env or {})
         self.timeout = timeout
         self.claude_bin = Path(claude_bin) if claude_bin else find_claude()
-        can_isolate, reason = netns.available() if isolate_network else (False, "not asked")
-        self.isolated = can_isolate
-        self.isolation = reason if can_isolate else f"none ({reason})"
-        self._socket_dir: Path | None = None
-        unix_path = None
-        if can_isolate:
-            # A Unix socket path must stay under ~100 bytes, so it lives in a short temp dir,
-            # removed by close() or, when a caller forgets that, at garbage collection.
-            self._socket_dir = Path(tempfile.mkdtemp(prefix="fhk-", dir=_short_tmp()))
-            weakref.finalize(self, shutil.rmtree, self._socket_dir, ignore_errors=True)
-            unix_path = self._socket_dir / "model.sock"
+        unix_path = prepare_isolation(self, isolate_network, "fhk-")
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
                                   unix_path=unix_path)
         self._python_shim = write_python_shim(self.workdir)
@@ -316,6 +306,24 @@ def write_python_shim(workdir: Path) -> Path:
                     'forge_runtime.hostkit.hookrecord "$@"\n')
     shim.chmod(0o755)
     return shim
+
+
+def prepare_isolation(host, isolate_network: bool, prefix: str) -> Path | None:
+    """Set `host.isolated`, `host.isolation` and `host._socket_dir`; the model server's Unix
+    socket path when sessions run in a loopback-only namespace, else None.
+
+    A Unix socket path must stay under ~100 bytes, so it lives in a short temp dir, removed
+    by the host's close() or, when a caller forgets that, at garbage collection.
+    """
+    can_isolate, reason = netns.available() if isolate_network else (False, "not asked")
+    host.isolated = can_isolate
+    host.isolation = reason if can_isolate else f"none ({reason})"
+    host._socket_dir = None
+    if not can_isolate:
+        return None
+    host._socket_dir = Path(tempfile.mkdtemp(prefix=prefix, dir=_short_tmp()))
+    weakref.finalize(host, shutil.rmtree, host._socket_dir, ignore_errors=True)
+    return host._socket_dir / "model.sock"
 
 
 def _short_tmp() -> str | None:
