@@ -1,4 +1,5 @@
-"""`python -m bench [--quick] [--out DIR]`: measure, print the table, write JSON and Markdown."""
+"""`python -m bench [--quick] [--host] [--out DIR]`: measure, print the table, write JSON and
+Markdown."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from bench import (
     adversarial,
     artifacts,
     concurrency,
+    host_latency,
     imports,
     lean,
     report,
@@ -23,9 +25,9 @@ from bench.workspace import Workspace, ram_dir
 
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent
 FULL = {"runs": 30, "warmup": 3, "memory_runs": 3, "rounds": 10, "import_runs": 3,
-        "split_runs": 15, "adversarial_runs": 5}
+        "split_runs": 15, "adversarial_runs": 5, "host_sessions": 10, "host_warmup": 1}
 QUICK = {"runs": 3, "warmup": 1, "memory_runs": 1, "rounds": 2, "import_runs": 1,
-         "split_runs": 2, "adversarial_runs": 1}
+         "split_runs": 2, "adversarial_runs": 1, "host_sessions": 1, "host_warmup": 0}
 THIS_INTERPRETER = "This interpreter"
 LEAN_INTERPRETER = "Lean interpreter (the plugin's forge-env shape)"
 
@@ -40,12 +42,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
                         help="run only the scenarios whose key starts with KEY (repeatable; "
                              "`artifacts` adds the MCP round trip and concurrent forge new; "
-                             "`adversarial`: the slow-input corpus)")
+                             "`adversarial`: the slow-input corpus; `host-latency`: as --host)")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter the hooks run with, as FORGE_PYTHON "
                              "(default: this one)")
     parser.add_argument("--no-lean", action="store_true",
                         help="skip the second pass of the hooks under a lean interpreter")
+    parser.add_argument("--host", action="store_true",
+                        help="also run real Claude Code sessions with forge and with a "
+                             "bare-Python hook plugin, and compare the hook durations the "
+                             "host logs (part of a full run)")
+    parser.add_argument("--host-sessions", type=int, metavar="N",
+                        help="sessions per plugin for --host (default: 10, --quick: 1)")
     parser.add_argument("--no-imports", action="store_true",
                         help="skip the -X importtime breakdown")
     return parser.parse_args(argv)
@@ -105,9 +113,12 @@ def main(argv: list[str] | None = None) -> int:
                                   plugin_root=PLUGIN_ROOT, fixtures=Path(fixed))
         passes = [measure_pass(THIS_INTERPRETER, chosen, settings, base / "main", plan,
                                not args.no_imports)]
+        # The host's sessions (about 7 s a pair): in a full run, or when asked for.
+        wants_host = args.host or "host-latency" in args.only or not (args.only or args.quick)
+        lean_python = lean.create(base, args.python) if wants_host or not args.no_lean \
+            else None
         if not args.no_lean:
-            lean_settings = dataclasses.replace(settings,
-                                                python=lean.create(base, args.python))
+            lean_settings = dataclasses.replace(settings, python=lean_python)
             hooks_only = [s for s in chosen if s.is_hook or s.group == "floor"]
             passes.append(measure_pass(LEAN_INTERPRETER, hooks_only, lean_settings,
                                        base / "lean", plan, not args.no_imports))
@@ -118,9 +129,16 @@ def main(argv: list[str] | None = None) -> int:
         at_scale = artifacts.measure(settings, base, rounds=plan["rounds"]) if wanted else None
         slow = adversarial.measure(settings, base, plan["adversarial_runs"]) \
             if not args.only or any(p.startswith("adv") for p in args.only) else None
+        on_host = None
+        if wants_host:
+            sys.stderr.write("bench: host-measured latency (real Claude Code sessions)\n")
+            on_host = host_latency.measure(lean_python, PLUGIN_ROOT, base / "host",
+                                           args.host_sessions or plan["host_sessions"],
+                                           plan["host_warmup"])
+            on_host["interpreter"] = report.describe(lean_python)
         result = report.Report(passes, mode="quick" if args.quick else "full", runs=runs,
                                warmup=plan["warmup"], concurrency=together,
-                               artifacts=at_scale, adversarial=slow)
+                               artifacts=at_scale, adversarial=slow, host_latency=on_host)
         report.print_text(result)
         args.out.mkdir(parents=True, exist_ok=True)
         report.write_json(result, args.out / "results.json")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import adversarial, artifacts
+from bench import adversarial, artifacts, host_latency
 from bench.suite import MEASURED, Outcome
 from bench.targets import FLOOR_KEY, Check, peak_mb
 
@@ -87,6 +87,7 @@ class Report:
     concurrency: dict | None = None
     artifacts: dict | None = None
     adversarial: dict | None = None
+    host_latency: dict | None = None
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -168,6 +169,22 @@ def _text_pass(run: Pass) -> list[str]:
     return out
 
 
+def _text_host(result: dict) -> list[str]:
+    rows = host_latency.cells(result)
+    widths = [max(len(row[i]) for row in [host_latency.HEADER, *rows])
+              for i in range(len(host_latency.HEADER))]
+
+    def line(row: tuple[str, ...]) -> str:
+        return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                         for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
+
+    out = [redact(host_latency.line(result))]
+    if rows:
+        out += ["", line(host_latency.HEADER), "  ".join("-" * w for w in widths)]
+        out += [line(row) for row in rows]
+    return out
+
+
 def text(report: Report) -> str:
     out = [f"forge bench ({report.mode}: {report.runs} runs after {report.warmup} warm-up, "
            "medians; x floor = median / median of `python3 -c pass` under the same "
@@ -180,6 +197,8 @@ def text(report: Report) -> str:
         out += ["", artifacts.line(report.artifacts)]
     if report.adversarial:
         out += ["", redact(adversarial.line(report.adversarial))]
+    if report.host_latency:
+        out += ["", *_text_host(report.host_latency)]
     return "\n".join(out)
 
 
@@ -225,7 +244,10 @@ def as_json(report: Report) -> dict:
             "artifacts": report.artifacts,
             "adversarial": report.adversarial and {
                 key: redact(value) if isinstance(value, str) else value
-                for key, value in report.adversarial.items()}}
+                for key, value in report.adversarial.items()},
+            "host_latency": report.host_latency and {
+                key: redact(value) if isinstance(value, str) else value
+                for key, value in report.host_latency.items()}}
 
 
 def write_json(report: Report, path: Path) -> None:
@@ -321,6 +343,18 @@ def markdown(report: Report) -> str:
     if report.adversarial:
         out += ["", "## Slow input", "", redact(adversarial.line(report.adversarial)) + ".",
                 "", *adversarial.table(report.adversarial)]
+    if report.host_latency:
+        out += ["", "## Host-measured hook latency", "",
+                redact(host_latency.line(report.host_latency)) + ".", "",
+                "Each hook's duration as Claude Code itself logs it (`--debug-file`), in real "
+                "sessions (one prompt: Read, Bash, Write, a subagent, then an answer) with "
+                "forge and with a reference plugin of the same events and matchers whose "
+                "hooks only start the same interpreter, read their input and exit "
+                "(`python -I -c`, exec form); sessions alternate between the two. `x bare` "
+                "divides forge's median by the reference's, `+ms` subtracts it; samples are "
+                "forge / reference. The host's figures include its own spawning and "
+                "waiting, so they are larger than the passes above.", "",
+                *host_latency.table(report.host_latency)]
     return "\n".join(out) + "\n"
 
 
