@@ -8,6 +8,7 @@ fast wrong answer is not a measurement.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from collections.abc import Callable
@@ -147,6 +148,43 @@ def stop_no_goal(space: Workspace) -> Plan:
     return Plan(space.hook(event), expect_silent)
 
 
+def session_start_no_goal(space: Workspace) -> Plan:
+    """SessionStart of a session whose interpreter already has forge's dependencies (the
+    plugin's forge-env, or a pip install): nothing to build, one line for the Bash tool."""
+    env_file = space.scratch / "claude-env"
+    event = space.event("SessionStart", source="startup", model="claude-sonnet-4-5")
+    command = space.hook(event)
+    env = {**command.env, "CLAUDE_ENV_FILE": str(env_file),
+           "CLAUDE_PLUGIN_DATA": str(space.scratch / "plugin-data")}
+    probe_env = {**(command.probe_env or {}), "CLAUDE_ENV_FILE": str(env_file),
+                 "CLAUDE_PLUGIN_DATA": str(space.scratch / "plugin-data")}
+
+    def expect(run: Run) -> str | None:
+        problem = expect_silent(run)
+        if problem is None and b"export FORGE_PYTHON=" not in env_file.read_bytes():
+            return "the hook did not tell the Bash tool which Python has forge"
+        return problem
+
+    return Plan(dataclasses.replace(command, env=env, probe_env=probe_env), expect,
+                lambda: env_file.write_bytes(b""))
+
+
+def post_tool_use_agent(space: Workspace) -> Plan:
+    """PostToolUse of an Agent call that is not forge's clarifier (the hook's only matcher)."""
+    event = space.event("PostToolUse", tool_name="Agent",
+                        tool_input={"subagent_type": "general-purpose",
+                                    "description": "Find the parser",
+                                    "prompt": "Where is the CLI parser defined?"},
+                        tool_response={"content": [{"type": "text", "text": "cli.py"}]},
+                        tool_use_id="toolu_bench_agent")
+    return Plan(space.hook(event), expect_silent)
+
+
+def session_end_no_goal(space: Workspace) -> Plan:
+    event = space.event("SessionEnd", reason="other")
+    return Plan(space.hook(event), expect_silent)
+
+
 # -- the guard --------------------------------------------------------------------------------
 
 CLARIFIER = "forge:clarifier"
@@ -236,6 +274,13 @@ def all_scenarios() -> list[Scenario]:
                  "UserPromptSubmit, ordinary prompt", user_prompt_ordinary, True),
         *goal.activation_scenarios(),
         Scenario("stop-no-goal", "Stop", "Stop, session without a goal", stop_no_goal, True),
+        Scenario("session-start-no-goal", "SessionStart",
+                 "SessionStart, forge's dependencies present", session_start_no_goal, True),
+        Scenario("post-tool-use-agent", "PostToolUse",
+                 "PostToolUse, an Agent call that is not the clarifier", post_tool_use_agent,
+                 True),
+        Scenario("session-end-no-goal", "SessionEnd", "SessionEnd, session without a goal",
+                 session_end_no_goal, True),
         *goal.charging_scenarios(),
         *goal.verify_scenarios(),
         *goal.status_line_scenarios(),
