@@ -13,6 +13,10 @@ a lock, each build happens in a fresh directory `forge-env.d/<stamp>.<random>` t
 to `forge-env.d/<stamp>` only once complete, and `forge-env` is a symlink swapped in one
 `os.replace`. A hook therefore sees the old environment or the new one, never half of one.
 
+What installs the packages (uv when a trusted one is on PATH, pip otherwise) is
+forge_runtime.installers; each installer gets a fresh directory, so one that fails leaves
+nothing for the next to trip over, and the environment in use is never touched.
+
 claude-agent-sdk is deliberately not installed here: hooks never import it and its wheel is
 about 170 MB. Standard library only, since this runs before the dependencies exist; what
 only building needs (venv, subprocess, tempfile...) is imported when a build happens, so the
@@ -29,7 +33,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from forge_runtime import resources
+from forge_runtime import installers, resources
 from forge_runtime.errors import EXIT_OK, EXIT_USAGE, ForgeError
 
 # What hooks import, as pip requirements and as module names; pyproject.toml lists the same
@@ -44,10 +48,10 @@ MCP_ENV_NAME = "forge-mcp-env"
 
 ENV_NAME = "forge-env"
 STAMP_FILE = "forge-stamp"
-PIP_TIMEOUT_SECONDS = 240
+BUILD_SECONDS = 240  # every installer together; the SessionStart hook has 300 s
 
-Installer = Callable[[Path, Sequence[str]], None]
-Creator = Callable[[Path], None]
+Creator = Callable[[Path, bool], None]
+BuildFailed = installers.BuildFailed
 
 
 def stamp_of(requirements: Sequence[str]) -> str:
@@ -81,52 +85,30 @@ def _running_inside(env: Path) -> bool:
         return False
 
 
-def create_venv(path: Path) -> None:
-    """A plain virtual environment with pip, from the interpreter running this code."""
+def create_venv(path: Path, with_pip: bool) -> None:
+    """A plain virtual environment from the interpreter running this code; pip only when the
+    installer runs the environment's own pip (ensurepip is most of a pip build's time)."""
     import venv
 
-    venv.EnvBuilder(with_pip=True, clear=False, symlinks=True).create(path)
-
-
-def pip_install(python: Path, requirements: Sequence[str]) -> None:
-    """Install `requirements` into the environment of `python`; _BuildFailed with pip's reason."""
-    import subprocess
-
-    # -I: the SessionStart hook runs in the project, whose directory must not shadow pip.
-    command = [str(python), "-I", "-m", "pip", "install", "--disable-pip-version-check",
-               "--no-input", "--quiet", *requirements]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True,
-                              timeout=PIP_TIMEOUT_SECONDS, check=False)
-    except subprocess.TimeoutExpired:
-        raise _BuildFailed(f"pip did not finish within {PIP_TIMEOUT_SECONDS} s") from None
-    if done.returncode != 0:
-        raise _BuildFailed(f"pip failed: {_last_line(done.stderr or done.stdout)}")
-
-
-class _BuildFailed(Exception):
-    """One step of building the environment failed; the message says which and why."""
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "no output"
+    venv.EnvBuilder(with_pip=with_pip, clear=False, symlinks=True).create(path)
 
 
 class Bootstrap:
     """The dependency environment of one plugin install, under its data directory."""
 
     def __init__(self, data_dir: Path, *, requirements: Sequence[str] = HOOK_REQUIREMENTS,
-                 create: Creator | None = None, install: Installer | None = None,
-                 name: str = ENV_NAME) -> None:
+                 create: Creator | None = None,
+                 chain: Sequence[installers.Installer] | None = None,
+                 name: str = ENV_NAME, verbose: bool = False) -> None:
         self.data_dir = data_dir
         self.requirements = tuple(requirements)
         self.stamp = stamp_of(self.requirements)
         self.name = name
         self.env = data_dir / name
         self.builds = data_dir / f"{name}.d"
+        self.verbose = verbose
         self._create = create or create_venv
-        self._install = install or pip_install
+        self._chain = chain
 
     def build(self) -> bool:
         """Make `forge-env` current; True when this call built it, False when it already was.
@@ -151,13 +133,31 @@ class Bootstrap:
             return True
 
     def _build_into(self, final: Path) -> None:
+        """Try each installer in a fresh directory of its own until one completes; a failed
+        attempt leaves nothing behind, and the last failure names every installer's reason."""
+        import time
+
+        chain = self._chain if self._chain is not None else installers.plan(
+            verbose=self.verbose)
+        deadline = time.monotonic() + BUILD_SECONDS
+        failures = []
+        for installer in chain:
+            try:
+                self._attempt(installer, final, deadline)
+                return
+            except BuildFailed as exc:
+                failures.append(str(exc))
+        raise BuildFailed("; ".join(failures) or "no installer to run")
+
+    def _attempt(self, installer: installers.Installer, final: Path, deadline: float) -> None:
         import shutil
         import tempfile
 
         partial = Path(tempfile.mkdtemp(prefix=f"{self.stamp}.", dir=self.builds))
         try:
-            self._create(partial)
-            self._install(env_python(partial), self.requirements)
+            self._create(partial, installer.with_pip)
+            installer.run(env_python(partial), self.requirements, cwd=self.data_dir,
+                          deadline=deadline, verbose=self.verbose)
             (partial / STAMP_FILE).write_text(self.stamp + "\n", encoding="utf-8")
             shutil.rmtree(final, ignore_errors=True)
             os.rename(partial, final)
@@ -184,7 +184,7 @@ class Bootstrap:
 
 
 def fix_command(data_dir: Path | None, python: str = sys.executable) -> str:
-    """The full command that retries the bootstrap by hand, showing pip's own output."""
+    """The full command that retries the bootstrap by hand, showing the installer's output."""
     data = f" --data {shlex.quote(str(data_dir))}" if data_dir else ""
     package_parent = resources.PACKAGE_DIR.parent  # where `-m forge_runtime...` resolves
     return (f"cd {shlex.quote(str(package_parent))} && {shlex.quote(python)} "
@@ -222,11 +222,12 @@ def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | 
                          "which the host replaces on every update", pip_fallback())
     try:
         return "built" if boot.build() else "ready"
-    except (_BuildFailed, OSError) as exc:
+    except (BuildFailed, OSError) as exc:
         raise ForgeError(
             f"forge could not install its hook dependencies ({names}) into "
             f"{boot.env}: {exc}", fix_command(data),
-            rationale="retries the install and shows pip's output; it needs PyPI access once",
+            rationale="retries the install and shows the installer's output (uv or pip); "
+                      "it needs the package index once",
             or_=[pip_fallback()] if importlib.util.find_spec("pip") else []) from None
 
 
@@ -246,7 +247,8 @@ def _is_within(path: Path, parent: Path) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m forge_runtime.bootstrap`: build forge-env by hand, with pip's output shown."""
+    """`python -m forge_runtime.bootstrap`: build forge-env by hand, the installer's output
+    shown."""
     import argparse
 
     from forge_runtime import hints
@@ -258,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data = Path(args.data) if args.data else None
     try:
-        boot = Bootstrap(data, install=_verbose_pip_install) if data else None
+        boot = Bootstrap(data, verbose=True) if data else None
         outcome = ensure(data, bootstrap=boot)
     except ForgeError as exc:
         print(exc.hint().render(), file=sys.stderr)
@@ -266,15 +268,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"forge hook dependencies: {outcome}")
     print(hints.done().render())
     return EXIT_OK
-
-
-def _verbose_pip_install(python: Path, requirements: Sequence[str]) -> None:
-    import subprocess
-
-    done = subprocess.run([str(python), "-I", "-m", "pip", "install", *requirements],
-                          check=False)
-    if done.returncode != 0:
-        raise _BuildFailed(f"pip exited with status {done.returncode} (its output is above)")
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ def _reexec_with_sdk() -> None:
         raise ForgeError(f"{boot.env} was built but still lacks the MCP SDK", pip)
     try:
         boot.build()
-    except (bootstrap._BuildFailed, OSError) as exc:
+    except (bootstrap.BuildFailed, OSError) as exc:
         raise ForgeError(f"forge could not install the MCP SDK into {boot.env}: {exc}",
                          pip) from None
     python = str(bootstrap.env_python(boot.env))
