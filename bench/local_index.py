@@ -30,7 +30,8 @@ def normalized(name: str) -> str:
 @contextmanager
 def serve(wheels: Path) -> Iterator[str]:
     """The URL of a simple index of the wheels in `wheels`, served while the block runs;
-    afterwards the port refuses connections, like an index that went away."""
+    afterwards the port refuses connections, like an index that went away. Nothing it
+    serves may be reused without asking it again."""
     root = wheels.parent / f"{wheels.name}-index"
     _write_index(wheels, root)
     handler = partial(_QuietHandler, directory=str(root))
@@ -53,6 +54,12 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
+    def end_headers(self):
+        # Stale at once, as PyPI's pages are ten minutes after they were fetched: a client
+        # must ask again, so "the index went away" really means no index.
+        self.send_header("Cache-Control", "max-age=0, must-revalidate")
+        super().end_headers()
+
     def log_message(self, format, *args):  # noqa: A002 - the base class's signature
         pass
 

@@ -15,12 +15,15 @@ STAND_INS = [("pyyaml", "6.0.2", "yaml"), ("filelock", "3.12.4", "filelock"),
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment minus every pip, forge, host and Python path setting,
-    with pip's configuration files switched off, plus `extra`."""
+    """This process's environment minus every pip, uv, forge, host and Python path setting,
+    with pip's and uv's configuration files switched off and no `uv` on PATH (so pip
+    installs unless a test puts one there), plus `extra`."""
     env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("PIP_", "FORGE_", "CLAUDE_", "PYTHON"))}
+           if not key.startswith(("PIP_", "UV_", "FORGE_", "CLAUDE_", "PYTHON"))}
+    env["PATH"] = os.pathsep.join(entry for entry in env.get("PATH", "").split(os.pathsep)
+                                  if entry and not os.path.exists(os.path.join(entry, "uv")))
     return {**env, "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-            **extra}
+            "UV_NO_CONFIG": "1", **extra}
 
 
 @contextmanager

@@ -7,7 +7,9 @@ loopback port where nothing listens for the failure path.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -16,10 +18,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from offline_pip import clean_env, make_wheelhouse, refusing_index
+from offline_pip import STAND_INS, clean_env, make_wheelhouse, refusing_index
+from uv import find_uv_bin
 
 import forge_runtime
-from forge_runtime import bootstrap
+from bench import local_index
+from forge_runtime import bootstrap, installers
 from forge_runtime.errors import ForgeError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -136,35 +140,39 @@ def test_a_built_environment_is_what_bash_is_told_to_use(tmp_path):
 
 
 class FakeSteps:
-    """Stand-ins for venv and pip that record what they were asked to build."""
+    """Stand-ins for venv and an installer that record what they were asked to build."""
+
+    label = "fake"
+    with_pip = False
 
     def __init__(self, delay: float = 0.0, fail: bool = False) -> None:
         self.builds: list[Path] = []
         self.delay = delay
         self.fail = fail
         self.lock = threading.Lock()
+        self.chain = [self]
 
-    def create(self, path: Path) -> None:
+    def create(self, path: Path, with_pip: bool) -> None:
         (path / "bin").mkdir(parents=True)
         (path / "bin" / "python").symlink_to(sys.executable)
 
-    def install(self, python: Path, requirements) -> None:
+    def run(self, python: Path, requirements, *, cwd, deadline, verbose=False) -> None:
         with self.lock:
             self.builds.append(python.parent.parent)
         time.sleep(self.delay)
         if self.fail:
-            raise bootstrap._BuildFailed("pip failed: no network")
+            raise bootstrap.BuildFailed("pip failed: no network")
 
 
 def test_a_changed_dependency_list_rebuilds_and_replaces_the_environment(tmp_path):
     steps = FakeSteps()
     first = bootstrap.Bootstrap(tmp_path, requirements=["a>=1"], create=steps.create,
-                                install=steps.install)
+                                chain=steps.chain)
     assert first.build() is True
     assert first.build() is False                      # same list: nothing to do
     old_target = first.env.resolve()
     second = bootstrap.Bootstrap(tmp_path, requirements=["a>=1", "b>=2"],
-                                 create=steps.create, install=steps.install)
+                                 create=steps.create, chain=steps.chain)
     assert bootstrap.is_current(first.env, first.stamp)
     assert not bootstrap.is_current(second.env, second.stamp)
     assert second.build() is True
@@ -173,7 +181,7 @@ def test_a_changed_dependency_list_rebuilds_and_replaces_the_environment(tmp_pat
     assert old_target.exists()                 # kept one round for sessions still using it
     assert bootstrap.is_current(second.env, second.stamp)
     third = bootstrap.Bootstrap(tmp_path, requirements=["c>=3"], create=steps.create,
-                                install=steps.install)
+                                chain=steps.chain)
     assert third.build() is True
     assert not old_target.exists()
     assert sorted(p.name for p in third.builds.iterdir()) == sorted([second.stamp, third.stamp])
@@ -185,7 +193,7 @@ def test_two_sessions_starting_at_once_build_once(tmp_path):
 
     def start() -> None:
         boot = bootstrap.Bootstrap(tmp_path, requirements=["a>=1"], create=steps.create,
-                                   install=steps.install)
+                                   chain=steps.chain)
         results.append(boot.build())
 
     threads = [threading.Thread(target=start) for _ in range(4)]
@@ -200,8 +208,8 @@ def test_two_sessions_starting_at_once_build_once(tmp_path):
 def test_a_failed_build_leaves_neither_a_partial_nor_a_broken_environment(tmp_path):
     steps = FakeSteps(fail=True)
     boot = bootstrap.Bootstrap(tmp_path, requirements=["a>=1"], create=steps.create,
-                               install=steps.install)
-    with pytest.raises(bootstrap._BuildFailed):
+                               chain=steps.chain)
+    with pytest.raises(bootstrap.BuildFailed):
         boot.build()
     assert not boot.env.exists()
     assert list(boot.builds.iterdir()) == []
@@ -210,7 +218,7 @@ def test_a_failed_build_leaves_neither_a_partial_nor_a_broken_environment(tmp_pa
 def test_ensure_turns_a_failed_build_into_one_error_with_a_fix(tmp_path, monkeypatch):
     monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["yaml"])
     steps = FakeSteps(fail=True)
-    boot = bootstrap.Bootstrap(tmp_path, create=steps.create, install=steps.install)
+    boot = bootstrap.Bootstrap(tmp_path, create=steps.create, chain=steps.chain)
     with pytest.raises(ForgeError) as caught:
         bootstrap.ensure(tmp_path, bootstrap=boot)
     assert "no network" in caught.value.message
@@ -240,10 +248,13 @@ def test_ensure_reports_present_when_the_interpreter_has_everything(tmp_path):
 def test_the_manual_retry_command_builds_like_the_hook(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["yaml"])
     steps = FakeSteps()
-    monkeypatch.setattr(bootstrap, "_verbose_pip_install", steps.install)
+    asked = []
+    monkeypatch.setattr(bootstrap.installers, "plan",
+                        lambda verbose=False: asked.append(verbose) or steps.chain)
     monkeypatch.setattr(bootstrap, "create_venv", steps.create)
     assert bootstrap.main(["--data", str(tmp_path)]) == 0
     assert capsys.readouterr().out.endswith("Done.\n")
+    assert asked == [True]                     # the installer's own output is shown
 
 
 MCP_LAUNCHER = REPO / "hooks" / "forge-mcp"
@@ -268,3 +279,182 @@ def test_the_mcp_launcher_without_the_sdk_or_network_says_so_once_with_a_fix(
     assert done.stderr.startswith("Error: forge could not install the MCP SDK into ")
     assert done.stderr.count("\nFix: ") == 1 and "-m pip install mcp>=2.3" in done.stderr
     assert not (data / "forge-mcp-env").exists() and not (data / "forge-env").exists()
+
+
+# Real installs with a real uv and a real pip, from an index served on loopback.
+
+STAND_IN_REQUIREMENTS = [f"{dist}=={version}" for dist, version, _ in STAND_INS]
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory) -> Path:
+    return make_wheelhouse(tmp_path_factory.mktemp("index") / "wheels")
+
+
+@pytest.fixture
+def index(wheels):
+    with local_index.serve(wheels) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def uv_tools(tmp_path_factory) -> Path:
+    """A directory outside every project holding the dev extra's real uv binary."""
+    tools = tmp_path_factory.mktemp("tools")
+    (tools / "uv").symlink_to(find_uv_bin())
+    return tools
+
+
+@pytest.fixture(scope="module")
+def pip_only_python(tmp_path_factory) -> Path:
+    """An interpreter with a recent pip but without the hook dependencies."""
+    root = tmp_path_factory.mktemp("pip-only")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")],
+                   check=True)
+    python = root / "venv" / "bin" / "python"
+    shelf = root / "shelf"
+    shelf.mkdir()
+    pip_dir = Path(importlib.util.find_spec("pip").origin).parent
+    for entry in pip_dir.parent.glob("pip-*.dist-info"):
+        (shelf / entry.name).symlink_to(entry)
+    (shelf / "pip").symlink_to(pip_dir)
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; "
+                              "print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "pip-only.pth").write_text(f"{shelf}\n")
+    has = subprocess.run([str(python), "-c", "import yaml"], capture_output=True)
+    assert has.returncode != 0
+    return python
+
+
+def installed_by(env: Path) -> dict[str, str]:
+    """Each stand-in distribution in `env` and the installer its dist-info names."""
+    site = next((env / "lib").glob("python*/site-packages"))
+    return {info.name.split("-")[0]: (info / "INSTALLER").read_text().strip()
+            for info in site.glob("*.dist-info") if info.name.split("-")[0] in STAND_IN_NAMES}
+
+
+STAND_IN_NAMES = {dist for dist, _, _ in STAND_INS}
+
+
+def imports_stand_ins(env: Path) -> str:
+    done = subprocess.run([str(env / "bin" / "python"), "-c",
+                           "import yaml, filelock, jsonschema; print(jsonschema.STAND_IN)"],
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def compiled(env: Path) -> bool:
+    site = next((env / "lib").glob("python*/site-packages"))
+    return any((site / "yaml" / "__pycache__").glob("__init__.*.pyc"))
+
+
+def start_session(tmp_path: Path, python: Path, path: str, name: str = "data", **extra):
+    """SessionStart through the real launcher in a project dir, as the host starts it."""
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    data = tmp_path / name
+    env = clean_env(FORGE_PYTHON=str(python), CLAUDE_PLUGIN_DATA=str(data),
+                    CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_PROJECT_DIR=str(project),
+                    PATH=path, UV_CACHE_DIR=str(tmp_path / "uv-cache"), **extra)
+    done = run_session_start(env, project)
+    return done, data / "forge-env"
+
+
+def test_with_uv_on_path_uv_builds_forge_env_and_later_from_its_cache_offline(
+        tmp_path, bare_python, uv_tools, wheels, dead_index):
+    with local_index.serve(wheels) as url:
+        done, forge_env = start_session(tmp_path, bare_python, f"{uv_tools}:/usr/bin:/bin",
+                                        UV_INDEX_URL=url, PIP_INDEX_URL=dead_index)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert installed_by(forge_env) == dict.fromkeys(STAND_IN_NAMES, "uv")
+    assert imports_stand_ins(forge_env) == "jsonschema"
+    assert compiled(forge_env)                                 # as pip would have left it
+    assert not (forge_env / "bin" / "pip").exists()            # no ensurepip: the slow part
+
+    # The index is gone now (its port refuses): uv installs from the cache it filled.
+    again, second = start_session(tmp_path, bare_python, f"{uv_tools}:/usr/bin:/bin",
+                                  name="data-offline", UV_INDEX_URL=url,
+                                  PIP_INDEX_URL=dead_index, PIP_RETRIES="0", PIP_TIMEOUT="5")
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    assert installed_by(second) == dict.fromkeys(STAND_IN_NAMES, "uv")
+    assert imports_stand_ins(second) == "jsonschema"
+
+
+def test_without_uv_the_running_interpreters_pip_builds_forge_env(tmp_path, pip_only_python,
+                                                                  index):
+    done, forge_env = start_session(tmp_path, pip_only_python, "/usr/bin:/bin",
+                                    PIP_INDEX_URL=index)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert installed_by(forge_env) == dict.fromkeys(STAND_IN_NAMES, "pip")
+    assert imports_stand_ins(forge_env) == "jsonschema"
+    assert compiled(forge_env)
+    assert not (forge_env / "bin" / "pip").exists()
+
+
+def test_when_uv_fails_pip_still_builds_and_nothing_of_uv_is_left(tmp_path, pip_only_python,
+                                                                  uv_tools, index, dead_index):
+    done, forge_env = start_session(tmp_path, pip_only_python, f"{uv_tools}:/usr/bin:/bin",
+                                    UV_INDEX_URL=dead_index, UV_HTTP_RETRIES="0",
+                                    PIP_INDEX_URL=index)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert installed_by(forge_env) == dict.fromkeys(STAND_IN_NAMES, "pip")
+    assert [p.name for p in forge_env.parent.joinpath("forge-env.d").iterdir()] == [
+        forge_env.resolve().name]
+
+
+def test_without_any_index_uv_and_pip_both_fail_into_one_error_with_a_fix(
+        tmp_path, pip_only_python, uv_tools, dead_index):
+    done, forge_env = start_session(tmp_path, pip_only_python, f"{uv_tools}:/usr/bin:/bin",
+                                    UV_INDEX_URL=dead_index, UV_HTTP_RETRIES="0",
+                                    PIP_INDEX_URL=dead_index, PIP_RETRIES="0", PIP_TIMEOUT="5")
+    assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr
+    message = json.loads(done.stdout)["systemMessage"]
+    assert message.startswith("Error: forge could not install its hook dependencies")
+    assert "uv failed: " in message and "uv --offline failed: " in message
+    assert "pip failed: " in message and message.count("\nFix: ") == 1
+    assert not forge_env.exists()
+    assert list(forge_env.parent.joinpath("forge-env.d").iterdir()) == []
+
+
+def test_a_failing_rebuild_leaves_the_previous_environment_working(tmp_path, uv_tools, index,
+                                                                   monkeypatch):
+    for key in [key for key in os.environ if key.startswith(("PIP_", "UV_"))]:
+        monkeypatch.delenv(key)
+    for key, value in {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": index,
+                       "UV_INDEX_URL": index, "UV_NO_CONFIG": "1",
+                       "UV_CACHE_DIR": str(tmp_path / "uv-cache")}.items():
+        monkeypatch.setenv(key, value)
+    chain = installers.plan(path=str(uv_tools), untrusted=[tmp_path / "project"])
+    first = bootstrap.Bootstrap(tmp_path, requirements=STAND_IN_REQUIREMENTS, chain=chain)
+    assert first.build() is True
+    working = first.env.resolve()
+
+    grown = bootstrap.Bootstrap(tmp_path, chain=chain,
+                                requirements=[*STAND_IN_REQUIREMENTS, "forge-no-such-dist"])
+    with pytest.raises(bootstrap.BuildFailed) as failed:
+        grown.build()
+    assert [part.split(" failed: ")[0] for part in str(failed.value).split("; ")] == [
+        "uv", "uv --offline", "pip"]
+    assert first.env.resolve() == working and bootstrap.is_current(first.env, first.stamp)
+    assert imports_stand_ins(first.env) == "jsonschema"
+    assert [p.name for p in first.builds.iterdir()] == [first.stamp]
+
+
+def test_a_uv_planted_in_the_project_never_runs(tmp_path, pip_only_python, index):
+    project = tmp_path / "project"
+    marker = tmp_path / "planted-uv-ran"
+    planted = f"#!/bin/sh\necho \"$0 $*\" >> {marker}\nexit 0\n"
+    for place in (project / "uv", project / "bin" / "uv", project / "deep" / "bin" / "uv"):
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.write_text(planted)
+        place.chmod(0o755)
+    decoy = tmp_path / "decoy-bin"                  # outside, but its uv leads back inside
+    decoy.mkdir()
+    (decoy / "uv").symlink_to(project / "uv")
+    path = ":".join([".", "bin", "", "deep/bin", str(project / "bin"), str(decoy),
+                     "/usr/bin", "/bin"])
+    done, forge_env = start_session(tmp_path, pip_only_python, path, PIP_INDEX_URL=index)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not marker.exists()
+    assert installed_by(forge_env) == dict.fromkeys(STAND_IN_NAMES, "pip")
