@@ -42,7 +42,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
                         help="run only the scenarios whose key starts with KEY (repeatable; "
                              "`artifacts` adds the MCP round trip and concurrent forge new; "
-                             "`adversarial`: the slow-input corpus; `host-latency`: as --host)")
+                             "`adversarial`: the slow-input corpus; `host-latency`: as --host; "
+                             "`bootstrap` alone: the time to build the hooks' forge-env with pip "
+                             "and with uv, printed only)")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter the hooks run with, as FORGE_PYTHON "
                              "(default: this one)")
@@ -100,6 +102,10 @@ def measure_pass(label: str, chosen, settings: suite.Settings, base: Path, plan:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.only == ["bootstrap"]:    # builds environments, not hooks: a table of its own
+        from bench import bootstrap
+
+        return bootstrap.main(args.runs or (1 if args.quick else 3))
     plan = QUICK if args.quick else FULL
     runs = args.runs or plan["runs"]
     chosen = [s for s in scenarios.all_scenarios()
