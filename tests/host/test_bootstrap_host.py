@@ -89,3 +89,38 @@ def test_without_network_the_person_sees_one_message_and_the_session_goes_on(
     # ... and not to the model.
     assert all("forge could not install" not in json.dumps(body)
                for body in session.model_requests())
+
+
+def test_with_uv_on_the_hosts_path_uv_builds_forge_env_and_a_planted_one_never_runs(
+        claude_host, project, tmp_path, bare_bin):
+    """The host starts hooks in the project with its own PATH: a trusted uv outside the
+    project builds forge-env; the project's own `bin/uv`, reachable through a relative PATH
+    entry that comes first, never runs."""
+    from uv import find_uv_bin
+
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "uv").symlink_to(find_uv_bin())
+    marker = tmp_path / "planted-uv-ran"
+    planted = project / "bin" / "uv"
+    planted.parent.mkdir()
+    planted.write_text(f"#!/bin/sh\necho ran >> {marker}\nexit 0\n")
+    planted.chmod(0o755)
+    wheels = make_wheelhouse(tmp_path / "wheels")
+    host = claude_host(SAY_HELLO)
+    with refusing_index() as dead:
+        env = session_env(bare_bin, UV_FIND_LINKS=str(wheels), UV_NO_INDEX="1",
+                          UV_CACHE_DIR=str(tmp_path / "uv-cache"), PIP_INDEX_URL=dead,
+                          PIP_RETRIES="0", PIP_TIMEOUT="5")
+        env["PATH"] = f"bin:{tools}:{env['PATH']}"
+        session = host.run("hi", cwd=project, env=env, timeout=240)
+
+    assert session.terminal_reason == "completed", session.stderr
+    start = next(e for e in session.hook_events if e["hook_event"] == "SessionStart")
+    assert (start["exit_code"], start["output"]) == (0, "")
+    assert not marker.exists()
+    forge_env = next(host.home.glob(".claude/plugins/data/*/forge-env"))
+    site = next((forge_env / "lib").glob("python*/site-packages"))
+    installers = {info.name.split("-")[0]: (info / "INSTALLER").read_text().strip()
+                  for info in site.glob("*.dist-info")}
+    assert installers == {"pyyaml": "uv", "filelock": "uv", "jsonschema": "uv"}
