@@ -88,8 +88,12 @@ def plan(*, verbose: bool = False, path: str | None = None,
          untrusted: Sequence[Path] | None = None) -> list[Installer]:
     """The installers to try, fastest first; the last one is always a pip."""
     quiet = () if verbose else ("--quiet",)
-    uv = find_uv(os.environ.get("PATH", "") if path is None else path,
-                 project_dirs() if untrusted is None else untrusted)
+    try:
+        walls = project_dirs() if untrusted is None else untrusted
+    except OSError:             # no working directory: the project cannot be told apart
+        walls = None
+    uv = None if walls is None else find_uv(
+        os.environ.get("PATH", "") if path is None else path, walls)
     chain = []
     if uv is not None:
         base = (str(uv), "pip", "install", *quiet, "--compile-bytecode", "--python", "{python}")

@@ -130,3 +130,13 @@ def test_a_failing_installer_names_itself_and_its_last_line(tmp_path):
                                 cap_seconds=1)
     with pytest.raises(installers.BuildFailed, match="^uv did not finish within 1 s$"):
         slow.run(Path("p"), [], cwd=tmp_path, deadline=time.monotonic() + 60)
+
+
+def test_without_a_working_directory_no_uv_is_trusted(layout, monkeypatch):
+    project, _, trusted = layout
+
+    def gone():
+        raise FileNotFoundError("the working directory was removed")
+
+    monkeypatch.setattr(installers.Path, "cwd", staticmethod(gone))
+    assert [step.label for step in installers.plan(path=str(trusted.parent))] == ["pip"]
