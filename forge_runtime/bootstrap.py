@@ -99,9 +99,11 @@ class Bootstrap:
     def __init__(self, data_dir: Path, *, requirements: Sequence[str] = HOOK_REQUIREMENTS,
                  create: Creator | None = None,
                  chain: Sequence[installers.Installer] | None = None,
-                 name: str = ENV_NAME, verbose: bool = False) -> None:
+                 modules: Sequence[str] = HOOK_MODULES, name: str = ENV_NAME,
+                 verbose: bool = False) -> None:
         self.data_dir = data_dir
         self.requirements = tuple(requirements)
+        self.modules = tuple(modules)
         self.stamp = stamp_of(self.requirements)
         self.name = name
         self.env = data_dir / name
@@ -158,12 +160,29 @@ class Bootstrap:
             self._create(partial, installer.with_pip)
             installer.run(env_python(partial), self.requirements, cwd=self.data_dir,
                           deadline=deadline, verbose=self.verbose)
+            self._check_imports(installer, env_python(partial))
             (partial / STAMP_FILE).write_text(self.stamp + "\n", encoding="utf-8")
             shutil.rmtree(final, ignore_errors=True)
             os.rename(partial, final)
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)
             raise
+
+    def _check_imports(self, installer: installers.Installer, python: Path) -> None:
+        """An installer that exits 0 is not trusted on its word: a stamp only ever lands on
+        an environment that finds every module the hooks import."""
+        if not self.modules:
+            return
+        import subprocess
+
+        probe = ("import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] "
+                 "if importlib.util.find_spec(m) is None))")
+        done = subprocess.run([str(python), "-I", "-c", probe, *self.modules], cwd=self.data_dir,
+                              env=installers.child_env(), capture_output=True, text=True,
+                              timeout=60, check=False)
+        missing = done.stdout.strip() if done.returncode == 0 else "its Python does not start"
+        if missing:
+            raise BuildFailed(f"{installer.label} finished, but the environment lacks {missing}")
 
     def _point_env_at(self, final: Path) -> None:
         link = self.data_dir / f".{self.name}.link-{os.getpid()}"

@@ -153,8 +153,10 @@ class FakeSteps:
         self.chain = [self]
 
     def create(self, path: Path, with_pip: bool) -> None:
+        """A stand-in `bin/python` that answers the import check with "nothing missing"."""
         (path / "bin").mkdir(parents=True)
-        (path / "bin" / "python").symlink_to(sys.executable)
+        (path / "bin" / "python").write_text("#!/bin/sh\nexit 0\n")
+        (path / "bin" / "python").chmod(0o755)
 
     def run(self, python: Path, requirements, *, cwd, deadline, verbose=False) -> None:
         with self.lock:
@@ -458,3 +460,16 @@ def test_a_uv_planted_in_the_project_never_runs(tmp_path, pip_only_python, index
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert not marker.exists()
     assert installed_by(forge_env) == dict.fromkeys(STAND_IN_NAMES, "pip")
+
+
+def test_an_installer_that_exits_0_without_installing_is_not_believed(tmp_path,
+                                                                      pip_only_python, index):
+    liar = tmp_path / "liar-tools" / "uv"             # trusted place, wrong program
+    liar.parent.mkdir()
+    liar.write_text("#!/bin/sh\nexit 0\n")
+    liar.chmod(0o755)
+    done, forge_env = start_session(tmp_path, pip_only_python, f"{liar.parent}:/usr/bin:/bin",
+                                    PIP_INDEX_URL=index)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert installed_by(forge_env) == dict.fromkeys(STAND_IN_NAMES, "pip")
+    assert imports_stand_ins(forge_env) == "jsonschema"

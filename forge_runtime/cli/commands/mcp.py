@@ -42,7 +42,8 @@ def _reexec_with_sdk() -> None:
         raise ForgeError("forge mcp needs the MCP SDK (mcp), which this Python lacks", pip)
     boot = bootstrap.Bootstrap(Path(data), name=bootstrap.MCP_ENV_NAME,
                                requirements=(*bootstrap.HOOK_REQUIREMENTS,
-                                             *bootstrap.MCP_REQUIREMENTS))
+                                             *bootstrap.MCP_REQUIREMENTS),
+                               modules=(*bootstrap.HOOK_MODULES, "mcp"))
     if bootstrap._running_inside(boot.env):
         raise ForgeError(f"{boot.env} was built but still lacks the MCP SDK", pip)
     try:
