@@ -8,8 +8,9 @@ Modules, each with one job:
     rules     the roles in force: defaults plus `.forge/guard.yaml` (validated, cached)
     modes     main-session guarded modes (`forge mode enter|exit`)
     paths     the protected paths and how a named path is resolved against them
-    shell     what a Bash command would do to protected paths (`shlex`, not a shell)
+    shell     what a Bash command would do to protected paths (shlex's rules, not a shell)
     shell_syntax  a command's text as pipelines of simple commands, substitutions lifted out
+    shell_lexer   shlex's posix word splitting and quoting, without importing re
     edits     what Write/Edit/MultiEdit/NotebookEdit would do, incl. state.md's goal fields
     patch     what a Codex `apply_patch` would do: the same rules for the paths it names
     decide    the decision for one tool call: allow, or deny with a hint-contract reason

@@ -36,11 +36,11 @@ read-only whatever runs (see `forge sandbox`). What the model does:
 from __future__ import annotations
 
 import os
-import re
 
 from forge_runtime.guard import shell_commands as commands
 from forge_runtime.guard import shell_words
 from forge_runtime.guard.paths import Finding, Protected
+from forge_runtime.guard.shell_lexer import is_word_char
 from forge_runtime.guard.shell_state import (
     UNKNOWN_VALUE,
     Context,
@@ -102,16 +102,17 @@ CODE_VARIABLES = frozenset({"BASH_ENV", "ENV", "GIT_EDITOR", "GIT_SEQUENCE_EDITO
                             "LD_LIBRARY_PATH", "PERL5OPT", "NODE_OPTIONS", "PYTHONSTARTUP",
                             "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS"})
 GLOB_OPTIONS = frozenset({"dotglob", "globstar", "nocaseglob", "extglob", "expand_aliases"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?\+?=")
 MAX_COMMAND = 100_000
 _TIME_BUDGET_SECONDS = 3.0
 _DEPTH_LIMIT = 8
 _SCRIPT_LIMIT = 65_536
 _SUBSTITUTIONS_LIMIT = 512
 # forge's hook-side entry points named anywhere in a command, even inside a script it writes
-# or in an interpreter's code (`main(['mode', 'exit'])`).
-_ENTRY_POINTS = re.compile(
-    r"\bmode\W{1,8}exit\b|\bledger\W{1,8}(?:activate|charge)\b|\bmodes\.leave\b")
+# or in an interpreter's code (`main(['mode', 'exit'])`): a first word, then a second one
+# after up to this many other characters, or one dotted name.
+_ENTRY_POINTS = (("mode", ("exit",)), ("ledger", ("activate", "charge")))
+_ENTRY_POINT_GAP = 8
+_ENTRY_POINT_NAME = "modes.leave"
 
 
 def analyse(command: str, cwd: str, env: dict[str, str],
@@ -207,14 +208,70 @@ def _next_state(pipeline: Pipeline, ctx: Context, before: tuple,
 
 def _names_entry_point(command: str) -> bool:
     lowered = command.lower()
-    if _ENTRY_POINTS.search(lowered):
+    if names_entry_point(lowered):
         return True
     if "$'" in command or "'" in command or '"' in command or "\\" in command:
         from forge_runtime.guard.shell_syntax import normalise
 
-        unquoted = re.sub(r"[\"'\\]", "", normalise(lowered))
-        return _ENTRY_POINTS.search(unquoted) is not None
+        unquoted = normalise(lowered).replace('"', "").replace("'", "").replace("\\", "")
+        return names_entry_point(unquoted)
     return False
+
+
+def names_entry_point(text: str) -> bool:
+    """Does `text` hold `mode` and `exit` (or `ledger` and `activate` or `charge`) as whole
+    words with 1 to 8 other characters between them, or the whole word `modes.leave`?
+    Words as re's `\\w` has them: the regex `\\bmode\\W{1,8}exit\\b|...` this replaces."""
+    for first, seconds in _ENTRY_POINTS:
+        start = _word_starting(text, first, 0)
+        while start != -1:
+            gap = end = start + len(first)
+            while end < len(text) and end - gap <= _ENTRY_POINT_GAP and \
+                    not is_word_char(text[end]):
+                end += 1
+            if 1 <= end - gap <= _ENTRY_POINT_GAP and \
+                    any(_word_ending(text, second, end) for second in seconds):
+                return True
+            start = _word_starting(text, first, start + 1)
+    start = _word_starting(text, _ENTRY_POINT_NAME, 0)
+    while start != -1:
+        if _word_ending(text, _ENTRY_POINT_NAME, start):
+            return True
+        start = _word_starting(text, _ENTRY_POINT_NAME, start + 1)
+    return False
+
+
+def _word_starting(text: str, word: str, position: int) -> int:
+    """The first place from `position` where `word` stands after no word character; -1."""
+    start = text.find(word, position)
+    while start > 0 and is_word_char(text[start - 1]):
+        start = text.find(word, start + 1)
+    return start
+
+
+def _word_ending(text: str, word: str, position: int) -> bool:
+    """Does `word` stand at `position`, with no word character after it?"""
+    after = position + len(word)
+    return text.startswith(word, position) and \
+        (after == len(text) or not is_word_char(text[after]))
+
+
+def is_assignment(word: str) -> bool:
+    """`NAME=value`, `NAME+=value`, `NAME[index]=value`: a word the shell takes as a
+    variable assignment (an index holds no `]`)."""
+    if not word or word[0] not in shell_words.NAME_START:
+        return False
+    end = 1
+    while end < len(word) and word[end] in shell_words.NAME_CHARS:
+        end += 1
+    if word.startswith("[", end):
+        end = word.find("]", end + 1)
+        if end == -1:
+            return False
+        end += 1
+    if word.startswith("+", end):
+        end += 1
+    return word.startswith("=", end)
 
 
 def _check_pipeline(pipeline: Pipeline, ctx: Context) -> Finding | tuple[bool, str | None]:
@@ -264,7 +321,7 @@ def _check_code_variables(words: list[str], ctx: Context) -> Finding | None:
     for word in words:
         if word in DECLARERS or word.startswith("-"):
             continue
-        if not _ASSIGNMENT.match(word):
+        if not is_assignment(word):
             break
         name, _, code = word.partition("=")
         if name.rstrip("+") in CODE_VARIABLES:
@@ -277,7 +334,7 @@ def _check_code_variables(words: list[str], ctx: Context) -> Finding | None:
 def _assign(words: list[str], ctx: Context) -> list[str]:
     """Record leading `NAME=value` words (later words may use them); return the rest."""
     index = 0
-    while index < len(words) and _ASSIGNMENT.match(words[index]):
+    while index < len(words) and is_assignment(words[index]):
         _set_variable(words[index], ctx)
         index += 1
     return words[index:]
@@ -366,7 +423,7 @@ def _change_state(name: str, args: list[str], ctx: Context) -> tuple[bool, bool]
     """Builtins that change the shell's state rather than files; None for other commands."""
     if name in DECLARERS:
         for arg in args:
-            if _ASSIGNMENT.match(arg):
+            if is_assignment(arg):
                 _set_variable(arg, ctx)
         if any(arg.startswith("-") and "n" in arg for arg in args):  # a nameref: unknown
             for arg in args:
@@ -545,7 +602,7 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool, str | None]:
         wrapper = os.path.basename(words[0])
         takes_value = WRAPPERS[wrapper]
         rest = words[1:]
-        while rest and (rest[0].startswith("-") or _ASSIGNMENT.match(rest[0])):
+        while rest and (rest[0].startswith("-") or is_assignment(rest[0])):
             option = rest.pop(0)
             if option == "--":
                 break
@@ -576,7 +633,7 @@ def _command_words(words: list[str]) -> tuple[list[str], bool]:
     """The command a simple command runs, read without recording its assignments: for the
     pipeline-wide checks that look at each command before it runs."""
     found, via_xargs, _ = _unwrap(
-        strip_reserved([word for word in words if not _ASSIGNMENT.match(word)]))
+        strip_reserved([word for word in words if not is_assignment(word)]))
     return found, via_xargs
 
 

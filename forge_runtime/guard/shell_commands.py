@@ -13,11 +13,10 @@ archivers and `patch` in `shell_archives` (imported only when such a command run
 from __future__ import annotations
 
 import os
-import re
-import shlex
 
-from forge_runtime.guard import shell_words
+from forge_runtime.guard import shell_lexer, shell_words
 from forge_runtime.guard.paths import FRONT_MATTER, Finding, hit, holds, inside
+from forge_runtime.guard.shell_lexer import is_word_char, quote
 from forge_runtime.guard.shell_state import (
     Context,
     check_path,
@@ -276,23 +275,58 @@ def positional(code: str, operands: list[str]) -> str:
         return code
 
     def word(text: str) -> str:
-        return text if re.match(r"^[\w./~+,:@%-]*$", text) else shlex.quote(text)
+        return text if _plain(text) else quote(text)
 
-    def value(match: re.Match) -> str:
-        name = next(group for group in match.groups() if group)
+    def value(name: str) -> str:
         if name in ("@", "*"):
             return " ".join(word(operand) for operand in operands[1:])
         index = int(name)
         return word(operands[index]) if index < len(operands) else ""
 
-    code = re.sub(r'"\$([@*])"', value, code)  # "$@": each operand its own word
-    return re.sub(r"\$(?:\{(\d)\}|([0-9@*]))", value, code)
+    code = _filled(code, value, quoted=True)  # "$@": each operand its own word
+    return _filled(code, value, quoted=False)
+
+
+def _plain(text: str) -> bool:
+    """Word characters (re's `\\w`) and `./~+,:@%-` only, but for one final newline: the
+    regex `^[\\w./~+,:@%-]*$` this replaces (its `$` matches before a final newline)."""
+    body = text[:-1] if text.endswith("\n") else text
+    return all(is_word_char(char) or char in "./~+,:@%-" for char in body)
+
+
+def _filled(code: str, value, *, quoted: bool) -> str:
+    """`code` with each `"$@"` and `"$*"` (`quoted`), or else each `$0`..`$9`, `${N}` (N
+    any one decimal digit, as re's `\\d`), `$@` and `$*`, replaced by `value(name)`: left to
+    right and never inside a replacement, as the re.sub it replaces did."""
+    out: list[str] = []
+    position = 0
+    while (dollar := code.find("$", position)) != -1:
+        following = code[dollar + 1:dollar + 2]
+        if quoted:
+            found = following in ("@", "*") and dollar > position and \
+                code[dollar - 1] == '"' and code[dollar + 2:dollar + 3] == '"'
+            name, start, end = following, dollar - 1, dollar + 3
+        elif following == "{" and code[dollar + 2:dollar + 3].isdecimal() and \
+                code[dollar + 3:dollar + 4] == "}":
+            found, name, start, end = True, code[dollar + 2], dollar, dollar + 4
+        else:
+            found = following != "" and following in "0123456789@*"
+            name, start, end = following, dollar, dollar + 2
+        if not found:
+            out.append(code[position:dollar + 1])
+            position = dollar + 1
+            continue
+        out.append(code[position:start])
+        out.append(value(name))
+        position = end
+    out.append(code[position:])
+    return "".join(out)
 
 
 def split(text: str) -> list[str]:
     """`text` split into words; a command forge cannot name when its quotes do not close."""
     try:
-        return shlex.split(text)
+        return shell_lexer.split(text)
     except ValueError:
         return [LIFTED]
 
@@ -499,7 +533,7 @@ def _check_rg(name: str, args: list[str], ctx: Context, child) -> Finding | tupl
         if arg == "--pre" or arg.startswith("--pre="):
             program = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args)
                                                 else "")
-            return child("sh " + shlex.quote(program), ctx) or (False, False)
+            return child("sh " + quote(program), ctx) or (False, False)
     return True, touches(candidates(args), ctx)
 
 
@@ -536,7 +570,7 @@ def check_find(args: list[str], ctx: Context, child, *,
         words = [os.path.join(starts[0], "{}") if word == "{}" else word for word in command]
         if words and os.path.basename(words[0]) not in READERS:
             acting = True
-        finding = child(" ".join(shlex.quote(word) for word in words), ctx)
+        finding = child(" ".join(quote(word) for word in words), ctx)
         if finding:
             return finding
     acting = acting or "-delete" in expression
@@ -645,8 +679,8 @@ def _printed_words(args: list[str]) -> list[str]:
     words = []
     for arg in args:
         text = _unescaped(arg)
-        for piece in re.split(r"[\s\0]+", text.replace("%s", " ").replace("%b", " ")):
-            if piece and piece not in ("-e", "-n", "-E"):
+        for piece in text.replace("%s", " ").replace("%b", " ").replace("\0", " ").split():
+            if piece not in ("-e", "-n", "-E"):
                 words.append(piece)
     return words
 

@@ -13,8 +13,6 @@ too. Discards (`reset --hard`, `checkout -- .`, `checkout -f`, `restore`, `stash
 from __future__ import annotations
 
 import os
-import re
-import shlex
 
 from forge_runtime.guard import shell_archives
 from forge_runtime.guard.paths import FRONT_MATTER, LEDGER_LABEL, Finding, inside
@@ -27,6 +25,7 @@ from forge_runtime.guard.shell_commands import (
     check_write,
     options,
 )
+from forge_runtime.guard.shell_lexer import quote
 from forge_runtime.guard.shell_state import Context, check_path, expansions, touches
 from forge_runtime.guard.shell_syntax import LIFTED
 
@@ -44,12 +43,15 @@ _GIT_MODELLED = frozenset({"rm", "mv", "apply", "clean", "stash", "config", "ini
 # Subcommands that rewrite work-tree files from history: refused over a tracked forge file.
 GIT_DISCARDS = frozenset({"checkout", "restore", "reset", "read-tree", "checkout-index",
                           "stash"})
-# Config keys whose value git runs as a shell command (or loads code from).
-_GIT_CODE_KEY = (  # compiled on first use: most commands never get here
-    r"^(?:core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy|hookspath|worktree)|"
-    r"sequence\.editor|diff\.external|(?:diff|filter|merge|pager|man|difftool|mergetool|"
-    r"credential|remote|gpg|interactive|uploadpack|receive|alias|include|includeif)\..*|"
-    r"protocol\..*\.allow|web\.browser|credential\.helper|gpg\.program)$")
+# Config keys whose value git runs as a shell command (or loads code from): these keys,
+# every key of these sections, and `protocol.<name>.allow`.
+_GIT_CODE_KEYS = frozenset({"core.fsmonitor", "core.pager", "core.editor", "core.sshcommand",
+                            "core.askpass", "core.gitproxy", "core.hookspath", "core.worktree",
+                            "sequence.editor", "diff.external", "web.browser",
+                            "credential.helper", "gpg.program"})
+_GIT_CODE_SECTIONS = ("diff.", "filter.", "merge.", "pager.", "man.", "difftool.",
+                      "mergetool.", "credential.", "remote.", "gpg.", "interactive.",
+                      "uploadpack.", "receive.", "alias.", "include.", "includeif.")
 _GIT_FILE_KEYS = ("core.hookspath", "core.worktree", "include.path")
 _CONFIG_BYTES_LIMIT = 200_000
 
@@ -81,9 +83,22 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
         ctx.restore(state)
 
 
+def runs_code(key: str) -> bool:
+    """Is `key` (lower case) a config key whose value git runs or loads code from? Like the
+    anchored regex it replaces, a key may end in one newline (re's `$` matches before
+    it), and a section's key name holds none."""
+    key = key[:-1] if key.endswith("\n") else key
+    if key in _GIT_CODE_KEYS:
+        return True
+    if "\n" in key:
+        return False
+    return key.startswith(_GIT_CODE_SECTIONS) or (
+        key.startswith("protocol.") and key.endswith(".allow") and len(key) >= 15)
+
+
 def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | None:
     key = key.lower()
-    if not re.match(_GIT_CODE_KEY, key):
+    if not runs_code(key):
         return None
     if key in _GIT_FILE_KEYS or key.startswith("includeif."):
         return Finding(f"sets git's {key}, which makes git run or read code from files "
@@ -135,7 +150,7 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
     alias = None if sub in GIT_READERS or sub in _GIT_MODELLED else _git_alias(sub, ctx)
     if alias is not None:  # git runs `!code` in a shell, anything else as its own arguments
         code = alias[1:] if alias.startswith("!") else "git " + alias
-        return child(" ".join([code, *(shlex.quote(a) for a in operands)]), ctx) or (
+        return child(" ".join([code, *(quote(a) for a in operands)]), ctx) or (
             True, False)
     if sub == "rm":
         return check_destroy([a for a in operands if a != "--cached"], ctx)
@@ -183,7 +198,7 @@ def _git_code(sub: str, operands: list[str]) -> str | None:
                 return arg.split("=", 1)[1]
         return None
     if sub == "bisect" and operands[:1] == ["run"]:
-        return " ".join(shlex.quote(word) for word in operands[1:]) or None
+        return " ".join(quote(word) for word in operands[1:]) or None
     if sub == "submodule" and "foreach" in operands:
         return " ".join(operands[operands.index("foreach") + 1:]) or None
     return None

@@ -12,10 +12,10 @@ path.
 from __future__ import annotations
 
 import os
-import re
 
 from forge_runtime.guard import shell_words
 from forge_runtime.guard.paths import FRONT_MATTER, MARKERS, Finding, Protected, hit, holds, inside
+from forge_runtime.guard.shell_lexer import is_word_char
 
 UNKNOWN_VALUE = "`?`"  # what a lifted `$(...)` leaves; a variable holding it is unknown
 DIRECTORIES_LIMIT = 8  # possible working directories followed before the cwd is unknown
@@ -103,15 +103,31 @@ def shell_env(env: dict[str, str], cwd: str) -> dict[str, str | None]:
     return known
 
 
-# `.git` and `.forge` as a path component (not `.github`, `.gitignore`, `x.git`).
-_PROTECTED_DIRS = re.compile(r"(?:^|[^\w.-])\.(?:git|forge)(?![\w.-])")
+_PROTECTED_DIRS = (".git", ".forge")
 
 
 def mentions(text: str) -> bool:
     """Does `text` name a protected location (`forge-goals`, `.forge/local`, `.git`, ...)?"""
     lowered = text.lower()
-    return any(marker in lowered for marker in MARKERS) or \
-        _PROTECTED_DIRS.search(lowered) is not None
+    return any(marker in lowered for marker in MARKERS) or names_protected_dir(lowered)
+
+
+def names_protected_dir(text: str) -> bool:
+    """`.git` or `.forge` as a path component, not part of a longer name (`.github`,
+    `.gitignore`, `x.git`): neither a word character (re's `\\w`), `.` nor `-` beside it."""
+    for name in _PROTECTED_DIRS:
+        start = text.find(name)
+        while start != -1:
+            after = start + len(name)
+            if (start == 0 or not _in_name(text[start - 1])) and \
+                    (after == len(text) or not _in_name(text[after])):
+                return True
+            start = text.find(name, start + 1)
+    return False
+
+
+def _in_name(char: str) -> bool:
+    return is_word_char(char) or char in ".-"
 
 
 def check_deadline(ctx: Context) -> None:

@@ -1,18 +1,18 @@
 """How a Bash command's text becomes pipelines of simple commands, split as the shell would.
 
 This is the syntax half of the guard's shell analysis (`shell` judges what the commands
-do). It is `shlex` plus what `shlex` does not know: command substitutions (`$(...)`,
-backquotes, `<(...)`), which run wherever they stand and are lifted out to be judged on
-their own; redirections, pipes and subshells; here-strings; the reserved words that open
-compound commands; ANSI-C quoting (`$'\x2egit'` is `.git`); and the operator that ends
-each pipeline (`;`, `&&`, `||`, `&`), since whether a `cd` or an assignment before it
-holds for what follows depends on it. It is not a shell parser and does not try to be one.
+do). It is shlex's posix splitting (`shell_lexer`) plus what shlex does not know: command
+substitutions (`$(...)`, backquotes, `<(...)`), which run wherever they stand and are
+lifted out to be judged on their own; redirections, pipes and subshells; here-strings; the
+reserved words that open compound commands; ANSI-C quoting (`$'\x2egit'` is `.git`); and
+the operator that ends each pipeline (`;`, `&&`, `||`, `&`), since whether a `cd` or an
+assignment before it holds for what follows depends on it. It is not a shell parser and
+does not try to be one.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
+from forge_runtime.guard import shell_lexer
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})
 INPUT_REDIRECTS = frozenset({"<", "<<", "<<<", "<&", "<<-"})
@@ -182,8 +182,27 @@ def normalise(text: str) -> str:
         position += 1
     normalised = "".join(out)
     for index, body in enumerate(bodies):
-        normalised = normalised.replace(f"\x01{index}\x01", shlex.quote(body), 1)
-    return re.sub("\x01[0-9]+\x01", "''", normalised)  # a heredoc the text never ends
+        normalised = normalised.replace(f"\x01{index}\x01", shell_lexer.quote(body), 1)
+    return without_placeholders(normalised)  # a heredoc the text never ends
+
+
+def without_placeholders(text: str) -> str:
+    """`text` with each `\\x01<digits>\\x01` left in it (a heredoc's body, or one the text
+    never ends) made `''`: left to right, as re.sub did with `\\x01[0-9]+\\x01`."""
+    out: list[str] = []
+    position = 0
+    while (start := text.find("\x01", position)) != -1:
+        end = start + 1
+        while end < len(text) and text[end] in "0123456789":
+            end += 1
+        if end > start + 1 and text.startswith("\x01", end):
+            out.append(text[position:start] + "''")
+            position = end + 1
+        else:
+            out.append(text[position:start + 1])
+            position = start + 1
+    out.append(text[position:])
+    return "".join(out)
 
 
 def _heredoc_delimiter(text: str, position: int) -> tuple[str, bool, int]:
@@ -250,11 +269,8 @@ def _ansi_c_body(text: str, position: int) -> tuple[str, int]:
 
 
 def _tokens(command: str) -> list[str] | None:
-    lexer = shlex.shlex(normalise(command), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
     try:
-        return list(lexer)
+        return shell_lexer.tokens(normalise(command))
     except ValueError:
         return None
 
@@ -265,7 +281,7 @@ def _is_operator(token: str) -> bool:
 
 def parse(command: str) -> list[Pipeline | str] | None:
     """The command as pipelines of simple commands, with `(` and `)` where a subshell opens
-    and closes; None when shlex cannot read it."""
+    and closes; None when its quotes or escapes do not close."""
     tokens = _tokens(command)
     if tokens is None:
         return None

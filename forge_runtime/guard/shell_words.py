@@ -22,8 +22,9 @@ VARIANTS_LIMIT = 256
 WORD_LIMIT = 4096  # PATH_MAX: a longer word names no path the kernel would take
 _NESTING_LIMIT = 16
 SELF = "\0self\0"  # the shell's own process id; NUL never survives into a real word
-_NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
-_NAME_CHARS = _NAME_START + "0123456789"
+# A shell variable name: an ASCII letter or `_`, then those or digits.
+NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+NAME_CHARS = NAME_START + "0123456789"
 _SPECIAL = "@*#?-!0123456789"
 
 
@@ -89,9 +90,9 @@ def _parameters(word: str, env: dict[str, str | None], depth: int) -> str | None
                 return None
             found = _braced(word[position + 2:end], env, depth)
             position = end + 1
-        elif following in _NAME_START:
+        elif following in NAME_START:
             end = position + 1
-            while end < len(word) and word[end] in _NAME_CHARS:
+            while end < len(word) and word[end] in NAME_CHARS:
                 end += 1
             found = _lookup(word[position + 1:end], env)
             position = end
@@ -137,10 +138,10 @@ def _lookup(name: str, env: dict[str, str | None]) -> str | None:
 def _braced(body: str, env: dict[str, str | None], depth: int) -> str | None:
     """The inside of `${...}`: a name, optionally with `-`, `=`, `+` (and `:` forms)."""
     end = 0
-    while end < len(body) and body[end] in _NAME_CHARS:
+    while end < len(body) and body[end] in NAME_CHARS:
         end += 1
     name, rest = body[:end], body[end:]
-    if not name or name[0] not in _NAME_START:
+    if not name or name[0] not in NAME_START:
         return None  # `${#x}`, `${!x}`, `${1}`: lengths, indirection, positionals
     if not rest:
         return _lookup(name, env)
@@ -306,7 +307,7 @@ def literal(word: str) -> str:
                 position = len(word) if end is None else end + 1
             else:
                 position += 1
-                while position < len(word) and word[position] in _NAME_CHARS:
+                while position < len(word) and word[position] in NAME_CHARS:
                     position += 1
             out.append(" ")
             continue
