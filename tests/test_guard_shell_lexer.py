@@ -38,7 +38,7 @@ def outcome(split, text: str):
         return ("ValueError", str(error))
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(shell_text)
 @example("echo 'unterminated")
 @example('echo "a\\')
@@ -49,7 +49,7 @@ def test_tokens_equal_shlex_with_punctuation(text):
     assert outcome(shell_lexer.tokens, text) == outcome(shlex_tokens, text)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(shell_text)
 @example("sh -c 'rm -rf x' _ ''")
 @example("a\\ b 'c\"d' \"e'f\" # not a comment")
@@ -57,7 +57,7 @@ def test_split_equals_shlex_split(text):
     assert outcome(shell_lexer.split, text) == outcome(shlex.split, text)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(st.one_of(shell_text, st.text()))
 @example("")
 @example("a-z_0.9/@%+=:,")
