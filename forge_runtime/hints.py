@@ -17,8 +17,6 @@ This module is imported by hooks on their hot path: standard library only, nothi
 
 from __future__ import annotations
 
-import unicodedata
-
 from forge_runtime.records import record
 
 NEXT = "Next"
@@ -45,9 +43,18 @@ def sanitize(text: object) -> str:
     for char in str(text):
         if char in "\t\n\r\v\f":
             cleaned.append(" ")
-        elif unicodedata.category(char) not in _UNSAFE_CATEGORIES:
+        elif char.isascii():
+            if char.isprintable():  # every other ASCII character is a control (Cc)
+                cleaned.append(char)
+        elif _category(char) not in _UNSAFE_CATEGORIES:
             cleaned.append(char)
     return " ".join("".join(cleaned).split())
+
+
+def _category(char: str) -> str:
+    import unicodedata  # here only: an ASCII hint, as most are, needs no Unicode table
+
+    return unicodedata.category(char)
 
 
 def has_placeholder(command: str) -> bool:

@@ -124,6 +124,16 @@ def test_sanitize_never_returns_control_or_format_characters(text):
     assert "\n" not in cleaned and cleaned == cleaned.strip()
 
 
+def test_sanitize_keeps_and_drops_each_ascii_character_by_its_unicode_category():
+    """ASCII is judged without the Unicode table, as the table would judge it."""
+    for code in range(128):
+        char = chr(code)
+        expected = " " if char in "\t\n\r\v\f" else (
+            "" if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"}
+            else char)
+        assert hints.sanitize(f"a{char}b") == " ".join(f"a{expected}b".split())
+
+
 @pytest.mark.parametrize("command", [
     "forge goal status <id>", "forge ledger verify {nonce}", "forge goal history ...",
     "forge fix TODO", "forge x XXX",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.guard import shell_archives
 from forge_runtime.guard.paths import FRONT_MATTER, LEDGER_LABEL, Finding, inside
 from forge_runtime.guard.shell_commands import (
     candidates,
@@ -113,6 +112,8 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
     if sub == "stash" and operands[:1] in (["push"], ["save"]):
         operands = operands[1:]
     if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
+        from forge_runtime.guard import shell_archives  # only for `git apply`
+
         diffs = [a for a in operands if not a.startswith("-")]
         return shell_archives.check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx,
                                           child)
