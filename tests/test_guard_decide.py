@@ -136,6 +136,19 @@ def test_a_project_role_guards_its_agents(project):
     assert ask(project, "Read", {"file_path": "x"}, agent_type="auditor") is None
 
 
+@pytest.mark.parametrize("tool, tool_input", [
+    ("Bash", {"command": "rm -rf secrets"}),
+    ("Write", {"file_path": "secrets/key", "content": "x"}),
+])
+def test_a_rule_file_protects_its_paths_in_an_unguarded_session(project, tool, tool_input):
+    (project / "secrets").mkdir()
+    assert ask(project, tool, tool_input) is None
+    (project / ".forge" / "guard.yaml").write_text("protected: [secrets]\n")
+    hint = ask(project, tool, tool_input)
+    assert_contract(hint)
+    assert "secrets" in hint.error
+
+
 def test_a_broken_rule_file_denies_guarded_sessions_but_not_others(project):
     (project / ".forge" / "guard.yaml").write_text("roles:\n  x:\n    tools: Read\n")
     hint = ask(project, "Read", {"file_path": "x"}, agent_type="anything")

@@ -79,20 +79,25 @@ def _decide(event: dict, env: dict[str, str], role):
             return escape
     if not guarded and not touches_world:
         return None
-    from forge_runtime.errors import ForgeError
-    from forge_runtime.guard import rules as rules_module
-    try:
-        rules = rules_module.for_project(dirs)
-    except ForgeError as exc:
-        if guarded:
-            return exc.hint()
-        rules = rules_module.DEFAULT_RULES
-    for current, from_mode in _roles_in_force(rules, agent_type, mode, role):
-        if not current.allows(tool):
-            return _role_denial(current, tool, session_id, from_mode)
+    extra_protected = ()
+    # Without a role, only a rule file's extra protected paths could apply: no file, no
+    # rules to load (nor their modules to import, on every Bash call).
+    if guarded or os.path.isfile(paths.rule_file(dirs)):
+        from forge_runtime.errors import ForgeError
+        from forge_runtime.guard import rules as rules_module
+        try:
+            rules = rules_module.for_project(dirs)
+        except ForgeError as exc:
+            if guarded:
+                return exc.hint()
+            rules = rules_module.DEFAULT_RULES
+        for current, from_mode in _roles_in_force(rules, agent_type, mode, role):
+            if not current.allows(tool):
+                return _role_denial(current, tool, session_id, from_mode)
+        extra_protected = rules.protected
     if not touches_world:
         return None
-    protected = paths.protected_paths(dirs, rules.protected)
+    protected = paths.protected_paths(dirs, extra_protected)
     finding = _protection_finding(tool, tool_input, cwd, env, protected)
     if finding is None:
         return None

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.project import Project
 from forge_runtime.records import record
 from forge_runtime.roots import FORGE_DIR, ledger_root, witness_dir
 
@@ -38,6 +37,9 @@ MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-
            "forge_runtime.hooks", "goal-ledger")
 
 
+# `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s
+# strings, unannotated so that the hook need not import `project` to decide.
+
 # Records (forge_runtime/records.py), not dataclasses or named tuples: `dataclasses` imports
 # `inspect`, `collections` a few modules more, which every tool call would pay.
 class Protected(record("Protected", "path label kind fix")):
@@ -52,7 +54,7 @@ class Finding(record("Finding", "message entry", defaults=(None,))):
     __slots__ = ()
 
 
-def guard_dir(project: Project) -> str:
+def guard_dir(project) -> str:
     """Where forge keeps main-session modes and the rule cache: beside the ledger (takes
     `roots.locate()`'s strings too, the guard's allow path)."""
     if project[2] is not None:
@@ -60,12 +62,12 @@ def guard_dir(project: Project) -> str:
     return os.path.join(project[0], FORGE_DIR, "local", "guard")
 
 
-def rule_file(project: Project) -> str:
+def rule_file(project) -> str:
     """`.forge/guard.yaml` of a Project (or of `roots.locate()`'s strings)."""
     return os.path.join(project[0], FORGE_DIR, RULE_FILE)
 
 
-def protected_paths(project: Project, extra: tuple[str, ...] = ()) -> list[Protected]:
+def protected_paths(project, extra: tuple[str, ...] = ()) -> list[Protected]:
     """Every protected path of `project` (a Project or `roots.locate()`'s strings: the guard
     decides without `pathlib`), resolved; `extra` are project-rule additions."""
     root, git_dir, git_common_dir = project
