@@ -37,6 +37,8 @@ def _mcp(arguments: dict) -> tuple[str, dict]:
 # name -> (project root -> (tool name, tool input)); every name is a row of the report.
 CORPUS: dict[str, Callable[[Path], tuple[str, dict]]] = {
     "quoted run of commas": lambda root: _bash(f"echo '{',' * 6000}' > {LEDGER}/x"),
+    "double-quoted run of escapes": lambda root: _bash(
+        'echo "' + "\\x" * 45000 + '" > ' + LEDGER + "/x"),
     "brace run of commas": lambda root: _bash("echo {" + "," * 3000 + "} > " + LEDGER + "/x"),
     "nested braces in a comment": lambda root: _bash("ls # " + "{a," * 1500 + "}" * 1500),
     "deeply nested braces": lambda root: _bash("echo " + "{a," * 400 + "b" + "}" * 400),

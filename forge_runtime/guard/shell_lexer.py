@@ -98,8 +98,10 @@ def _double_quoted(text: str, position: int, parts: list[str]) -> int:
     """Append the body of the double-quoted string starting at `position` to `parts`;
     where the text goes on after its closing quote."""
     end = len(text)
+    quote_at = text.find('"', position)
     while True:
-        quote_at = text.find('"', position)
+        if 0 <= quote_at < position:  # that quote was escaped: the next one may close
+            quote_at = text.find('"', position)
         escape_at = text.find("\\", position, quote_at if quote_at != -1 else end)
         if escape_at == -1:
             if quote_at == -1:
