@@ -91,8 +91,9 @@ def runs_code(key: str) -> bool:
         return True
     if "\n" in key:
         return False
-    return key.startswith(_GIT_CODE_SECTIONS) or (
-        key.startswith("protocol.") and key.endswith(".allow") and len(key) >= 15)
+    return key.startswith(_GIT_CODE_SECTIONS) or (key.startswith("protocol.") and
+                                                   key.endswith(".allow") and
+                                                   len(key) >= len("protocol..allow"))
 
 
 def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | None:
