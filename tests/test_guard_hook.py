@@ -116,6 +116,34 @@ def test_an_ordinary_bash_command_imports_nothing_heavy(project):
     assert heavy_imports(project, "Bash", {"command": "git status && ls -la"}, heavy) == "[]"
 
 
+@pytest.mark.parametrize("command, denied", [
+    ("git status --short && grep -rn TODO . | head -20 > notes.txt", False),
+    ("sh -c 'rm -rf \"$1\"' _ .git/forge-goals", True),
+])
+def test_the_shell_model_imports_neither_re_nor_shlex(project, command, denied):
+    """`re` alone costs more than half a bare interpreter start; the guard's own splitter and
+    string scans leave it (and `shlex`, `enum`, `functools`, `collections`) out of every
+    Bash call. Run without `site`, which would import some of them first."""
+    repo = str(Path(__file__).resolve().parents[1])
+    code = ("import sys, io\n"
+            f"sys.path.insert(0, {repo!r})\n"
+            "before = set(sys.modules)\n"
+            "from forge_runtime.hooks import dispatch\n"
+            "out = io.StringIO()\n"
+            "dispatch.run(['PreToolUse'], sys.stdin.buffer, out, io.StringIO())\n"
+            "print(sorted({'re', 'shlex', 'enum', 'functools', 'collections', 'unicodedata'}"
+            " & (set(sys.modules) - before)))\n"
+            "print(out.getvalue())")
+    stdin = json.dumps(event("Bash", {"command": command}, project))
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], input=stdin,
+                          capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)})
+    assert done.returncode == 0, done.stderr
+    imported, reply = done.stdout.split("\n", 1)
+    assert imported == "[]"
+    assert is_deny(json.loads(reply) if reply.strip() else None) is denied
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8),
