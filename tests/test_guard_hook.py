@@ -14,7 +14,7 @@ from guard_support import event, make_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forge_runtime.guard import modes, paths
+from forge_runtime.guard import modes, paths, rules
 from forge_runtime.guard.roles import DEFAULT_ROLES
 from forge_runtime.hooks import dispatch
 from forge_runtime.project import find_project
@@ -116,14 +116,20 @@ def test_an_ordinary_bash_command_imports_nothing_heavy(project):
     assert heavy_imports(project, "Bash", {"command": "git status && ls -la"}, heavy) == "[]"
 
 
+@pytest.mark.parametrize("with_rules", [False, True])
 @pytest.mark.parametrize("command, denied", [
     ("git status --short && grep -rn TODO . | head -20 > notes.txt", False),
     ("sh -c 'rm -rf \"$1\"' _ .git/forge-goals", True),
 ])
-def test_the_shell_model_imports_neither_re_nor_shlex(project, command, denied):
+def test_the_shell_model_imports_neither_re_nor_shlex(project, command, denied, with_rules):
     """`re` alone costs more than half a bare interpreter start; the guard's own splitter and
     string scans leave it (and `shlex`, `enum`, `functools`, `collections`) out of every
-    Bash call. Run without `site`, which would import some of them first."""
+    Bash call, also where a rule file names roles (read from its validated cache). Run
+    without `site`, which would import some of them first."""
+    if with_rules:
+        (project / ".forge" / "guard.yaml").write_text(
+            "roles:\n  auditor:\n    tools: [Read]\nprotected: [secrets]\n")
+        rules.for_project(find_project(project))  # validated here, with jsonschema: cached
     repo = str(Path(__file__).resolve().parents[1])
     code = ("import sys, io\n"
             f"sys.path.insert(0, {repo!r})\n"

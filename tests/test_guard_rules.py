@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.guard import rules
@@ -140,3 +143,18 @@ def test_the_stdlib_check_agrees_with_jsonschema():
     validator = jsonschema.Draft202012Validator(rules.SCHEMA)
     for sample in samples:
         assert rules.conforms(sample, rules.SCHEMA) == validator.is_valid(sample), sample
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(st.text(max_size=70),
+                 st.text(alphabet="az09-_A\n\u00e9", max_size=70),
+                 st.sampled_from(["a", "a" * 64, "a" * 65, "0a", "-a", "a-", "ab\n", "ab\n\n",
+                                  "\n", "", "a\nb", "\u00e9"])))
+def test_role_names_are_checked_as_jsonschema_checks_their_pattern(name):
+    """The cache check reads role names without `re`, as the schema's regex reads them."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(rules.SCHEMA)
+    sample = {"roles": {name: {"tools": ["Read"]}}}
+    assert rules.conforms(sample, rules.SCHEMA) == validator.is_valid(sample)
+    assert rules._matches(rules.ROLE_NAME, name) == (re.search(rules.ROLE_NAME, name) is not None)

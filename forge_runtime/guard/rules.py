@@ -32,13 +32,16 @@ from forge_runtime.records import record
 INVALID = "FORGE_GUARD_RULES_INVALID"
 FIX = "forge guard roles"
 CACHE_NAME = "rules-cache.json"
+ROLE_NAME = "^[a-z][a-z0-9-]{0,63}$"
+_ROLE_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyz")
+_ROLE_NAME_CHARS = _ROLE_NAME_START | frozenset("0123456789-")
 SCHEMA = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
         "roles": {
             "type": "object",
-            "propertyNames": {"pattern": "^[a-z][a-z0-9-]{0,63}$"},
+            "propertyNames": {"pattern": ROLE_NAME},
             "additionalProperties": {
                 "type": "object",
                 "additionalProperties": False,
@@ -161,8 +164,6 @@ def conforms(value, schema: dict) -> bool:
     """Does `value` satisfy `schema`? The keywords SCHEMA uses, without jsonschema's import
     (about 60 ms): type, properties, additionalProperties, required, propertyNames' pattern,
     items, minLength."""
-    import re
-
     kind = schema.get("type")
     if kind == "object":
         if not isinstance(value, dict) or not all(key in value for key in
@@ -171,7 +172,7 @@ def conforms(value, schema: dict) -> bool:
         names = schema.get("propertyNames", {}).get("pattern")
         extra = schema.get("additionalProperties", True)
         for key, item in value.items():
-            if not isinstance(key, str) or (names and not re.search(names, key)):
+            if not isinstance(key, str) or (names and not _matches(names, key)):
                 return False
             inner = schema.get("properties", {}).get(key)
             if inner is None and extra is False:
@@ -186,6 +187,19 @@ def conforms(value, schema: dict) -> bool:
     if kind == "string":
         return isinstance(value, str) and len(value) >= schema.get("minLength", 0)
     return kind is None
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """`re.search(pattern, text)`, but for the one pattern SCHEMA names (ROLE_NAME) without
+    importing `re` on every guarded call; like that regex, a name may end in one newline
+    (its `$` matches before it)."""
+    if pattern == ROLE_NAME:
+        name = text[:-1] if text.endswith("\n") else text
+        return 1 <= len(name) <= 64 and name[0] in _ROLE_NAME_START and \
+            all(char in _ROLE_NAME_CHARS for char in name[1:])
+    import re
+
+    return re.search(pattern, text) is not None
 
 
 def _write_cache(cache_dir: str, digest: str, document: dict) -> None:
