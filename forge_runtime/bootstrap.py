@@ -18,14 +18,14 @@ forge_runtime.installers; each installer gets a fresh directory, so one that fai
 nothing for the next to trip over, and the environment in use is never touched.
 
 claude-agent-sdk is deliberately not installed here: hooks never import it and its wheel is
-about 170 MB. Standard library only, since this runs before the dependencies exist; what
-only building needs (venv, subprocess, tempfile...) is imported when a build happens, so the
-usual case, dependencies already present, costs almost nothing.
+about 170 MB. Standard library only, since this runs before the dependencies exist. The
+usual SessionStart, with nothing to build, is answered by forge_runtime.hook_python without
+importing this module; what only building needs (venv, subprocess, tempfile...) is imported
+when a build happens.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import shlex
@@ -35,54 +35,28 @@ from pathlib import Path
 
 from forge_runtime import installers, resources
 from forge_runtime.errors import EXIT_OK, EXIT_USAGE, ForgeError
+from forge_runtime.hook_python import (
+    ENV_NAME,
+    HOOK_MODULES,
+    HOOK_REQUIREMENTS,
+    STAMP_FILE,
+    env_python,
+    is_current,
+    missing_modules,
+    running_inside,
+    stamp_of,
+)
 
-# What hooks import, as pip requirements and as module names; pyproject.toml lists the same
-# requirements (a test keeps the two in step).
-HOOK_REQUIREMENTS: tuple[str, ...] = ("pyyaml>=6.0", "filelock>=3.12", "jsonschema>=4.20")
-HOOK_MODULES: tuple[str, ...] = ("yaml", "filelock", "jsonschema")
 # `forge mcp` also needs the MCP SDK, kept out of the hooks' environment (and their
 # SessionStart build): it is large, and no hook imports it. Its launcher builds
 # `forge-mcp-env` with both lists the first time the host starts the server.
 MCP_REQUIREMENTS: tuple[str, ...] = ("mcp>=2.3",)
 MCP_ENV_NAME = "forge-mcp-env"
 
-ENV_NAME = "forge-env"
-STAMP_FILE = "forge-stamp"
 BUILD_SECONDS = 240  # every installer together; the SessionStart hook has 300 s
 
 Creator = Callable[[Path, bool], None]
 BuildFailed = installers.BuildFailed
-
-
-def stamp_of(requirements: Sequence[str]) -> str:
-    """A short digest of the dependency list: a changed list means a rebuilt environment."""
-    material = "\n".join(sorted(requirements)).encode("utf-8")
-    return hashlib.sha256(material).hexdigest()[:16]
-
-
-def missing_modules(modules: Sequence[str] = HOOK_MODULES) -> list[str]:
-    """The hook dependencies the running interpreter cannot import (found, not imported)."""
-    return [name for name in modules if importlib.util.find_spec(name) is None]
-
-
-def env_python(env: Path) -> Path:
-    return env / "bin" / "python"
-
-
-def is_current(env: Path, stamp: str) -> bool:
-    """True when `env` is a complete environment built for this dependency list."""
-    try:
-        recorded = (env / STAMP_FILE).read_text(encoding="utf-8").strip()
-    except OSError:
-        return False
-    return recorded == stamp and env_python(env).exists()
-
-
-def _running_inside(env: Path) -> bool:
-    try:
-        return Path(sys.prefix).resolve() == env.resolve()
-    except OSError:
-        return False
 
 
 def create_venv(path: Path, with_pip: bool) -> None:
@@ -231,7 +205,7 @@ def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | 
         raise ForgeError(f"forge's hooks need {names} and CLAUDE_PLUGIN_DATA is not set, "
                          "so there is nowhere to install them", pip_fallback())
     boot = bootstrap or Bootstrap(data)
-    inside = _running_inside(boot.env)
+    inside = running_inside(boot.env)
     if not inside and not missing_modules():
         return "present"
     if is_current(boot.env, boot.stamp):

@@ -19,23 +19,28 @@ REQUIRED: dict[str, type] = {}
 
 
 def handle(event: dict) -> dict | None:
-    from forge_runtime import bootstrap
-    from forge_runtime.errors import ForgeError
+    from forge_runtime import hook_python
 
     data_dir = os.environ.get("CLAUDE_PLUGIN_DATA")
-    try:
-        outcome = bootstrap.ensure(data_dir, os.environ.get("CLAUDE_PLUGIN_ROOT"))
-    except ForgeError as exc:
-        return {"systemMessage": exc.hint().render()}
-    export_python_to_bash(bootstrap.python_for(outcome, data_dir))
+    python = hook_python.settled(data_dir)
+    if python is None:  # something to build, or a reason it cannot be
+        from forge_runtime import bootstrap
+        from forge_runtime.errors import ForgeError
+
+        try:
+            outcome = bootstrap.ensure(data_dir, os.environ.get("CLAUDE_PLUGIN_ROOT"))
+        except ForgeError as exc:
+            return {"systemMessage": exc.hint().render()}
+        python = bootstrap.python_for(outcome, data_dir)
+    export_python_to_bash(python)
     return None
 
 
 def export_python_to_bash(python: str) -> None:
     """Append `export FORGE_PYTHON=...` to the host's per-session Bash environment file."""
-    import shlex
+    from forge_runtime.guard.shell_lexer import quote
 
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     if env_file:
         with open(env_file, "a", encoding="utf-8") as stream:
-            stream.write(f"export FORGE_PYTHON={shlex.quote(python)}\n")
+            stream.write(f"export FORGE_PYTHON={quote(python)}\n")

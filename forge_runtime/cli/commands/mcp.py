@@ -44,7 +44,7 @@ def _reexec_with_sdk() -> None:
                                requirements=(*bootstrap.HOOK_REQUIREMENTS,
                                              *bootstrap.MCP_REQUIREMENTS),
                                modules=(*bootstrap.HOOK_MODULES, "mcp"))
-    if bootstrap._running_inside(boot.env):
+    if bootstrap.running_inside(boot.env):
         raise ForgeError(f"{boot.env} was built but still lacks the MCP SDK", pip)
     try:
         boot.build()

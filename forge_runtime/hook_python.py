@@ -1,0 +1,84 @@
+"""Which Python runs forge's hooks: decided at every SessionStart, without building anything.
+
+Almost every SessionStart finds nothing to do: the hooks already run in the plugin's current
+`forge-env`, or in an interpreter that holds the dependencies itself (a pip-installed forge).
+That answer must cost close to a bare interpreter start (issue 14: every hook of a session
+without a goal within 1.5x of one), so this module works on strings and asks the import
+system's own finders, instead of importing pathlib, importlib.util, hashlib or shlex.
+Everything else (building, reporting a failure) is forge_runtime.bootstrap's, which the
+SessionStart hook imports only when `settled` has no answer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from forge_runtime.digest import sha256_hex
+
+# What hooks import, as pip requirements and as module names; pyproject.toml lists the same
+# requirements (a test keeps the two in step).
+HOOK_REQUIREMENTS: tuple[str, ...] = ("pyyaml>=6.0", "filelock>=3.12", "jsonschema>=4.20")
+HOOK_MODULES: tuple[str, ...] = ("yaml", "filelock", "jsonschema")
+ENV_NAME = "forge-env"
+STAMP_FILE = "forge-stamp"
+
+
+def stamp_of(requirements) -> str:
+    """A short digest of the dependency list: a changed list means a rebuilt environment."""
+    return sha256_hex("\n".join(sorted(requirements)).encode("utf-8"))[:16]
+
+
+def _findable(name: str) -> bool:
+    """Whether `import name` (a top-level module) would find it, without importing it: what
+    `importlib.util.find_spec` asks of each meta-path finder (PEP 451)."""
+    if name in sys.modules:
+        return True
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is not None and find_spec(name, None) is not None:
+            return True
+    return False
+
+
+def missing_modules(modules=HOOK_MODULES) -> list[str]:
+    """The hook dependencies the running interpreter cannot import (found, not imported)."""
+    return [name for name in modules if not _findable(name)]
+
+
+def env_python(env: str | os.PathLike):
+    """The environment's interpreter, of `env`'s own kind (a str, or a Path for bootstrap)."""
+    if isinstance(env, str):
+        return os.path.join(env, "bin", "python")
+    return env / "bin" / "python"
+
+
+def is_current(env: str | os.PathLike, stamp: str) -> bool:
+    """True when `env` is a complete environment built for this dependency list."""
+    try:
+        with open(os.path.join(env, STAMP_FILE), encoding="utf-8") as stream:
+            recorded = stream.read().strip()
+    except OSError:
+        return False
+    return recorded == stamp and os.path.exists(env_python(os.fspath(env)))
+
+
+def running_inside(env: str | os.PathLike) -> bool:
+    """Whether this interpreter is the one of `env` (the hooks already run in forge-env)."""
+    return os.path.realpath(sys.prefix) == os.path.realpath(env)
+
+
+def settled(data_dir: str | None) -> str | None:
+    """The Python that has the hook dependencies when nothing has to be built, else None.
+
+    The same checks, in the same order, as the start of `bootstrap.ensure`: the running
+    interpreter has them and is not a forge-env that went stale; or forge-env is current.
+    """
+    if not data_dir:
+        return None if missing_modules() else sys.executable
+    env = os.path.join(data_dir, ENV_NAME)
+    if not running_inside(env) and not missing_modules():
+        return sys.executable
+    if is_current(env, stamp_of(HOOK_REQUIREMENTS)):
+        return env_python(env)
+    return None
