@@ -21,6 +21,7 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.gates import config
 from forge_runtime.gates.files import read_json, write_json
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
+from forge_runtime.project import join, paths_of
 
 NOT_FRESH = "FORGE_GATES_NOT_FRESH"
 ALL_FRESH = "FORGE_GATES_FRESH"
@@ -29,7 +30,7 @@ VERIFY = "forge goal verify-gates"
 
 
 def _record_path(project, nonce: str):
-    return project.ledger_root / "gates" / f"{nonce}.json"
+    return join(project.ledger_root, "gates", f"{nonce}.json")
 
 
 def read_record(project, nonce: str) -> dict:
@@ -62,7 +63,7 @@ class Reading:
 
         self.status = status
         try:
-            self.states = status.assess(project)
+            self.states = status.assess(paths_of(project))
             self.error = None
         except ForgeError as exc:
             self.states, self.error = [], exc
@@ -82,7 +83,7 @@ class Reading:
             return self.error.hint()
         if self.verified:
             return hints.next_(VERIFY, "confirms the goal's final gates once it is met")
-        return self.status.way_on(self.states, project)
+        return self.status.way_on(self.states, paths_of(project))
 
     def summary(self) -> str:
         return self.status.summary(self.states) if self.error is None else self.error.message

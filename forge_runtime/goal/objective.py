@@ -10,9 +10,9 @@ gets the same goal and its count, not a fresh one from zero.
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 
+from forge_runtime.digest import sha256_hex
 from forge_runtime.hints import sanitize
 from forge_runtime.records import record
 
@@ -34,7 +34,7 @@ def normalise(text: str) -> str:
 
 def objective_hash(text: str) -> str:
     """The stable identity of an objective: sha256 of its normalised UTF-8 text."""
-    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+    return sha256_hex(normalise(text).encode("utf-8"))
 
 
 class GoalPrompt(record("GoalPrompt", "objective invisible", defaults=(False,))):
