@@ -11,17 +11,19 @@ unverified until `forge goal verify-gates` finds them so.
     <ledger root>/gates/<nonce>.json   what the model was last told; the met verdict
 
 Only a session bound to a goal in a project with `.forge/gates.yaml` pays anything: every
-other Stop costs one stat here.
+other Stop costs one stat here (and `hints`, `files` and `status` are imported past it).
 """
 
 from __future__ import annotations
 
-from forge_runtime import hints
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.gates import config
-from forge_runtime.gates.files import read_json, write_json
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
 from forge_runtime.project import join, paths_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is written
+    from forge_runtime import hints
 
 NOT_FRESH = "FORGE_GATES_NOT_FRESH"
 ALL_FRESH = "FORGE_GATES_FRESH"
@@ -34,11 +36,15 @@ def _record_path(project, nonce: str):
 
 
 def read_record(project, nonce: str) -> dict:
+    from forge_runtime.gates.files import read_json
+
     record = read_json(_record_path(project, nonce))
     return record if isinstance(record, dict) else {}
 
 
 def _write_record(project, nonce: str, record: dict) -> None:
+    from forge_runtime.gates.files import write_json
+
     write_json(_record_path(project, nonce), record)
 
 
@@ -79,6 +85,8 @@ class Reading:
         return [[s.gate.name, s.state] for s in self.states if s.state != self.status.FRESH]
 
     def hint(self, project) -> hints.Hint:
+        from forge_runtime import hints
+
         if self.error is not None:
             return self.error.hint()
         if self.verified:
@@ -143,6 +151,8 @@ def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool
     that carries it with another model request (measured, like a block), so gates that
     turned fresh are told to the person alone (`systemMessage`).
     """
+    from forge_runtime import hints
+
     lines = []
     alternatives: list[str] = []
     earlier = (reply or {}).get("systemMessage")

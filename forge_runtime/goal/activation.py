@@ -60,9 +60,9 @@ def repository_id(ledger_root: str | os.PathLike) -> str:
     if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
         os.makedirs(ledger_root, exist_ok=True)
         records.create_exclusive(path, _uuid4().replace("-", "").encode("ascii"))
-    try:
-        with open(path, encoding="ascii") as handle:
-            text = handle.read()
+    try:  # bytes, then decoded: a text-mode "ascii" file loads a codec module per Stop
+        with open(path, "rb") as handle:
+            text = handle.read().decode("ascii")
     except (OSError, UnicodeDecodeError):
         raise tampered("the ledger's repository-id file cannot be read") from None
     if os.path.islink(path) or len(text.strip()) != 32:
@@ -76,8 +76,8 @@ def find_nonce(ledger_root: str | os.PathLike, digest: str) -> str | None:
     try:
         if os.path.islink(path):
             raise tampered(f"objective index {digest[:12]} is a symlink")
-        with open(path, encoding="ascii") as handle:
-            nonce = handle.read().strip()
+        with open(path, "rb") as handle:
+            nonce = handle.read().decode("ascii").strip()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError):
