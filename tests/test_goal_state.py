@@ -40,6 +40,9 @@ def test_a_missing_state_file_starts_from_forges_template(tmp_path):
     parsed = state.read(path)
     assert parsed.goal["turn_count"] == 3
     assert "## Checklist" in parsed.body
+    from forge_runtime.resources import STATE_TEMPLATE
+
+    assert state.TEMPLATE == str(STATE_TEMPLATE)  # the shipped template, not a copy
 
 
 def test_front_matter_a_person_reformatted_as_yaml_still_reads(tmp_path):

@@ -61,6 +61,11 @@ SCHEMA = {
     },
 }
 
+# forge's state.md template (`resources.STATE_TEMPLATE`), found without importing
+# `resources`, whose pathlib a first `/goal`'s confirming Stop would pay.
+TEMPLATE = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                        "templates", "state.md")
+
 # The goal fields the state mirrors from the ledger.
 MIRRORED = ("nonce", "objective", "objective_hash", "activation_id", "activation_count",
             "turn_count", "turn_ceiling", "status")
@@ -177,9 +182,8 @@ def write_goal(path: str | os.PathLike, goal: dict | None) -> None:
     if os.path.exists(path):
         body = read(path).body
     else:  # activation in a project `forge init` has not set up: start from the template
-        from forge_runtime.resources import STATE_TEMPLATE
-
-        body = _split(path, STATE_TEMPLATE.read_text(encoding="utf-8"))[1]
+        with open(TEMPLATE, encoding="utf-8") as handle:
+            body = _split(path, handle.read())[1]
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     text = render(mirror(goal) if goal else None, body)
     replace_atomically(path, text.encode("utf-8"))

@@ -24,14 +24,11 @@ outside the sandbox) find them as they expect.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import os
 from pathlib import Path
 
+from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import ForgeError
-from forge_runtime.initializer import write_atomically
 from forge_runtime.project import Project
 from forge_runtime.sandbox import scopes
 
@@ -117,7 +114,7 @@ def deny_rules(project: Project, settings: Path, scope: str) -> list[str]:
 
 
 def _digest(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    return None if data is None else sha256_hex(data)
 
 
 def _read_bytes(path: Path) -> bytes | None:
@@ -138,6 +135,8 @@ def _read_record(path: Path) -> dict | None:
     raw = _read_bytes(path)
     if raw is None:
         return None
+    import json  # `enable` and `disable` only: a person's `/goal` reads the rules alone
+
     try:
         record = json.loads(raw)
         if not isinstance(record, dict) or not isinstance(record.get("added"), dict):
@@ -192,11 +191,16 @@ def merged(settings: dict, project: Project, scope: str, path: Path,
 
 
 def _render(settings: dict) -> bytes:
+    import json
+
     return (json.dumps(settings, indent=2) + "\n").encode("utf-8")
 
 
 def enable(project: Project, scope: str) -> tuple[Path, bool]:
     """Merge forge's layer into the scope's settings file; (path, whether it changed)."""
+    import base64
+
+    from forge_runtime.initializer import write_atomically
     from forge_runtime.sandbox import tools
 
     problem = tools.find().problem
@@ -264,6 +268,10 @@ def _without_layer(settings: dict, added: dict) -> dict:
 
 def disable(project: Project, scope: str) -> tuple[Path, str]:
     """Undo `enable` in the scope: (path, "restored" | "removed" | "nothing")."""
+    import base64
+
+    from forge_runtime.initializer import write_atomically
+
     path = scopes.settings_path(scope, project)
     record_file = record_path(path)
     record = _read_record(record_file)

@@ -8,8 +8,6 @@ own `claude sandbox status` misses it too).
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 from pathlib import Path
 
@@ -45,8 +43,10 @@ def files_in_force(project: Project) -> list[tuple[str, Path]]:
              (LOCAL, project.root / ".claude" / "settings.local.json"),
              (MANAGED, MANAGED_DIR / "managed-settings.json")]
     drop_ins = MANAGED_DIR / "managed-settings.d"
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 (no `contextlib` for a person's `/goal`, which reads these)
         found += [(MANAGED, path) for path in sorted(drop_ins.glob("*.json"))]
+    except OSError:
+        pass
     return found
 
 
@@ -58,10 +58,17 @@ def read(path: Path) -> dict | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise broken(path, f"cannot be read ({exc.__class__.__name__})") from None
+    from forge_runtime import fastjson
+
     try:
-        settings = json.loads(text)
-    except ValueError as exc:
-        raise broken(path, f"is not valid JSON ({exc})") from None
+        settings = fastjson.loads(text)
+    except ValueError:  # json itself decides, and its message says where the file breaks
+        import json
+
+        try:
+            settings = json.loads(text)
+        except ValueError as exc:
+            raise broken(path, f"is not valid JSON ({exc})") from None
     if not isinstance(settings, dict):
         raise broken(path, f"holds a JSON {type(settings).__name__}, not an object")
     return settings
