@@ -42,7 +42,7 @@ def test_a_missing_state_file_starts_from_forges_template(tmp_path):
     assert "## Checklist" in parsed.body
     from forge_runtime.resources import STATE_TEMPLATE
 
-    assert state.TEMPLATE == str(STATE_TEMPLATE)  # the shipped template, not a copy
+    assert str(STATE_TEMPLATE) == state.TEMPLATE  # the shipped template, not a copy
 
 
 def test_front_matter_a_person_reformatted_as_yaml_still_reads(tmp_path):

@@ -119,12 +119,11 @@ def on_prompt(event: dict) -> dict | None:
                 caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
     if sets_goal:
         from forge_runtime.goal import qualification
-        from forge_runtime.project import paths_of
         from forge_runtime.sandbox import posture
 
         try:
             qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
-            unsandboxed = posture.goal_notice_once(paths_of(project), event["session_id"])
+            unsandboxed = posture.goal_notice_once(project, event["session_id"])
         except ForgeError as exc:
             return {"decision": "block", "reason": refusal_text(exc)}
         sessions.write_pending(project.ledger_root, event["session_id"], {
