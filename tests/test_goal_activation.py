@@ -184,7 +184,9 @@ def test_a_first_activation_cut_short_before_its_index_is_adopted_not_refused(tm
 def test_activation_ids_are_random_version_4_uuids_in_their_text_form():
     import uuid
 
-    made = {activation._uuid4() for _ in range(200)}
+    from forge_runtime.goal.ledger import random_uuid
+
+    made = {random_uuid() for _ in range(200)}
     assert len(made) == 200
     for text in made:
         parsed = uuid.UUID(text)

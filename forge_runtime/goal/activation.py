@@ -24,6 +24,8 @@ from forge_runtime.goal.ledger import (
     Head,
     Ledger,
     new_nonce,
+    random_uuid,
+    repository_id,
     tampered,
 )
 from forge_runtime.goal.lock import locked
@@ -32,19 +34,8 @@ from forge_runtime.project import Project
 from forge_runtime.records import record
 
 OBJECTIVES_DIR = "objectives"
-REPOSITORY_ID = "repository-id"
 
 NEW, TRANCHE_ADDED, REOPENED, BOUND = "new", "tranche", "reopened", "bound"
-
-
-def _uuid4() -> str:
-    """A fresh random (version 4) UUID in its 36-character text form, as `str(uuid.uuid4())`.
-    Built from `os.urandom` by hand: `uuid` imports `platform` and more, a few ms for the
-    confirming Stop of every `/goal`."""
-    value = int.from_bytes(os.urandom(16), "big")
-    value = (value & ~(0xF000 << 64) & ~(0xC000 << 48)) | (4 << 76) | (0x8000 << 48)
-    text = f"{value:032x}"
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 class Activation(record("Activation", "outcome goal")):
@@ -52,22 +43,6 @@ class Activation(record("Activation", "outcome goal")):
     dataclass: every charging Stop imports this module)."""
 
     __slots__ = ()
-
-
-def repository_id(ledger_root: str | os.PathLike) -> str:
-    """This repository's ledger identity, created once; every goal and binding carries it."""
-    path = os.path.join(ledger_root, REPOSITORY_ID)
-    if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
-        os.makedirs(ledger_root, exist_ok=True)
-        records.create_exclusive(path, _uuid4().replace("-", "").encode("ascii"))
-    try:  # bytes, then decoded: a text-mode "ascii" file loads a codec module per Stop
-        with open(path, "rb") as handle:
-            text = handle.read().decode("ascii")
-    except (OSError, UnicodeDecodeError):
-        raise tampered("the ledger's repository-id file cannot be read") from None
-    if os.path.islink(path) or len(text.strip()) != 32:
-        raise tampered("the ledger's repository-id file is not forge's")
-    return text.strip()
 
 
 def find_nonce(ledger_root: str | os.PathLike, digest: str) -> str | None:
@@ -132,7 +107,7 @@ def _publish_index(ledger_root: str | os.PathLike, digest: str, nonce: str) -> N
 
 def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
     return {"nonce": nonce, "objective": objective, "objective_hash": objective_hash(objective),
-            "activation_id": _uuid4(), "activation_count": 1, "turn_count": 0,
+            "activation_id": random_uuid(), "activation_count": 1, "turn_count": 0,
             "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository}
 
 
@@ -183,7 +158,7 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         if goal.get("repository") != repository:
             raise tampered(f"goal {ledger.nonce} belongs to another repository's ledger")
         if goal["turn_count"] >= goal["turn_ceiling"]:
-            goal.update(activation_id=_uuid4(), status=ACTIVE,
+            goal.update(activation_id=random_uuid(), status=ACTIVE,
                         activation_count=goal["activation_count"] + 1)
             goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
             owed = _owed(ledger, head)

@@ -349,8 +349,8 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
-    from forge_runtime.goal import activation, charging
-    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, tampered
+    from forge_runtime.goal import charging
+    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, repository_id, tampered
 
     session = event["session_id"]
     path = event.get("transcript_path") or ""
@@ -361,7 +361,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         binding, chunk = _confirm_pending(project, event, binding, chunk)
     if binding is None:
         return None
-    if binding.get("repository") != activation.repository_id(project.ledger_root):
+    if binding.get("repository") != repository_id(project.ledger_root):
         raise tampered(f"session {session} is bound to a goal of another repository")
     ledger = _witnessed_ledger(project, binding["nonce"])
     if not chunk.turns() and ledger.current().goal["status"] == ACTIVE:

@@ -3,6 +3,7 @@
 Layout under `Project.ledger_root` (shared by every worktree of a repository):
 
     objectives/<objective hash>        the goal's nonce: one objective, one goal, forever
+    repository-id                      this repository's ledger identity (random, once)
     <nonce>/records/00000001.json ...  write-once records, each sealing the one before
     <nonce>/head.json                  {"seq", "hash"} of the last record: a fast pointer
     <nonce>/turns/<turn key>           one empty file per charged turn (idempotency)
@@ -48,6 +49,7 @@ TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
 VERIFY_FIX = "forge goal verify"
 TRANCHE = 20
 HEAD_NAME = "head.json"
+REPOSITORY_ID = "repository-id"
 TURNS_DIR = "turns"
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
@@ -282,6 +284,33 @@ class Ledger:
             if self.witness is not None:
                 self.witness.record(self.nonce, record)
         return Head(record, False)
+
+
+def repository_id(ledger_root: str | os.PathLike) -> str:
+    """This repository's ledger identity, created once; every goal and binding carries it
+    (every Stop of a bound session compares it)."""
+    path = os.path.join(ledger_root, REPOSITORY_ID)
+    if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
+        os.makedirs(ledger_root, exist_ok=True)
+        records.create_exclusive(path, random_uuid().replace("-", "").encode("ascii"))
+    try:  # bytes, then decoded: a text-mode "ascii" file loads a codec module per Stop
+        with open(path, "rb") as handle:
+            text = handle.read().decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        raise tampered("the ledger's repository-id file cannot be read") from None
+    if os.path.islink(path) or len(text.strip()) != 32:
+        raise tampered("the ledger's repository-id file is not forge's")
+    return text.strip()
+
+
+def random_uuid() -> str:
+    """A fresh random (version 4) UUID in its 36-character text form, as `str(uuid.uuid4())`.
+    Built from `os.urandom` by hand: `uuid` imports `platform` and more, a few ms for the
+    confirming Stop of every `/goal`. Activation ids are these."""
+    value = int.from_bytes(os.urandom(16), "big")
+    value = (value & ~(0xF000 << 64) & ~(0xC000 << 48)) | (4 << 76) | (0x8000 << 48)
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def new_nonce() -> str:
