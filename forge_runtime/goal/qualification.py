@@ -78,7 +78,7 @@ def _check_ledger_dir(project: Project) -> None:
     try:
         os.makedirs(root, exist_ok=True)
         probe = os.path.join(root, f".probe-{os.getpid()}")
-        create_exclusive(probe, b"")
+        create_exclusive(probe, b"", durable=False)  # removed at once: no fsync to wait for
         os.unlink(probe)
         with locked(root):
             pass
