@@ -59,11 +59,19 @@ def _unsupported(value):
     raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
-# json.dumps(value) with its defaults: ASCII output, ", " and ": " separators, NaN allowed.
-_ENCODE = _json.make_encoder(None, _unsupported, _json.encode_basestring_ascii, None,
-                             ": ", ", ", False, False, True)
+# One C encoder per set of settings, made when first asked for.
+_ENCODERS: dict = {}
 
 
-def dumps(value) -> str:
-    """`json.dumps(value)`, byte for byte."""
-    return "".join(_ENCODE(value, 0))
+def dumps(value, *, sort_keys: bool = False, separators: tuple[str, str] = (", ", ": "),
+          ensure_ascii: bool = True) -> str:
+    """`json.dumps(value)` with these settings, byte for byte (the defaults are json's:
+    ASCII output, ", " and ": " separators, keys in insertion order, NaN allowed)."""
+    settings = (sort_keys, separators, ensure_ascii)
+    encode = _ENCODERS.get(settings)
+    if encode is None:
+        item, key = separators
+        escape = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
+        encode = _ENCODERS[settings] = _json.make_encoder(None, _unsupported, escape, None,
+                                                          key, item, sort_keys, False, True)
+    return "".join(encode(value, 0))

@@ -179,3 +179,15 @@ def test_a_first_activation_cut_short_before_its_index_is_adopted_not_refused(tm
     assert started.goal["nonce"] == "a" * 32
     assert (started.goal["turn_count"], started.goal["turn_ceiling"]) == (0, 20)
     assert activation.activate(project, "ship it").goal["nonce"] == "a" * 32
+
+
+def test_activation_ids_are_random_version_4_uuids_in_their_text_form():
+    import uuid
+
+    from forge_runtime.goal.ledger import random_uuid
+
+    made = {random_uuid() for _ in range(200)}
+    assert len(made) == 200
+    for text in made:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122

@@ -56,3 +56,14 @@ def test_invisible_characters_never_change_an_objective_and_never_join_words():
     unseen = parse_goal_prompt("/goal \u200b\u2066")
     assert unseen.invisible and not unseen.sets_goal
     assert not parse_goal_prompt("/goal").invisible
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text())
+def test_the_ascii_shortcut_normalises_as_the_full_path_does(text):
+    """normalise() collapses printable ASCII's spaces without unicodedata; the full path
+    (NFC, sanitize, NFC) must give the same objective for it, and for anything else too."""
+    from forge_runtime.hints import sanitize
+
+    full = unicodedata.normalize("NFC", sanitize(" ".join(
+        unicodedata.normalize("NFC", text).split())))
+    assert normalise(text) == full

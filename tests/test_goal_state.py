@@ -40,6 +40,9 @@ def test_a_missing_state_file_starts_from_forges_template(tmp_path):
     parsed = state.read(path)
     assert parsed.goal["turn_count"] == 3
     assert "## Checklist" in parsed.body
+    from forge_runtime.resources import STATE_TEMPLATE
+
+    assert str(STATE_TEMPLATE) == state.TEMPLATE  # the shipped template, not a copy
 
 
 def test_front_matter_a_person_reformatted_as_yaml_still_reads(tmp_path):
@@ -76,3 +79,26 @@ def test_progress_changes_only_when_the_checklist_does(tmp_path):
     assert first.progress() == state.StateFile(None, BODY + "\nnotes\n").progress()
     ticked = BODY.replace("- [ ] write", "- [x] write")
     assert first.progress() != state.StateFile(None, ticked).progress()
+
+
+# The checklist pattern forge matched with `re` before it parsed lines by hand (state.task).
+CHECKLIST_LINE = r"^\s*[-*] \[( |x|X)\] (.*\S)\s*$"
+LINE_PARTS = st.sampled_from(["-", "*", "+", " ", "  ", "\t", "\u00a0", "\u2003", "[", "]",
+                              "[ ]", "[x]", "[X]", "[y]", "x", "X", "step", "é", "\u200b",
+                              "\x0c", "\x1f", "\x85"])
+
+
+@given(st.lists(LINE_PARTS, max_size=8).map("".join) | st.text(max_size=20))
+def test_a_checklist_line_reads_as_the_regular_expression_read_it(line):
+    import re
+
+    match = re.match(CHECKLIST_LINE, line)
+    expected = (match.group(1) != " ", match.group(2)) if match else None
+    assert state.task(line) == expected
+
+
+def test_the_checklist_reads_ticked_and_open_steps_in_order():
+    body = "# Goal\n- [x] parse\n  * [ ] write  \n- [ ]    \n-[ ] no\n- [X] done\n"
+    assert state.StateFile(None, body).tasks == [(True, "parse"), (False, "write"),
+                                                 (True, "done")]
+    assert state.StateFile(None, body).next_step == "write"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from forge_runtime.goal import transcript
 
@@ -173,3 +175,22 @@ def test_the_native_goal_runs_while_its_newest_verdict_says_not_met(tmp_path):
     _write(path, {**status, "attachment": {**status["attachment"], "met": False,
                                            "impossible": True}}, partial='{"goal_status"')
     assert running_goal(path) is None  # judged impossible; a half-written line is skipped
+
+
+TAG_PARTS = st.sampled_from(["<command-args>", "</command-args>", "<command-args", "args>",
+                             "x", "\n", " ", "</command-name>", "é"])
+
+
+@given(st.lists(TAG_PARTS, max_size=8).map("".join))
+def test_command_args_are_what_the_regular_expression_found(content):
+    """The greedy pattern forge used before it searched by hand (transcript.command_args)."""
+    import re
+
+    match = re.search(r"<command-args>(.*)</command-args>", content, re.S)
+    assert transcript.command_args(content) == (match.group(1) if match else None)
+
+
+def test_command_args_keep_a_closing_tag_inside_the_objective():
+    content = "<command-name>/goal</command-name><command-args>say </command-args> x" \
+              "</command-args>"
+    assert transcript.command_args(content) == "say </command-args> x"

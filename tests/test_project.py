@@ -35,3 +35,20 @@ def test_outside_git_a_subdirectory_shares_the_projects_ledger(tmp_path):
 
 def test_with_neither_git_nor_forge_the_start_is_the_root(tmp_path):
     assert find_project(tmp_path).root == tmp_path.resolve()
+
+
+def test_a_project_of_strings_names_the_same_places_as_one_of_paths(tmp_path):
+    """The hooks' goal path builds its Project of strings (no pathlib import); every
+    property names the same file as find_project's, in the same kind as its root."""
+    from pathlib import Path
+
+    from forge_runtime.project import locate_project, paths_of
+
+    (tmp_path / ".git").mkdir()
+    light, full = locate_project(tmp_path), find_project(tmp_path)
+    assert paths_of(light) == full
+    for name in ("root", "git_dir", "git_common_dir", "forge_dir", "local_dir", "state_path",
+                 "ledger_root"):
+        assert isinstance(getattr(light, name), str)
+        assert isinstance(getattr(full, name), Path)
+        assert getattr(light, name) == str(getattr(full, name))

@@ -237,3 +237,20 @@ def test_status_reports_codex_own_sandbox_for_a_project_wired_for_codex(project,
     assert payload["codex"]["ledger_kernel_protected"] is False
     main(["sandbox", "status"])
     assert "codex: sandbox_mode danger-full-access" in capsys.readouterr().out
+
+
+def test_the_managed_drop_ins_in_force_are_every_json_file_there_in_name_order(
+        project, monkeypatch, tmp_path):
+    """files_in_force lists the drop-in directory by hand (no pathlib on a `/goal`): the
+    same files, in the same order, as the glob the host's `*.json` stands for."""
+    managed = tmp_path / "managed"
+    drop_ins = managed / "managed-settings.d"
+    drop_ins.mkdir(parents=True)
+    for name in ("b.json", "a.json", ".hidden.json", "notes.txt", "A.json"):
+        (drop_ins / name).write_text("{}")
+    monkeypatch.setattr(scopes, "MANAGED_DIR", str(managed))
+    found = [path for scope, path in scopes.files_in_force(find_project(project))
+             if scope == scopes.MANAGED][1:]
+    assert found == [str(path) for path in sorted(drop_ins.glob("*.json"))]
+    assert [Path(path).name for path in found] == [".hidden.json", "A.json", "a.json",
+                                                   "b.json"]

@@ -20,14 +20,13 @@ keyed by the file's sha256: reading it back costs one small JSON file.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import os
-from collections import namedtuple
-from pathlib import Path
 
+from forge_runtime import fastjson
+from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_USAGE, ForgeError
+from forge_runtime.project import join
+from forge_runtime.records import record
 
 GATES_FILE = "gates.yaml"
 INVALID = "FORGE_GATES_INVALID"
@@ -61,8 +60,9 @@ SCHEMA = {
 }
 
 
-class Gate(namedtuple("Gate", "name command boundary timeout")):
-    """One final gate as the project defines it."""
+class Gate(record("Gate", "name command boundary timeout")):
+    """One final gate as the project defines it (a record, records.py: a goal's Stop
+    imports this module, and `collections` costs it a few milliseconds)."""
 
     __slots__ = ()
 
@@ -70,17 +70,18 @@ class Gate(namedtuple("Gate", "name command boundary timeout")):
     def definition_digest(self) -> str:
         """What a receipt must have been made under: a changed command, boundary or timeout
         makes every older receipt of this gate stale."""
-        body = json.dumps({"command": self.command, "boundary": list(self.boundary),
-                           "timeout": self.timeout}, sort_keys=True)
-        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+        body = fastjson.dumps({"command": self.command, "boundary": list(self.boundary),
+                               "timeout": self.timeout}, sort_keys=True)
+        return sha256_hex(body.encode("utf-8"))
 
 
-def gates_path(project) -> Path:
-    return project.forge_dir / GATES_FILE
+def gates_path(project):
+    """The gates file, a path of the project's kind (project.join)."""
+    return join(project.forge_dir, GATES_FILE)
 
 
-def cache_dir(project) -> Path:
-    return project.local_dir / "gates"
+def cache_dir(project):
+    return join(project.local_dir, "gates")
 
 
 def defined(project) -> bool:
@@ -91,16 +92,17 @@ def defined(project) -> bool:
 def load(project) -> list[Gate]:
     """The project's gates, in file order; ForgeError naming the line of a broken file."""
     path = gates_path(project)
-    shown = f"{project.forge_dir.name}/{GATES_FILE}"
+    shown = f"{os.path.basename(project.forge_dir)}/{GATES_FILE}"
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         raise ForgeError(f"{MISSING}: this project has no {shown}",
                          "forge gate init", exit_code=EXIT_USAGE,
                          rationale="writes an example gates file to edit") from None
     except OSError as exc:
         raise _invalid(shown, None, f"cannot be read ({exc.strerror})") from None
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = sha256_hex(raw)
     document = _read_cache(cache_dir(project), digest)
     if document is None:
         document = validate(raw, shown)
@@ -122,10 +124,10 @@ def _invalid(shown: str, line: int | None, problem: str) -> ForgeError:
                       exit_code=EXIT_USAGE, rationale=f"correct {where}, then run this to check it")
 
 
-def _read_cache(directory: Path, digest: str) -> dict | None:
+def _read_cache(directory, digest: str) -> dict | None:
     try:
-        with open(directory / CACHE_NAME, encoding="utf-8") as handle:
-            cache = json.load(handle)
+        with open(os.path.join(directory, CACHE_NAME), "rb") as handle:
+            cache = fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
     if isinstance(cache, dict) and cache.get("sha256") == digest \
@@ -134,9 +136,12 @@ def _read_cache(directory: Path, digest: str) -> dict | None:
     return None
 
 
-def _write_cache(directory: Path, digest: str, document: dict) -> None:
+def _write_cache(directory, digest: str, document: dict) -> None:
     """Best effort: a cache that cannot be written only costs the next call a validation."""
     from forge_runtime.gates.files import write_json
 
-    with contextlib.suppress(OSError):
-        write_json(directory / CACHE_NAME, {"sha256": digest, "document": document})
+    try:  # noqa: SIM105 (no `contextlib`: a goal's Stop imports this module)
+        write_json(os.path.join(directory, CACHE_NAME),
+                   {"sha256": digest, "document": document})
+    except OSError:
+        pass

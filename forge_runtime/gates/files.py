@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
+
+from forge_runtime import fastjson
 
 
-def write_json(path: Path, data: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def write_json(path: str | os.PathLike, data: object) -> None:
+    directory, name = os.path.split(path)
+    os.makedirs(directory or ".", exist_ok=True)
+    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, separators=(",", ":"))
+        handle.write(fastjson.dumps(data, separators=(",", ":")))
     os.replace(temporary, path)
 
 
-def read_json(path: Path) -> object | None:
+def read_json(path: str | os.PathLike) -> object | None:
     """The file's JSON, or None when it is missing or unreadable (a cache rebuilt, a receipt
     never written)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        with open(path, "rb") as handle:
+            return fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None

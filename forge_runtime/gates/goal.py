@@ -11,16 +11,19 @@ unverified until `forge goal verify-gates` finds them so.
     <ledger root>/gates/<nonce>.json   what the model was last told; the met verdict
 
 Only a session bound to a goal in a project with `.forge/gates.yaml` pays anything: every
-other Stop costs one stat here.
+other Stop costs one stat here (and `hints`, `files` and `status` are imported past it).
 """
 
 from __future__ import annotations
 
-from forge_runtime import hints
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.gates import config
-from forge_runtime.gates.files import read_json, write_json
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
+from forge_runtime.project import join, paths_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is written
+    from forge_runtime import hints
 
 NOT_FRESH = "FORGE_GATES_NOT_FRESH"
 ALL_FRESH = "FORGE_GATES_FRESH"
@@ -29,15 +32,19 @@ VERIFY = "forge goal verify-gates"
 
 
 def _record_path(project, nonce: str):
-    return project.ledger_root / "gates" / f"{nonce}.json"
+    return join(project.ledger_root, "gates", f"{nonce}.json")
 
 
 def read_record(project, nonce: str) -> dict:
+    from forge_runtime.gates.files import read_json
+
     record = read_json(_record_path(project, nonce))
     return record if isinstance(record, dict) else {}
 
 
 def _write_record(project, nonce: str, record: dict) -> None:
+    from forge_runtime.gates.files import write_json
+
     write_json(_record_path(project, nonce), record)
 
 
@@ -62,7 +69,7 @@ class Reading:
 
         self.status = status
         try:
-            self.states = status.assess(project)
+            self.states = status.assess(paths_of(project))
             self.error = None
         except ForgeError as exc:
             self.states, self.error = [], exc
@@ -78,11 +85,13 @@ class Reading:
         return [[s.gate.name, s.state] for s in self.states if s.state != self.status.FRESH]
 
     def hint(self, project) -> hints.Hint:
+        from forge_runtime import hints
+
         if self.error is not None:
             return self.error.hint()
         if self.verified:
             return hints.next_(VERIFY, "confirms the goal's final gates once it is met")
-        return self.status.way_on(self.states, project)
+        return self.status.way_on(self.states, paths_of(project))
 
     def summary(self) -> str:
         return self.status.summary(self.states) if self.error is None else self.error.message
@@ -142,6 +151,8 @@ def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool
     that carries it with another model request (measured, like a block), so gates that
     turned fresh are told to the person alone (`systemMessage`).
     """
+    from forge_runtime import hints
+
     lines = []
     alternatives: list[str] = []
     earlier = (reply or {}).get("systemMessage")

@@ -13,7 +13,6 @@ state never activates anything.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import records, state
@@ -25,6 +24,8 @@ from forge_runtime.goal.ledger import (
     Head,
     Ledger,
     new_nonce,
+    random_uuid,
+    repository_id,
     tampered,
 )
 from forge_runtime.goal.lock import locked
@@ -33,17 +34,8 @@ from forge_runtime.project import Project
 from forge_runtime.records import record
 
 OBJECTIVES_DIR = "objectives"
-REPOSITORY_ID = "repository-id"
 
 NEW, TRANCHE_ADDED, REOPENED, BOUND = "new", "tranche", "reopened", "bound"
-
-
-def _uuid4():
-    """A fresh random UUID. `uuid` is imported only here: every charging Stop imports this
-    module, and only activations need a UUID (the import costs 2-9 ms per process)."""
-    import uuid
-
-    return uuid.uuid4()
 
 
 class Activation(record("Activation", "outcome goal")):
@@ -53,28 +45,14 @@ class Activation(record("Activation", "outcome goal")):
     __slots__ = ()
 
 
-def repository_id(ledger_root: Path) -> str:
-    """This repository's ledger identity, created once; every goal and binding carries it."""
-    path = ledger_root / REPOSITORY_ID
-    if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
-        ledger_root.mkdir(parents=True, exist_ok=True)
-        records.create_exclusive(path, _uuid4().hex.encode("ascii"))
-    try:
-        text = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError):
-        raise tampered("the ledger's repository-id file cannot be read") from None
-    if path.is_symlink() or len(text.strip()) != 32:
-        raise tampered("the ledger's repository-id file is not forge's")
-    return text.strip()
-
-
-def find_nonce(ledger_root: Path, digest: str) -> str | None:
+def find_nonce(ledger_root: str | os.PathLike, digest: str) -> str | None:
     """The nonce of the goal with this objective hash, or None if there never was one."""
-    path = ledger_root / OBJECTIVES_DIR / digest
+    path = os.path.join(ledger_root, OBJECTIVES_DIR, digest)
     try:
-        if path.is_symlink():
+        if os.path.islink(path):
             raise tampered(f"objective index {digest[:12]} is a symlink")
-        nonce = path.read_text(encoding="ascii").strip()
+        with open(path, "rb") as handle:
+            nonce = handle.read().decode("ascii").strip()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError):
@@ -118,22 +96,22 @@ def _unindexed_goal(project: Project, digest: str) -> str | None:
     return None
 
 
-def _publish_index(ledger_root: Path, digest: str, nonce: str) -> None:
+def _publish_index(ledger_root: str | os.PathLike, digest: str, nonce: str) -> None:
     """Name `nonce` as the goal of the objective `digest` (under the activation lock)."""
-    index = ledger_root / OBJECTIVES_DIR
-    index.mkdir(parents=True, exist_ok=True)
-    if not records.create_exclusive(index / digest, nonce.encode("ascii")):
+    index = os.path.join(ledger_root, OBJECTIVES_DIR)
+    os.makedirs(index, exist_ok=True)
+    if not records.create_exclusive(os.path.join(index, digest), nonce.encode("ascii")):
         raise tampered(f"objective index {digest[:12]} appeared while the activation lock "
                        "was held")
 
 
 def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
     return {"nonce": nonce, "objective": objective, "objective_hash": objective_hash(objective),
-            "activation_id": str(_uuid4()), "activation_count": 1, "turn_count": 0,
+            "activation_id": random_uuid(), "activation_count": 1, "turn_count": 0,
             "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository}
 
 
-def _create(ledger_root: Path, objective: str, repository: str, session: str | None,
+def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
             witness) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     nonce = new_nonce()
@@ -155,7 +133,7 @@ def _owed(ledger: Ledger, head: Head) -> list[str]:
 
 
 def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | None,
-                 state_path: Path) -> Head:
+                 state_path: str | os.PathLike) -> Head:
     """Charge the owed turns to the new tranche first (late: their Stops could not)."""
     if not owed:
         return head
@@ -172,7 +150,7 @@ def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | Non
 
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
-                state_path: Path) -> tuple[str, Head]:
+                state_path: str | os.PathLike) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
@@ -180,7 +158,7 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         if goal.get("repository") != repository:
             raise tampered(f"goal {ledger.nonce} belongs to another repository's ledger")
         if goal["turn_count"] >= goal["turn_ceiling"]:
-            goal.update(activation_id=str(_uuid4()), status=ACTIVE,
+            goal.update(activation_id=random_uuid(), status=ACTIVE,
                         activation_count=goal["activation_count"] + 1)
             goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
             owed = _owed(ledger, head)

@@ -24,7 +24,7 @@ same objective again or clears it.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from forge_runtime.goal import consistency, state
 from forge_runtime.goal.ledger import (
@@ -88,7 +88,7 @@ def _exhaust(ledger: Ledger, head: Head, progress: Progress, session: str,
                          **extra)
 
 
-def charge(ledger: Ledger, state_path: Path, turns: list[str], session: str,
+def charge(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], session: str,
            own_turn: str | None = None) -> Charge:
     """Charge each of `turns` (transcript order) once; refuse past the ceiling; fail closed
     on tampering. Every turn but `own_turn` (the one whose Stop this is) is charged late."""
@@ -145,7 +145,7 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
     return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
 
 
-def end(ledger: Ledger, state_path: Path, kind: str, session: str, why: str) -> dict:
+def end(ledger: Ledger, state_path: str | os.PathLike, kind: str, session: str, why: str) -> dict:
     """Mark the goal complete or cancelled (the host's native goal ended); counts unchanged."""
     status = COMPLETE if kind == "complete" else CANCELLED
     with ledger.lock():

@@ -12,8 +12,9 @@ Reading it never raises: a stop message must still be sent when state.md is brok
 
 from __future__ import annotations
 
-from collections import namedtuple
-from pathlib import Path
+import os
+
+from forge_runtime.records import record
 
 LABEL = "Checkpoint"
 STEP_LIMIT = 160
@@ -26,11 +27,12 @@ def _shortened(text: str, limit: int) -> str:
     return clean if len(clean) <= limit else clean[:limit - 1].rstrip() + "…"
 
 
-class Checkpoint(namedtuple("_CheckpointFields", "done total next_step")):
+class Checkpoint(record("_CheckpointFields", "done total next_step")):
     """The checklist's ticked steps, all its steps, and the first unchecked one (or None).
 
-    A named tuple, not a dataclass: the status line imports this, and `dataclasses` costs
-    a few milliseconds in a lean interpreter.
+    A record (records.py), not a dataclass or a named tuple: the status line and every
+    charging Stop import this, and `dataclasses` or `collections` cost a few milliseconds
+    in a lean interpreter.
     """
 
     __slots__ = ()
@@ -60,7 +62,7 @@ def of_tasks(tasks: list[tuple[bool, str]]) -> Checkpoint:
                       next((text for done, text in tasks if not done), None))
 
 
-def read(state_path: Path) -> Checkpoint | None:
+def read(state_path: str | os.PathLike) -> Checkpoint | None:
     """The checkpoint of a state file, or None when it cannot be read as forge's format."""
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal import state
@@ -71,7 +73,7 @@ def read(state_path: Path) -> Checkpoint | None:
         return None
 
 
-def line(state_path: Path) -> str:
+def line(state_path: str | os.PathLike) -> str:
     """`Checkpoint: 3 of 7 steps done; next unchecked step: ...`, for a stop message."""
     found = read(state_path)
     if found is None:
@@ -79,7 +81,7 @@ def line(state_path: Path) -> str:
     return f"{LABEL}: {found.describe()}"
 
 
-def stamped(text: str, state_path: Path) -> str:
+def stamped(text: str, state_path: str | os.PathLike) -> str:
     """A rendered stop message with the checkpoint line added before its hint.
 
     The hint stays exactly as it was and still ends the text (the hint contract); the
@@ -94,7 +96,7 @@ def stamped(text: str, state_path: Path) -> str:
     return "\n".join([*body, line(state_path), hint.render()])
 
 
-def refusal(error, state_path: Path) -> str:
+def refusal(error, state_path: str | os.PathLike) -> str:
     """A refusal's rendered text for a Stop reply; a tampered ledger or state also says
     where the work stands. Other refusals keep their text: a work tree taken by another
     goal, for one, holds that goal's checklist, not this one's."""

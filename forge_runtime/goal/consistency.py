@@ -23,10 +23,9 @@ not with a tamper error whose `forge goal sync` could not help.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from pathlib import Path
 
+from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import state
 from forge_runtime.goal.ledger import Head, Ledger, tampered
@@ -36,12 +35,13 @@ WORKTREE_TAKEN = "FORGE_GOAL_WORKTREE_TAKEN"
 _IDENTITY = ("nonce", "objective_hash", "activation_id", "activation_count", "turn_ceiling")
 
 
-def mirror_id(state_path: Path) -> str:
+def mirror_id(state_path: str | os.PathLike) -> str:
     """Which state file a charge was mirrored to: one id per work tree's state.md."""
-    return hashlib.sha256(os.fsencode(os.path.abspath(state_path))).hexdigest()[:16]
+    return sha256_hex(os.fsencode(os.path.abspath(state_path)))[:16]
 
 
-def check(state_path: Path, ledger: Ledger, head: Head | None = None) -> state.StateFile:
+def check(state_path: str | os.PathLike, ledger: Ledger,
+          head: Head | None = None) -> state.StateFile:
     """The parsed state file, after checking its goal against the ledger (at `head`)."""
     head = head or ledger.head()
     try:

@@ -20,17 +20,24 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime import hints
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import checkpoint, sessions, transcript
 from forge_runtime.goal.ledger import TAMPERED
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is written
+    from forge_runtime import hints
+
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
 STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
+
+
+# `hints` (with `unicodedata`) is imported where a reply is written: a Stop that charges a
+# turn and says nothing never needs it.
 
 
 def _reader(event: dict):
@@ -54,6 +61,8 @@ def refusal_text(error: ForgeError) -> str:
 
 def exhausted_hint(goal: dict) -> hints.Hint:
     """The way on from a spent budget: the same words in the Stop reply and `forge goal status`."""
+    from forge_runtime import hints
+
     return hints.next_(f"/goal {goal['objective']}", "adds one more tranche of 20 turns",
                        or_=["/goal clear"])
 
@@ -70,6 +79,8 @@ def exhausted_text(goal: dict, late: int = 0, owed: int = 0) -> str:
 
 
 def stuck_reply(goal: dict, unchanged: int) -> dict:
+    from forge_runtime import hints
+
     text = (f"{STUCK_CODE}: the checklist and next step in .forge/local/state.md have not "
             f"changed for {unchanged} charged turns ({goal['turn_count']} of "
             f"{goal['turn_ceiling']} used). Tick finished steps or rethink the plan.")
@@ -84,6 +95,8 @@ def on_prompt(event: dict) -> dict | None:
     """Record a pending `/goal`; for a bound session, charge the turns its Stops missed and
     apply the verdicts that ended its goal (a prompt into a goal that this exhausts is
     blocked)."""
+    from forge_runtime import hints
+
     goal_prompt = parse_goal_prompt(event["prompt"])
     if goal_prompt is not None and goal_prompt.invisible:
         return {"decision": "block", "reason": hints.error(
@@ -148,6 +161,8 @@ def _read_bound(event: dict, binding: dict) -> transcript.Chunk:
     try:
         return reader.read_anchored(path, mark)
     except transcript.Unattributable as exc:
+        from forge_runtime import hints
+
         objective = hints.sanitize(binding.get("objective") or "")
         raise ForgeError(
             f"{exc}, so the turns after the ones goal {binding.get('nonce')} charged cannot be "
@@ -272,7 +287,7 @@ def _lost_binding(project: Project, session: str) -> dict | None:
     if nonce is None:  # another repository's session
         return None
     ledger = Ledger(project.ledger_root, nonce, witness=witness)
-    if not ledger.dir.is_dir():
+    if not os.path.isdir(ledger.dir):
         raise witness.lost_binding(session, nonce)
     with ledger.lock():
         head = ledger.head()
@@ -288,6 +303,8 @@ def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict
     installed, or a goal forge recorded as ended on a verdict the host did not keep (the
     transcript is a file an agent can append to). End it; the person's `/goal` binds or
     reopens it with the count it had."""
+    from forge_runtime import hints
+
     objective = normalise(condition)
     if not objective:
         return None
@@ -332,8 +349,8 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
-    from forge_runtime.goal import activation, charging
-    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, tampered
+    from forge_runtime.goal import charging
+    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, repository_id, tampered
 
     session = event["session_id"]
     path = event.get("transcript_path") or ""
@@ -344,7 +361,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         binding, chunk = _confirm_pending(project, event, binding, chunk)
     if binding is None:
         return None
-    if binding.get("repository") != activation.repository_id(project.ledger_root):
+    if binding.get("repository") != repository_id(project.ledger_root):
         raise tampered(f"session {session} is bound to a goal of another repository")
     ledger = _witnessed_ledger(project, binding["nonce"])
     if not chunk.turns() and ledger.current().goal["status"] == ACTIVE:

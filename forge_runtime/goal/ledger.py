@@ -3,6 +3,7 @@
 Layout under `Project.ledger_root` (shared by every worktree of a repository):
 
     objectives/<objective hash>        the goal's nonce: one objective, one goal, forever
+    repository-id                      this repository's ledger identity (random, once)
     <nonce>/records/00000001.json ...  write-once records, each sealing the one before
     <nonce>/head.json                  {"seq", "hash"} of the last record: a fast pointer
     <nonce>/turns/<turn key>           one empty file per charged turn (idempotency)
@@ -34,20 +35,21 @@ work tree when it settles and verifies, and notes every append there.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
-from pathlib import Path
 
+from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import records
 from forge_runtime.goal.lock import locked
+from forge_runtime.project import join
 from forge_runtime.records import record
 
 TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
 VERIFY_FIX = "forge goal verify"
 TRANCHE = 20
 HEAD_NAME = "head.json"
+REPOSITORY_ID = "repository-id"
 TURNS_DIR = "turns"
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
@@ -65,7 +67,7 @@ def now() -> str:
 
 def turn_key(turn_id: str) -> str:
     """A file name for a turn identity, whatever characters the identity holds."""
-    return hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:40]
+    return sha256_hex(turn_id.encode("utf-8"))[:40]
 
 
 class Head(record("Head", "record stale_pointer")):
@@ -85,21 +87,22 @@ class Head(record("Head", "record stale_pointer")):
 
 
 class Ledger:
-    """The records of one goal (one nonce)."""
+    """The records of one goal (one nonce). Its paths are of `ledger_root`'s kind (a str,
+    or a `pathlib.Path`: project.join)."""
 
-    def __init__(self, ledger_root: Path, nonce: str, witness=None) -> None:
+    def __init__(self, ledger_root: str | os.PathLike, nonce: str, witness=None) -> None:
         self.root = ledger_root
         self.nonce = nonce
         self.witness = witness  # a witness.Witness: checked when settling, told each append
-        self.dir = ledger_root / nonce
-        self.records_dir = self.dir / records.RECORDS_DIR
-        self.head_path = self.dir / HEAD_NAME
-        self.turns_dir = self.dir / TURNS_DIR
+        self.dir = join(ledger_root, nonce)
+        self.records_dir = join(self.dir, records.RECORDS_DIR)
+        self.head_path = join(self.dir, HEAD_NAME)
+        self.turns_dir = join(self.dir, TURNS_DIR)
 
     # -- reading ---------------------------------------------------------------------------
 
     def exists(self) -> bool:
-        return self.head_path.exists() or self.records_dir.exists()
+        return os.path.exists(self.head_path) or os.path.exists(self.records_dir)
 
     def record_at(self, seq: int) -> dict:
         """Record `seq`, checked against its own hash."""
@@ -118,7 +121,7 @@ class Ledger:
 
     def head(self) -> Head:
         """The last record, checked in O(1) (see the module docstring)."""
-        if self.dir.is_symlink() or self.records_dir.is_symlink():
+        if os.path.islink(self.dir) or os.path.islink(self.records_dir):
             raise tampered(f"goal {self.nonce}: its directory was replaced by a symlink")
         try:
             pointer = records.read_json_file(self.head_path)
@@ -131,11 +134,11 @@ class Ledger:
         if last.get("hash") != pointer.get("hash"):
             raise tampered(f"goal {self.nonce}: record {seq} is not the one head.json names")
         stale = False
-        follower = self.records_dir / records.record_name(seq + 1)
+        follower = os.path.join(self.records_dir, records.record_name(seq + 1))
         if os.path.lexists(follower):
             adopted = self._record(seq + 1)
             self._check_link(adopted, last)
-            if os.path.lexists(self.records_dir / records.record_name(seq + 2)):
+            if os.path.lexists(os.path.join(self.records_dir, records.record_name(seq + 2))):
                 raise tampered(f"goal {self.nonce}: records appended out of sequence "
                                f"after record {seq + 1}")
             last, stale = adopted, True
@@ -183,7 +186,7 @@ class Ledger:
             raise tampered(f"goal {self.nonce}: unexpected files in records: "
                            f"{', '.join(sorted(names - expected))}")
         markers = {name for name in os.listdir(self.turns_dir) if not name.startswith(".")} \
-            if self.turns_dir.is_dir() else set()  # a crash may leave a `.tmp-` file
+            if os.path.isdir(self.turns_dir) else set()  # a crash may leave a `.tmp-` file
         if markers - charged:  # a marker is written after its record, never before
             raise tampered(f"goal {self.nonce}: {len(markers - charged)} turn markers name "
                            "charges the chain no longer has (records cut from its end)")
@@ -221,13 +224,13 @@ class Ledger:
         """True when `turn_id` has been charged already (its marker, or the last record)."""
         if head.record.get("turn") == turn_id:
             return True
-        return os.path.lexists(self.turns_dir / turn_key(turn_id))
+        return os.path.lexists(os.path.join(self.turns_dir, turn_key(turn_id)))
 
     # -- writing (callers hold `self.lock()`) ---------------------------------------------
 
     def lock(self, *, shared: bool = False):
         """The writer lock, or with `shared` a reader's (see `lock.locked`)."""
-        if not self.dir.is_dir() or self.dir.is_symlink():
+        if not os.path.isdir(self.dir) or os.path.islink(self.dir):
             raise tampered(f"goal {self.nonce}: its ledger directory is missing or replaced")
         return locked(self.dir, shared=shared)
 
@@ -236,8 +239,13 @@ class Ledger:
         records.replace_atomically(self.head_path, data)
         turn = record.get("turn")
         if turn:
-            self.turns_dir.mkdir(exist_ok=True)
-            records.create_exclusive(self.turns_dir / turn_key(turn), b"", durable=False)
+            try:
+                os.mkdir(self.turns_dir)
+            except FileExistsError:
+                if not os.path.isdir(self.turns_dir):
+                    raise
+            records.create_exclusive(os.path.join(self.turns_dir, turn_key(turn)), b"",
+                                     durable=False)
 
     def settle(self) -> Head:
         """The checked head, finishing what a crash interrupted (pointer and turn marker)."""
@@ -245,7 +253,7 @@ class Ledger:
         if self.witness is not None:
             self.witness.check(self, head)
         if head.stale_pointer or (head.record.get("turn") and not os.path.lexists(
-                self.turns_dir / turn_key(head.record["turn"]))):
+                os.path.join(self.turns_dir, turn_key(head.record["turn"])))):
             self._publish(head.record)
             head = Head(head.record, False)
         return head
@@ -264,7 +272,7 @@ class Ledger:
 
     def create(self, goal: dict, **fields) -> Head:
         """Write the genesis record of a new goal directory."""
-        self.records_dir.mkdir(parents=True, exist_ok=True)
+        os.makedirs(self.records_dir, exist_ok=True)
         record = records.seal({**fields, "seq": 1, "prev": records.GENESIS_PREV,
                                "kind": "activate", "at": now(), "goal": goal})
         check_transition(None, record, self.nonce)
@@ -278,11 +286,37 @@ class Ledger:
         return Head(record, False)
 
 
-def new_nonce() -> str:
-    """A new goal's random nonce. `secrets` is imported here, off the charging hot path."""
-    import secrets
+def repository_id(ledger_root: str | os.PathLike) -> str:
+    """This repository's ledger identity, created once; every goal and binding carries it
+    (every Stop of a bound session compares it)."""
+    path = os.path.join(ledger_root, REPOSITORY_ID)
+    if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
+        os.makedirs(ledger_root, exist_ok=True)
+        records.create_exclusive(path, random_uuid().replace("-", "").encode("ascii"))
+    try:  # bytes, then decoded: a text-mode "ascii" file loads a codec module per Stop
+        with open(path, "rb") as handle:
+            text = handle.read().decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        raise tampered("the ledger's repository-id file cannot be read") from None
+    if os.path.islink(path) or len(text.strip()) != 32:
+        raise tampered("the ledger's repository-id file is not forge's")
+    return text.strip()
 
-    return secrets.token_hex(16)
+
+def random_uuid() -> str:
+    """A fresh random (version 4) UUID in its 36-character text form, as `str(uuid.uuid4())`.
+    Built from `os.urandom` by hand: `uuid` imports `platform` and more, a few ms for the
+    confirming Stop of every `/goal`. Activation ids are these."""
+    value = int.from_bytes(os.urandom(16), "big")
+    value = (value & ~(0xF000 << 64) & ~(0xC000 << 48)) | (4 << 76) | (0x8000 << 48)
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def new_nonce() -> str:
+    """A new goal's random nonce: 32 hex digits, as `secrets.token_hex(16)` gives them
+    (without importing `secrets`, which brings `random`, `hmac` and `base64`)."""
+    return os.urandom(16).hex()
 
 
 # -- the rules every transition obeys ----------------------------------------------------------

@@ -10,10 +10,7 @@ gets the same goal and its count, not a fresh one from zero.
 
 from __future__ import annotations
 
-import hashlib
-import unicodedata
-
-from forge_runtime.hints import sanitize
+from forge_runtime.digest import sha256_hex
 from forge_runtime.records import record
 
 # What the host's `/goal` accepts as "clear the goal" (its own aliases).
@@ -26,15 +23,23 @@ def normalise(text: str) -> str:
 
     Whitespace (line separators included) becomes a space before the invisible characters
     go, so words never run together; NFC again because a dropped character can leave
-    composable neighbours.
+    composable neighbours. Printable ASCII is its own NFC and holds nothing a hint would
+    not show, so it only has its spaces collapsed, without importing `unicodedata` (and
+    `hints`): every Stop of a goal normalises the condition the host says is running.
     """
+    if text.isascii() and text.isprintable():
+        return " ".join(text.split())
+    import unicodedata
+
+    from forge_runtime.hints import sanitize
+
     spaced = " ".join(unicodedata.normalize("NFC", text).split())
     return unicodedata.normalize("NFC", sanitize(spaced))
 
 
 def objective_hash(text: str) -> str:
     """The stable identity of an objective: sha256 of its normalised UTF-8 text."""
-    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+    return sha256_hex(normalise(text).encode("utf-8"))
 
 
 class GoalPrompt(record("GoalPrompt", "objective invisible", defaults=(False,))):

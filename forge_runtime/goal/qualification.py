@@ -9,9 +9,8 @@ guarantees than the contract promises.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
+import sys
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.project import Project
@@ -25,11 +24,15 @@ def blocked(what: str, fix: str) -> ForgeError:
 
 def _check_hooks(plugin_root: str) -> None:
     """The plugin the host loaded routes UserPromptSubmit and Stop to forge's launcher."""
-    path = Path(plugin_root) / "hooks" / "hooks.json"
+    from forge_runtime import fastjson
+
+    path = os.path.join(plugin_root, "hooks", "hooks.json")
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))["hooks"]
+        with open(path, "rb") as handle:
+            config = fastjson.loads(handle.read())["hooks"]
     except (OSError, ValueError, KeyError, TypeError):
-        raise blocked(f"forge's hooks file {path.name} cannot be read from the loaded plugin",
+        raise blocked(f"forge's hooks file {os.path.basename(path)} cannot be read from the "
+                      "loaded plugin",
                       "forge doctor") from None
     for event in _HOOK_EVENTS:
         commands = [hook.get("command", "") for group in config.get(event, [])
@@ -42,16 +45,24 @@ def _check_hooks(plugin_root: str) -> None:
 def _check_dependencies() -> None:
     """forge's dependencies are installed: found, not imported (importing jsonschema and
     yaml costs a lean interpreter about 115 ms, eight times a bare start); the code that
-    uses them imports them when it needs them."""
-    from importlib.util import find_spec
-
+    uses them imports them when it needs them. Asked of the import system's finders
+    directly, as `importlib.util.find_spec` does: `importlib.util` brings `contextlib`,
+    `functools` and more to the hook of every `/goal`."""
     for name in ("jsonschema", "yaml"):
-        try:
-            found = find_spec(name) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
+        if name not in sys.modules and not _findable(name):
             raise blocked(f"dependency {name} is not installed", "forge doctor")
+
+
+def _findable(name: str) -> bool:
+    """True when a finder of `sys.meta_path` can import the top-level module `name`."""
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        try:
+            if find is not None and find(name, None) is not None:
+                return True
+        except (ImportError, ValueError):
+            return False
+    return False
 
 
 def _check_ledger_dir(project: Project) -> None:
@@ -59,14 +70,15 @@ def _check_ledger_dir(project: Project) -> None:
     from forge_runtime.goal.records import create_exclusive
 
     root = project.ledger_root
-    if root.is_symlink():
-        raise blocked(f"the ledger directory {root.name} is a symlink", "forge goal verify")
-    if project.is_git and not project.git_common_dir.is_dir():
+    if os.path.islink(root):
+        raise blocked(f"the ledger directory {os.path.basename(root)} is a symlink",
+                      "forge goal verify")
+    if project.is_git and not os.path.isdir(project.git_common_dir):
         raise blocked("the repository's git directory does not resolve", "forge doctor")
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        probe = root / f".probe-{os.getpid()}"
-        create_exclusive(probe, b"")
+        os.makedirs(root, exist_ok=True)
+        probe = os.path.join(root, f".probe-{os.getpid()}")
+        create_exclusive(probe, b"", durable=False)  # removed at once: no fsync to wait for
         os.unlink(probe)
         with locked(root):
             pass
@@ -78,18 +90,20 @@ def _check_ledger_dir(project: Project) -> None:
 def _check_witness_dir() -> None:
     """Every append notes the goal's head in the witness (witness.py): it must be writable."""
     from forge_runtime.goal.records import create_exclusive
-    from forge_runtime.goal.witness import witness_root
+    from forge_runtime.roots import witness_dir
 
-    root = witness_root()
+    root = witness_dir()
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        probe = root / f".probe-{os.getpid()}"
+        os.makedirs(root, exist_ok=True)
+        probe = os.path.join(root, f".probe-{os.getpid()}")
         create_exclusive(probe, b"", durable=False)
         os.unlink(probe)
     except OSError as exc:
         from forge_runtime.goal.storage import describe
 
-        existing = next(parent for parent in (root, *root.parents) if parent.exists())
+        existing = root
+        while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+            existing = os.path.dirname(existing)
         what, fix, _ = describe(exc, existing)
         raise blocked(f"forge's goal witness directory {root} cannot be written: {what}",
                       fix) from None

@@ -9,11 +9,11 @@ record appear whole or not at all, so a crash never leaves a half record that ve
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import stat
-from pathlib import Path
+
+from forge_runtime import fastjson
+from forge_runtime.digest import sha256_hex
 
 GENESIS_PREV = "0" * 64
 RECORDS_DIR = "records"
@@ -29,43 +29,44 @@ def record_name(seq: int) -> str:
 
 def canonical(fields: dict) -> bytes:
     """The bytes a record's hash is taken over: sorted keys, no whitespace, UTF-8."""
-    return json.dumps(fields, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8")
+    return fastjson.dumps(fields, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False).encode("utf-8")
 
 
 def seal(fields: dict) -> dict:
     """`fields` plus its own `hash`."""
     body = {key: value for key, value in fields.items() if key != "hash"}
-    return {**body, "hash": hashlib.sha256(canonical(body)).hexdigest()}
+    return {**body, "hash": sha256_hex(canonical(body))}
 
 
-def read_json_file(path: Path) -> dict:
+def read_json_file(path: str | os.PathLike) -> dict:
     """A JSON object from a regular file that is not a symlink, or RecordError."""
+    name = os.path.basename(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
-        raise RecordError(f"{path.name} is missing") from None
+        raise RecordError(f"{name} is missing") from None
     except OSError as exc:
-        raise RecordError(f"{path.name} cannot be opened ({exc.strerror})") from None
+        raise RecordError(f"{name} cannot be opened ({exc.strerror})") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise RecordError(f"{path.name} is not a regular file")
+            raise RecordError(f"{name} is not a regular file")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             raw = handle.read()
     finally:
         os.close(fd)
     try:
-        data = json.loads(raw)
+        data = fastjson.loads(raw)
     except ValueError:
-        raise RecordError(f"{path.name} is not valid JSON") from None
+        raise RecordError(f"{name} is not valid JSON") from None
     if not isinstance(data, dict):
-        raise RecordError(f"{path.name} is not a JSON object")
+        raise RecordError(f"{name} is not a JSON object")
     return data
 
 
-def read_record(records_dir: Path, seq: int) -> dict:
+def read_record(records_dir: str | os.PathLike, seq: int) -> dict:
     """Record `seq`, checked against its own hash and its name."""
-    record = read_json_file(records_dir / record_name(seq))
+    record = read_json_file(os.path.join(records_dir, record_name(seq)))
     if record.get("seq") != seq:
         raise RecordError(f"{record_name(seq)} holds sequence number {record.get('seq')!r}")
     if seal(record).get("hash") != record.get("hash"):
@@ -73,7 +74,7 @@ def read_record(records_dir: Path, seq: int) -> dict:
     return record
 
 
-def fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: str | os.PathLike) -> None:
     """Make a new name in `directory` durable (no-op where directories cannot be opened)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -87,8 +88,8 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(directory: Path, data: bytes, durable: bool) -> Path:
-    temp = directory / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
+def _write_temp(directory: str | os.PathLike, data: bytes, durable: bool) -> str:
+    temp = os.path.join(directory, f".tmp-{os.getpid()}-{os.urandom(6).hex()}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         os.write(fd, data)
@@ -99,13 +100,13 @@ def _write_temp(directory: Path, data: bytes, durable: bool) -> Path:
     return temp
 
 
-def create_exclusive(path: Path, data: bytes, durable: bool = True) -> bool:
+def create_exclusive(path: str | os.PathLike, data: bytes, durable: bool = True) -> bool:
     """Create `path` holding `data`, whole or not at all; False when it already exists.
 
     `durable` also survives a power cut (fsync of the file and its directory); a file
     forge can rebuild from the records (a turn marker) skips that cost.
     """
-    temp = _write_temp(path.parent, data, durable)
+    temp = _write_temp(os.path.dirname(path), data, durable)
     try:
         os.link(temp, path)
     except FileExistsError:
@@ -113,20 +114,21 @@ def create_exclusive(path: Path, data: bytes, durable: bool = True) -> bool:
     finally:
         os.unlink(temp)
     if durable:
-        fsync_dir(path.parent)
+        fsync_dir(os.path.dirname(path))
     return True
 
 
-def replace_atomically(path: Path, data: bytes) -> None:
+def replace_atomically(path: str | os.PathLike, data: bytes) -> None:
     """Rewrite a mutable file (never a record): readers see the old bytes or the new.
 
     The file's data is fsynced before the rename; the directory is not, because the name
     already existed: after a power cut the file is the old version or the new one.
     """
-    temp = _write_temp(path.parent, data, durable=True)
+    temp = _write_temp(os.path.dirname(path), data, durable=True)
     os.replace(temp, path)
 
 
-def write_record(records_dir: Path, record: dict) -> bool:
+def write_record(records_dir: str | os.PathLike, record: dict) -> bool:
     """Create the sealed `record` under its sequence name; False if that name is taken."""
-    return create_exclusive(records_dir / record_name(record["seq"]), canonical(record))
+    return create_exclusive(os.path.join(records_dir, record_name(record["seq"])),
+                            canonical(record))

@@ -36,10 +36,11 @@ def _paths(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str] |
 
 
 def project_for(event: dict):
-    """The `Project` a hook event belongs to: the host's project dir, else the event's cwd."""
-    from forge_runtime.project import find_project
+    """The `Project` a hook event belongs to: the host's project dir, else the event's cwd
+    (of plain strings: the goal path never imports pathlib, project.py)."""
+    from forge_runtime.project import locate_project
 
-    return find_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
+    return locate_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
 
 
 def event_involvement(event: dict) -> set[str]:
@@ -72,11 +73,11 @@ def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
 
 
 def _read(path: str) -> dict | None:
-    import json
+    from forge_runtime import fastjson
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        with open(path, "rb") as handle:
+            data = fastjson.loads(handle.read())
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
@@ -89,12 +90,12 @@ def _read(path: str) -> dict | None:
 
 
 def _write(path: str, data: dict) -> None:
-    import json
+    from forge_runtime import fastjson
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"  # one per writer, threads too
     with open(temp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle)
+        handle.write(fastjson.dumps(data))
     os.replace(temp, path)
 
 
@@ -129,7 +130,7 @@ def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:
     """Forget a pending `/goal` once the transcript has confirmed or refuted it."""
     paths = _paths(ledger_root, session_id)
     if paths:
-        import contextlib
-
-        with contextlib.suppress(FileNotFoundError):
+        try:  # noqa: SIM105 (`contextlib` costs the confirming Stop a few ms to import)
             os.unlink(paths[1])
+        except FileNotFoundError:
+            pass

@@ -7,36 +7,33 @@ ledger moved last. Every view verifies the whole chain first (the CLI is not a h
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from forge_runtime.errors import EXIT_USAGE, ForgeError
 from forge_runtime.goal import consistency, state
 from forge_runtime.goal.ledger import HEAD_NAME, Ledger, tampered
 from forge_runtime.project import Project
+from forge_runtime.records import record
 
 
-@dataclass(frozen=True)
-class GoalView:
-    """A verified goal and how the state file stands against it."""
+class GoalView(record("GoalView", "goal state_turn_count next_step consistent problem "
+                                  "problem_code problem_fix late_turns",
+                      defaults=(None, None, 0))):
+    """A verified goal and how the state file stands against it: `problem_code` is the
+    refusal's code (e.g. FORGE_GOAL_WORKTREE_TAKEN), `late_turns` the turns charged by a
+    later event because their own Stop did not. A record, not a dataclass: the confirming
+    Stop of a first `/goal` imports this module (`goal_nonces`)."""
 
-    goal: dict
-    state_turn_count: int | None
-    next_step: str | None
-    consistent: bool
-    problem: str | None
-    problem_code: str | None = None  # the refusal's code, e.g. FORGE_GOAL_WORKTREE_TAKEN
-    problem_fix: str | None = None
-    late_turns: int = 0  # turns charged by a later event because their own Stop did not
+    __slots__ = ()
 
 
 def goal_nonces(project: Project) -> list[str]:
     """Every goal in the repository's ledger, most recently changed first."""
     root = project.ledger_root
-    if not root.is_dir():
+    if not os.path.isdir(root):
         return []
     found = []
     for name in os.listdir(root):
-        head = root / name / HEAD_NAME
+        head = os.path.join(root, name, HEAD_NAME)
         if len(name) == 32 and os.path.lexists(head):
             found.append((os.lstat(head).st_mtime_ns, name))
     return [name for _, name in sorted(found, reverse=True)]

@@ -36,18 +36,20 @@ neither a binding nor a pending `/goal` exists; this module imports nothing heav
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
+from forge_runtime import fastjson
 from forge_runtime.roots import session_marker, witness_dir
 
 GOALS_DIR, OBJECTIVES_DIR = "goals", "objectives"
 FIX = "forge goal verify"
 
 
-def witness_root() -> Path:
-    """Where forge keeps goal witnesses for this user (outside every work tree)."""
+def witness_root():
+    """Where forge keeps goal witnesses for this user (outside every work tree), as a
+    `pathlib.Path` (the goal path itself works from `roots.witness_dir()`'s string)."""
+    from pathlib import Path
+
     return Path(witness_dir())
 
 
@@ -55,15 +57,15 @@ def repository_key(project) -> str:
     """This repository's witness key: its git directory's real path, as the work tree's
     layout gives it (a linked worktree's `<git dir>/worktrees/<name>` counts as `<git dir>`),
     never read from `commondir`; outside git, the project root's."""
-    import hashlib
+    from forge_runtime.digest import sha256_hex
 
     if project.git_dir is None:
         base = project.root
-    elif project.git_dir.parent.name == "worktrees":
-        base = project.git_dir.parent.parent
+    elif os.path.basename(os.path.dirname(project.git_dir)) == "worktrees":
+        base = os.path.dirname(os.path.dirname(project.git_dir))
     else:
         base = project.git_dir
-    return hashlib.sha256(os.fsencode(os.path.realpath(base))).hexdigest()[:32]
+    return sha256_hex(os.fsencode(os.path.realpath(base)))[:32]
 
 
 def _tampered(message: str):
@@ -72,25 +74,28 @@ def _tampered(message: str):
     return tampered(message, FIX)
 
 
-def _read(path: Path) -> dict | None:
+def _read(path: str) -> dict | None:
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        with open(path, "rb") as handle:
+            data = fastjson.loads(handle.read())
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
-        raise _tampered(f"forge's witness file {path.name} cannot be read") from None
+        raise _tampered(f"forge's witness file {os.path.basename(path)} cannot be read") \
+            from None
     if not isinstance(data, dict):
-        raise _tampered(f"forge's witness file {path.name} is not forge's")
+        raise _tampered(f"forge's witness file {os.path.basename(path)} is not forge's")
     return data
 
 
-def _write(path: Path, data: dict) -> None:
+def _write(path: str, data: dict) -> None:
     """Replace a witness file whole. No fsync: after a power cut the witness may lag the
     ledger (allowed), never lead it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
-    temp.write_text(json.dumps(data), encoding="utf-8")
+    directory, name = os.path.split(path)
+    os.makedirs(directory, exist_ok=True)
+    temp = os.path.join(directory, f".{name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
+    with open(temp, "w", encoding="utf-8") as handle:
+        handle.write(fastjson.dumps(data))
     os.replace(temp, path)
 
 
@@ -99,7 +104,7 @@ class Witness:
 
     def __init__(self, project) -> None:
         self.repository = repository_key(project)
-        self.dir = witness_root() / self.repository
+        self.dir = os.path.join(witness_dir(), self.repository)
         self.ledger_root = os.path.realpath(project.ledger_root)
 
     # -- what every append notes ------------------------------------------------------------
@@ -107,16 +112,16 @@ class Witness:
     def record(self, nonce: str, record: dict) -> None:
         """Note `record` as goal `nonce`'s head (called after it is in the ledger)."""
         goal = record["goal"]
-        _write(self.dir / GOALS_DIR / f"{nonce}.json",
+        _write(os.path.join(self.dir, GOALS_DIR, f"{nonce}.json"),
                {"seq": record["seq"], "hash": record["hash"],
                 "objective_hash": goal.get("objective_hash"), "ledger": self.ledger_root})
-        index = self.dir / OBJECTIVES_DIR / str(goal.get("objective_hash"))
-        if not index.exists():
+        index = os.path.join(self.dir, OBJECTIVES_DIR, str(goal.get("objective_hash")))
+        if not os.path.exists(index):
             _write(index, {"nonce": nonce})
 
     def mark_session(self, session_id: str, nonce: str) -> None:
         """Remember that `session_id` is bound (once; a binding is never undone)."""
-        marker = Path(session_marker(session_id))
+        marker = session_marker(session_id)
         if not os.path.lexists(marker):
             _write(marker, {"repository": self.repository, "nonce": nonce})
 
@@ -124,7 +129,7 @@ class Witness:
 
     def check(self, ledger, head) -> None:
         """Fail closed unless `head` is at or past what the witness saw of this goal."""
-        seen = _read(self.dir / GOALS_DIR / f"{ledger.nonce}.json")
+        seen = _read(os.path.join(self.dir, GOALS_DIR, f"{ledger.nonce}.json"))
         if seen is None:
             return  # not witnessed yet: adopted at its next append
         where = f"goal {ledger.nonce}: the witness saw record {seen.get('seq')}"
@@ -143,7 +148,7 @@ class Witness:
         """Every goal the witness saw must still be in this repository's ledger, at or past
         the head it saw (`ledger_for(nonce)` gives a goal's Ledger); for activations and
         `forge goal verify`."""
-        goals = self.dir / GOALS_DIR
+        goals = os.path.join(self.dir, GOALS_DIR)
         try:
             names = sorted(os.listdir(goals))
         except FileNotFoundError:
@@ -152,8 +157,8 @@ class Witness:
             if not name.endswith(".json") or name.startswith("."):
                 continue
             ledger = ledger_for(name[:-len(".json")])
-            if not ledger.dir.is_dir():
-                seen = _read(goals / name) or {}
+            if not os.path.isdir(ledger.dir):
+                seen = _read(os.path.join(goals, name)) or {}
                 raise _tampered(f"goal {ledger.nonce}: the witness saw record "
                                 f"{seen.get('seq')} in the ledger at {seen.get('ledger')}, "
                                 f"and the ledger at {self.ledger_root} has no such goal "
@@ -163,12 +168,12 @@ class Witness:
 
     def goal_of(self, objective_hash: str) -> str | None:
         """The goal the witness saw for this objective, or None."""
-        nonce = (_read(self.dir / OBJECTIVES_DIR / objective_hash) or {}).get("nonce")
+        nonce = (_read(os.path.join(self.dir, OBJECTIVES_DIR, objective_hash)) or {}).get("nonce")
         return nonce if isinstance(nonce, str) else None
 
     def bound_goal(self, session_id: str) -> str | None:
         """The goal the witness saw `session_id` bound to in this repository, or None."""
-        seen = _read(Path(session_marker(session_id))) or {}
+        seen = _read(session_marker(session_id)) or {}
         nonce = seen.get("nonce")
         return nonce if seen.get("repository") == self.repository and \
             isinstance(nonce, str) else None

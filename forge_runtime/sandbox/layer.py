@@ -24,16 +24,16 @@ outside the sandbox) find them as they expect.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import os
-from pathlib import Path
 
+from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import ForgeError
-from forge_runtime.initializer import write_atomically
 from forge_runtime.project import Project
 from forge_runtime.sandbox import scopes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations: pathlib loads where `enable` and `disable` need it
+    from pathlib import Path
 
 SANDBOX = {"enabled": True, "failIfUnavailable": True, "allowUnsandboxedCommands": False}
 MANAGED_TOP = {"disableAllHooks": False}
@@ -43,9 +43,10 @@ RECORD_SUFFIX = ".forge-record"
 def witness_root() -> str:
     """The goal witness directory (`forge_runtime.goal.witness`), as a deny-rule path:
     `~/...` under the home directory, else absolute."""
-    from forge_runtime.goal import witness
+    from forge_runtime.roots import witness_dir
 
-    root, home = os.path.realpath(witness.witness_root()), os.path.realpath(scopes.home())
+    root = os.path.realpath(witness_dir())
+    home = os.path.realpath(scopes.home_dir())
     if root.startswith(home + os.sep):
         return "~/" + os.path.relpath(root, home)
     return "/" + root
@@ -61,26 +62,31 @@ def record_path(settings: Path) -> Path:
 
 def protected_dirs(project: Project) -> list[Path]:
     """The directories the deny rules bind read-only (created by `enable` if missing)."""
+    from pathlib import Path
+
     from forge_runtime.guard import paths
 
     return [Path(project.ledger_root), Path(paths.guard_dir(project))]
 
 
-def _targets(project: Project) -> list[tuple[Path, bool]]:
-    """(path, whether the rule covers the tree under it) for every project path forge denies."""
+def _targets(project: Project) -> list[tuple[str, bool]]:
+    """(path, whether the rule covers the tree under it) for every project path forge denies
+    (strings: a person's `/goal` spells these rules, and pathlib costs it a bare start)."""
     from forge_runtime.guard import paths
 
-    ledger, guard = protected_dirs(project)
-    found = [(ledger, True), (guard, True), (Path(paths.rule_file(project)), False)]
+    found = [(os.fspath(project.ledger_root), True), (paths.guard_dir(project), True),
+             (paths.rule_file(project), False)]
     if project.is_git:  # a written `commondir` (or a linked work tree's `.git` file) moves
-        found.append((Path(project.git_dir) / "commondir", False))  # the ledger and modes
-        if (project.root / ".git").is_file():
-            found.append((project.root / ".git", False))
-    claude = project.root / ".claude"
-    return [*found, (claude / "settings.json", False), (claude / "settings.local.json", False)]
+        found.append((os.path.join(project.git_dir, "commondir"), False))  # ledger, modes
+        dot_git = os.path.join(project.root, ".git")
+        if os.path.isfile(dot_git):
+            found.append((dot_git, False))
+    claude = os.path.join(project.root, ".claude")
+    return [*found, (os.path.join(claude, "settings.json"), False),
+            (os.path.join(claude, "settings.local.json"), False)]
 
 
-def _spell(project: Project, path: Path, tree: bool, relative: bool) -> str:
+def _spell(project: Project, path: str | os.PathLike, tree: bool, relative: bool) -> str:
     """One rule. In the project's own settings a path inside the project is written from its
     root (`/.git/forge-goals/**`: the same for everyone who shares the file); elsewhere, and
     in every other scope, absolute (`//` then the path)."""
@@ -117,7 +123,7 @@ def deny_rules(project: Project, settings: Path, scope: str) -> list[str]:
 
 
 def _digest(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    return None if data is None else sha256_hex(data)
 
 
 def _read_bytes(path: Path) -> bytes | None:
@@ -138,6 +144,8 @@ def _read_record(path: Path) -> dict | None:
     raw = _read_bytes(path)
     if raw is None:
         return None
+    import json  # `enable` and `disable` only: a person's `/goal` reads the rules alone
+
     try:
         record = json.loads(raw)
         if not isinstance(record, dict) or not isinstance(record.get("added"), dict):
@@ -192,11 +200,16 @@ def merged(settings: dict, project: Project, scope: str, path: Path,
 
 
 def _render(settings: dict) -> bytes:
+    import json
+
     return (json.dumps(settings, indent=2) + "\n").encode("utf-8")
 
 
 def enable(project: Project, scope: str) -> tuple[Path, bool]:
     """Merge forge's layer into the scope's settings file; (path, whether it changed)."""
+    import base64
+
+    from forge_runtime.initializer import write_atomically
     from forge_runtime.sandbox import tools
 
     problem = tools.find().problem
@@ -264,6 +277,10 @@ def _without_layer(settings: dict, added: dict) -> dict:
 
 def disable(project: Project, scope: str) -> tuple[Path, str]:
     """Undo `enable` in the scope: (path, "restored" | "removed" | "nothing")."""
+    import base64
+
+    from forge_runtime.initializer import write_atomically
+
     path = scopes.settings_path(scope, project)
     record_file = record_path(path)
     record = _read_record(record_file)

@@ -12,15 +12,12 @@ short is a gap with the one full command that closes it. Worst first:
 
 from __future__ import annotations
 
-import json
-import shlex
-import subprocess
-from collections import namedtuple
-from pathlib import Path
+import os
 
 from forge_runtime import hints
 from forge_runtime.errors import ForgeError
 from forge_runtime.project import Project
+from forge_runtime.records import record
 from forge_runtime.sandbox import layer, scopes
 
 ENV_SWITCHES = ("FORGE_PYTHON", "PATH", "CLAUDE_PLUGIN_DATA")
@@ -31,13 +28,15 @@ TOLD_DIR = "unsandboxed-told"
 ENABLE = "forge sandbox enable"
 
 
-class Gap(namedtuple("Gap", "rank message fix rationale alternatives", defaults=(None, ()))):
+# Records (records.py) rather than named tuples, and `subprocess`, `shlex` and `json` only
+# where the CLI needs them: a person's `/goal` reads the posture from the settings files.
+class Gap(record("Gap", "rank message fix rationale alternatives", defaults=(None, ()))):
     """One way the posture falls short, and the full command that closes it."""
 
     __slots__ = ()
 
 
-class Posture(namedtuple("Posture", "files effective deny env")):
+class Posture(record("Posture", "files effective deny env")):
     """`files`: (scope, path, problem or None) per file read; `effective`: key -> (value,
     path) after precedence; `deny`: every deny rule in force; `env`: (path, name, value)."""
 
@@ -104,8 +103,10 @@ def ledger_protected(project: Project) -> bool:
         and bool(layer.ledger_rules(project) & posture.deny)
 
 
-def _drop_key(path: Path, expression: str) -> str:
+def _drop_key(path: str | os.PathLike, expression: str) -> str:
     """A full command that deletes one key of a JSON settings file, keeping the rest."""
+    import shlex
+
     code = (f"import json, sys; p = sys.argv[1]; d = json.load(open(p)); {expression}; "
             "open(p, 'w').write(json.dumps(d, indent=2) + chr(10))")
     return f"python3 -c {shlex.quote(code)} {shlex.quote(str(path))}"
@@ -141,7 +142,9 @@ def gaps(posture: Posture, project: Project, tools) -> list[Gap]:
 
 def host_status(project: Project) -> dict | None:
     """What the host itself says (`claude sandbox status`), or None without a binary."""
+    import json
     import shutil
+    import subprocess
 
     binary = shutil.which("claude")
     if binary is None:
@@ -183,18 +186,19 @@ def goal_notice_once(project: Project, session_id: str) -> str | None:
         return None
     require = rules.for_project(project).goal.get("require_sandbox") is True
     notice = goal_notice(project, require)
-    told = Path(paths.guard_dir(project)) / TOLD_DIR / _safe_name(session_id)
-    if told.exists():
+    told = os.path.join(paths.guard_dir(project), TOLD_DIR, _safe_name(session_id))
+    if os.path.exists(told):
         return None
-    told.parent.mkdir(parents=True, exist_ok=True)
-    told.touch()
+    os.makedirs(os.path.dirname(told), exist_ok=True)
+    with open(told, "a"):  # as Path.touch: create it, keep it if a racing /goal did
+        pass
     return notice
 
 
 def _safe_name(session_id: str) -> str:
-    import hashlib
+    from forge_runtime.digest import sha256_hex
 
-    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32]
+    return sha256_hex(session_id.encode("utf-8"))[:32]
 
 
 def goal_notice(project: Project, require: bool) -> str:

@@ -8,10 +8,7 @@ own `claude sandbox status` misses it too).
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-from pathlib import Path
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.project import Project
@@ -19,55 +16,75 @@ from forge_runtime.project import Project
 PROJECT, USER, MANAGED = "project", "user", "managed"
 SCOPES = (PROJECT, USER, MANAGED)
 LOCAL = "local"
-MANAGED_DIR = Path("/etc/claude-code")
+MANAGED_DIR = "/etc/claude-code"
 MANAGED_DROP_IN = "50-forge.json"
 
 
-def home() -> Path:
-    return Path(os.environ.get("HOME") or os.path.expanduser("~"))
+def home_dir() -> str:
+    return os.environ.get("HOME") or os.path.expanduser("~")
 
 
-def settings_path(scope: str, project: Project) -> Path:
-    """The file `forge sandbox enable --scope <scope>` merges into."""
+def home():
+    """The home directory as a `pathlib.Path` (the `/goal` path uses `home_dir()`)."""
+    from pathlib import Path
+
+    return Path(home_dir())
+
+
+def settings_path(scope: str, project: Project):
+    """The file `forge sandbox enable --scope <scope>` merges into, as a `pathlib.Path`."""
+    from pathlib import Path
+
     if scope == PROJECT:
-        return project.root / ".claude" / "settings.json"
+        return Path(project.root, ".claude", "settings.json")
     if scope == USER:
         return home() / ".claude" / "settings.json"
     if scope == MANAGED:
-        return MANAGED_DIR / "managed-settings.d" / MANAGED_DROP_IN
+        return Path(MANAGED_DIR, "managed-settings.d", MANAGED_DROP_IN)
     raise ValueError(f"unknown scope {scope!r}")
 
 
-def files_in_force(project: Project) -> list[tuple[str, Path]]:
-    """Every settings file the host reads for `project`, lowest precedence first."""
-    found = [(USER, home() / ".claude" / "settings.json"),
-             (PROJECT, project.root / ".claude" / "settings.json"),
-             (LOCAL, project.root / ".claude" / "settings.local.json"),
-             (MANAGED, MANAGED_DIR / "managed-settings.json")]
-    drop_ins = MANAGED_DIR / "managed-settings.d"
-    with contextlib.suppress(OSError):
-        found += [(MANAGED, path) for path in sorted(drop_ins.glob("*.json"))]
-    return found
+def files_in_force(project: Project) -> list[tuple[str, str]]:
+    """Every settings file the host reads for `project`, lowest precedence first (plain
+    strings: a person's `/goal` reads these, and pathlib costs it a bare start)."""
+    found = [(USER, os.path.join(home_dir(), ".claude", "settings.json")),
+             (PROJECT, os.path.join(project.root, ".claude", "settings.json")),
+             (LOCAL, os.path.join(project.root, ".claude", "settings.local.json")),
+             (MANAGED, os.path.join(MANAGED_DIR, "managed-settings.json"))]
+    drop_ins = os.path.join(MANAGED_DIR, "managed-settings.d")
+    try:  # every `*.json` there, in name order (as a glob of it finds them)
+        names = sorted(name for name in os.listdir(drop_ins) if name.endswith(".json"))
+    except OSError:
+        names = []
+    return found + [(MANAGED, os.path.join(drop_ins, name)) for name in names]
 
 
-def read(path: Path) -> dict | None:
+def read(path: str | os.PathLike) -> dict | None:
     """The settings object in `path`; None when the file does not exist."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise broken(path, f"cannot be read ({exc.__class__.__name__})") from None
+    from forge_runtime import fastjson
+
     try:
-        settings = json.loads(text)
-    except ValueError as exc:
-        raise broken(path, f"is not valid JSON ({exc})") from None
+        settings = fastjson.loads(text)
+    except ValueError:  # json itself decides, and its message says where the file breaks
+        import json
+
+        try:
+            settings = json.loads(text)
+        except ValueError as exc:
+            raise broken(path, f"is not valid JSON ({exc})") from None
     if not isinstance(settings, dict):
         raise broken(path, f"holds a JSON {type(settings).__name__}, not an object")
     return settings
 
 
-def broken(path: Path, problem: str) -> ForgeError:
+def broken(path: str | os.PathLike, problem: str) -> ForgeError:
     return ForgeError(f"settings file {path} {problem}; forge left it untouched",
                       f"python3 -m json.tool {path}",
                       rationale="shows where the file is broken; repair it, then run the "
