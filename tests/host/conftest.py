@@ -1,7 +1,51 @@
-"""Fixtures of the host tests that drive the interactive TUI."""
+"""Fixtures of the host tests: the interactive TUI, and sessions started early.
+
+A host test whose session spends most of its time waiting on the host's own clock (a
+scheduled wake-up at least a minute away) would add that idle minute or two to the run.
+Its module declares `start_early(workdir) -> result` instead: the session starts in a
+thread as soon as collection ends, its wait overlaps the tests before it, and the test
+takes what it returned through the `started_early` fixture and checks it as before.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from tui_support import Tui
+
+_early: dict[str, tuple[Future, Path]] = {}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.option.collectonly:
+        return
+    modules = {item.module for item in session.items
+               if hasattr(getattr(item, "module", None), "start_early")}
+    if not modules:
+        return
+    pool = ThreadPoolExecutor(max_workers=len(modules), thread_name_prefix="early-host")
+    for module in sorted(modules, key=lambda m: m.__name__):
+        workdir = Path(tempfile.mkdtemp(prefix="forge-early-"))
+        _early[module.__name__] = (pool.submit(module.start_early, workdir), workdir)
+    pool.shutdown(wait=False)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Wait for every early session (an early failure is its test's), then remove its files."""
+    for future, workdir in _early.values():
+        future.exception()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture
+def started_early(request):
+    """What this module's `start_early` returned (its exception, raised here, fails the test)."""
+    future, _ = _early[request.module.__name__]
+    return future.result()
 
 
 @pytest.fixture

@@ -7,14 +7,23 @@ this test waits 60-120 s) the host submits that prompt: UserPromptSubmit receive
 itself does not set a goal from it; its transcript entry is `isMeta: true,
 promptSource: "system"`. forge records the prompt as pending, finds no person's command
 entry and no `Goal set:` for it at the Stop, and activates nothing.
+
+That minute is the host's own clock, not work: the session starts as soon as collection
+ends (`start_early`, see conftest.py) and waits while the other host tests run.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from forge_runtime import resources
 from forge_runtime.goal import sessions
 from forge_runtime.goal.status import goal_nonces
+from forge_runtime.hostkit.projects import init_git_project
+from forge_runtime.hostkit.pytest_plugin import as_script
+from forge_runtime.hostkit.runner import Host, SessionResult
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -39,11 +48,18 @@ rules:
 """
 
 
-def test_a_model_scheduled_goal_prompt_never_activates(claude_host, project):
-    host = claude_host(SCHEDULES_A_GOAL)
-    session = host.run("loop on the build", cwd=project, timeout=180,
-                       args=["--allowedTools", "ScheduleWakeup"])
+def start_early(workdir: Path) -> tuple[SessionResult, Path]:
+    """The session, in a fresh project with the forge plugin (as `claude_host` gives it)."""
+    project = init_git_project(workdir / "project")
+    with Host(workdir / "host", as_script(SCHEDULES_A_GOAL),
+              plugin_dirs=[resources.host_plugin_dir(workdir)]) as host:
+        session = host.run("loop on the build", cwd=project, timeout=180,
+                           args=["--allowedTools", "ScheduleWakeup"])
+    return session, project
 
+
+def test_a_model_scheduled_goal_prompt_never_activates(started_early):
+    session, project = started_early
     assert session.terminal_reason == "completed", session.result
     prompts = [hook.stdin["prompt"] for hook in session.hooks_for("UserPromptSubmit")]
     assert prompts == ["loop on the build", "/goal model-made goal"]
