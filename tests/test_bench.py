@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench import imports, targets
+from bench.__main__ import QUICK_LEAN
 from bench.measure import Command, Spread, peak_kib, run_once
 from bench.scenarios import all_scenarios
 from bench.snapshot import Snapshot
@@ -53,7 +54,7 @@ def test_quick_run_reports_every_scenario_with_numbers_or_a_plain_reason(quick_r
     main, lean = results["passes"]
     assert [s["key"] for s in main["scenarios"]] == [s.key for s in all_scenarios()]
     assert [s["key"] for s in lean["scenarios"]] == \
-        [s.key for s in all_scenarios() if s.is_hook or s.group == "floor"]
+        [s.key for s in all_scenarios() if s.group == "floor" or s.key in QUICK_LEAN]
     for run in (main, lean):
         for entry in run["scenarios"]:
             _check_entry(entry, results["runs"])
