@@ -7,7 +7,7 @@ import json
 import uuid
 from pathlib import Path
 
-from forge_runtime.goal import events, state
+from forge_runtime.goal import events, state, transcript
 from forge_runtime.project import Project, find_project
 
 # The scripted model of host tests whose goal is never met: the host's /goal evaluator always
@@ -56,6 +56,49 @@ def make_project(tmp_path: Path) -> Project:
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
     return find_project(root)
+
+
+def goal_project(tmp_path: Path, monkeypatch, *, cli: bool = False) -> Project:
+    """The project of a goal test that drives forge's hooks in this process.
+
+    A Stop that finds no new turn waits for a late transcript write: 0.05 s here, not the
+    host-sized wait, and no plugin root of the calling shell leaks in. `cli`: forge
+    commands also run in it as a person runs them (CLAUDE_PROJECT_DIR names it, colour
+    off, it is the working directory); otherwise no CLAUDE_PROJECT_DIR is set at all.
+    """
+    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
+    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
+    project = make_project(tmp_path)
+    if cli:
+        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
+        monkeypatch.setenv("NO_COLOR", "1")
+        monkeypatch.chdir(project.root)
+    else:
+        monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    return project
+
+
+def started_goal(project: Project, objective: str, turns: int) -> Session:
+    """A person's goal charged `turns` turns, none of them stopped by forge."""
+    session = Session(project)
+    session.person_goal(objective)
+    for _ in range(turns):
+        reply = session.turn()
+        assert reply is None or "continue" not in reply  # a stuck warning at most
+    return session
+
+
+def goal_with_checklist(project: Project, objective: str, turns: int,
+                        checklist: str) -> Session:
+    """A person's goal charged `turns` turns, with `checklist` added to state.md after the
+    first (once the Stop that activated it has written the file)."""
+    session = Session(project)
+    session.person_goal(objective)
+    session.turn()
+    project.state_path.write_text(project.state_path.read_text() + checklist)
+    for _ in range(turns - 1):
+        session.turn()
+    return session
 
 
 class Session:

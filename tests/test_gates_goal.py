@@ -4,10 +4,9 @@ goal met while a gate is stale or failing is met but unverified."""
 from __future__ import annotations
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project
 from test_gates import age, forge, forge_json, write
 
-from forge_runtime.goal import transcript
 from forge_runtime.hooks import session_end, stop
 
 OBJECTIVE = "the parser passes its tests"
@@ -24,11 +23,7 @@ gates:
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    project = make_project(tmp_path)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
-    monkeypatch.setenv("NO_COLOR", "1")
+    project = goal_project(tmp_path, monkeypatch, cli=True)
     write(project.root, "src/parser.py", "parse = None\n")
     write(project.root, "docs/index.md", "# parser\n")
     write(project.root, ".forge/gates.yaml", GATES)

@@ -12,7 +12,7 @@ import errno
 import os
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project, make_project, started_goal
 
 from forge_runtime.goal import events, records, state, transcript
 from forge_runtime.goal.ledger import Ledger
@@ -22,10 +22,7 @@ OBJECTIVE = "the parser passes its tests"
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    return make_project(tmp_path)
+    return goal_project(tmp_path, monkeypatch)
 
 
 def _goal(project) -> dict:
@@ -38,12 +35,7 @@ def _charges(project) -> list[dict]:
 
 
 def _started(project, turns: int = 1) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    for _ in range(turns):
-        reply = session.turn()
-        assert reply is None or "continue" not in reply  # a stuck warning at most
-    return session
+    return started_goal(project, OBJECTIVE, turns)
 
 
 def test_a_stop_charges_the_turns_whose_stops_died_each_once_in_order(project):

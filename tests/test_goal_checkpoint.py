@@ -5,10 +5,10 @@ unchanged; and the gauge the status line and `forge goal status` share."""
 from __future__ import annotations
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project, goal_with_checklist
 
 from forge_runtime import hints
-from forge_runtime.goal import checkpoint, gauge, state, transcript
+from forge_runtime.goal import checkpoint, gauge, state
 from forge_runtime.hint_audit import output_problems
 from forge_runtime.hooks import stop
 
@@ -21,20 +21,11 @@ CHECKPOINT = "Checkpoint: 3 of 7 steps done; next unchecked step: parse the head
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    return make_project(tmp_path)
+    return goal_project(tmp_path, monkeypatch)
 
 
 def running(project, turns: int) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    session.turn()
-    project.state_path.write_text(project.state_path.read_text() + CHECKLIST)
-    for _ in range(turns - 1):
-        session.turn()
-    return session
+    return goal_with_checklist(project, OBJECTIVE, turns, CHECKLIST)
 
 
 def test_exhaustion_names_the_checkpoint_before_the_same_hint(project):

@@ -7,24 +7,18 @@ import subprocess
 import sys
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project
 
 from forge_runtime import hints
 from forge_runtime.cli.main import main, parses
-from forge_runtime.goal import sessions, state, transcript
+from forge_runtime.goal import sessions, state
 
 OBJECTIVE = "the parser passes its tests"
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    # a Stop that finds no new turn waits this long for a late transcript write
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    project = make_project(tmp_path)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
-    monkeypatch.chdir(project.root)
-    return project
+    return goal_project(tmp_path, monkeypatch, cli=True)
 
 
 def _run(capsys, *argv) -> tuple[int, str]:

@@ -10,10 +10,9 @@ import subprocess
 import sys
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project, goal_with_checklist
 
 from forge_runtime.cli.main import main
-from forge_runtime.goal import transcript
 
 OBJECTIVE = "the CSV importer handles quoted commas"
 CHECKLIST = "- [x] read the CSV spec\n- [ ] parse the header row\n- [ ] handle quoted commas\n"
@@ -21,23 +20,11 @@ CHECKLIST = "- [x] read the CSV spec\n- [ ] parse the header row\n- [ ] handle q
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    project = make_project(tmp_path)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.chdir(project.root)
-    return project
+    return goal_project(tmp_path, monkeypatch, cli=True)
 
 
 def running(project, turns: int) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    session.turn()
-    project.state_path.write_text(project.state_path.read_text() + CHECKLIST)
-    for _ in range(turns - 1):
-        session.turn()
-    return session
+    return goal_with_checklist(project, OBJECTIVE, turns, CHECKLIST)
 
 
 def on_a_terminal(project, *argv: str, **env: str) -> str:

@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project, started_goal
 
 from forge_runtime.goal import events, sessions, state, transcript
 from forge_runtime.goal.ledger import Ledger
@@ -17,11 +17,7 @@ OBJECTIVE = "the parser passes its tests"
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    # a Stop that finds no new turn waits this long for a late transcript write
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    return make_project(tmp_path)
+    return goal_project(tmp_path, monkeypatch)
 
 
 def _goal(project) -> dict:
@@ -237,11 +233,7 @@ def _tamper_state(project, **changes):
 
 
 def _running(project, turns: int = 4) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    for _ in range(turns):
-        session.turn()
-    return session
+    return started_goal(project, OBJECTIVE, turns)
 
 
 @pytest.mark.parametrize("change", [

@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project, make_project, started_goal
 
-from forge_runtime.goal import sessions, state, transcript, witness
+from forge_runtime.goal import sessions, state, witness
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.project import find_project
 
@@ -17,19 +17,11 @@ OBJECTIVE = "the parser passes its tests"
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    return make_project(tmp_path)
+    return goal_project(tmp_path, monkeypatch)
 
 
 def _running(project, turns: int = 3) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    for _ in range(turns):
-        reply = session.turn()
-        assert reply is None or "continue" not in reply  # a stuck warning at most
-    return session
+    return started_goal(project, OBJECTIVE, turns)
 
 
 def _refusal(reply) -> list[str]:

@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 import pytest
-from goal_support import Session, make_project
+from goal_support import Session, goal_project, goal_with_checklist
 
-from forge_runtime.goal import sessions, state, transcript
+from forge_runtime.goal import sessions, state
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.statusline_settings import ENTRY
 
@@ -27,10 +27,7 @@ ATTENTION = "forge: ledger needs attention\n"
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    return make_project(tmp_path)
+    return goal_project(tmp_path, monkeypatch)
 
 
 def _environment(**extra: str) -> dict[str, str]:
@@ -63,13 +60,7 @@ def host_input(session: Session) -> dict:
 
 
 def running(project, turns: int = 3, checklist: str = CHECKLIST) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    session.turn()
-    project.state_path.write_text(project.state_path.read_text() + checklist)
-    for _ in range(turns - 1):
-        session.turn()
-    return session
+    return goal_with_checklist(project, OBJECTIVE, turns, checklist)
 
 
 def test_a_running_goal_shows_its_gauge_numbers_and_next_step(project):
