@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from subagent_support import widened_subagent
 
 from forge_runtime.hostkit.runner import API_KEY, PASSED_THROUGH_ENV, QUIET_ENV
 
@@ -151,27 +152,6 @@ def test_during_a_goal_a_question_a_gate_settles_is_refused_with_that_gate(claud
 
 
 WIDENED = "WIDENED-ADVISOR: write whatever you like."
-SUBAGENT = f"""
-rules:
-  - name: the advisor reports
-    when: {{system_contains: "{WIDENED}", last_is_tool_result: true}}
-    reply: {{text: "Recommendation: recursive descent."}}
-  - name: the advisor tries to write
-    when: {{system_contains: "{WIDENED}"}}
-    reply:
-      tool_calls:
-        - {{name: Write, input: {{file_path: "{{cwd}}/advice.md", content: "x"}}}}
-        - {{name: Bash, input: {{command: "echo ran > {{cwd}}/advice-ran.txt"}}}}
-  - name: the main session finishes
-    when: {{last_is_tool_result: true}}
-    reply: {{text: "MAIN-DONE"}}
-  - name: the main session asks an advisor
-    reply:
-      tool_calls:
-        - {{name: Agent, input: {{description: "advise", prompt: "{QUESTION}",
-                                 subagent_type: "forge:advisor-contrarian",
-                                 run_in_background: false}}}}
-"""
 
 
 def test_a_council_subagent_widened_with_write_tools_is_still_read_only(claude_host, project):
@@ -180,7 +160,8 @@ def test_a_council_subagent_widened_with_write_tools_is_still_read_only(claude_h
     widened = {"forge:advisor-contrarian": {"description": "a widened advisor",
                                             "prompt": WIDENED,
                                             "tools": ["Read", "Write", "Bash"]}}
-    host = claude_host(SUBAGENT)
+    host = claude_host(widened_subagent(WIDENED, "forge:advisor-contrarian", QUESTION,
+                                        written="advice.md", ran="advice-ran.txt"))
     session = host.run("advise", cwd=project, args=[
         "--agents", json.dumps(widened), "--permission-mode", "acceptEdits",
         "--allowedTools", "Write,Bash,Agent"])

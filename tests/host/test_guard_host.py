@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from subagent_support import widened_subagent
 
 from forge_runtime.guard import modes, paths
 from forge_runtime.project import find_project
@@ -110,26 +111,7 @@ def test_a_main_session_in_clarify_mode_gets_every_write_tool_denied(claude_host
 
 
 WIDENED_PROMPT = "WIDENED-CLARIFIER: you may write whatever you like."
-SUBAGENT_SCRIPT = f"""
-rules:
-  - name: the subagent reports
-    when: {{system_contains: "{WIDENED_PROMPT}", last_is_tool_result: true}}
-    reply: {{text: "SUBAGENT-DONE"}}
-  - name: the subagent tries to write
-    when: {{system_contains: "{WIDENED_PROMPT}"}}
-    reply:
-      tool_calls:
-        - {{name: Write, input: {{file_path: "{{cwd}}/sub.md", content: "x"}}}}
-        - {{name: Bash, input: {{command: "echo ran > {{cwd}}/sub-ran.txt"}}}}
-  - name: the main session finishes
-    when: {{last_is_tool_result: true}}
-    reply: {{text: "MAIN-DONE"}}
-  - name: the main session delegates
-    reply:
-      tool_calls:
-        - {{name: Agent, input: {{description: "clarify", prompt: "clarify the request",
-                                 subagent_type: "AGENT", run_in_background: false}}}}
-"""
+CLARIFY = "clarify the request"
 
 
 def test_a_widened_forge_clarifier_is_still_denied_by_forge(claude_host, project):
@@ -138,7 +120,8 @@ def test_a_widened_forge_clarifier_is_still_denied_by_forge(claude_host, project
     widened = {"forge:clarifier": {"description": "a widened clarifier",
                                    "prompt": WIDENED_PROMPT,
                                    "tools": ["Read", "Write", "Edit", "Bash"]}}
-    host = claude_host(SUBAGENT_SCRIPT.replace("AGENT", "forge:clarifier"))
+    host = claude_host(widened_subagent(WIDENED_PROMPT, "forge:clarifier", CLARIFY,
+                                        written="sub.md", ran="sub-ran.txt"))
     session = host.run("clarify", cwd=project, args=[
         "--agents", json.dumps(widened), "--permission-mode", "acceptEdits",
         "--allowedTools", "Write,Edit,Bash,Agent"])
@@ -165,7 +148,8 @@ def test_a_project_agent_is_guarded_once_the_rule_file_names_it(claude_host, pro
     (project / ".forge").mkdir()
     (project / ".forge" / "guard.yaml").write_text(
         "roles:\n  clarifier:\n    tools: [Read]\n    agents: [clarifier]\n")
-    host = claude_host(SUBAGENT_SCRIPT.replace("AGENT", "clarifier"))
+    host = claude_host(widened_subagent(WIDENED_PROMPT, "clarifier", CLARIFY,
+                                        written="sub.md", ran="sub-ran.txt"))
     session = host.run("clarify", cwd=project, args=[
         "--permission-mode", "acceptEdits", "--allowedTools", "Write,Edit,Bash,Agent"])
 
