@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+from clarify_support import FIRST_QUESTION, ask_after
 
 from forge_runtime.clarify.brief import Brief
 from forge_runtime.clarify.channel import dialogue
@@ -39,16 +40,7 @@ rules:
     when: {{last_tool_result_contains: '"outcome": "timeout"'}}
     reply:
       tool_calls: [{{name: Write, input: {{file_path: "{{cwd}}/brief.md", content: "x"}}}}]
-  - name: second question
-    when: {{last_tool_result_contains: '"answer": "CSV"'}}
-    reply:
-      tool_calls: [{{name: mcp__human__ask, input: {{question: "Who reads the export?"}}}}]
-  - name: first question
-    when: {{conversation_lacks: '"outcome"', tools_present: mcp__human__ask}}
-    reply:
-      tool_calls:
-        - {{name: mcp__human__ask, input: {{question: "Which format?", options: [CSV, JSON]}}}}
-"""
+{ask_after("CSV", "Who reads the export?")}{FIRST_QUESTION}"""
 
 
 def errors(text: str) -> int:

@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from clarify_support import FIRST_QUESTION, ask_after
 
 from forge_runtime.clarify.brief import Brief
 from forge_runtime.hostkit.runner import Host
@@ -28,20 +29,8 @@ rules:
   - name: brief
     when: {{last_tool_result_contains: '"outcome": "declined"'}}
     reply: {{text: "{BRIEF}"}}
-  - name: third question
-    when: {{last_tool_result_contains: '"answer": "the finance team"'}}
-    reply:
-      tool_calls: [{{name: mcp__human__ask, input: {{question: "Include a totals row?"}}}}]
-  - name: second question
-    when: {{last_tool_result_contains: '"answer": "JSON"'}}
-    reply:
-      tool_calls: [{{name: mcp__human__ask, input: {{question: "Who reads the export?"}}}}]
-  - name: first question
-    when: {{conversation_lacks: '"outcome"', tools_present: mcp__human__ask}}
-    reply:
-      tool_calls:
-        - {{name: mcp__human__ask, input: {{question: "Which format?", options: [CSV, JSON]}}}}
-"""
+{ask_after("the finance team", "Include a totals row?", "third question")}\
+{ask_after("JSON", "Who reads the export?")}{FIRST_QUESTION}"""
 
 
 class Screen:
@@ -115,16 +104,7 @@ rules:
     when: {{last_user_text_contains: "This clarification was interrupted",
             conversation_contains: '"answer": "CSV"'}}
     reply: {{text: "{BRIEF}"}}
-  - name: second question
-    when: {{last_tool_result_contains: '"answer": "CSV"'}}
-    reply:
-      tool_calls: [{{name: mcp__human__ask, input: {{question: "Who reads the export?"}}}}]
-  - name: first question
-    when: {{conversation_lacks: '"outcome"', tools_present: mcp__human__ask}}
-    reply:
-      tool_calls:
-        - {{name: mcp__human__ask, input: {{question: "Which format?", options: [CSV, JSON]}}}}
-"""
+{ask_after("CSV", "Who reads the export?")}{FIRST_QUESTION}"""
 
 
 def test_ctrl_c_leaves_no_brief_keeps_the_dialogue_and_the_next_run_continues(
