@@ -135,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [s for s in scenarios.all_scenarios()
               if not args.only or s.group == "floor"
               or any(s.key.startswith(prefix) for prefix in args.only)]
-    if args.quick:
+    trimmed = args.quick and not args.only  # rows asked for by name are always measured
+    if trimmed:
         chosen = [quick(s) for s in chosen]
     with tempfile.TemporaryDirectory(prefix="forge-bench-") as scratch, \
             tempfile.TemporaryDirectory(prefix="forge-bench-fixtures-", dir=ram_dir()) as fixed:
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_lean:
             lean_settings = dataclasses.replace(settings, python=lean_python)
             hooks_only = [s for s in chosen if s.group == "floor" or s.is_hook and (
-                not args.quick or s.key in QUICK_LEAN)]
+                not trimmed or s.key in QUICK_LEAN)]
             passes.append(measure_pass(LEAN_INTERPRETER, hooks_only, lean_settings,
                                        base / "lean", plan, not args.no_imports))
         together = concurrency.measure(settings, base, rounds=plan["rounds"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench import imports, targets
-from bench.__main__ import QUICK_LEAN
+from bench.__main__ import QUICK_LEAN, QUICK_LEFT_OUT
 from bench.measure import Command, Spread, peak_kib, run_once
 from bench.scenarios import all_scenarios
 from bench.snapshot import Snapshot
@@ -105,6 +105,9 @@ def test_unavailable_features_are_named_not_measured(quick_run):
     for entry in results["passes"][0]["scenarios"]:
         if entry["status"] == NOT_AVAILABLE:
             assert entry["reason"] in markdown
+        if entry["key"] in QUICK_LEFT_OUT:
+            assert entry["status"] == NOT_AVAILABLE
+            assert entry["reason"].startswith("left out of the quick run: ")
 
 
 # -- the parts the numbers rest on -------------------------------------------------------------
