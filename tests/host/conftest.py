@@ -21,8 +21,9 @@ _early: dict[str, tuple[Future, Path]] = {}
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if session.config.option.collectonly:
-        return
+    if session.config.option.collectonly or (
+            session.testsfailed and not session.config.option.continue_on_collection_errors):
+        return  # no test will run
     modules = {item.module for item in session.items
                if hasattr(getattr(item, "module", None), "start_early")}
     if not modules:
