@@ -54,12 +54,20 @@ def _tool_results(session) -> list[dict]:
 
 
 def _main_context(session) -> str:
-    """What forge's PostToolUse added to the main session's last request."""
+    """What forge's PostToolUse added, once it reached the main session's last request.
+
+    The host may append text of its own to that block (the deferred-tools list, the MCP
+    servers' instructions, depending on whether forge's MCP server had connected yet), so
+    the model's copy must contain forge's words rather than equal them.
+    """
+    (post,) = session.hooks_for("PostToolUse")
+    said = post.reply["hookSpecificOutput"]["additionalContext"]
     last = session.requests[-1]["body"]["messages"]
     texts = [text_of(message["content"]) for message in last if message.get("role") == "system"
              and "PostToolUse:Agent" in text_of(message["content"])]
     assert len(texts) == 1, json.dumps(last)[-2000:]
-    return texts[0].split("additional context: ", 1)[1]
+    assert f"additional context: {said}" in texts[0]
+    return said
 
 
 def test_the_clarifiers_brief_is_frozen_by_forge_and_the_main_session_is_told(

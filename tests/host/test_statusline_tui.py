@@ -68,7 +68,10 @@ def test_the_status_line_shows_the_budget_as_the_goal_runs_and_the_checkpoint_at
     # the status line can say so before the TUI has drawn forge's stop message
     tui.wait_for(lambda: CHECKPOINT in tui.screen(), "the checkpoint in forge's stop message")
     screen = tui.screen()
-    assert len(seen) >= 3 and seen == sorted(seen) and seen[-1] == 20, (seen, screen)
+    # at least one reading while the turns ran, then the last: the host redraws the line
+    # once a second, and a loaded machine runs the 20 scripted turns in two or three
+    assert len(seen) >= 2 and seen[0] < 20 and seen == sorted(seen) and seen[-1] == 20, (
+        seen, screen)
     assert "my own line  forge ▰▰▰▰▰▰▰▰▰▰ 20/20 · 1/3 steps · budget spent · next: parse " \
            "the header row" in screen
     # the host draws the status line's colours; it shows no escape sequence as text
