@@ -48,9 +48,9 @@ def refusal(project, question: str) -> ForgeError | None:
 
 
 def _cheap_check(project, question: str) -> tuple[str, str] | None:
-    from forge_runtime.gates import config
+    from forge_runtime import gates
 
-    if not config.defined(project):
+    if not gates.defined(project):
         return None
     from forge_runtime.gates import status
 

@@ -13,3 +13,15 @@ hash or the gate's definition changed, so after an edit only the affected gates 
     goal       what a running goal's Stop hook and `forge goal` say about the gates
     files      the small JSON files all of them keep under `.forge/local/gates/`
 """
+
+import os
+
+from forge_runtime.project import join
+
+GATES_FILE = "gates.yaml"
+
+
+def defined(project) -> bool:
+    """True when the project has a gates file: one stat. Here rather than in `config`, so a
+    goal's Stop and SessionEnd in a project without gates import nothing more of the package."""
+    return os.path.lexists(join(project.forge_dir, GATES_FILE))

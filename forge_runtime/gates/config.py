@@ -25,10 +25,10 @@ import os
 from forge_runtime import fastjson
 from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_USAGE, ForgeError
+from forge_runtime.gates import GATES_FILE
 from forge_runtime.project import join
 from forge_runtime.records import record
 
-GATES_FILE = "gates.yaml"
 INVALID = "FORGE_GATES_INVALID"
 MISSING = "FORGE_GATES_MISSING"
 CACHE_NAME = "config-cache.json"
@@ -82,11 +82,6 @@ def gates_path(project):
 
 def cache_dir(project):
     return join(project.local_dir, "gates")
-
-
-def defined(project) -> bool:
-    """True when the project has a gates file: one stat, for the hooks' hot path."""
-    return os.path.lexists(gates_path(project))
 
 
 def load(project) -> list[Gate]:

@@ -17,7 +17,7 @@ other Stop costs one stat here (and `hints`, `files` and `status` are imported p
 from __future__ import annotations
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.gates import config
+from forge_runtime.gates import config, defined
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
 from forge_runtime.project import join, paths_of
 
@@ -119,7 +119,7 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     if reply and reply.get("continue") is False:
         return reply
     project = sessions.project_for(event)
-    if not config.defined(project):
+    if not defined(project):
         return reply
     goal = _bound_goal(project, event["session_id"])
     if goal is None:
@@ -180,7 +180,7 @@ def note_if_met(event: dict) -> None:
     from forge_runtime.goal import sessions
 
     project = sessions.project_for(event)
-    if not config.defined(project):
+    if not defined(project):
         return
     goal = _bound_goal(project, event["session_id"])
     if goal is not None and goal["status"] == COMPLETE:

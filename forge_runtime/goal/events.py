@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.goal import checkpoint, sessions, transcript
+from forge_runtime.goal import sessions, transcript
 from forge_runtime.goal.ledger import TAMPERED
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
@@ -115,6 +115,8 @@ def on_prompt(event: dict) -> dict | None:
                 return {"systemMessage": refusal_text(exc)}
             caught_up = None
         if not sets_goal and caught_up is not None and caught_up.exhausted_now:
+            from forge_runtime.goal import checkpoint
+
             return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
                 caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
     if sets_goal:
@@ -265,14 +267,14 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
         try:
             return _lost_binding(project, session)
         except ForgeError as exc:
-            return stop_session(checkpoint.refusal(exc, project.state_path))
+            return _refused(exc, project)
     if not involved:
         return None
     try:
         with storage_errors(project):
             return _stop_bound(project, event, involved)
     except ForgeError as exc:
-        return stop_session(checkpoint.refusal(exc, project.state_path))
+        return _refused(exc, project)
 
 
 def _lost_binding(project: Project, session: str) -> dict | None:
@@ -312,6 +314,14 @@ def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict
         f"FORGE_GOAL_UNBUDGETED: this session's native /goal runs while forge counts none "
         f"of its turns ({why})", f"/goal {objective}",
         "binds this session again; the objective keeps its count").render())
+
+
+def _refused(exc: ForgeError, project: Project) -> dict:
+    """The reply that ends the session on `exc`, with where the work stands (`checkpoint`,
+    imported only here: a Stop that charges and says nothing never needs it)."""
+    from forge_runtime.goal import checkpoint
+
+    return stop_session(checkpoint.refusal(exc, project.state_path))
 
 
 def _confirm_pending(project: Project, event: dict, binding: dict | None,
@@ -382,6 +392,8 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
     if result.goal["status"] == EXHAUSTED:
+        from forge_runtime.goal import checkpoint
+
         return stop_session(checkpoint.stamped(
             exhausted_text(result.goal, result.late, result.owed), project.state_path))
     if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:

@@ -20,7 +20,10 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.goal.events import on_session_end
 
     on_session_end(event)
-    from forge_runtime.gates.goal import note_if_met
+    from forge_runtime import gates
 
-    note_if_met(event)
+    if gates.defined(sessions.project_for(event)):  # else nothing to note, nothing to import
+        from forge_runtime.gates.goal import note_if_met
+
+        note_if_met(event)
     return None

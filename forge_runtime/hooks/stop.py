@@ -33,6 +33,10 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.goal.events import on_stop
 
     reply = on_stop(event)
+    from forge_runtime import gates
+
+    if not gates.defined(sessions.project_for(event)):
+        return reply  # the gates' notices: none without a gates file, and nothing imported
     from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
 
     return after_stop(event, reply)

@@ -110,9 +110,9 @@ def status(args) -> Result:
         return Result(hints.next_(f"forge goal sync --nonce {nonce}", "catch state.md up"),
                       lines, data)
     way_on = _way_on(seen.goal)
-    from forge_runtime.gates import config
+    from forge_runtime import gates
 
-    if config.defined(project):
+    if gates.defined(project):
         from forge_runtime.gates.goal import status_of
 
         gates_line, gates_hint = status_of(project, seen.goal)
