@@ -74,7 +74,12 @@ def test_stop_hooks_killed_on_random_turns_still_end_the_session_at_its_ceiling(
     worked = model_turns(session)
     assert worked == stops  # one Stop per turn, whether or not forge's hook survived it
     assert worked in (20, 21), plan[:worked]
-    assert plan[worked - 1] == "run"  # the session ended at the first surviving Stop
+    # the session ended at the first Stop whose hook ran to the end: one planned to run, or
+    # one whose kill came after forge had already answered (a Stop takes ~50 ms); a hang
+    # never reaches forge
+    ended = [hook for hook in session.hooks_for("Stop")
+             if hook.reply and hook.reply.get("continue") is False]
+    assert len(ended) == 1 and plan[worked - 1] != "hang", plan[:worked]
     goal = goal_in_state(project)
     ledger = Ledger(find_project(project).ledger_root, goal["nonce"])
     assert ledger.verified()["turn_count"] == 20 and goal["status"] == "exhausted"
