@@ -29,21 +29,25 @@ def stamp_of(requirements) -> str:
     return sha256_hex("\n".join(sorted(requirements)).encode("utf-8"))[:16]
 
 
-def _findable(name: str) -> bool:
+def findable(name: str) -> bool:
     """Whether `import name` (a top-level module) would find it, without importing it: what
-    `importlib.util.find_spec` asks of each meta-path finder (PEP 451)."""
+    `importlib.util.find_spec` asks of each meta-path finder (PEP 451). A finder that fails
+    on the name counts as not finding it."""
     if name in sys.modules:
         return True
     for finder in sys.meta_path:
         find_spec = getattr(finder, "find_spec", None)
-        if find_spec is not None and find_spec(name, None) is not None:
-            return True
+        try:
+            if find_spec is not None and find_spec(name, None) is not None:
+                return True
+        except (ImportError, ValueError):
+            return False
     return False
 
 
 def missing_modules(modules=HOOK_MODULES) -> list[str]:
     """The hook dependencies the running interpreter cannot import (found, not imported)."""
-    return [name for name in modules if not _findable(name)]
+    return [name for name in modules if not findable(name)]
 
 
 def env_python(env: str | os.PathLike):

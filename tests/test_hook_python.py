@@ -47,7 +47,7 @@ def fake_env(data: Path, stamp: str) -> Path:
 @pytest.mark.parametrize("name", ["os", "sys", "_json", "json", "yaml", "jsonschema",
                                   "forge_runtime", "no_such_module_anywhere", "encodings"])
 def test_findable_agrees_with_importlib(name):
-    assert hook_python._findable(name) is (importlib.util.find_spec(name) is not None)
+    assert hook_python.findable(name) is (importlib.util.find_spec(name) is not None)
 
 
 def test_an_interpreter_with_the_dependencies_is_the_answer(tmp_path):
@@ -100,3 +100,14 @@ def test_session_start_with_nothing_to_build_imports_nothing_heavy(tmp_path):
     assert imported == "[]"
     assert reply.strip() == ""
     assert env_file.read_text() == f"export FORGE_PYTHON={shlex.quote(sys.executable)}\n"
+
+
+def test_a_finder_that_fails_on_a_name_counts_as_not_finding_it(monkeypatch):
+    class Failing:
+        @staticmethod
+        def find_spec(name, path):
+            raise ImportError(f"cannot look up {name}")
+
+    monkeypatch.setattr(sys, "meta_path", [Failing(), *sys.meta_path])
+    assert hook_python.missing_modules(("no_such_module_anywhere", "os")) == [
+        "no_such_module_anywhere"]

@@ -10,7 +10,6 @@ guarantees than the contract promises.
 from __future__ import annotations
 
 import os
-import sys
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.project import Project
@@ -46,23 +45,13 @@ def _check_dependencies() -> None:
     """forge's dependencies are installed: found, not imported (importing jsonschema and
     yaml costs a lean interpreter about 115 ms, eight times a bare start); the code that
     uses them imports them when it needs them. Asked of the import system's finders
-    directly, as `importlib.util.find_spec` does: `importlib.util` brings `contextlib`,
-    `functools` and more to the hook of every `/goal`."""
-    for name in ("jsonschema", "yaml"):
-        if name not in sys.modules and not _findable(name):
-            raise blocked(f"dependency {name} is not installed", "forge doctor")
+    directly (hook_python), as `importlib.util.find_spec` does: `importlib.util` brings
+    `contextlib`, `functools` and more to the hook of every `/goal`."""
+    from forge_runtime.hook_python import missing_modules
 
-
-def _findable(name: str) -> bool:
-    """True when a finder of `sys.meta_path` can import the top-level module `name`."""
-    for finder in sys.meta_path:
-        find = getattr(finder, "find_spec", None)
-        try:
-            if find is not None and find(name, None) is not None:
-                return True
-        except (ImportError, ValueError):
-            return False
-    return False
+    missing = missing_modules(("jsonschema", "yaml"))
+    if missing:
+        raise blocked(f"dependency {missing[0]} is not installed", "forge doctor")
 
 
 def _check_ledger_dir(project: Project) -> None:
