@@ -7,8 +7,6 @@ own SHA-256 (`_sha256`, `_sha2` from 3.12), which gives the same digests (tests/
 compares them with hashlib); hashlib is the fallback for an interpreter built without it.
 """
 
-from __future__ import annotations
-
 try:
     from _sha256 import sha256
 except ImportError:  # pragma: no cover - Python 3.12+, or a build without it

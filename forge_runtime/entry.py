@@ -14,6 +14,11 @@ the launcher turns that into 0 for the host, and anything else (an interpreter t
 Python, such as `FORGE_PYTHON=/bin/true`, one that loaded some other forge_runtime, a crash,
 the guard's watchdog) into a deny for the guard. Standard library only, nothing imported
 beyond what the interpreter has already loaded: this runs before every hook.
+
+The hook launcher also passes `-S`: `site` (the site directories, their `.pth` files and the
+look for a `sitecustomize`) costs a quarter of a bare start, and the hooks of a session
+without a goal need nothing from site-packages. `SiteOnDemand` runs it the first time an
+import needs it, so a dependency such as yaml still imports as it would have.
 """
 
 import os
@@ -36,8 +41,34 @@ def _foreign_runtime() -> str | None:
     return None if found == os.path.join(ROOT, "forge_runtime") else found
 
 
+class SiteOnDemand:
+    """The last meta-path finder of a process started without `site` (`-S`).
+
+    Asked for a top-level module that no other finder found, and that is not one of the
+    standard library's (a dependency, or a name that does not exist), it leaves the meta path,
+    does what `site` does at a normal start (isolated mode still keeps the user's site
+    directory out), and asks the path finder again over the longer `sys.path`. A standard
+    library name is left alone: those are the probes inside the library's own imports
+    (`ntpath` tries `nt`), and a `.pth` file run in the middle of one would meet that module
+    half-initialised.
+    """
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is not None or name in sys.stdlib_module_names:
+            return None
+        sys.meta_path.remove(SiteOnDemand)
+        import site
+        from importlib.machinery import PathFinder
+
+        site.main()
+        return PathFinder.find_spec(name, None, target)
+
+
 def main(argv: list[str]) -> int:
     sys.path.insert(0, ROOT)
+    if sys.flags.no_site:
+        sys.meta_path.append(SiteOnDemand)
     foreign = _foreign_runtime()
     if foreign is not None:
         sys.stderr.write(f"forge: this interpreter imports forge_runtime from {foreign}, not "

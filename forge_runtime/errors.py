@@ -4,8 +4,6 @@ Core code raises `ForgeError` with the command that fixes the problem; each surf
 MCP, hook) renders it through the hint contract, so no caller invents its own error text.
 """
 
-from __future__ import annotations
-
 EXIT_OK = 0
 EXIT_USAGE = 1
 EXIT_REFUSED = 2

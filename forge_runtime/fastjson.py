@@ -12,8 +12,6 @@ Anything that is not JSON raises `ValueError`, as `json.loads` does (its JSONDec
 a ValueError); only the message is terser.
 """
 
-from __future__ import annotations
-
 import _json
 
 _WHITESPACE = " \t\n\r"

@@ -15,8 +15,6 @@ one line of rationale. JSON carries the same content as `_next_action` and `_hin
 This module is imported by hooks on their hot path: standard library only, nothing heavy.
 """
 
-from __future__ import annotations
-
 from forge_runtime.records import record
 
 NEXT = "Next"
@@ -76,7 +74,7 @@ class Hint(record("_HintFields", "marker text rationale error alternatives",
     __slots__ = ()
 
     def __new__(cls, marker: str, text: str | None = None, rationale: str | None = None,
-                error: str | None = None, alternatives: tuple[str, ...] = ()) -> Hint:
+                error: str | None = None, alternatives: tuple[str, ...] = ()) -> "Hint":
         if marker not in (NEXT, WAIT, DONE, FIX):
             raise ValueError(f"a hint's marker is Next, Wait, Done or Fix, not {marker!r}")
         if (marker == DONE) != (text is None):

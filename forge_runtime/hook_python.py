@@ -9,8 +9,6 @@ Everything else (building, reporting a failure) is forge_runtime.bootstrap's, wh
 SessionStart hook imports only when `settled` has no answer.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -68,8 +66,12 @@ def is_current(env: str | os.PathLike, stamp: str) -> bool:
 
 
 def running_inside(env: str | os.PathLike) -> bool:
-    """Whether this interpreter is the one of `env` (the hooks already run in forge-env)."""
-    return os.path.realpath(sys.prefix) == os.path.realpath(env)
+    """Whether this interpreter is the one of `env` (the hooks already run in forge-env).
+
+    `site` is what sets a virtual environment's `sys.prefix`; the hook launcher starts Python
+    without it (-S), and then the interpreter's own path names the environment."""
+    prefix = os.path.dirname(os.path.dirname(sys.executable)) if sys.flags.no_site else sys.prefix
+    return os.path.realpath(prefix) == os.path.realpath(env)
 
 
 def settled(data_dir: str | None) -> str | None:

@@ -7,8 +7,6 @@ read-only named fields, keyword construction, defaults for trailing fields and a
 repr: what forge's small value types use of named tuples.
 """
 
-from __future__ import annotations
-
 
 def record(name: str, fields: str, defaults: tuple = ()) -> type:
     """A tuple subclass called `name` with the space-separated `fields`; the last

@@ -9,8 +9,6 @@ own start, and the status line of a session without a goal needs only `ledger_ro
 `session_marker` (the goal witness's per-user directory, witness.py).
 """
 
-from __future__ import annotations
-
 import os
 
 FORGE_DIR = ".forge"

@@ -91,3 +91,38 @@ def test_the_real_launcher_fails_open_on_garbage(stdin, tmp_path):
     assert (done.returncode, done.stdout) == (0, b"")
     assert done.stderr.startswith(b"Error: forge SessionEnd hook: ")
     assert b"Traceback" not in done.stderr
+
+
+# What a hook of a session without a goal must not import: each costs a lean interpreter a
+# sizeable part of a bare start (`__future__` alone is 0.4 ms, `re` more than half a start),
+# and `site` is left to run only when a dependency is imported (see forge_runtime/entry.py).
+HEAVY = {"__future__", "site", "re", "json", "pathlib", "typing", "dataclasses", "inspect",
+         "shlex", "hashlib", "yaml", "jsonschema", "filelock", "forge_runtime.bootstrap"}
+NO_GOAL_EVENTS = {
+    "UserPromptSubmit": {"prompt": "tidy up the README", "cwd": "."},
+    "PreToolUse": {"tool_name": "Read", "tool_input": {"file_path": "a"}, "cwd": "."},
+    "PostToolUse": {"tool_name": "Agent", "tool_input": {"prompt": "x"}, "tool_response": {},
+                    "cwd": "."},
+    "Stop": {"stop_hook_active": False, "transcript_path": "none.jsonl", "cwd": "."},
+    "SessionEnd": {"reason": "other", "cwd": "."},
+}
+
+
+@pytest.mark.parametrize("event", sorted(NO_GOAL_EVENTS))
+def test_a_hook_of_a_session_without_a_goal_imports_nothing_heavy(event, tmp_path):
+    """Run as the launcher runs it: isolated, without `site`."""
+    (tmp_path / ".git").mkdir()
+    stdin = json.dumps({"session_id": "s1", "hook_event_name": event, **NO_GOAL_EVENTS[event]})
+    code = (f"import sys, io; sys.path.insert(0, {str(REPO)!r})\n"
+            "before = set(sys.modules)\n"
+            "from forge_runtime.hooks import dispatch\n"
+            "out = io.StringIO()\n"
+            f"status = dispatch.run([{event!r}], sys.stdin.buffer, out, sys.stderr)\n"
+            f"print(status, sorted(set({sorted(HEAVY)!r}) & (set(sys.modules) - before)))\n"
+            "print(out.getvalue())")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], input=stdin, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "CLAUDE_PROJECT_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "0 []", done.stderr
+    assert done.stdout.split("\n", 1)[1].strip() in ("", "{}"), done.stdout

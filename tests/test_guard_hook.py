@@ -137,7 +137,8 @@ def test_the_shell_model_imports_neither_re_nor_shlex(project, command, denied, 
             "from forge_runtime.hooks import dispatch\n"
             "out = io.StringIO()\n"
             "dispatch.run(['PreToolUse'], sys.stdin.buffer, out, io.StringIO())\n"
-            "print(sorted({'re', 'shlex', 'enum', 'functools', 'collections', 'unicodedata'}"
+            "print(sorted({'re', 'shlex', 'enum', 'functools', 'collections', 'unicodedata',"
+            " '__future__', 'site'}"
             " & (set(sys.modules) - before)))\n"
             "print(out.getvalue())")
     stdin = json.dumps(event("Bash", {"command": command}, project))

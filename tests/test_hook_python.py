@@ -87,7 +87,7 @@ def test_session_start_with_nothing_to_build_imports_nothing_heavy(tmp_path):
             "out = io.StringIO()\n"
             "dispatch.run(['SessionStart'], sys.stdin.buffer, out, io.StringIO())\n"
             "print(sorted({'pathlib', 'importlib.util', 'hashlib', 'shlex', 're', 'json',"
-            " 'forge_runtime.bootstrap'} & (set(sys.modules) - before)))\n"
+            " 'forge_runtime.bootstrap', '__future__'} & (set(sys.modules) - before)))\n"
             "print(out.getvalue())")
     event = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup",
              "cwd": str(tmp_path)}
@@ -111,3 +111,16 @@ def test_a_finder_that_fails_on_a_name_counts_as_not_finding_it(monkeypatch):
     monkeypatch.setattr(sys, "meta_path", [Failing(), *sys.meta_path])
     assert hook_python.missing_modules(("no_such_module_anywhere", "os")) == [
         "no_such_module_anywhere"]
+
+
+@pytest.mark.parametrize("flags", [["-I"], ["-I", "-S"]])
+def test_an_environment_knows_it_runs_its_hooks_with_or_without_site(tmp_path, flags):
+    """The launcher starts hooks without `site`, which is what sets a venv's `sys.prefix`."""
+    env = tmp_path / "forge-env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    code = (f"import sys; sys.path.insert(0, {str(REPO)!r})\n"
+            "from forge_runtime.hook_python import running_inside\n"
+            f"print(running_inside({str(env)!r}), running_inside({str(tmp_path)!r}))")
+    done = subprocess.run([str(env / "bin" / "python"), *flags, "-c", code],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "False"], done.stderr

@@ -12,8 +12,6 @@ A binding is never a grant of autonomy on its own: it names a goal whose ledger 
 on every event, and a pending file is only a reminder to look at the transcript.
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError

@@ -13,8 +13,6 @@ deny itself, fast. Sessions with no role that call a tool which cannot write any
 (Read, Grep, ...) are answered after one `stat` of the mode file.
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.guard import modes, paths

@@ -11,8 +11,6 @@ nothing an agent writes can loosen the guard. A mode file that exists but cannot
 keeps the session guarded with no tools at all.
 """
 
-from __future__ import annotations
-
 import os
 
 MODES_DIR = "modes"

@@ -16,8 +16,6 @@ protected path (`rm -rf .git`) counts as touching it. Hard links are not visible
 `realpath`, which is why `ln` with a protected source is refused too (see `shell`).
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.records import record

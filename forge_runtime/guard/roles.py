@@ -12,8 +12,6 @@ The defaults below must list exactly the tools in the front matter of `agents/<r
 (a test holds them together).
 """
 
-from __future__ import annotations
-
 from forge_runtime.records import record
 
 PLUGIN_PREFIX = "forge:"
@@ -34,7 +32,7 @@ class Role(record("Role", "name tools description", defaults=("",))):
             for allowed in self.tools
         )
 
-    def narrowed_to(self, tools: tuple[str, ...]) -> Role:
+    def narrowed_to(self, tools: tuple[str, ...]) -> "Role":
         """This role with only the tools both lists name: a project file may narrow a default."""
         return Role(self.name, tuple(t for t in self.tools if t in tools), self.description)
 

@@ -20,8 +20,6 @@ The cache is checked against the same schema (by `conforms`, on the standard lib
 before it is trusted, so a cache written by hand can say no more than a valid rule file.
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError

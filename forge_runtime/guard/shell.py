@@ -33,8 +33,6 @@ read-only whatever runs (see `forge sandbox`). What the model does:
   `forge init --force`, the hook launcher) are refused however their words are spelled.
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.guard import shell_commands as commands

@@ -10,8 +10,6 @@ can write (`sed w`, `xxd IN OUT`, `sort -o`, `tree -o`), archivers (`tar -C`, `u
 archivers and `patch` in `shell_archives` (imported only when such a command runs).
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.guard import shell_lexer, shell_words

@@ -10,8 +10,6 @@ too. Discards (`reset --hard`, `checkout -- .`, `checkout -f`, `restore`, `stash
 `stash -a`) over a directory that holds a protected path.
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.guard.paths import FRONT_MATTER, LEDGER_LABEL, Finding, inside

@@ -16,8 +16,6 @@ double quotes a backslash escapes only `"` and `\\` and is kept before anything 
 run of punctuation is one token, and punctuation ends a word.
 """
 
-from __future__ import annotations
-
 WHITESPACE = " \t\r\n"
 PUNCTUATION = "();<>|&"
 NO_CLOSING_QUOTE = "No closing quotation"

@@ -9,8 +9,6 @@ not do with one: write, delete or re-permission, from a directory that holds a p
 path.
 """
 
-from __future__ import annotations
-
 import os
 
 from forge_runtime.guard import shell_words

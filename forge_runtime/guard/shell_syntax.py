@@ -10,8 +10,6 @@ assignment before it holds for what follows depends on it. It is not a shell par
 does not try to be one.
 """
 
-from __future__ import annotations
-
 from forge_runtime.guard import shell_lexer
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})

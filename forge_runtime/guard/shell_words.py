@@ -16,8 +16,6 @@ one whose value holds a backquote (what a lifted `$(...)` leaves), is unknown. `
 `$BASHPID` become `SELF`, so `/proc/$$/cwd` can be recognised as the shell's own cwd.
 """
 
-from __future__ import annotations
-
 VARIANTS_LIMIT = 256
 WORD_LIMIT = 4096  # PATH_MAX: a longer word names no path the kernel would take
 _NESTING_LIMIT = 16

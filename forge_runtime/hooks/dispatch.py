@@ -11,8 +11,6 @@ The contract for every event module:
                                              it the process dies (see `arm_watchdog`).
 """
 
-from __future__ import annotations
-
 import io
 import sys
 

@@ -8,8 +8,6 @@ only, adds it to the Agent call's result as `additionalContext`. Any other agent
 dictionary lookup.
 """
 
-from __future__ import annotations
-
 REQUIRED: dict[str, type] = {"tool_name": str, "tool_input": dict}
 
 

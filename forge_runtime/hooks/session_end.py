@@ -7,8 +7,6 @@ it only at the session's next prompt, which may never come. Sessions with no goa
 three stats.
 """
 
-from __future__ import annotations
-
 REQUIRED: dict[str, type] = {}
 
 

@@ -11,8 +11,6 @@ commands through the file named by CLAUDE_ENV_FILE, so this hook tells `bin/forg
 Python has forge's dependencies.
 """
 
-from __future__ import annotations
-
 import os
 
 REQUIRED: dict[str, type] = {}

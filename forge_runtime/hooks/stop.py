@@ -10,8 +10,6 @@ autonomy ends (`continue: false`) instead of running unbudgeted. A session with 
 gets nothing, whatever happens.
 """
 
-from __future__ import annotations
-
 import os
 
 REQUIRED: dict[str, type] = {}

@@ -14,8 +14,6 @@ against the agent type (measured): it does not even start for other subagents. S
 run for one anyway (a hand-written settings file), that costs one dictionary lookup.
 """
 
-from __future__ import annotations
-
 REQUIRED: dict[str, type] = {}
 CLARIFIER = "forge:clarifier"
 DRAFT_NAME = "brief-draft.md"

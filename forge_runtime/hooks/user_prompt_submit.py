@@ -5,8 +5,6 @@ activated yet (see forge_runtime/goal/events.py). A session without a goal that 
 anything but `/goal` pays a string check and three stats.
 """
 
-from __future__ import annotations
-
 REQUIRED: dict[str, type] = {"prompt": str}
 
 

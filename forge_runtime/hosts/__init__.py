@@ -11,8 +11,6 @@ the hints are the same code for every host. Nothing here is imported on a hook's
 beyond this file and the adapter of the host that called.
 """
 
-from __future__ import annotations
-
 import sys
 
 NAMES = ("claude", "codex")

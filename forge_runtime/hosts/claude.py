@@ -1,7 +1,5 @@
 """Claude Code: forge's core speaks its events, fields and replies, so nothing is mapped."""
 
-from __future__ import annotations
-
 NAME = "claude"
 
 
