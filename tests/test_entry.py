@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from forge_runtime import hints
-from forge_runtime.entry import FOREIGN_RUNTIME, LAUNCHED_OK
+from forge_runtime.entry import FOREIGN_RUNTIME
 from forge_runtime.hint_audit import output_problems
+from forge_runtime.launch import LAUNCHED_OK
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = REPO / "hooks" / "forge-hook"
@@ -116,38 +117,3 @@ def test_the_hook_launcher_starts_python_without_site(cli_project, tmp_path):
                   FORGE_PYTHON=str(wrapper))
     assert (done.returncode, done.stdout) == (0, b""), done.stderr
     assert seen.read_text().split("\n")[:2] == ["-I", "-S"]
-
-
-def site_on_demand(body: str) -> list[str]:
-    """Run `body` as a hook would: `-I -S`, after entry.py's main put its finder in place."""
-    code = ("import runpy, sys\n"
-            f"sys.argv = [{str(ENTRY)!r}, 'neither-hook-nor-cli']\n"
-            "try:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
-            "except SystemExit:\n    pass\n"
-            f"{body}\n")
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
-
-
-def test_a_dependency_imports_in_a_hook_started_without_site():
-    seen = site_on_demand("print('site' in sys.modules)\nimport yaml, jsonschema\n"
-                          "print('site' in sys.modules, yaml.safe_load('a: 1') == {'a': 1})")
-    assert seen == ["False", "True", "True"]
-
-
-def test_site_runs_once_and_a_missing_module_still_fails_to_import():
-    seen = site_on_demand(
-        "for name in ('no_such_module_a', 'no_such_module_b'):\n"
-        "    try:\n        __import__(name)\n"
-        "    except ImportError:\n        print('ImportError')\n"
-        "print(sum(getattr(f, '__name__', '') == 'SiteOnDemand' for f in sys.meta_path))")
-    assert seen == ["ImportError", "ImportError", "0"]
-
-
-def test_a_standard_library_probe_does_not_run_site_in_the_middle_of_an_import():
-    """`ntpath` (imported by pathlib) tries `import nt`; site's `.pth` files must not run then."""
-    seen = site_on_demand("import pathlib\nprint('site' in sys.modules)\n"
-                          "import yaml\nprint('site' in sys.modules)")
-    assert seen == ["False", "True"]

@@ -2,7 +2,7 @@
 
 The runner points `FORGE_PYTHON` at a two-line shell script that execs
 `python -I -m forge_runtime.hostkit.hookrecord "$@"`; forge's launcher then runs the hook
-(`-I <plugin>/forge_runtime/entry.py hook <Event>`) through this module, isolated like the
+(`-I -S <plugin>/forge_runtime/entry.py hook <Event>`) through this module, isolated like the
 real thing. It runs the hook module in this same process (no
 extra process, same Python, same environment), passing stdin and stdout through untouched,
 and appends one JSON line to `$FORGE_HOSTKIT_HOOK_LOG`. Standard library only: it sits on
@@ -20,7 +20,8 @@ import runpy
 import sys
 import time
 
-from forge_runtime.entry import LAUNCHED_OK
+from forge_runtime import launch
+from forge_runtime.launch import LAUNCHED_OK
 
 LOG_ENV = "FORGE_HOSTKIT_HOOK_LOG"
 
@@ -68,6 +69,7 @@ def _run(argv: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
+    launch.ENDS_PROCESS = False  # the hook runs in this process, which records it afterwards
     raw = sys.stdin.buffer.read()
     sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
