@@ -30,10 +30,11 @@ file lives in the plugin's own tree (never the project's), written by forge alon
 unreadable, truncated or foreign file is no cache, and a tree that cannot be written keeps
 importing the ordinary way.
 
-Layout: 8 bytes (the index's length), the marshalled index `(magic, {name: (path relative
-to the plugin root, is_package, mtime_ns, size, offset, length)})`, then the marshalled code
-objects, each at `offset` from the end of the index. `magic` is the interpreter's bytecode
-magic number, as in a `.pyc`.
+Layout: 8 bytes (the index's length), the marshalled index `(magic, root, {name: (path
+relative to the plugin root, is_package, mtime_ns, size, offset, length)})`, then the
+marshalled code objects, each at `offset` from the end of the index. `magic` is the
+interpreter's bytecode magic number, as in a `.pyc`; `root` is where the plugin was when its
+code was compiled (a code object names its file: a moved tree starts a new cache).
 """
 
 import gc
@@ -150,9 +151,9 @@ class ModuleCache:
                 raise EOFError("the cache ends inside its index")
             if length > len(head) - _HEADER:
                 head += os.pread(fd, length + _HEADER - len(head), len(head))
-            magic, index = marshal.loads(head[_HEADER:_HEADER + length])
-            if magic != MAGIC or not isinstance(index, dict):
-                raise ValueError("a cache of another interpreter")
+            magic, built_at, index = marshal.loads(head[_HEADER:_HEADER + length])
+            if magic != MAGIC or built_at != root or not isinstance(index, dict):
+                raise ValueError("a cache of another interpreter, or of the tree elsewhere")
         except (OSError, ValueError, EOFError, TypeError):
             os.close(fd)
             return cls(root, None, {})
@@ -214,11 +215,21 @@ class ModuleCache:
             learned = self.unserved()
             if not learned:
                 return False
-            blobs = {name: entry for name, entry in self._still_valid().items()
-                     if name not in learned}
-            for name in learned:
-                blobs[name] = self._compiled(sys.modules[name])
-            self._write(blobs)
+            path = cache_path(self.root)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            temporary = f"{path}.{os.getpid()}.tmp"
+            # Opened first: a tree that cannot be written is found out before any compiling.
+            with open(temporary, "wb") as stream:
+                try:
+                    blobs = {name: entry for name, entry in self._still_valid().items()
+                             if name not in learned}
+                    for name in learned:
+                        blobs[name] = self._compiled(sys.modules[name])
+                    stream.write(self._layout(blobs))
+                except BaseException:
+                    os.remove(temporary)
+                    raise
+            os.replace(temporary, path)
         except Exception:  # noqa: BLE001 - the reply is out: a cache that cannot learn only costs time
             return False
         return True
@@ -245,21 +256,13 @@ class ModuleCache:
         return (os.path.relpath(source, self.root), is_package, found.st_mtime_ns,
                 found.st_size, marshal.dumps(code))
 
-    def _write(self, blobs: dict) -> None:
+    def _layout(self, blobs: dict) -> bytes:
+        """The cache file's bytes for `blobs` (name -> source facts and code bytes)."""
         index, offset, parts = {}, 0, []
         for name in sorted(blobs):
             relative, is_package, mtime_ns, size, data = blobs[name]
             index[name] = (relative, is_package, mtime_ns, size, offset, len(data))
             parts.append(data)
             offset += len(data)
-        head = marshal.dumps((MAGIC, index))
-        path = cache_path(self.root)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        try:
-            with open(temporary, "wb") as stream:
-                stream.write(len(head).to_bytes(_HEADER, "little") + head + b"".join(parts))
-            os.replace(temporary, path)
-        finally:
-            if os.path.exists(temporary):
-                os.remove(temporary)
+        head = marshal.dumps((MAGIC, self.root, index))
+        return len(head).to_bytes(_HEADER, "little") + head + b"".join(parts)

@@ -175,3 +175,13 @@ def test_a_standard_library_probe_does_not_run_site_in_the_middle_of_an_import()
     seen = site_on_demand("import pathlib\nprint('site' in sys.modules)\n"
                           "import yaml\nprint('site' in sys.modules)")
     assert seen == ["False", "True"]
+
+
+def test_a_moved_tree_starts_a_new_cache(plugin, project, tmp_path):
+    """Its code objects name the files where they were compiled: tracebacks must not lie."""
+    guard(plugin, project, "rm -rf .git/forge-goals")
+    moved = tmp_path / "moved"
+    plugin.rename(moved)
+    assert "forge_runtime.guard.shell" in imports(moved, project)[0]
+    assert is_deny(guard(moved, project, "rm -rf .git/forge-goals"))
+    assert imports(moved, project)[0] == []
