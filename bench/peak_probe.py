@@ -1,13 +1,15 @@
 """Run `-m module args`, `-c code` or a script like the interpreter would, then report peak
 memory.
 
-Usage: python [-S] peak_probe.py [-I] -m MODULE [ARGS...] | -c CODE [ARGS...] | SCRIPT [ARGS...]
-(`-I`, which forge's launchers pass, is accepted and left to the interpreter running this.)
-with FORGE_BENCH_PEAK_FILE naming the file that receives the peak resident set in KiB.
+Usage: python [-I] [-S] peak_probe.py -m MODULE [ARGS...] | -c CODE [ARGS...] | SCRIPT [ARGS...]
+with FORGE_BENCH_PEAK_FILE naming the file that receives the peak resident set in KiB. (The
+bench's stand-in for the hooks' Python passes the launcher's `-I -S` to the interpreter.)
 
 Runs as a plain script (standard library only, works under -S) in the process being
 measured, because only the process itself can read its own high-water mark: the kernel's
-`ru_maxrss` for a child also counts the parent it was spawned from (see measure.py).
+`ru_maxrss` for a child also counts the parent it was spawned from (see measure.py). A forge
+hook ends its process with `os._exit` (forge_runtime/launch.py), past any `finally` here, so
+the report is also written on the way out through it.
 """
 
 import os
@@ -46,20 +48,27 @@ def _run(flag: str, target: str, args: list[str]) -> None:
         runpy.run_path(flag, run_name="__main__")
 
 
+def _report() -> None:
+    with open(os.environ["FORGE_BENCH_PEAK_FILE"], "w", encoding="ascii") as out:
+        out.write(f"{_peak_kib()}\n")
+
+
 def main() -> None:
-    report = os.environ["FORGE_BENCH_PEAK_FILE"]
-    argv = sys.argv[1:]
-    while argv and argv[0] == "-I":
-        argv = argv[1:]
-    flag, target, *args = argv
+    flag, target, *args = sys.argv[1:]
+    end_process = os._exit
+
+    def report_and_end(status: int) -> None:
+        _report()
+        end_process(status)
+
+    os._exit = report_and_end
     code: object = 0
     try:
         _run(flag, target, args)
     except SystemExit as exc:
         code = exc.code
     finally:
-        with open(report, "w", encoding="ascii") as out:
-            out.write(f"{_peak_kib()}\n")
+        _report()
     raise SystemExit(code)
 
 

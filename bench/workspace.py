@@ -100,9 +100,12 @@ class Workspace:
         return self.scratch / "probe-python"
 
     def _write_probe_python(self) -> None:
-        """An executable that the launcher can exec in place of Python, to probe memory."""
+        """An executable that the launcher can exec in place of Python, to probe memory: the
+        launcher's interpreter flags (`-I -S`) go to the interpreter, the rest to the probe."""
         self._probe_python.write_text(
-            f"#!/bin/sh\nexec {shlex.quote(self.python)} {shlex.quote(str(PROBE))} \"$@\"\n")
+            "#!/bin/sh\nflags=\n"
+            'while [ "$1" = -I ] || [ "$1" = -S ]; do flags="$flags $1"; shift; done\n'
+            f"exec {shlex.quote(self.python)} $flags {shlex.quote(str(PROBE))} \"$@\"\n")
         self._probe_python.chmod(0o755)
 
     # -- commands -----------------------------------------------------------------------

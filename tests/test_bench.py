@@ -17,7 +17,7 @@ import pytest
 
 from bench import imports, targets
 from bench.__main__ import QUICK_LEAN, QUICK_LEFT_OUT
-from bench.measure import Command, Spread, peak_kib, run_once
+from bench.measure import Command, Spread, peak_kib, probe_peak, run_once
 from bench.scenarios import all_scenarios
 from bench.snapshot import Snapshot
 from bench.suite import INVALID, MEASURED, NOT_AVAILABLE, Outcome, Settings, run_all
@@ -141,6 +141,17 @@ def test_peak_probe_keeps_the_exit_code_and_output(tmp_path):
     assert peak_kib(command) > 0
     run = run_once(command)
     assert run.exit_code == 0 and b"forge" in run.stdout
+
+
+def test_peak_probe_reports_a_hook_that_ends_its_process_with_os_exit(tmp_path):
+    """A hook ends with `os._exit` (no `finally` runs), and the launcher passes `-I -S`."""
+    space = Workspace.create(ROOT, sys.executable, tmp_path)
+    command = space.hook(space.event("PreToolUse", tool_name="Bash",
+                                     tool_input={"command": "rm -rf .git/forge-goals"}))
+    peak, run = probe_peak(command)
+    assert peak > 0
+    assert run.exit_code == 0, run.stderr
+    assert b"Bash deletes the goal ledger" in run.stdout
 
 
 def test_hook_commands_go_through_the_launcher_with_the_hosts_environment(tmp_path):
