@@ -44,18 +44,18 @@ import sys
 
 # The status that proves the hook ran this plugin's forge to the end (see hooks/forge-hook).
 LAUNCHED_OK = 97
-# A hook's process ends with `os._exit` once its reply is flushed: the interpreter's own
-# ending (one last full garbage collection, every module torn down) is work for nobody, and
-# it cost the guard's Bash path 5-6 ms, a quarter of a bare start. For the same reason the
-# cyclic garbage collector is off in a hook, which is short and bounded: what it would free,
-# the process's end frees. Nothing on a hook's path leaves buffered output or an exit handler
-# behind (files are written with `with` or `os.write`, subprocesses are waited for).
-# hostkit's hook recorder runs hooks inside its own process and turns this off.
+# A launched process ends with `os._exit` once its output is flushed (`end_process`): the
+# interpreter's own ending (one last full garbage collection, every module torn down) is
+# work for nobody, and it cost the guard's Bash path 5-6 ms, a quarter of a bare start, and
+# `forge list` over 2,000 artifacts 56 ms. For the same reason the cyclic garbage collector
+# is off in a hook, which is short and bounded: what it would free, the process's end frees.
+# Nothing forge runs leaves buffered output or an exit handler behind (files are written with
+# `with` or `os.write`, subprocesses are waited for, its threads are daemons). hostkit's hook
+# recorder runs hooks inside its own process and turns this off.
 ENDS_PROCESS = True
 PACKAGE = "forge_runtime"
 CACHE_NAME = "hooks.{tag}.cache"
 _HEADER = 8
-_FIRST_READ = 65536
 # The bytecode version, as a .pyc records it (the import system's own module is always loaded).
 MAGIC = sys.modules["_frozen_importlib_external"].MAGIC_NUMBER
 _ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec
@@ -73,17 +73,27 @@ def main(root: str, argv: list[str]) -> int:
         code = run(rest, sys.stdin.buffer, sys.stdout, sys.stderr)
         sys.stdout.flush()
         cache.learn()
-        status = LAUNCHED_OK if code == 0 else code
-        if ENDS_PROCESS:
-            sys.stderr.flush()
-            os._exit(status)
-        return status
+        return end_process(LAUNCHED_OK if code == 0 else code)
     if surface == "cli":
         from forge_runtime.cli.main import main as cli_main
 
-        return cli_main(rest)
+        return end_process(cli_main(rest))
     sys.stderr.write("forge: entry.py takes `hook <Event>` or `cli <args>`\n")
     return 2
+
+
+def end_process(status: int) -> int:
+    """End the process with `status` now, its output flushed (see ENDS_PROCESS); `status`
+    back when that is off, or when a reader went away (the interpreter then reports the
+    broken pipe as it always has)."""
+    if ENDS_PROCESS:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:
+            return status
+        os._exit(status)
+    return status
 
 
 class SiteOnDemand:
@@ -145,13 +155,10 @@ class ModuleCache:
         except OSError:
             return cls(root, None, {})
         try:
-            head = os.read(fd, _FIRST_READ)
-            length = int.from_bytes(head[:_HEADER], "little")
+            length = int.from_bytes(os.read(fd, _HEADER), "little")
             if length > os.fstat(fd).st_size - _HEADER:
                 raise EOFError("the cache ends inside its index")
-            if length > len(head) - _HEADER:
-                head += os.pread(fd, length + _HEADER - len(head), len(head))
-            magic, built_at, index = marshal.loads(head[_HEADER:_HEADER + length])
+            magic, built_at, index = marshal.loads(os.pread(fd, length, _HEADER))
             if magic != MAGIC or built_at != root or not isinstance(index, dict):
                 raise ValueError("a cache of another interpreter, or of the tree elsewhere")
         except (OSError, ValueError, EOFError, TypeError):

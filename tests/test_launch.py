@@ -185,3 +185,31 @@ def test_a_moved_tree_starts_a_new_cache(plugin, project, tmp_path):
     assert "forge_runtime.guard.shell" in imports(moved, project)[0]
     assert is_deny(guard(moved, project, "rm -rf .git/forge-goals"))
     assert imports(moved, project)[0] == []
+
+
+def test_ending_the_process_early_keeps_every_byte_of_output_and_the_status():
+    code = (f"import sys; sys.path.insert(0, {str(REPO)!r})\n"
+            "from forge_runtime.launch import end_process\n"
+            "sys.stdout.write('x' * 1_000_000); sys.stderr.write('e' * 1000)\n"
+            "end_process(5)\n"
+            "print('not reached')")
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, len(done.stdout), done.stderr) == (5, 1_000_000, "e" * 1000)
+
+
+def test_a_broken_pipe_is_reported_as_the_interpreter_always_has():
+    """`forge list | head -1`: the reader is gone when the output is flushed; no traceback
+    from forge, and the interpreter's own failing status."""
+    code = (f"import sys; sys.path.insert(0, {str(REPO)!r})\n"
+            "from forge_runtime.launch import end_process\n"
+            "sys.stdout.write('x' * 4000)\n"  # held in the buffer until the flush
+            "sys.stdin.read()\n"
+            "raise SystemExit(end_process(0))")
+    child = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()
+    child.stdin.close()
+    stderr = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 120
+    assert "end_process" not in stderr and "BrokenPipeError" in stderr
