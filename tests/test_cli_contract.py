@@ -176,3 +176,25 @@ def test_version_is_its_first_line_and_ends_done(project):
 
     assert shown.stdout.splitlines()[0] == f"forge {__version__}"
     assert not output_problems(shown.stdout)
+
+
+def _subparser(parser: argparse.ArgumentParser, path: tuple[str, ...]):
+    """The parser of the command at `path` (the top level for `()`)."""
+    for word in path:
+        parser = next(action for action in parser._actions
+                      if isinstance(action, argparse._SubParsersAction)).choices[word]
+    return parser
+
+
+@pytest.mark.parametrize("path", [path for path in COMMANDS if path], ids=" ".join)
+def test_the_parser_of_one_command_line_is_that_commands_part_of_the_whole(path):
+    """`forge` registers only the command it is asked to run; its help and its options are
+    those it has among all the commands."""
+    whole, alone = build_parser(), build_parser([*path, "--json"])
+    assert set(_subparser(alone, ()).commands.choices) < set(whole.commands.choices)
+    assert _subparser(alone, path).format_help() == _subparser(whole, path).format_help()
+
+
+@pytest.mark.parametrize("words", [[], ["--json"], ["--help"], ["no-such-command"], ["-h", "x"]])
+def test_a_command_line_naming_no_known_command_gets_the_whole_parser(words):
+    assert build_parser(words).format_help() == build_parser().format_help()

@@ -36,7 +36,30 @@ class _Parser(argparse.ArgumentParser):
         raise ForgeError(f"{self.prog}: {message}", f"{self.prog} --help")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; given one command line's words, of just the command they
+    name when that is a known one (else every command, for the help and the error).
+
+    Registering all of them costs every forge call 20-60 ms: sixteen modules to import, and
+    argparse asks gettext to translate each help string, a search of the locale directories
+    each time. Each module registers the command it is named after; `artifacts` registers the
+    artifact operations (list, tree, new ...)."""
+    named = _command_word(argv)
+    if named is not None:
+        parser = _parser_of([named if named in COMMAND_MODULES else "artifacts"])
+        if named in parser.commands.choices:
+            return parser
+    return _parser_of(COMMAND_MODULES)
+
+
+def _command_word(argv: list[str] | None) -> str | None:
+    """The command a command line names: its first word that is not an option (the top level
+    has only flags)."""
+    return next((word for word in argv or () if not word.startswith("-")), None)
+
+
+def _parser_of(modules) -> argparse.ArgumentParser:
+    """The top-level parser with the commands of these modules of forge_runtime.cli.commands."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON with _next_action")
     parser = _Parser(
@@ -46,9 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version",
                         version=f"forge {__version__}\n{hints.done().render()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"forge_runtime.cli.commands.{name}").register(sub, common)
+    parser.commands = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                            parser_class=_Parser)
+    for name in modules:
+        importlib.import_module(f"forge_runtime.cli.commands.{name}").register(parser.commands,
+                                                                              common)
     return parser
 
 
@@ -104,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     as_json = "--json" in argv
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
         result = args.handler(args) if getattr(args, "handler", None) else _no_command()
     except ForgeError as exc:
         result = Result(exc.hint(), exit_code=exc.exit_code,
