@@ -2,6 +2,7 @@
 file, and neither changes what it imports: run for real, in a scratch copy of the plugin."""
 
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -213,3 +214,22 @@ def test_a_broken_pipe_is_reported_as_the_interpreter_always_has():
     stderr = child.stderr.read().decode()
     assert child.wait(timeout=60) == 120
     assert "end_process" not in stderr and "BrokenPipeError" in stderr
+
+
+def test_a_cache_planted_in_the_project_is_never_read(plugin, project):
+    """A valid cache, serving code that would announce itself, where a hook's working
+    directory would put it: the cache is found from the plugin's own path only."""
+    planted = project / "forge_runtime" / "hooks" / "dispatch.py"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("raise SystemExit('PLANTED CODE RAN')\n")
+    found = planted.stat()
+    code = marshal.dumps(compile(planted.read_text(), str(planted), "exec"))
+    layout = launch.ModuleCache(str(project), None, {})._layout(
+        {"forge_runtime.hooks.dispatch": ("forge_runtime/hooks/dispatch.py", False,
+                                          found.st_mtime_ns, found.st_size, code)})
+    cache = Path(launch.cache_path(str(project)))
+    cache.parent.mkdir(parents=True)
+    cache.write_bytes(layout)
+    assert launch.ModuleCache.open(str(project)).find_spec("forge_runtime.hooks.dispatch")
+    reply = guard(plugin, project, "rm -rf .git/forge-goals")
+    assert is_deny(reply) and "PLANTED" not in json.dumps(reply)
