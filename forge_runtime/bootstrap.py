@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from forge_runtime import installers, resources
+from forge_runtime import hook_python, installers, resources
 from forge_runtime.errors import EXIT_OK, EXIT_USAGE, ForgeError
 from forge_runtime.hook_python import (
     ENV_NAME,
@@ -42,8 +42,6 @@ from forge_runtime.hook_python import (
     STAMP_FILE,
     env_python,
     is_current,
-    missing_modules,
-    running_inside,
     stamp_of,
 )
 
@@ -200,16 +198,14 @@ def ensure(data_dir: str | os.PathLike | None, plugin_root: str | os.PathLike | 
     data = Path(data_dir) if data_dir else None
     names = ", ".join(HOOK_REQUIREMENTS)
     if data is None:
-        if not missing_modules():
+        if not hook_python.missing_modules():
             return "present"
         raise ForgeError(f"forge's hooks need {names} and CLAUDE_PLUGIN_DATA is not set, "
                          "so there is nowhere to install them", pip_fallback())
     boot = bootstrap or Bootstrap(data)
-    inside = running_inside(boot.env)
-    if not inside and not missing_modules():
-        return "present"
-    if is_current(boot.env, boot.stamp):
-        return "ready"
+    found = hook_python.nothing_to_build(boot.env, boot.stamp)
+    if found is not None:
+        return found
     if plugin_root and _is_within(data, Path(plugin_root)):
         raise ForgeError(f"CLAUDE_PLUGIN_DATA ({data}) lies inside the plugin's own directory, "
                          "which the host replaces on every update", pip_fallback())

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from forge_runtime import bootstrap, resources
+from forge_runtime import bootstrap, hook_python, resources
 from forge_runtime.errors import ForgeError
 from forge_runtime.hooks.dispatch import EVENT_MODULES
 from forge_runtime.project import Project
@@ -53,7 +53,7 @@ def check_python() -> Check:
 
 
 def check_dependencies() -> Check:
-    missing = bootstrap.missing_modules()
+    missing = hook_python.missing_modules()
     if not missing:
         return Check("dependencies", True,
                      f"hook dependencies importable: {', '.join(bootstrap.HOOK_MODULES)}")

@@ -74,17 +74,23 @@ def running_inside(env: str | os.PathLike) -> bool:
     return os.path.realpath(prefix) == os.path.realpath(env)
 
 
-def settled(data_dir: str | None) -> str | None:
-    """The Python that has the hook dependencies when nothing has to be built, else None.
+def nothing_to_build(env: str | os.PathLike, stamp: str) -> str | None:
+    """"present" when the running interpreter has the hook dependencies and is not a
+    forge-env that went stale, "ready" when `env` is current for `stamp`, else None: how
+    both `settled` and `bootstrap.ensure` begin."""
+    if not running_inside(env) and not missing_modules():
+        return "present"
+    if is_current(env, stamp):
+        return "ready"
+    return None
 
-    The same checks, in the same order, as the start of `bootstrap.ensure`: the running
-    interpreter has them and is not a forge-env that went stale; or forge-env is current.
-    """
+
+def settled(data_dir: str | None) -> str | None:
+    """The Python that has the hook dependencies when nothing has to be built, else None."""
     if not data_dir:
         return None if missing_modules() else sys.executable
     env = os.path.join(data_dir, ENV_NAME)
-    if not running_inside(env) and not missing_modules():
-        return sys.executable
-    if is_current(env, stamp_of(HOOK_REQUIREMENTS)):
-        return env_python(env)
-    return None
+    found = nothing_to_build(env, stamp_of(HOOK_REQUIREMENTS))
+    if found is None:
+        return None
+    return sys.executable if found == "present" else env_python(env)

@@ -65,14 +65,7 @@ def main(root: str, argv: list[str]) -> int:
     """`hook <Event>` or `cli <args>`, for the plugin at `root`."""
     surface, rest = (argv[0], argv[1:]) if argv else ("", [])
     if surface == "hook":
-        if ENDS_PROCESS:
-            gc.disable()
-        cache = install(root)
-        from forge_runtime.hooks.dispatch import run
-
-        code = run(rest, sys.stdin.buffer, sys.stdout, sys.stderr)
-        sys.stdout.flush()
-        cache.learn()
+        code = run_hook(rest, install(root))
         return end_process(LAUNCHED_OK if code == 0 else code)
     if surface == "cli":
         from forge_runtime.cli.main import main as cli_main
@@ -80,6 +73,20 @@ def main(root: str, argv: list[str]) -> int:
         return end_process(cli_main(rest))
     sys.stderr.write("forge: entry.py takes `hook <Event>` or `cli <args>`\n")
     return 2
+
+
+def run_hook(argv: list[str], cache: "ModuleCache | None" = None) -> int:
+    """One hook event from stdin, answered on stdout, with the collector off (see
+    ENDS_PROCESS); then the module cache, if any, learns what this hook imported."""
+    if ENDS_PROCESS:
+        gc.disable()
+    from forge_runtime.hooks.dispatch import run
+
+    code = run(argv, sys.stdin.buffer, sys.stdout, sys.stderr)
+    if cache is not None:
+        sys.stdout.flush()
+        cache.learn()
+    return code
 
 
 def end_process(status: int) -> int:
@@ -151,7 +158,7 @@ class ModuleCache:
     def open(cls, root: str) -> "ModuleCache":
         """The cache of the plugin at `root`; an empty one when there is none to read."""
         try:
-            fd = os.open(cache_path(root), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            fd = os.open(cache_path(root), os.O_RDONLY)  # not inherited (PEP 446)
         except OSError:
             return cls(root, None, {})
         try:

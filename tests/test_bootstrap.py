@@ -23,7 +23,7 @@ from uv import find_uv_bin
 
 import forge_runtime
 from bench import local_index
-from forge_runtime import bootstrap, installers
+from forge_runtime import bootstrap, hook_python, installers
 from forge_runtime.errors import ForgeError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -218,7 +218,7 @@ def test_a_failed_build_leaves_neither_a_partial_nor_a_broken_environment(tmp_pa
 
 
 def test_ensure_turns_a_failed_build_into_one_error_with_a_fix(tmp_path, monkeypatch):
-    monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["yaml"])
+    monkeypatch.setattr(hook_python, "missing_modules", lambda modules=(): ["yaml"])
     steps = FakeSteps(fail=True)
     boot = bootstrap.Bootstrap(tmp_path, create=steps.create, chain=steps.chain)
     with pytest.raises(ForgeError) as caught:
@@ -228,7 +228,7 @@ def test_ensure_turns_a_failed_build_into_one_error_with_a_fix(tmp_path, monkeyp
 
 
 def test_ensure_never_builds_inside_the_plugin_root(tmp_path, monkeypatch):
-    monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["yaml"])
+    monkeypatch.setattr(hook_python, "missing_modules", lambda modules=(): ["yaml"])
     data = tmp_path / "plugin" / "data"
     with pytest.raises(ForgeError, match="inside the plugin's own directory"):
         bootstrap.ensure(data, tmp_path / "plugin")
@@ -236,7 +236,7 @@ def test_ensure_never_builds_inside_the_plugin_root(tmp_path, monkeypatch):
 
 
 def test_ensure_without_plugin_data_names_the_pip_fix(monkeypatch):
-    monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["yaml"])
+    monkeypatch.setattr(hook_python, "missing_modules", lambda modules=(): ["yaml"])
     with pytest.raises(ForgeError) as caught:
         bootstrap.ensure(None)
     assert caught.value.fix == bootstrap.pip_fallback()
@@ -248,7 +248,7 @@ def test_ensure_reports_present_when_the_interpreter_has_everything(tmp_path):
 
 
 def test_the_manual_retry_command_builds_like_the_hook(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["yaml"])
+    monkeypatch.setattr(hook_python, "missing_modules", lambda modules=(): ["yaml"])
     steps = FakeSteps()
     asked = []
     monkeypatch.setattr(bootstrap.installers, "plan",

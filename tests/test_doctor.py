@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime import bootstrap, doctor, resources
+from forge_runtime import bootstrap, doctor, hook_python, resources
 from forge_runtime.cli.main import main
 from forge_runtime.project import find_project
 
@@ -80,7 +80,7 @@ def test_state_front_matter_problems_are_named(project, capsys, text, detail):
 
 
 def test_missing_dependencies_name_the_pip_command(monkeypatch):
-    monkeypatch.setattr(bootstrap, "missing_modules", lambda modules=(): ["jsonschema"])
+    monkeypatch.setattr(hook_python, "missing_modules", lambda modules=(): ["jsonschema"])
     check = doctor.check_dependencies()
     assert (check.ok, check.fix) == (False, bootstrap.pip_fallback())
     assert "jsonschema" in check.detail

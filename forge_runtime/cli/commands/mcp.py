@@ -32,7 +32,7 @@ def _reexec_with_sdk() -> None:
     """Run this command again in forge-mcp-env, built on first use; ForgeError if no way."""
     from pathlib import Path
 
-    from forge_runtime import bootstrap
+    from forge_runtime import bootstrap, hook_python
 
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
     if data and ("${" in data or not os.path.isabs(data)):
@@ -44,7 +44,7 @@ def _reexec_with_sdk() -> None:
                                requirements=(*bootstrap.HOOK_REQUIREMENTS,
                                              *bootstrap.MCP_REQUIREMENTS),
                                modules=(*bootstrap.HOOK_MODULES, "mcp"))
-    if bootstrap.running_inside(boot.env):
+    if hook_python.running_inside(boot.env):
         raise ForgeError(f"{boot.env} was built but still lacks the MCP SDK", pip)
     try:
         boot.build()
