@@ -173,3 +173,130 @@ def test_check_says_whether_a_council_may_take_the_question(project):
     assert code == 0 and text.rstrip().endswith("a council may take it")
     code, text = forge("council", "Does lint pass?", "--check")
     assert code == 2 and "Fix: forge gate status" in text
+
+
+PROSE = "I would go with SQLite: rows are queried often, and CSV files grow without an index."
+
+
+def chair_in_prose(member, prompt, cwd):
+    answer = scripted(member, prompt, cwd)
+    return answer._replace(text=PROSE) if member is advisors.CHAIRMAN else answer
+
+
+def test_a_chairman_who_ignores_the_shape_is_recorded_as_said_and_marked(project):
+    held = convene.convene(project, "SQLite or flat CSV files?", ask=chair_in_prose)
+    assert held["status"] == "unshaped" and held["verdict"] is None
+    assert held["chair_text"] == PROSE and held["cost"]["sessions"] == 11
+    record = (project.root / held["record"]).read_text()
+    assert "status: unshaped" in record and PROSE in record
+    assert "lacks verdict, reasons, minority report; it is kept as said" in record
+    assert "forge council --resume COUNCIL-001" in record
+    asked = []
+
+    def shaped_now(member, prompt, cwd):
+        asked.append(member.role)
+        return scripted(member, prompt, cwd)
+
+    resumed = convene.resume(project, "COUNCIL-001", ask=shaped_now)
+    assert asked == ["council-chair"]  # only the seat that is missing is asked again
+    assert resumed["status"] == "complete" and resumed["verdict"] == "keep one module."
+    assert resumed["resumed"] == 1 and resumed["cost"]["sessions"] == 12
+    assert PROSE in json.loads((project.root / ".forge/councils/COUNCIL-001.json")
+                               .read_text())["chair_attempts"][0]
+
+
+def failing_seat(perspective: str, stage: str = "opinion"):
+    """A model whose one advisor's session fails at `stage` (as a non-retryable API error
+    reaches forge: sdk.ask's ForgeError)."""
+    def ask(member, prompt, cwd):
+        if member.perspective == perspective and (stage == "opinion") == \
+                ("Peer review:" not in prompt):
+            raise ForgeError(f"the council's {member.role} session failed (ProcessError: "
+                             "API error 400, not retryable)", "forge doctor")
+        return scripted(member, prompt, cwd)
+    return ask
+
+
+def test_a_failed_advisor_keeps_the_other_opinions_and_resumes_only_the_missing(project):
+    session = running_goal(project)
+    before = state.read(project.state_path).goal["turn_count"]
+    held = convene.convene(project, "SQLite or flat CSV files?", ask=failing_seat("scale"))
+    assert held["status"] == "incomplete"
+    assert sorted(o["perspective"] for o in held["opinions"]) == [
+        "contrarian", "maintainer", "pragmatism", "simplicity"]
+    assert held["reviews"] == [] and held["cost"]["failed"] == 1
+    assert held["missing"][0].startswith("the scale advisor's opinion (the council's "
+                                         "advisor-scale session failed")
+    assert held["charged"] == 5  # every session asked is charged, the failed one too
+    assert state.read(project.state_path).goal["turn_count"] == before + 5
+    record = (project.root / held["record"]).read_text()
+    assert "status: incomplete" in record and "maintainer thinks so" in record
+    asked = []
+
+    def remember(member, prompt, cwd):
+        asked.append((member.role, "Peer review:" in prompt))
+        return scripted(member, prompt, cwd)
+
+    resumed = convene.resume(project, held["id"], ask=remember)
+    assert asked.count(("advisor-scale", False)) == 1 and len(asked) == 1 + 5 + 1
+    assert not any(role != "advisor-scale" and not review and role != "council-chair"
+                   for role, review in asked)  # no opinion given before is asked again
+    assert resumed["status"] == "complete" and resumed["charged"] == 12
+    assert state.read(project.state_path).goal["turn_count"] == before + 12
+    record = (project.root / resumed["record"]).read_text()
+    assert "resumed: 1" in record and "sessions: 12" in record and "failed_sessions: 1" in record
+    assert "## Missing" not in record
+    session.turn()  # the goal goes on from there
+
+
+def test_a_failed_review_stops_before_the_chairman_and_resumes_there(project):
+    held = convene.convene(project, "Which cache layout?", ask=failing_seat("contrarian",
+                                                                            "review"))
+    assert held["status"] == "incomplete" and len(held["reviews"]) == 4
+    assert held["chair_text"] is None
+    asked = []
+    resumed = convene.resume(project, held["id"], ask=lambda m, p, c: asked.append(m.role)
+                             or scripted(m, p, c))
+    assert asked == ["advisor-contrarian", "council-chair"]
+    assert resumed["status"] == "complete"
+
+
+def test_the_cli_records_an_incomplete_council_and_names_the_resume(project, monkeypatch):
+    monkeypatch.setattr(sdk, "ask", failing_seat("pragmatism"))
+    code, text = forge("council", "SQLite or flat CSV files?")
+    assert code == 2 and "Traceback" not in text
+    assert "FORGE_COUNCIL_INCOMPLETE" in text
+    assert "Next: forge council --resume COUNCIL-001" in text
+    assert "missing     the pragmatism advisor's opinion" in text
+    monkeypatch.setattr(sdk, "ask", scripted)
+    code, text = forge("council", "--resume", "COUNCIL-001")
+    assert code == 0 and "complete)" in text and "Done." in text
+    code, text = forge("council", "--resume", "COUNCIL-001")  # whole already: nothing asked
+    assert code == 0 and "resumed     1 time(s)" in text
+
+
+def test_the_cli_says_a_chairman_in_prose_is_kept_and_how_to_ask_again(project, monkeypatch):
+    monkeypatch.setattr(sdk, "ask", chair_in_prose)
+    code, text = forge("council", "SQLite or flat CSV files?")
+    assert code == 2 and "FORGE_COUNCIL_NO_VERDICT" in text
+    assert "Next: forge council --resume COUNCIL-001" in text
+
+
+@pytest.mark.parametrize("words, expected", [
+    (("--resume", "COUNCIL-042"), "there is no council COUNCIL-042"),
+    (("--resume", "../../etc/passwd"), "is not a council id"),
+    ((), "takes a question, or --resume"),
+    (("Which layout?", "--resume", "COUNCIL-001"), "takes a question, or --resume"),
+])
+def test_resume_refuses_what_it_cannot_go_on_from(project, words, expected):
+    code, text = forge("council", *words)
+    assert code == 1 and expected in text and "Fix: forge council" in text
+
+
+def test_damaged_council_data_is_an_error_not_a_traceback(project):
+    held = convene.convene(project, "Which layout?", ask=failing_seat("scale"))
+    data = project.root / ".forge/councils" / f"{held['id']}.json"
+    for damage in ("{", "[]", json.dumps({"id": held["id"]}), "\x00\xff"):
+        data.write_text(damage)
+        code, text = forge("council", "--resume", held["id"])
+        assert code == 1 and "FORGE_COUNCIL_DATA_INVALID" in text and "Traceback" not in text

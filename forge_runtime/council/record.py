@@ -1,18 +1,30 @@
-"""`.forge/councils/<id>.md`: what a council was asked, said and cost, in Markdown.
+"""`.forge/councils/<id>.md`: what a council was asked, said and cost, in Markdown, beside
+`<id>.json`, the same council as data, which `forge council --resume` goes on from.
 
 IDs are `COUNCIL-NNN`, taken by creating the file exclusively, so two councils convened at
 once never share one. The front matter links the record to the goal it ran under and the
-artifact it concerns.
+artifact it concerns, and says whether the council is whole (`status: complete`), lacks a
+seat (`incomplete`) or has a chairman's answer without the requested shape (`unshaped`).
+Everything a model said is written as it was said; only the front matter, which YAML reads,
+is made one safe line.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 
+from forge_runtime.errors import EXIT_USAGE, ForgeError
+
 COUNCILS_DIR = "councils"
+COMPLETE, INCOMPLETE, UNSHAPED = "complete", "incomplete", "unshaped"
 _NUMBER = re.compile(r"^COUNCIL-(\d{3,})\.md$")
+_ID = re.compile(r"^COUNCIL-\d{3,}$")
+_STATE_KEYS = {"id": str, "question": str, "created": str, "convened_by": str, "charge": bool,
+               "opinions": dict, "reviews": dict, "chair_attempts": list, "failures": dict,
+               "sessions": list, "charged": int, "resumed": int}
 
 
 def councils_dir(project) -> Path:
@@ -35,8 +47,86 @@ def reserve(project) -> tuple[str, Path]:
             number += 1
 
 
+def save(project, state: dict) -> dict:
+    """Write the council's data and its Markdown record; returns the council as shown."""
+    directory = councils_dir(project)
+    data = directory / f"{state['id']}.json"
+    temporary = data.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(state, indent=1, ensure_ascii=False), encoding="utf-8")
+    os.replace(temporary, data)
+    council = view(state)
+    path = directory / f"{state['id']}.md"
+    path.write_text(render(council), encoding="utf-8")
+    council["record"] = path.relative_to(project.root).as_posix()
+    return council
+
+
+def load(project, council_id: str) -> dict:
+    """The data of council `council_id`, checked before anything goes on from it."""
+    council_id = str(council_id).strip().upper()
+    fix = "forge council --help"
+    if not _ID.fullmatch(council_id):
+        raise ForgeError(f"{council_id!r} is not a council id (they read like COUNCIL-001)",
+                         fix, exit_code=EXIT_USAGE, code="FORGE_COUNCIL_UNKNOWN")
+    path = councils_dir(project) / f"{council_id}.json"
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ForgeError(f"there is no council {council_id} to resume "
+                         f"(no {path.relative_to(project.root).as_posix()})", fix,
+                         exit_code=EXIT_USAGE, code="FORGE_COUNCIL_UNKNOWN") from None
+    except (OSError, ValueError) as exc:
+        raise ForgeError(f"council {council_id}'s data cannot be read ({exc})", fix,
+                         exit_code=EXIT_USAGE, code="FORGE_COUNCIL_DATA_INVALID") from None
+    wrong = [key for key, kind in _STATE_KEYS.items()
+             if not isinstance(state, dict) or not isinstance(state.get(key), kind)]
+    if wrong or state["id"] != council_id:
+        raise ForgeError(f"council {council_id}'s data is not a council's "
+                         f"({', '.join(wrong) or 'id'} missing or of the wrong type)", fix,
+                         exit_code=EXIT_USAGE, code="FORGE_COUNCIL_DATA_INVALID")
+    return state
+
+
+def view(state: dict) -> dict:
+    """The council as the CLI and the record show it: the state plus what follows from it."""
+    from forge_runtime.council import convene
+
+    chair_text = state["chair_attempts"][-1] if state["chair_attempts"] else None
+    said = convene.sections(chair_text) if chair_text is not None else {}
+    missing = convene.missing_seats(state)
+    whole = len(state["opinions"]) == len(state["reviews"]) == len(convene.advisors.ADVISORS)
+    status = COMPLETE if not missing else UNSHAPED if whole and chair_text is not None \
+        else INCOMPLETE
+    return {**state, "status": status, "missing": missing,
+            "verdict": said.get("verdict"), "reasons": said.get("reasons"),
+            "minority": said.get("minority report"), "chair_text": chair_text,
+            "opinions": convene.opinions_of(state),
+            "reviews": [{"reviewer": f"reviewer {index}", "text": state["reviews"][m.perspective]}
+                        for index, m in enumerate(convene.advisors.ADVISORS, start=1)
+                        if m.perspective in state["reviews"]],
+            "cost": _cost(state["sessions"]),
+            "denied": sorted({d for s in state["sessions"] for d in s.get("denied") or []})}
+
+
+def _total(values: list) -> int | None:
+    known = [value for value in values if isinstance(value, int)]
+    return sum(known) if known else None
+
+
+def _cost(sessions: list[dict]) -> dict:
+    return {"sessions": len(sessions), "turns": sum(s.get("turns") or 0 for s in sessions),
+            "input_tokens": _total([s.get("input_tokens") for s in sessions]),
+            "output_tokens": _total([s.get("output_tokens") for s in sessions]),
+            "cost_usd": sum(s.get("cost_usd") or 0 for s in sessions) or None,
+            "failed": sum(1 for s in sessions if s.get("failed")),
+            "by_session": sessions}
+
+
 def _quoted(text: str) -> str:
-    return '"' + " ".join(str(text).split()).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """One YAML double-quoted line: control characters (which YAML refuses raw) dropped."""
+    from forge_runtime.hints import sanitize
+
+    return '"' + sanitize(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def render(council: dict) -> str:
@@ -50,19 +140,30 @@ def render(council: dict) -> str:
         f"goal: {council.get('goal') or 'null'}",
         f"for: {council.get('for') or 'null'}",
         f"convened_by: {council['convened_by']}",
+        f"status: {council['status']}",
         f"verdict: {_quoted(council['verdict'] or '')}",
         f"sessions: {cost['sessions']}",
+        f"failed_sessions: {cost['failed']}",
+        f"resumed: {council['resumed']}",
         f"turns: {cost['turns']}",
         f"input_tokens: {cost['input_tokens'] if cost['input_tokens'] is not None else 'null'}",
         f"output_tokens: {cost['output_tokens'] if cost['output_tokens'] is not None else 'null'}",
         f"charged_turns: {council.get('charged', 0)}",
         "---",
     ]
-    body = [f"# {council['id']}: {' '.join(council['question'].split())}", "",
-            "## Verdict", "", council["verdict"] or "(the chairman gave none)", "",
-            "## Reasons", "", council["reasons"] or "(none given)", "",
-            "## Minority report", "", council["minority"] or "(none given)", "",
-            "## Advisors", ""]
+    body = [f"# {council['id']}: {' '.join(council['question'].split())}", ""]
+    if council["missing"]:
+        body += ["## Missing", "", *(f"- {seat}" for seat in council["missing"]), "",
+                 f"Resume with `forge council --resume {council['id']}`: it asks only these.",
+                 ""]
+    body += ["## Verdict", "", council["verdict"] or "(the chairman gave none)", "",
+             "## Reasons", "", council["reasons"] or "(none given)", "",
+             "## Minority report", "", council["minority"] or "(none given)", ""]
+    if council["chair_text"] is not None and council["status"] == UNSHAPED:
+        body += ["## The chairman's answer, as said", "",
+                 "It lacks the requested shape (Verdict, Reasons, Minority report).", "",
+                 council["chair_text"], ""]
+    body += ["## Advisors", ""]
     for opinion in council["opinions"]:
         body += [f"### {opinion['perspective']} ({opinion['label']})", "", opinion["text"], ""]
     body += ["## Anonymous peer review", ""]
@@ -71,9 +172,16 @@ def render(council: dict) -> str:
     body += ["## Cost", "", "| session | turns | input tokens | output tokens |",
              "| --- | --- | --- | --- |"]
     for session in cost["by_session"]:
-        body.append(f"| {session['role']} ({session['round']}) | {session['turns']} | "
-                    f"{_or_dash(session['input_tokens'])} | {_or_dash(session['output_tokens'])} |")
+        failed = f" failed: {_cell(session['failed'])}" if session.get("failed") else ""
+        body.append(f"| {session['role']} ({session['round']}{failed}) | "
+                    f"{_or_dash(session['turns'])} | {_or_dash(session['input_tokens'])} | "
+                    f"{_or_dash(session['output_tokens'])} |")
     return "\n".join(front + [""] + body) + "\n"
+
+
+def _cell(text) -> str:
+    """Text as one table cell: one line, no column bar."""
+    return " ".join(str(text).split()).replace("|", "/")
 
 
 def _or_dash(value) -> str:
