@@ -53,7 +53,7 @@ async def _ask(member, prompt: str, cwd: str) -> Answer:
                          f"({'; '.join(map(str, why))})", "forge doctor",
                          exit_code=EXIT_REFUSED, code="FORGE_COUNCIL_SESSION_FAILED")
     usage = result.usage or {}
-    return Answer(member.role, (result.result or "").strip(), result.num_turns,
+    return Answer(member.role, str(result.result or "").strip(), result.num_turns,
                   usage.get("input_tokens"), usage.get("output_tokens"),
                   result.total_cost_usd,
                   [denial.get("tool_name") if isinstance(denial, dict) else str(denial)

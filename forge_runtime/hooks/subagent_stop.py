@@ -71,13 +71,13 @@ def _last_answer(transcript_path: object) -> str | None:
             entries = [json.loads(line) for line in lines if line.strip()]
     except (OSError, ValueError):
         return None
-    for entry in reversed(entries):
+    for entry in reversed(entries):  # any JSON at all may stand on a line
         message = entry.get("message") if isinstance(entry, dict) else None
-        if entry.get("type") == "assistant" and isinstance(message, dict):
+        if isinstance(message, dict) and entry.get("type") == "assistant":
             content = message.get("content")
             if isinstance(content, list):
-                texts = [b.get("text", "") for b in content if isinstance(b, dict)
-                         and b.get("type") == "text"]
+                texts = [b["text"] for b in content if isinstance(b, dict)
+                         and b.get("type") == "text" and isinstance(b.get("text"), str)]
                 if texts:
                     return "\n".join(texts)
     return None

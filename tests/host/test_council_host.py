@@ -174,3 +174,68 @@ def test_a_council_subagent_widened_with_write_tools_is_still_read_only(claude_h
         assert f"the advisor-contrarian role may not use {tool}" in \
             denied[tool]["permissionDecisionReason"]
     assert not (project / "advice.md").exists() and not (project / "advice-ran.txt").exists()
+
+
+BROKEN_SHAPE = """
+rules:
+  - name: peer review ignores the letters
+    when: {last_user_text_contains: "Peer review:"}
+    reply: {text: "```\\nno ranking at all \\u0007\\n```"}
+  - name: chairman answers in prose
+    when: {system_contains: "chairman of a forge council"}
+    times: 1
+    reply: {text: "I would store the rows in SQLite; CSV files grow without an index."}
+  - name: chairman answers in shape
+    when: {system_contains: "chairman of a forge council"}
+    reply:
+      text: "Verdict: SQLite.\\nReasons: indexed rows.\\nMinority report: CSV diffs better."
+  - name: advisors answer in no shape
+    reply: {text: "## Вердикт\\nSQLite, конечно.\\n\\u001b[31m**Verdict** twice Verdict:"}
+"""
+# The scale advisor's requests fail with an API error (the host retries it, then its
+# session ends with "API Error: 400"); the same model otherwise.
+SCALE_FAILS = BROKEN_SHAPE.replace("rules:\n", """rules:
+  - name: the scale advisor's session fails
+    when: {system_contains: "scale advisor"}
+    reply: {error: {status: 400, message: "invalid_request_error: not retryable"}}
+""", 1)
+
+
+def test_a_council_whose_model_breaks_the_shape_at_every_step_is_recorded_and_resumed(
+        claude_host, project):
+    """Advisors answer without their shape, one advisor's session fails with an API error,
+    the reviews ignore the letters and the chairman answers in prose: forge keeps every
+    answer given, records what is missing, and `--resume` asks only the missing seats until
+    the council is whole."""
+    failing = claude_host(SCALE_FAILS, plugin_dirs=[])
+    first = _council(failing, project, "Should the importer store rows in SQLite or CSV?",
+                     "--person")
+    assert first.returncode == 2 and "Traceback" not in first.stderr + first.stdout
+    assert "Next: forge council --resume COUNCIL-001" in first.stdout
+    record = (project / ".forge/councils/COUNCIL-001.md").read_text()
+    assert "status: incomplete" in record and "the scale advisor's opinion (" in record
+    assert "API Error: 400" in record
+    assert record.count("SQLite, конечно.") == 4  # the four opinions given, as said
+    assert not any(r["rule"] in ("peer review ignores the letters", "chairman answers in prose")
+                   for r in failing.server.requests)
+
+    host = claude_host(BROKEN_SHAPE, plugin_dirs=[])
+    resumed = _council(host, project, "--resume", "COUNCIL-001", "--person")
+    assert resumed.returncode == 2, resumed.stdout + resumed.stderr
+    assert "FORGE_COUNCIL_NO_VERDICT" in resumed.stdout
+    rules = [r["rule"] for r in host.server.requests]
+    assert rules.count("advisors answer in no shape") == 1  # only the scale advisor again
+    assert rules.count("peer review ignores the letters") == 5
+    assert rules.count("chairman answers in prose") == 1
+    record = (project / ".forge/councils/COUNCIL-001.md").read_text()
+    assert "status: unshaped" in record and "resumed: 1" in record
+    assert "I would store the rows in SQLite; CSV files grow without an index." in record
+    assert "no ranking at all" in record
+
+    before = len(host.server.requests)
+    whole = _council(host, project, "--resume", "COUNCIL-001", "--person", "--json")
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    council = json.loads(whole.stdout)["council"]
+    assert council["status"] == "complete" and council["verdict"] == "SQLite."
+    assert [r["rule"] for r in host.server.requests[before:]] == ["chairman answers in shape"]
+    assert council["resumed"] == 2 and council["cost"]["sessions"] == 5 + 7 + 1
