@@ -31,7 +31,7 @@ _CODE_BEFORE = re.compile(r"(?:^\s*(?:\$\s+|sudo\s+|RUN\s+|-\s+)?|[\"'`]|(?:Fix|
 # Options whose next word is their value, not a package.
 _VALUED = {"-d", "-w", "-t", "--target", "-r", "--requirement", "-c", "--constraint",
            "--python", "-p", "--index-url", "-i", "--extra-index-url", "--find-links", "-f",
-           "--prefix", "--root", "--cache-dir", "--dest", "--prefix"}
+           "--prefix", "--root", "--cache-dir", "--dest"}
 
 
 def _declared() -> set[str]:
