@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from forge_runtime import bootstrap, hook_python, resources
+from forge_runtime import bootstrap, distribution, hook_python, resources
 from forge_runtime.errors import ForgeError
 from forge_runtime.hooks.dispatch import EVENT_MODULES
 from forge_runtime.project import Project
@@ -49,7 +49,7 @@ def check_python() -> Check:
         return Check("python", True, f"Python {found} at {sys.executable}")
     wanted = ".".join(map(str, MIN_PYTHON))
     return Check("python", False, f"Python {found} is older than {wanted}",
-                 f"python{wanted} -m pip install forge-runtime")
+                 distribution.pip_install(f"python{wanted}"))
 
 
 def check_dependencies() -> Check:
@@ -65,7 +65,7 @@ def _restore(root: Path, relative: str) -> str:
     """How to get a shipped plugin file back: from git in a checkout, else a reinstall."""
     if (root / ".git").exists():
         return f"git -C {shlex.quote(str(root))} checkout -- {shlex.quote(relative)}"
-    return f"{_python_command()} -m pip install --force-reinstall forge-runtime"
+    return distribution.pip_install(_python_command(), reinstall=True)
 
 
 def _plugin_problem(root: Path) -> tuple[str, str] | None:
@@ -235,11 +235,29 @@ def check_kernel_layer(project: Project) -> Check:
                                   "guard files and the settings that could switch forge off")
 
 
+def check_command() -> Check:
+    """Which `forge` a shell with this PATH runs: another program of that name first on PATH
+    would take every `Next: forge ...` hint forge prints."""
+    from forge_runtime import command_path
+
+    found = command_path.first_on_path()
+    if found is None:
+        return Check("command", True, "no `forge` on this PATH (inside Claude Code the plugin's "
+                                      "bin/ provides one)")
+    if command_path.is_ours(found):
+        return Check("command", True, f"`forge` on PATH is this forge ({found})")
+    ours = command_path.plugin_bin() or os.path.dirname(os.path.abspath(sys.argv[0]))
+    return Check("command", False, f"the `forge` on PATH is {found}, another program: forge's "
+                                   "hints would run it",
+                 f'export PATH={shlex.quote(ours)}:"$PATH"')
+
+
 def run_checks(project: Project) -> list[Check]:
     """Every check, in the order a person would fix them."""
     checks: list[Callable[[], Check]] = [
         check_python, check_dependencies, lambda: check_hook_wiring(project),
         lambda: check_project(project), check_host_binary, lambda: check_kernel_layer(project),
+        check_command,
     ]
     if codex_installed(project):
         checks.insert(3, lambda: check_codex(project))

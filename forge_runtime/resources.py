@@ -14,6 +14,10 @@ from forge_runtime.errors import ForgeError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_DIRS = ("workflows", "skills", "hooks", "agents", "bin")
+# Everything a plugin install holds besides forge_runtime itself: a plugin assembled from a
+# wheel (`host_plugin_dir`) has the repository's files, the MCP registration included.
+PLUGIN_ENTRIES = (*BUNDLED_DIRS, ".claude-plugin", "assets", ".mcp.json", "README.md",
+                  "LICENSE")
 STATE_TEMPLATE = PACKAGE_DIR / "templates" / "state.md"
 
 
@@ -26,8 +30,10 @@ def bundle_root() -> Path:
     for candidate in (PACKAGE_DIR / "data", PACKAGE_DIR.parent):
         if _has_bundle(candidate):
             return candidate
+    from forge_runtime import distribution
+
     raise ForgeError("forge's workflows, skills and hook helpers are missing from this install",
-                     "python3 -m pip install --force-reinstall forge-runtime")
+                     distribution.pip_install("python3", reinstall=True))
 
 
 def plugin_root() -> Path | None:
@@ -38,22 +44,25 @@ def plugin_root() -> Path | None:
 
 def host_plugin_dir(scratch: Path) -> Path:
     """The forge plugin to load into a host session (`--plugin-dir`): the bundle forge runs
-    from, else one assembled under `scratch` from what a wheel install carries (hooks,
-    workflows, skills, agents, bin) plus a manifest. `forge demo` and the host kit's
-    fixtures use it."""
+    from, else one assembled under `scratch` from what a wheel install carries: the same
+    files as the repository's plugin, forge_runtime aside (its launchers then run the
+    installed one). `forge demo` and the host kit's fixtures use it."""
     root = plugin_root()
     if root is not None:
         return root
-    import json
     import shutil
 
     built = scratch / "forge-plugin"
     if built.is_dir():  # assembled by an earlier call for the same scratch dir
         return built
     bundle = bundle_root()
-    for name in BUNDLED_DIRS:
-        shutil.copytree(bundle / name, built / name)
-    (built / ".claude-plugin").mkdir()
-    (built / ".claude-plugin" / "plugin.json").write_text(json.dumps(
-        {"name": "forge", "description": "forge, as installed from the wheel"}))
+    partial = scratch / "forge-plugin.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    for name in PLUGIN_ENTRIES:
+        if (bundle / name).is_dir():
+            shutil.copytree(bundle / name, partial / name)
+        else:
+            partial.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(bundle / name, partial / name)
+    partial.rename(built)  # whole or not at all: a half-copied plugin is never reused
     return built

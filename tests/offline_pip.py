@@ -37,13 +37,15 @@ def refusing_index() -> Iterator[str]:
         sock.close()
 
 
-def make_wheelhouse(root: Path, extra_files: dict[str, str] | None = None) -> Path:
-    """Stand-in wheels for pyyaml, filelock and jsonschema, each module recording its
-    distribution name in `STAND_IN`; `extra_files` go into the first wheel (e.g. a .pth)."""
+def make_wheelhouse(root: Path, extra_files: dict[str, str] | None = None,
+                    stand_ins=STAND_INS) -> Path:
+    """Stand-in wheels (by default for pyyaml, filelock and jsonschema), each module recording
+    its distribution name in `STAND_IN`; `extra_files` go into the first wheel (e.g. a .pth)."""
     root.mkdir(parents=True)
-    for index, (dist, version, module) in enumerate(STAND_INS):
-        info = f"{dist}-{version}.dist-info"
-        with zipfile.ZipFile(root / f"{dist}-{version}-py3-none-any.whl", "w") as wheel:
+    for index, (dist, version, module) in enumerate(stand_ins):
+        info = f"{dist.replace('-', '_')}-{version}.dist-info"
+        wheel_name = f"{dist.replace('-', '_')}-{version}-py3-none-any.whl"
+        with zipfile.ZipFile(root / wheel_name, "w") as wheel:
             wheel.writestr(f"{module}/__init__.py", f"STAND_IN = {dist!r}\n")
             for name, text in (extra_files or {}).items() if index == 0 else ():
                 wheel.writestr(name, text)
@@ -53,3 +55,20 @@ def make_wheelhouse(root: Path, extra_files: dict[str, str] | None = None) -> Pa
                                             "Root-Is-Purelib: true\nTag: py3-none-any\n")
             wheel.writestr(f"{info}/RECORD", "")
     return root
+
+
+def wheel_of_installed(distribution_name: str, wheelhouse: Path) -> Path:
+    """A wheel of a pure-Python distribution installed in this interpreter, packed from its
+    installed files (RECORD), so that a build needing it (setuptools, say) runs offline."""
+    from importlib import metadata
+
+    found = metadata.distribution(distribution_name)
+    name = found.metadata["Name"].replace("-", "_")
+    wheel_path = wheelhouse / f"{name}-{found.version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel_path, "w") as wheel:
+        for file in found.files or ():
+            path = Path(found.locate_file(file))
+            if path.is_file() and "__pycache__" not in file.parts and not file.parts[0] \
+                    .startswith(".."):
+                wheel.write(path, file.as_posix())
+    return wheel_path

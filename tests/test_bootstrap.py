@@ -122,7 +122,8 @@ def test_session_start_tells_the_bash_tool_which_python_runs_forge(tmp_path):
                     CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_ENV_FILE=str(env_file))
     done = run_session_start(env, tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    assert env_file.read_text() == f"export FORGE_PYTHON={sys.executable}\n"
+    assert env_file.read_text() == (f"export FORGE_PYTHON={sys.executable}\n"
+                                    f'export PATH={REPO / "bin"}:"$PATH"\n')
 
     # What the host does with that file: source it before the agent's Bash command, which
     # finds the plugin's bin/forge on PATH.

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from forge_runtime import bootstrap, doctor, hook_python, resources
+from forge_runtime import bootstrap, command_path, distribution, doctor, hook_python, resources
 from forge_runtime.cli.main import main
 from forge_runtime.project import find_project
 
@@ -36,11 +37,11 @@ def test_a_ready_project_passes_every_check(project, capsys):
     capsys.readouterr()
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("Done.\n  all 6 checks passed")
+    assert out.rstrip().endswith("Done.\n  all 7 checks passed")
     code, payload = doctor_json(capsys)
     assert code == 0 and payload["ok"] is True and failing(payload) == {}
     assert [c["name"] for c in payload["checks"]] == [
-        "python", "dependencies", "plugin", "project", "host", "sandbox"]
+        "python", "dependencies", "plugin", "project", "host", "sandbox", "command"]
     assert payload["_hint"]["marker"] == "Done"
 
 
@@ -133,7 +134,8 @@ def test_a_hooks_file_missing_an_event_is_named(plugin_copy):
     hooks_file.write_text(json.dumps(declared))
     detail, fix = doctor._plugin_problem(plugin_copy)
     assert detail == "hooks/hooks.json does not register Stop"
-    assert "pip install --force-reinstall forge-runtime" in fix   # the copy is not a checkout
+    # the copy is not a checkout: reinstall from the source this forge came from
+    assert fix.endswith(f"pip install --force-reinstall {distribution.source()}")
 
 
 def test_without_a_plugin_bundle_the_settings_wiring_is_checked(project, monkeypatch):
@@ -157,7 +159,7 @@ def test_several_failures_give_the_first_fix_and_the_others_as_fallbacks(project
     monkeypatch.setenv("FORGE_CLAUDE_BIN", str(tmp_path / "nowhere"))
     code, payload = doctor_json(capsys)
     assert code == 1
-    assert payload["_hint"]["error"] == "2 of 6 checks failed: project, host"
+    assert payload["_hint"]["error"] == "2 of 7 checks failed: project, host"
     assert payload["_next_action"] == "forge init"
     assert payload["_hint"]["or"][0].endswith("-m pip install claude-agent-sdk")
 
@@ -184,3 +186,31 @@ def test_codex_hooks_are_checked_for_wiring_project_trust_and_hook_trust(project
     hooks_file.write_text('{"hooks": {}}')
     check = doctor.check_codex(find_project(project))
     assert (check.ok, check.fix) == (False, "forge init --host codex")
+
+
+def _fake_forge(directory: Path, body: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    program = directory / "forge"
+    program.write_text(body)
+    program.chmod(0o755)
+    return program
+
+
+def test_a_foreign_forge_first_on_path_is_named_with_the_fix(tmp_path, monkeypatch):
+    """Foundry's and Laravel's CLIs are also called `forge`: one first on PATH would run
+    every `Next: forge ...` hint."""
+    foreign = _fake_forge(tmp_path / "foundry", "#!/bin/sh\necho 'forge 0.2.0 (foundry)'\n")
+    monkeypatch.setenv("PATH", f"{foreign.parent}{os.pathsep}{os.environ['PATH']}")
+    check = doctor.check_command()
+    assert not check.ok and str(foreign) in check.detail
+    assert check.fix.startswith("export PATH=") and check.fix.endswith(':"$PATH"')
+    fixed = subprocess.run(["sh", "-c", f"{check.fix}; command -v forge"],
+                           capture_output=True, text=True, env={**os.environ})
+    assert command_path.is_ours(fixed.stdout.strip())  # the fix puts a forge of ours first
+
+
+def test_our_own_forge_on_path_passes(tmp_path, monkeypatch):
+    ours = _fake_forge(tmp_path / "venv-bin", "#!/usr/bin/python3\nfrom forge_runtime.cli.main "
+                                              "import main\nmain()\n")
+    monkeypatch.setenv("PATH", f"{ours.parent}{os.pathsep}{os.environ['PATH']}")
+    assert doctor.check_command().ok

@@ -6,9 +6,11 @@ hook of the session then runs there. If that cannot be done, the person sees one
 with its Fix, and the session goes on: hooks that must fail closed still do so on their own.
 
 The agent's Bash tool finds the plugin's `bin/forge` on its PATH, but the host passes it no
-CLAUDE_PLUGIN_* variables. A SessionStart hook may export variables to the session's Bash
-commands through the file named by CLAUDE_ENV_FILE, so this hook tells `bin/forge` which
-Python has forge's dependencies.
+CLAUDE_PLUGIN_* variables, and puts that `bin/` after the session's own PATH, where another
+program called `forge` may come first (forge_runtime.command_path). A SessionStart hook may
+export variables to the session's Bash commands through the file named by CLAUDE_ENV_FILE,
+so this hook tells `bin/forge` which Python has forge's dependencies and puts the plugin's
+`bin/` first. Without that file, a foreign `forge` first on PATH is told to the person once.
 """
 
 import os
@@ -30,15 +32,34 @@ def handle(event: dict) -> dict | None:
         except ForgeError as exc:
             return {"systemMessage": exc.hint().render()}
         python = bootstrap.python_for(outcome, data_dir)
-    export_python_to_bash(python)
-    return None
+    if export_to_bash(python):
+        return None
+    from forge_runtime.command_path import foreign_forge
+
+    foreign = foreign_forge()
+    if foreign is None:
+        return None
+    from forge_runtime import hints
+
+    return {"systemMessage": hints.error(
+        f"the `forge` this session's Bash runs first is {foreign}, another program, so "
+        "forge's hints would run it", "forge doctor",
+        "use the plugin's forge by its full path, or put its bin/ first on PATH").render()}
 
 
-def export_python_to_bash(python: str) -> None:
-    """Append `export FORGE_PYTHON=...` to the host's per-session Bash environment file."""
+def export_to_bash(python: str) -> bool:
+    """Export FORGE_PYTHON, and the plugin's `bin/` first on PATH, to the host's per-session
+    Bash environment file; False when the host gave none."""
+    from forge_runtime.command_path import plugin_bin
     from forge_runtime.guard.shell_lexer import quote
 
     env_file = os.environ.get("CLAUDE_ENV_FILE")
-    if env_file:
-        with open(env_file, "a", encoding="utf-8") as stream:
-            stream.write(f"export FORGE_PYTHON={quote(python)}\n")
+    if not env_file:
+        return False
+    lines = [f"export FORGE_PYTHON={quote(python)}\n"]
+    directory = plugin_bin()
+    if directory is not None:
+        lines.append(f'export PATH={quote(directory)}:"$PATH"\n')
+    with open(env_file, "a", encoding="utf-8") as stream:
+        stream.writelines(lines)
+    return True

@@ -71,3 +71,23 @@ def test_the_agents_bash_runs_the_plugins_forge_with_the_python_session_start_na
     reply = json.loads("\n".join(answer))
     assert reply["_hint"]["marker"] == "Wait"
     assert reply["_next_action"] is None
+
+
+def test_a_foreign_forge_earlier_on_path_does_not_take_forges_hints(claude_host, project,
+                                                                      tmp_path):
+    """Foundry's `forge` first on the session's PATH: the host appends the plugin's bin/
+    after it, so without forge's SessionStart export the agent would run Foundry's."""
+    foundry = tmp_path / "foundry-bin"
+    foundry.mkdir()
+    (foundry / "forge").write_text("#!/bin/sh\necho 'forge 0.2.0 (foundry: not yours)'\n")
+    (foundry / "forge").chmod(0o755)
+    host = claude_host(ASK_FORGE)
+    session = host.run("what does forge say?", cwd=project,
+                       env={"PATH": f"{foundry}{os.pathsep}{_path_without_forge()}"},
+                       args=["--allowedTools", "Bash"])
+    assert session.terminal_reason == "completed", session.result
+    (output,) = _tool_results(session)
+    found, _python, *answer = output.splitlines()
+    assert found == str(host.plugin_dirs[0] / "bin" / "forge")
+    assert "foundry" not in output
+    assert json.loads("\n".join(answer))["_hint"]["marker"] == "Wait"

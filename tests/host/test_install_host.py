@@ -1,0 +1,146 @@
+"""The README's install lines, typed as a user types them, against a local clone of this
+repository in a scratch home: the plugin from the clone as a marketplace (the real Claude
+Code CLI's `plugin marketplace add`, `plugin install`, `plugin marketplace update`), and
+the CLI in an isolated environment from the same clone (`uv tool install`, a venv's pip).
+
+No package index is asked: a wheelhouse of stand-ins for forge's dependencies (and this
+machine's setuptools, the clone's build backend) is all pip and uv see, so nothing leaves
+the machine and the lines resolve forge itself from the clone, under its own name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from offline_pip import (
+    STAND_INS,
+    clean_env,
+    make_wheelhouse,
+    wheel_of_installed,
+)
+
+from forge_runtime import distribution
+from forge_runtime.hostkit.binary import find_claude
+from forge_runtime.hostkit.runner import QUIET_ENV
+
+pytestmark = pytest.mark.host
+
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+# Every dependency forge declares, as a stand-in: the CLI's `forge --version` imports none.
+DEPENDENCIES = [*STAND_INS, ("claude-agent-sdk", "0.2.189", "claude_agent_sdk"),
+                ("mcp", "2.3.0", "mcp")]
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A clone of this repository holding the working tree's files, as a user's `git clone`
+    gets it. The files are copied without `.git` into a repository of their own first: a
+    linked worktree's `.git` file would point the copy back at this repository."""
+    work = tmp_path_factory.mktemp("clone")
+    source = work / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".ci-venv", "__pycache__", "*.egg-info", ".pytest_cache",
+        ".ruff_cache", ".hypothesis", "build", "dist"))
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(source)]
+    for words in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "forge"]):
+        subprocess.run([*git, *words], check=True, capture_output=True)
+    target = work / "src" / "forge"
+    subprocess.run(["git", "clone", "-q", str(source), str(target)], check=True,
+                   capture_output=True)
+    return target
+
+
+def _readme_lines(pattern: str) -> list[str]:
+    return [line.strip() for line in README.splitlines() if re.search(pattern, line)]
+
+
+def _user_env(home: Path, **extra: str) -> dict[str, str]:
+    env = clean_env(HOME=str(home), TMPDIR=str(home / "tmp"), **QUIET_ENV, **extra)
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def _typed(line: str, clone: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """A README line as a user types it, with the clone where the README puts it."""
+    command = line.split("#")[0].strip().replace("~/src/forge", str(clone))
+    return subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_readme_installs_the_plugin_from_a_clone_of_this_repository(clone, tmp_path):
+    home = tmp_path / "home"
+    claude = find_claude()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(claude)
+    env = _user_env(home, PATH=f"{bin_dir}{os.pathsep}{clean_env()['PATH']}")
+    lines = [*_readme_lines(r"^`?claude plugin marketplace add "),
+             *_readme_lines(r"`claude plugin install forge@forge`")]
+    shell_lines = re.findall(r"`(claude plugin [^`]+)`", README)
+    assert "claude plugin marketplace add ~/src/forge" in shell_lines
+    assert "claude plugin install forge@forge" in shell_lines
+    assert "claude plugin marketplace update forge" in shell_lines
+    assert lines  # the README has the shell form of each line
+    for line in shell_lines:
+        done = _typed(line, clone, env)
+        assert done.returncode == 0, (line, done.stdout, done.stderr)
+    listed = subprocess.run(["claude", "plugin", "list"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert "forge@forge" in listed.stdout, listed.stdout + listed.stderr
+    # the slash-command forms name the same marketplace and plugin
+    assert "/plugin marketplace add ~/src/forge" in README
+    assert "/plugin install forge@forge" in README
+    assert "/plugin marketplace update forge" in README
+
+
+@pytest.fixture
+def offline_index(tmp_path):
+    wheels = make_wheelhouse(tmp_path / "wheels", stand_ins=DEPENDENCIES)
+    wheel_of_installed("setuptools", wheels)  # the clone's build backend, from this machine
+    # as a user's pip.conf or uv.toml would say: no index, only these wheels
+    return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "UV_OFFLINE": "1",
+            "UV_FIND_LINKS": str(wheels)}
+
+
+def _installed_forge_answers(forge: Path, env: dict[str, str]) -> None:
+    done = subprocess.run([str(forge), "--version"], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("forge "), done.stdout + done.stderr
+
+
+def test_the_readme_installs_the_cli_with_uv_tool_from_the_same_clone(clone, tmp_path,
+                                                                      offline_index):
+    uv = shutil.which("uv", path=os.path.dirname(sys.executable))
+    assert uv, "uv comes with the dev extras"
+    (line,) = _readme_lines(r"^uv tool install ~/src/forge")
+    home = tmp_path / "home"
+    tools = tmp_path / "uv-tools"
+    env = _user_env(home, UV_TOOL_DIR=str(tools / "envs"), UV_TOOL_BIN_DIR=str(tools / "bin"),
+                    UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_PYTHON=sys.executable,
+                    PATH=f"{os.path.dirname(uv)}{os.pathsep}{clean_env()['PATH']}",
+                    **offline_index)
+    done = _typed(line, clone, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert distribution.NAME in done.stdout + done.stderr
+    _installed_forge_answers(tools / "bin" / "forge", env)
+
+
+def test_the_readme_installs_the_cli_in_a_venv_from_the_same_clone(clone, tmp_path,
+                                                                   offline_index):
+    (line,) = _readme_lines(r"^python3 -m venv ~/.venvs/forge")
+    home = tmp_path / "home"
+    env = _user_env(home, PATH=f"{os.path.dirname(sys.executable)}{os.pathsep}"
+                               f"{clean_env()['PATH']}", **offline_index)
+    done = _typed(line, clone, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = subprocess.run([str(home / ".venvs/forge/bin/pip"), "show", distribution.NAME],
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and f"Name: {distribution.NAME}" in shown.stdout
+    _installed_forge_answers(home / ".venvs/forge/bin/forge", env)
