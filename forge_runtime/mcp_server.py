@@ -88,6 +88,9 @@ def serve() -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from forge_runtime.artifacts import store
+
+    store.watch_folders()  # a long-lived server: the kernel says what changed
     server = build_server()
 
     async def main() -> None:

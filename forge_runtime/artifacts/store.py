@@ -33,6 +33,16 @@ FILE_ID = re.compile(r"^([A-Z]+)-(\d+)")
 _KNOWN: dict[str, tuple[tuple[int, int] | None, dict]] = {}
 # Artifacts folder -> (each file's (mtime, size), the artifacts read then, their graph).
 _SCANS: dict[str, tuple[dict, list, Graph | None]] = {}
+# Artifacts folder -> the watch that says which of its files changed (`watch_folders`).
+_WATCHERS: dict = {}
+_WATCHING = False
+
+
+def watch_folders() -> None:
+    """In this (long-lived) process, learn of changes to artifact folders from the kernel
+    instead of a stat of every file per read (forge_runtime/artifacts/watch.py)."""
+    global _WATCHING
+    _WATCHING = True
 
 
 def slug(title: str, fallback: str) -> str:
@@ -77,8 +87,8 @@ class Store:
         is reused. Those artifacts are shared: only `get` hands out one to change.
         """
         if self._all is None:
-            stamps = self._stamps()
             seen = _SCANS.get(str(self.dir))
+            stamps = self._stamps_since(seen[0] if seen else None)
             if seen is not None and seen[0] == stamps:
                 self._all, self._graph = seen[1], seen[2]
             else:
@@ -163,6 +173,35 @@ class Store:
         except frontmatter.FrontMatterError as exc:
             return Artifact(path, unreadable=str(exc), body=text)
         return Artifact(path, meta, body)
+
+    def _stamps_since(self, known: dict | None) -> dict[str, tuple[int, int]]:
+        """The stamps of every artifact file: `known` with the files a watch says changed
+        stat again, or (no watch, or one that cannot say) every file stat."""
+        if not _WATCHING:
+            return self._stamps()
+        from forge_runtime.artifacts.watch import Watcher
+
+        key = str(self.dir)
+        watcher = _WATCHERS.get(key)
+        names = watcher.changes() if watcher is not None else None
+        if names is not None and known is not None:
+            stamps = dict(known)
+            for name in names:
+                if name.endswith(".md") and not name.startswith("."):
+                    try:
+                        info = os.stat(self.dir / name)
+                    except OSError:
+                        stamps.pop(name, None)
+                        continue
+                    stamps[name] = (info.st_mtime_ns, info.st_size)
+            return stamps
+        if names is None:  # no watch yet, or one that lost track: start one, then stat all
+            watcher = Watcher(key)
+            if watcher.active:
+                _WATCHERS[key] = watcher
+            else:
+                _WATCHERS.pop(key, None)
+        return self._stamps()
 
     def _stamps(self) -> dict[str, tuple[int, int]]:
         """File name -> (mtime, size) of every artifact file."""
