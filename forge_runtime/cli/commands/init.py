@@ -107,14 +107,14 @@ def run(args) -> Result:
     if args.statusline or args.remove_statusline:
         line, data["statusline"] = _status_line(args, project.root)
         lines.append(line)
-    if args.host != "codex":  # Codex's kernel layer is its own sandbox (sandbox_mode)
-        line, data["sandbox"] = _kernel_layer(project)
-        lines.append(line)
     again = "forge init --force" + ("" if args.host == "claude" else f" --host {args.host}")
     if kept:
         lines.append(f"Kept {len(kept)} file(s) you edited; {again} replaces them.")
     if not lines:
         lines.append(f"forge is already installed in {project.root}; nothing changed.")
+    if args.host != "codex":  # Codex's kernel layer is its own sandbox (sandbox_mode)
+        line, data["sandbox"] = _kernel_layer(project)
+        lines.append(line)
     or_ = [again] if kept else None
     return Result(hints.next_("forge doctor", "check that forge is ready in this project",
                               or_=or_), lines=lines, data=data)
