@@ -200,11 +200,9 @@ def goal_prompt(space: Workspace) -> Plan:
     snapshot = Snapshot([project.ledger_root, space.state_home], space.scratch / "snapshot")
 
     def expect(run) -> str | None:
-        # The only reply allowed: the once-per-session note that the kernel layer is off.
-        told = run.stdout.startswith(b'{"systemMessage": "FORGE_GOAL_UNSANDBOXED: ')
+        # In the default posture (the kernel layer in force) the /goal gets no reply at all.
         problem = expect_hook_ran(run) or (
-            f"the /goal was refused: {run.stdout[:300]!r}"
-            if run.stdout.strip() and not told else None)
+            f"the /goal was answered: {run.stdout[:300]!r}" if run.stdout.strip() else None)
         if problem:
             return problem
         if sessions.PENDING not in sessions.involvement(project.ledger_root, host.id):

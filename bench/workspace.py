@@ -68,7 +68,22 @@ class Workspace:
         space = cls(plugin_root.resolve(), python, root.resolve(), scratch.resolve(),
                     (fixtures or base).resolve())
         space._write_probe_python()
+        space._write_kernel_layer()
         return space
+
+    def _write_kernel_layer(self) -> None:
+        """The project's settings as `forge init` leaves them where the host can sandbox
+        (`forge sandbox enable`'s merge): a person's /goal then runs, sandboxed, as by
+        default. Written directly, so a machine without bubblewrap measures the same."""
+        import json
+
+        from forge_runtime.sandbox import layer, scopes
+
+        project = self.project()
+        path = scopes.settings_path(scopes.PROJECT, project)
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(layer.merged({}, project, scopes.PROJECT, path, {}),
+                                   indent=2) + "\n")
 
     def project(self) -> Project:
         """forge's view of this project (where its state file and ledger live)."""

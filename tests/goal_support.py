@@ -52,23 +52,61 @@ def goal_in_state(project_dir: Path) -> dict | None:
     return state.read(find_project(project_dir).state_path).goal
 
 
-def make_project(tmp_path: Path) -> Project:
+# A goal test not about the sandbox runs its goals by the project's opt-out, in so many
+# words, as a person would have to write it (sandbox.posture.for_goal); tests of the secure
+# posture enable the layer or leave this out.
+SANDBOX_OPT_OUT = "goal: {require_sandbox: false}\n"
+
+
+def opt_out_of_sandbox(root: Path) -> None:
+    (root / ".forge").mkdir(parents=True, exist_ok=True)
+    (root / ".forge" / "guard.yaml").write_text(SANDBOX_OPT_OUT)
+
+
+def with_sandbox_layer(root: Path) -> None:
+    """The project's settings as `forge sandbox enable` writes them (`layer.merged`), so
+    its goals run sandboxed; written directly, as the settings are all a /goal reads."""
+    from forge_runtime.sandbox import layer, scopes
+
+    project = find_project(root)
+    path = scopes.settings_path(scopes.PROJECT, project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(layer.merged({}, project, scopes.PROJECT, path, {}), indent=2))
+
+
+def make_project(tmp_path: Path, *, opt_out: bool = True) -> Project:
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
+    if opt_out:
+        opt_out_of_sandbox(root)
     return find_project(root)
 
 
-def goal_project(tmp_path: Path, monkeypatch, *, cli: bool = False) -> Project:
+def goal_projects(*roots: Path) -> list[Project]:
+    """Projects (work trees, say) made elsewhere, set up as `make_project` sets up its own."""
+    for root in roots:
+        opt_out_of_sandbox(root)
+    return [find_project(root) for root in roots]
+
+
+def goal_project(tmp_path: Path, monkeypatch, *, cli: bool = False,
+                 sandboxed: bool = False) -> Project:
     """The project of a goal test that drives forge's hooks in this process.
 
     A Stop that finds no new turn waits for a late transcript write: 0.05 s here, not the
     host-sized wait, and no plugin root of the calling shell leaks in. `cli`: forge
     commands also run in it as a person runs them (CLAUDE_PROJECT_DIR names it, colour
     off, it is the working directory); otherwise no CLAUDE_PROJECT_DIR is set at all.
+    `sandboxed`: the kernel layer's settings are in force (a HOME of its own, so no user
+    settings of this machine count), as `forge init` leaves a project; otherwise the
+    project opts out of it.
     """
     monkeypatch.setattr(transcript, "FLUSH_WAIT", 0.05)
     monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
-    project = make_project(tmp_path)
+    project = make_project(tmp_path, opt_out=not sandboxed)
+    if sandboxed:
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        with_sandbox_layer(project.root)
     if cli:
         monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
         monkeypatch.setenv("NO_COLOR", "1")

@@ -20,7 +20,7 @@ CHECKLIST = "- [x] read the CSV spec\n- [ ] parse the header row\n- [ ] handle q
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch, cli=True)
+    return goal_project(tmp_path, monkeypatch, cli=True, sandboxed=True)
 
 
 def running(project, turns: int) -> Session:

@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from goal_support import Session, goal_project, started_goal
+from goal_support import Session, goal_project, goal_projects, started_goal
 
 from forge_runtime.goal import events, sessions, state, transcript
 from forge_runtime.goal.ledger import Ledger
@@ -375,11 +375,10 @@ def test_a_goal_whose_objective_is_all_invisible_characters_is_blocked(project):
 def worktrees(tmp_path, project):
     """Two work trees of one git repository: (main, other) projects."""
     from forge_runtime.hostkit.projects import add_worktree, init_git_project
-    from forge_runtime.project import find_project
 
     main = init_git_project(tmp_path / "main")
     add_worktree(main, tmp_path / "other")
-    return find_project(main), find_project(tmp_path / "other")
+    return tuple(goal_projects(main, tmp_path / "other"))
 
 
 def test_two_worktrees_charging_one_goal_in_turn_are_never_refused(worktrees):
@@ -565,3 +564,76 @@ def test_a_bound_session_whose_native_goal_is_another_objective_is_stopped(proje
     lines = _stop_text(_hook_stop(session)).splitlines()
     assert lines[0].startswith("Error: FORGE_GOAL_UNBUDGETED: ")
     assert lines[1] == f"Fix: /goal {OBJECTIVE}"
+
+
+# -- the kernel layer: a goal's default posture (sandbox/posture.py) -------------------------
+
+def _record_sandbox(project, nonce: str) -> list:
+    """The `sandbox` field of each record of goal `nonce`, oldest first."""
+    return [record["goal"].get("sandbox")
+            for record in Ledger(project.ledger_root, nonce).records()]
+
+
+def test_a_persons_goal_without_the_kernel_layer_is_refused_and_never_activates(tmp_path,
+                                                                                 monkeypatch):
+    project = goal_project(tmp_path, monkeypatch)
+    (project.root / ".forge" / "guard.yaml").unlink()  # neither the layer nor the opt-out
+    session = Session(project)
+    reply = session.person_goal(OBJECTIVE)
+    assert reply["decision"] == "block"
+    lines = reply["reason"].splitlines()
+    assert lines[0].startswith("Error: FORGE_GOAL_UNSANDBOXED: a /goal runs only inside the "
+                               "host's kernel sandbox, and forge's sandbox layer is not in "
+                               "force")
+    assert "Fix: forge sandbox enable" in lines
+    assert "Or: forge sandbox enable --scope user" in lines
+    assert session.turn() is None and not project.state_path.exists()
+    assert not sessions.involvement(project.ledger_root, session.id)
+
+
+def test_an_opt_out_withdrawn_before_the_confirming_stop_ends_the_session(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)  # recorded as pending under the opt-out
+    (project.root / ".forge" / "guard.yaml").unlink()
+    text = _stop_text(session.turn())
+    assert text.startswith("Error: FORGE_GOAL_UNSANDBOXED: ")
+    assert not project.state_path.exists()
+
+
+def test_an_opted_out_goal_is_recorded_and_shown_as_unsandboxed(project):
+    from forge_runtime.goal import gauge
+    from forge_runtime.statusline import session_line
+
+    session = Session(project)
+    notice = session.person_goal(OBJECTIVE)["systemMessage"]
+    assert notice.startswith("FORGE_GOAL_UNSANDBOXED: this goal runs unsandboxed: "
+                             ".forge/guard.yaml opts out (goal: {require_sandbox: false})")
+    session.turn()
+    session.turn()
+    goal = _goal(project)
+    assert _record_sandbox(project, goal["nonce"]) == ["unsandboxed"] * 3
+    line = session_line(project, session.id, unicode=False, colour=False)
+    assert line == f"forge [#---------] 2/20 - {gauge.UNSANDBOXED}"
+
+
+def test_a_goal_status_names_the_posture_its_goal_got(project, capsys, monkeypatch):
+    session = started_goal(project, OBJECTIVE, 1)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
+    monkeypatch.setenv("NO_COLOR", "1")
+    from forge_runtime.cli.main import main
+
+    capsys.readouterr()
+    main(["goal", "status"])
+    assert "sandbox     unsandboxed (.forge/guard.yaml opts out: goal.require_sandbox is " \
+           "false)" in capsys.readouterr().out.splitlines()
+    # the same objective's /goal, now with the layer in force: the posture it got is recorded
+    from goal_support import with_sandbox_layer
+
+    monkeypatch.setenv("HOME", str(project.root.parent / "home"))
+    with_sandbox_layer(project.root)
+    assert session.person_goal(OBJECTIVE) is None
+    session.turn()
+    assert _record_sandbox(project, _goal(project)["nonce"])[-2:] == ["sandboxed"] * 2
+    main(["goal", "status"])
+    assert "sandbox     sandboxed (the host's kernel layer keeps the ledger)" in \
+        capsys.readouterr().out.splitlines()

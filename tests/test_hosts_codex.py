@@ -39,6 +39,7 @@ class Rollout:
         with sqlite3.connect(self.store) as db:
             db.execute(SCHEMA.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
         self.turn_id = None
+        self.sandbox = "workspace-write"  # what Codex runs the session's turns in
 
     def write(self, kind: str, payload: dict) -> None:
         with self.path.open("a", encoding="utf-8") as handle:
@@ -70,6 +71,8 @@ class Rollout:
         self.turn_id = str(uuid.uuid4())
         self.write("event_msg", {"type": "task_started", "turn_id": self.turn_id,
                                  "turn_attribution": {"turn_trigger": trigger}})
+        self.write("turn_context", {"turn_id": self.turn_id, "approval_policy": "never",
+                                    "sandbox_policy": {"type": self.sandbox}})
         return self.stop()
 
     def stop(self) -> dict | None:
@@ -251,3 +254,51 @@ def test_the_sandbox_posture_names_codexs_mode_and_what_it_protects(tmp_path):
         ("danger-full-access", False)
     (project / ".codex" / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
     assert codex.codex_sandbox_posture(project, home)["source"].endswith(".codex/config.toml")
+
+
+def test_a_persons_goal_in_codexs_full_access_is_refused_and_its_loop_paused(rollout):
+    """`--sandbox danger-full-access` (or the bypass flag) is in no config file: the rollout's
+    turn_context says what the session runs in."""
+    rollout.sandbox = "danger-full-access"
+    rollout.person_goal("ship it")
+    reply = rollout.turn()
+    assert reply["continue"] is False
+    lines = reply["stopReason"].splitlines()
+    assert lines[0].startswith("Error: FORGE_GOAL_UNSANDBOXED: a /goal runs only inside the "
+                               "host's kernel sandbox, and Codex's sandbox_mode is "
+                               "danger-full-access (this session's rollout)")
+    assert "Fix: codex --sandbox workspace-write" in lines
+    assert "Or: mkdir -p .forge && echo 'goal: {require_sandbox: false}' >> .forge/guard.yaml" \
+        in lines
+    assert rollout.native_status() == "paused"
+    assert goal_nonces(find_project(rollout.project)) == []
+
+
+def test_a_line_appended_to_the_rollout_cannot_make_a_full_access_session_sandboxed(rollout):
+    rollout.sandbox = "danger-full-access"
+    rollout.person_goal("ship it")
+    rollout.write("turn_context", {"sandbox_policy": {"type": "workspace-write"}})
+    assert rollout.turn()["continue"] is False
+
+
+def test_an_opted_out_goal_in_full_access_runs_and_is_recorded_unsandboxed(rollout):
+    from forge_runtime.goal.ledger import Ledger
+
+    (rollout.project / ".forge").mkdir()
+    (rollout.project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false}\n")
+    rollout.sandbox = "danger-full-access"
+    rollout.person_goal("ship it")
+    assert rollout.turn() is None
+    goal = goal_in_state(rollout.project)
+    head = Ledger(find_project(rollout.project).ledger_root, goal["nonce"]).head()
+    assert head.goal["sandbox"] == "unsandboxed"
+
+
+def test_a_goal_in_codexs_workspace_sandbox_is_recorded_sandboxed(rollout):
+    from forge_runtime.goal.ledger import Ledger
+
+    rollout.person_goal("ship it")
+    rollout.turn()
+    goal = goal_in_state(rollout.project)
+    head = Ledger(find_project(rollout.project).ledger_root, goal["nonce"]).head()
+    assert head.goal["sandbox"] == "sandboxed"

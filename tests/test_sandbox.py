@@ -24,6 +24,9 @@ THEIRS = (b'{"model": "opus",   "permissions": {"deny": ["Bash(curl:*)"]},\n'
           b' "sandbox": {"enabled": false}}')
 
 
+FIND = tools.find  # the real probe, before the fixture replaces it
+
+
 @pytest.fixture
 def project(cli_project, tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -174,36 +177,123 @@ def test_status_reports_the_gaps_and_ends_with_the_fix_for_the_worst(project, ca
     assert run(capsys, "sandbox", "status")[0] == 0
 
 
-def test_doctor_fails_on_settings_that_switch_forge_off_and_advises_the_sandbox(
-        project, capsys):
+def test_init_turns_the_layer_on_and_doctor_says_first_what_a_goal_gets(project, capsys):
+    code, payload = run(capsys, "init")
+    assert payload["sandbox"]["outcome"] == "enabled"
+    assert posture.ledger_protected(find_project(project))
     main(["init"])
-    capsys.readouterr()
+    assert "turn it off: forge sandbox disable" in capsys.readouterr().out
     code, payload = run(capsys, "doctor")
-    check = {c["name"]: c for c in payload["checks"]}["sandbox"]
-    assert check["ok"] is True and "forge sandbox enable" in check["detail"]
+    assert payload["goal_posture"] == "a /goal here would be: sandboxed"
+    main(["doctor"])
+    assert capsys.readouterr().out.splitlines()[0] == "a /goal here would be: sandboxed"
     local = project / ".claude" / "settings.local.json"
-    local.parent.mkdir(exist_ok=True)
     local.write_text('{"disableAllHooks": true}')
     code, payload = run(capsys, "doctor")
     check = {c["name"]: c for c in payload["checks"]}["sandbox"]
     assert code == 1 and check["ok"] is False and "disableAllHooks" in check["detail"]
 
 
-def test_a_goal_without_the_kernel_layer_is_told_once_per_session_or_refused(project):
+def test_init_where_the_host_cannot_sandbox_says_why_and_what_to_do_and_succeeds(
+        project, capsys, monkeypatch):
+    monkeypatch.setattr(tools, "find", lambda: tools.Tools(True, None, None))
+    code, payload = run(capsys, "init")
+    assert code == 0 and payload["sandbox"]["outcome"] == "skipped"
+    assert "bubblewrap (bwrap) is not installed" in payload["sandbox"]["problem"]
+    main(["init"])
+    line = [line for line in capsys.readouterr().out.splitlines() if "kernel layer" in line][0]
+    assert "`apt-get install -y bubblewrap socat`, then `forge sandbox enable`" in line
+    assert posture.OPT_OUT in line and not settings_file(project).exists()
+
+
+def test_a_goal_without_the_kernel_layer_is_refused_naming_both_ways_on(project, capsys):
     found = find_project(project)
+    with pytest.raises(ForgeError) as refused:
+        posture.goal_notice_once(found, "s1")
+    error = refused.value
+    assert (error.code, error.fix, error.exit_code) == (posture.UNSANDBOXED, posture.ENABLE, 2)
+    assert error.alternatives == ["forge sandbox enable --scope user", posture.OPT_OUT]
+    assert "forge's sandbox layer is not in force (the host's Bash sandbox is off" in \
+        error.message and "goal: {require_sandbox: false}" in error.message
+    main(["sandbox", "status"])
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "a /goal here would be: refused (no sandbox layer; Fix: forge sandbox enable, or opt "
+        "out: goal: {require_sandbox: false} in .forge/guard.yaml)")
+    # the opt-out, in the refusal's own words, run as the person would run it
+    subprocess.run(error.alternatives[-1], shell=True, cwd=project, check=True)
+    assert posture.for_goal(found) == posture.OPTED_OUT
     notice = posture.goal_notice_once(found, "s1")
-    assert notice.startswith("FORGE_GOAL_UNSANDBOXED: ")
+    assert notice.startswith("FORGE_GOAL_UNSANDBOXED: this goal runs unsandboxed")
     assert notice.splitlines()[-2] == "Next: forge sandbox enable"
     assert posture.goal_notice_once(found, "s1") is None, "once per session"
     assert posture.goal_notice_once(found, "s2") is not None
-    (project / ".forge").mkdir()
-    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: true}\n")
-    with pytest.raises(ForgeError) as refused:
-        posture.goal_notice_once(found, "s1")
-    assert refused.value.fix == "forge sandbox enable"
-    assert "require_sandbox" in refused.value.message
+    assert posture.would_be(found).startswith("unsandboxed by opt-out")
     layer.enable(found, scopes.PROJECT)
     assert posture.goal_notice_once(found, "s3") is None
+    assert posture.for_goal(found) == posture.SANDBOXED
+
+
+@pytest.mark.parametrize("text", ["goal: {require_sandbox: true}\n", "goal: {}\n",
+                                  "goal: {require_sandbox: 'no'}\n", "goal: [\n",
+                                  "goal: {require_sandbox: false}\ngoal: {}\n"])
+def test_only_the_opt_out_in_so_many_words_runs_a_goal_unsandboxed(project, text):
+    """Anything but `require_sandbox: false` refuses; a broken file fails closed with its
+    own error (it might have said either)."""
+    (project / ".forge").mkdir()
+    (project / ".forge" / "guard.yaml").write_text(text)
+    with pytest.raises(ForgeError) as refused:
+        posture.for_goal(find_project(project))
+    assert refused.value.code in (posture.UNSANDBOXED, "FORGE_GUARD_RULES_INVALID")
+    assert posture.would_be(find_project(project)).startswith("refused (")
+
+
+@pytest.mark.parametrize("found, fix", [
+    (tools.Tools(True, None, "/usr/bin/socat"), "apt-get install -y bubblewrap socat"),
+    (tools.Tools(True, (0, 9, 0), "/usr/bin/socat", "bwrap: No permissions to create new "
+                 "namespace"), posture.OPT_OUT),
+])
+def test_where_the_host_cannot_sandbox_the_refusal_says_so(project, monkeypatch, found, fix):
+    monkeypatch.setattr(tools, "find", lambda: found)
+    with pytest.raises(ForgeError) as refused:
+        posture.for_goal(find_project(project))
+    assert refused.value.fix == fix
+    assert f"this machine cannot sandbox: {found.problem}" in refused.value.message
+    assert refused.value.alternatives[-1] == posture.OPT_OUT
+    with pytest.raises(ForgeError) as enable:
+        layer.enable(find_project(project), scopes.PROJECT)
+    assert enable.value.fix == fix
+
+
+def test_bubblewrap_that_cannot_start_is_found_by_starting_it(tmp_path, monkeypatch):
+    """As in a container without user namespaces: bwrap is there, new enough, and fails."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "bwrap").write_text(
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "bubblewrap 0.9.0"; exit 0; }\n'
+        'echo "bwrap: No permissions to create new namespace" >&2; exit 1\n')
+    (bin_dir / "bwrap").chmod(0o755)
+    (bin_dir / "socat").write_text("#!/bin/sh\n")
+    (bin_dir / "socat").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    found = FIND()
+    assert found.bwrap_version == (0, 9, 0)
+    assert found.start_error == "bwrap: No permissions to create new namespace"
+    assert "no user namespaces" in found.problem and not found.installable
+    (bin_dir / "bwrap").write_text('#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap '
+                                   '0.9.0"\nexit 0\n')
+    assert FIND().problem is None
+
+
+def test_on_macos_the_settings_are_trusted_and_no_bubblewrap_is_asked_for(project, monkeypatch):
+    monkeypatch.setattr(tools.sys, "platform", "darwin")
+    monkeypatch.setattr(tools, "find", FIND)
+    assert tools.find() == tools.Tools(False, None, None)
+    found = find_project(project)
+    with pytest.raises(ForgeError) as refused:
+        posture.for_goal(found)
+    assert refused.value.fix == posture.ENABLE
+    layer.enable(found, scopes.PROJECT)
+    assert posture.for_goal(found) == posture.SANDBOXED
 
 
 def _sandbox_escape(project: Path, session_id: str, **fields) -> dict:

@@ -27,7 +27,7 @@ ATTENTION = "forge: ledger needs attention\n"
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+    return goal_project(tmp_path, monkeypatch, sandboxed=True)
 
 
 def _environment(**extra: str) -> dict[str, str]:

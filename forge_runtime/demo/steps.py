@@ -12,18 +12,32 @@ GOAL = "the file done.txt exists"
 
 
 def install_forge(demo: Demo) -> Section:
-    """A new git project, with forge's files installed the way a person would."""
-    run = demo.forge("init")
+    """A new git project, with forge's files installed the way a person would; the kernel
+    layer a /goal needs is on where the host can run it, else the project opts out."""
+    import json
+
+    run = demo.forge("init", "--json")
     if run.exit_code != 0:
         raise DemoFailed(f"forge init failed: {run.stderr.strip() or run.stdout.strip()}")
+    sandbox = json.loads(run.stdout)["sandbox"]
     installed = sorted(p.relative_to(demo.project).as_posix()
                        for p in (demo.project / ".forge").rglob("*") if p.is_file())
     where = demo.project if demo.kept else "in a temporary directory (--keep keeps it)"
-    return Section("A new project with forge installed", [
-        f"a new git project {where}",
-        f"`forge init` installed {len(installed)} files under .forge/ "
-        f"(workflows, skills, the goal state file {'.forge/local/state.md'})",
-    ])
+    lines = [f"a new git project {where}",
+             f"`forge init` installed {len(installed)} files under .forge/ "
+             f"(workflows, skills, the goal state file {'.forge/local/state.md'})"]
+    if sandbox["outcome"] == "skipped":
+        from forge_runtime.sandbox.posture import OPT_OUT, OPT_OUT_LINE
+
+        (demo.project / ".forge" / "guard.yaml").write_text(OPT_OUT_LINE + "\n")
+        lines += [f"this machine cannot run the host's sandbox ({sandbox['problem']}), so a "
+                  "/goal would be refused; the demo opts its project out, as a person would "
+                  f"(`{OPT_OUT}`): its goals run unsandboxed"]
+    else:
+        lines += ["it also turned on the host's kernel sandbox with forge's deny rules "
+                  "(.claude/settings.json), which a /goal needs; `forge sandbox disable` "
+                  "turns it off"]
+    return Section("A new project with forge installed", lines)
 
 
 def person_sets_a_goal(demo: Demo) -> Section:

@@ -111,12 +111,20 @@ def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
             "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository}
 
 
+def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
+    """`goal` carrying the posture the person's /goal got (`sandbox.posture.for_goal`:
+    "sandboxed" or "unsandboxed", by the project's opt-out); later records keep it."""
+    if sandbox is not None:
+        goal["sandbox"] = sandbox
+    return goal
+
+
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
-            witness) -> Head:
+            witness, sandbox: str | None = None) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     nonce = new_nonce()
     head = Ledger(ledger_root, nonce, witness=witness).create(
-        _fresh_goal(nonce, objective, repository), session=session)
+        _with_sandbox(_fresh_goal(nonce, objective, repository), sandbox), session=session)
     _publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
@@ -150,11 +158,11 @@ def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | Non
 
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
-                state_path: str | os.PathLike) -> tuple[str, Head]:
+                state_path: str | os.PathLike, sandbox: str | None = None) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
-        goal = dict(head.goal)
+        goal = _with_sandbox(dict(head.goal), sandbox)
         if goal.get("repository") != repository:
             raise tampered(f"goal {ledger.nonce} belongs to another repository's ledger")
         if goal["turn_count"] >= goal["turn_ceiling"]:
@@ -170,8 +178,10 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         return BOUND, ledger.append(head, "bind", goal, session=session)
 
 
-def activate(project: Project, objective: str, session: str | None = None) -> Activation:
-    """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md.
+def activate(project: Project, objective: str, session: str | None = None,
+             sandbox: str | None = None) -> Activation:
+    """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
+    `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`).
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
@@ -192,10 +202,10 @@ def activate(project: Project, objective: str, session: str | None = None) -> Ac
             raise tampered(f"the witness says goal {witnessed} has this objective, and the "
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
-            created = _create(root, objective, repository, session, witness)
+            created = _create(root, objective, repository, session, witness, sandbox)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
-                                project.state_path)
+                                project.state_path, sandbox)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal)

@@ -25,6 +25,10 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
   `thread_goal_updated` either, only the host's `function_call_output` for the call, whose
   `output` is JSON holding the goal as it now stands (`{"goal": {"objective", "status",
   ...}, ...}`); `get_goal` answers in the same shape. Those are the verdicts forge applies.
+- Each turn's `turn_context` entry carries the sandbox it runs in, `sandbox_policy.type`
+  (`workspace-write`, `read-only`, `danger-full-access`), whatever set it: config.toml,
+  `--sandbox`, `--dangerously-bypass-approvals-and-sandbox`. The hook input's
+  `permission_mode` does not tell (`bypassPermissions` in both).
 """
 
 from __future__ import annotations
@@ -222,20 +226,34 @@ def read_anchored(path: str | os.PathLike, mark: dict) -> Chunk:
     return transcript.read_anchored(path, mark, _INTERESTING, Chunk)
 
 
-def read_tail(path: str | os.PathLike) -> Chunk:
+def read_tail(path: str | os.PathLike, tokens: tuple[str, ...] = _INTERESTING) -> Chunk:
     """The goal-relevant entries of the rollout's last TAIL_BYTES: what an unbound session's
     Stop looks at (a goal is confirmed at its first Stop, so it is always near the end)."""
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
-            if size <= TAIL_BYTES:
-                return read_since(path, 0)
-            handle.seek(size - TAIL_BYTES)
-            handle.readline()  # the rest of a line cut in two is no entry
-            start = handle.tell()
+            start = 0
+            if size > TAIL_BYTES:
+                handle.seek(size - TAIL_BYTES)
+                handle.readline()  # the rest of a line cut in two is no entry
+                start = handle.tell()
     except OSError:
         return Chunk([], 0)
-    return read_since(path, start)
+    return transcript.read_lines(path, start, tokens, Chunk)
+
+
+def sandbox_modes(path: str | os.PathLike) -> list[str]:
+    """The sandbox of every turn in the rollout's tail, oldest first (`turn_context`'s
+    `sandbox_policy.type`); an entry in another shape counts as no sandbox at all."""
+    modes = []
+    for entry in read_tail(path, ("sandbox_policy",)).entries:
+        payload = entry.get("payload")
+        if entry.get("type") != "turn_context" or not isinstance(payload, dict):
+            continue
+        policy = payload.get("sandbox_policy")
+        mode = policy.get("type") if isinstance(policy, dict) else None
+        modes.append(mode if isinstance(mode, str) else "unknown")
+    return modes
 
 
 def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], object],

@@ -125,7 +125,8 @@ def on_prompt(event: dict) -> dict | None:
 
         try:
             qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
-            unsandboxed = posture.goal_notice_once(project, event["session_id"])
+            unsandboxed = posture.goal_notice_once(project, event["session_id"],
+                                                   codex_posture(project, event))
         except ForgeError as exc:
             return {"decision": "block", "reason": refusal_text(exc)}
         sessions.write_pending(project.ledger_root, event["session_id"], {
@@ -133,6 +134,19 @@ def on_prompt(event: dict) -> dict | None:
         if unsandboxed:
             return {"systemMessage": unsandboxed}
     return None
+
+
+def codex_posture(project: Project, event: dict) -> dict | None:
+    """Codex's own sandbox for a Codex session (its kernel layer), None on Claude Code."""
+    from forge_runtime.hosts import HOST_KEY
+
+    if event.get(HOST_KEY) != "codex":
+        return None
+    from pathlib import Path
+
+    from forge_runtime.hosts.codex import codex_sandbox_posture
+
+    return codex_sandbox_posture(Path(project.root), rollout=event.get("transcript_path"))
 
 
 def on_session_end(event: dict) -> None:
@@ -349,7 +363,10 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
         sessions.drop_pending(project.ledger_root, session)
         return binding, chunk
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
-    started = activation.activate(project, pending["objective"], session)
+    from forge_runtime.sandbox import posture
+
+    sandbox = posture.for_goal(project, codex_posture(project, event))
+    started = activation.activate(project, pending["objective"], session, sandbox)
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted

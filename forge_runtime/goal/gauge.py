@@ -2,6 +2,7 @@
 
     forge ▰▰▰▰▰▰▱▱▱▱ 12/20 · 3/7 steps · next: handle quoted commas
     forge [######----] 12/20 - 3/7 steps - next: handle quoted commas     (not UTF-8)
+    forge ▰▰▱▱▱▱▱▱▱▱ 3/20 · unsandboxed · next: write the parser    (by the opt-out)
 
 Pure formatting: callers read the goal and the checkpoint and say whether colour and
 Unicode may be used (`unicode_ok`, and the CLI's `use_colour`), so the same goal always
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 
 CELLS = 10
+UNSANDBOXED = "unsandboxed"  # a goal run by the project's opt-out (sandbox.posture.OPTED_OUT)
 ATTENTION = "forge: ledger needs attention"
 STEP_LIMIT = 48
 
@@ -91,6 +93,8 @@ def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
     parts = [f"forge {paint(bar(used, ceiling, unicode), tone, colour)} {numbers}"]
     if checkpoint is not None and checkpoint.total:
         parts.append(f"{checkpoint.done}/{checkpoint.total} steps")
+    if goal.get("sandbox") == UNSANDBOXED:
+        parts.append(paint(UNSANDBOXED, _RED, colour))
     if spent:
         parts.append(paint("budget spent", _RED, colour))
     elif stuck:

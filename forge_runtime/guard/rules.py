@@ -63,8 +63,9 @@ SCHEMA = {
 
 class Rules(record("Rules", "roles agents protected goal", defaults=((), {}))):
     """Roles by name, which agent types take which role (`agents`), extra protected paths,
-    and the project's goal settings (`goal.require_sandbox`: refuse a /goal without the
-    host's kernel sandbox).
+    and the project's goal settings (`goal.require_sandbox: false`, in so many words: a
+    person's /goal may run without the host's kernel sandbox, which it otherwise needs;
+    sandbox/posture.py).
 
     A record, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
     """

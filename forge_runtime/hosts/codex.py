@@ -148,19 +148,27 @@ def pause_native_goal(event: dict) -> bool:
 
 # -- Codex's sandbox ----------------------------------------------------------------------
 
-def codex_sandbox_posture(project_root: Path, home: Path | None = None) -> dict:
-    """What Codex's own sandbox protects for this project, read from its config files.
+SANDBOXING_MODES = ("workspace-write", "read-only")
+
+
+def codex_sandbox_posture(project_root: Path, home: Path | None = None,
+                          rollout: str | None = None) -> dict:
+    """What Codex's own sandbox protects for this project, read from its config files and,
+    for a running session, from its rollout.
 
     `sandbox_mode` comes from the project's `.codex/config.toml`, else the user's
     `$CODEX_HOME/config.toml`, else Codex's default (`workspace-write` in the TUI for a
     trusted project, `read-only` for `codex exec`). Measured: `workspace-write` mounts the
     project writable but `.git`, `.codex` and `.agents` read-only, so the goal ledger under
     `.git` is kernel-protected; `danger-full-access` protects nothing, and a command the
-    person approves with escalation runs outside the sandbox.
+    person approves with escalation runs outside the sandbox. The command line
+    (`--sandbox`) outranks the files, so a session's rollout says what it really runs in
+    (`codex_transcript.sandbox_modes`): any turn there outside a sandboxing mode makes the
+    session unprotected (a line appended to the rollout can add a turn, not remove one).
     """
     import tomllib
 
-    home = home or codex_home(None)
+    home = home or codex_home(rollout)
     mode, source = None, "Codex's default"
     for path in (project_root / ".codex" / "config.toml", home / "config.toml"):
         try:
@@ -170,9 +178,16 @@ def codex_sandbox_posture(project_root: Path, home: Path | None = None) -> dict:
         if isinstance(config.get("sandbox_mode"), str):
             mode, source = config["sandbox_mode"], str(path)
             break
-    protects = mode in (None, "workspace-write", "read-only")
+    if rollout:
+        from forge_runtime.goal.codex_transcript import sandbox_modes
+
+        seen = sandbox_modes(rollout)
+        outside = [seen_mode for seen_mode in seen if seen_mode not in SANDBOXING_MODES]
+        if outside or seen:
+            mode, source = (outside or seen)[-1], "this session's rollout"
+    protects = mode is None or mode in SANDBOXING_MODES
     return {"host": NAME, "sandbox_mode": mode or "workspace-write (TUI) / read-only (exec)",
             "source": source, "ledger_kernel_protected": protects,
             "detail": ("Codex's sandbox mounts .git, .codex and .agents read-only"
-                       if protects else "danger-full-access: the kernel protects nothing; "
+                       if protects else f"{mode}: the kernel protects nothing; "
                        "only forge's guard and the ledger's hash chain remain")}

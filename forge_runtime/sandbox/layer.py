@@ -212,11 +212,17 @@ def enable(project: Project, scope: str) -> tuple[Path, bool]:
     from forge_runtime.initializer import write_atomically
     from forge_runtime.sandbox import tools
 
-    problem = tools.find().problem
-    if problem:
-        raise ForgeError(f"the host's sandbox cannot run here: {problem}", tools.INSTALL,
+    found = tools.find()
+    if found.problem and found.installable:
+        raise ForgeError(f"the host's sandbox cannot run here: {found.problem}", tools.INSTALL,
                          rationale="the sandbox needs bubblewrap >= 0.8.0 and socat; on other "
                                    "systems install them with the platform's package manager")
+    if found.problem:
+        from forge_runtime.sandbox.posture import OPT_OUT
+
+        raise ForgeError(f"the host's sandbox cannot run here: {found.problem}", OPT_OUT,
+                         rationale="no package fixes this: let goals run unsandboxed in this "
+                                   "project, or run forge where bubblewrap can start")
     path = scopes.settings_path(scope, project)
     record_file = record_path(path)
     record = _read_record(record_file)

@@ -8,6 +8,9 @@ short is a gap with the one full command that closes it. Worst first:
 2. the sandbox on without bubblewrap >= 0.8.0 and socat;
 3. the sandbox off, or on without `failIfUnavailable`, with `allowUnsandboxedCommands`, or
    without forge's deny rules: the ledger then rests on the guard's shell analysis alone.
+
+A person's `/goal` runs only with the kernel layer in force, or with the project's opt-out
+in `.forge/guard.yaml` (`for_goal`); `would_be` says which, in one line.
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ HOST_TIMEOUT_SECONDS = 20
 UNSANDBOXED = "FORGE_GOAL_UNSANDBOXED"
 TOLD_DIR = "unsandboxed-told"
 ENABLE = "forge sandbox enable"
+ENABLE_USER = "forge sandbox enable --scope user"
+SANDBOXED, OPTED_OUT = "sandboxed", "unsandboxed"  # a goal's `sandbox` field in the ledger
+OPT_OUT_LINE = "goal: {require_sandbox: false}"
+OPT_OUT = f"mkdir -p .forge && echo '{OPT_OUT_LINE}' >> .forge/guard.yaml"
+CODEX_FIX = "codex --sandbox workspace-write"
 
 
 # Records (records.py) rather than named tuples, and `subprocess`, `shlex` and `json` only
@@ -173,44 +181,117 @@ def final_hint(found: list[Gap]):
                        or_=list(worst.alternatives))
 
 
-def goal_notice_once(project: Project, session_id: str) -> str | None:
-    """At a person's `/goal`: the FORGE_GOAL_UNSANDBOXED notice, the first time in a session
-    whose ledger is not kernel-protected; None otherwise.
+# -- what a person's /goal gets -----------------------------------------------------------
 
-    Raises ForgeError (the /goal is refused) when `.forge/guard.yaml` sets
-    `goal: {require_sandbox: true}`, or is broken (it might have said so).
+def for_goal(project: Project, codex: dict | None = None) -> str:
+    """The posture a person's `/goal` gets here now: SANDBOXED when the host's kernel layer
+    keeps the ledger (Claude Code: forge's sandbox layer in force; Codex, `codex` being its
+    `codex_sandbox_posture`: its own sandbox), OPTED_OUT when `.forge/guard.yaml` says
+    `goal: {require_sandbox: false}` in so many words.
+
+    Anything else raises the FORGE_GOAL_UNSANDBOXED refusal; a broken guard.yaml raises its
+    own error (it might have said either, so it fails closed). Settings are trusted as they
+    are on macOS, where the host sandboxes with Seatbelt and needs no bubblewrap.
     """
-    from forge_runtime.guard import paths, rules
+    protected = codex["ledger_kernel_protected"] if codex is not None \
+        else ledger_protected(project)
+    if protected:
+        return SANDBOXED
+    from forge_runtime.guard import rules
 
-    if ledger_protected(project):
+    if rules.for_project(project).goal.get("require_sandbox") is False:
+        return OPTED_OUT
+    raise refusal(project, codex)
+
+
+def refusal(project: Project, codex: dict | None = None) -> ForgeError:
+    """FORGE_GOAL_UNSANDBOXED for a /goal without the kernel layer: what is missing, and
+    both ways on (the layer, or the project's opt-out)."""
+    from forge_runtime.errors import EXIT_REFUSED
+
+    why = _why_refused(project, codex)
+    return ForgeError(f"a /goal runs only inside the host's kernel sandbox, and {why.detail}; "
+                      f"to run goals without it, .forge/guard.yaml says {OPT_OUT_LINE}",
+                      why.fix, exit_code=EXIT_REFUSED, code=UNSANDBOXED,
+                      rationale=why.rationale, or_=[*why.others, OPT_OUT])
+
+
+class _Why(record("_Why", "short detail fix rationale others", defaults=((),))):
+    """Why a /goal is refused: in a few words (`would_be`), in full (the refusal), and the
+    way on."""
+
+    __slots__ = ()
+
+
+def _why_refused(project: Project, codex: dict | None) -> _Why:
+    if codex is not None:
+        mode = f"Codex's sandbox_mode is {codex['sandbox_mode']}"
+        return _Why(mode, f"{mode} ({codex['source']})", CODEX_FIX,
+                    "a new Codex session in its workspace-write sandbox (.git read-only), "
+                    "then type the /goal again; or set sandbox_mode = \"workspace-write\" "
+                    "in config.toml")
+    from forge_runtime.sandbox import tools
+
+    found = tools.find()
+    if found.problem:
+        short = f"this machine cannot sandbox: {found.problem}"
+        if found.installable:
+            return _Why(short, short, tools.INSTALL, f"then {ENABLE} and type the /goal again")
+        return _Why(short, short, OPT_OUT, "opts this project out (where bubblewrap can "
+                                           f"start, {ENABLE} instead)")
+    holes = "; ".join(sandbox_holes(read(project), project))
+    return _Why("no sandbox layer", f"forge's sandbox layer is not in force ({holes})", ENABLE,
+                f"for this project, then type the /goal again; `{ENABLE_USER}` once covers "
+                "every project of this machine", (ENABLE_USER,))
+
+
+def would_be(project: Project, codex: dict | None = None) -> str:
+    """The posture a /goal would get now, in a few words, as `forge doctor` and `forge
+    sandbox status` print it first."""
+    try:
+        got = for_goal(project, codex)
+    except ForgeError as exc:
+        if exc.code != UNSANDBOXED:
+            return f"refused ({exc.code or 'error'}: {exc.message})"
+        why = _why_refused(project, codex)
+        ways = f"Fix: {why.fix}, or opt out" if why.fix != OPT_OUT else "Fix: opt out"
+        return f"refused ({why.short}; {ways}: {OPT_OUT_LINE} in .forge/guard.yaml)"
+    if got == OPTED_OUT:
+        return f"unsandboxed by opt-out (.forge/guard.yaml: {OPT_OUT_LINE})"
+    return "sandboxed"
+
+
+def goal_line(project: Project, codex: dict | None = None) -> str:
+    """`a /goal here would be: ...` for Claude Code, and for Codex too when forge is wired
+    for it (`codex`: its `codex_sandbox_posture`)."""
+    line = f"a /goal here would be: {would_be(project)}"
+    if codex is not None:
+        line += f"; on Codex: {would_be(project, codex)}"
+    return line
+
+
+def goal_notice_once(project: Project, session_id: str, codex: dict | None = None) -> str | None:
+    """At a person's `/goal`: None when it runs sandboxed; the FORGE_GOAL_UNSANDBOXED
+    notice the first time in a session that runs one by the project's opt-out; raises the
+    refusal (ForgeError) otherwise (see `for_goal`)."""
+    from forge_runtime.guard import paths
+
+    if for_goal(project, codex) == SANDBOXED:
         return None
-    require = rules.for_project(project).goal.get("require_sandbox") is True
-    notice = goal_notice(project, require)
     told = os.path.join(paths.guard_dir(project), TOLD_DIR, _safe_name(session_id))
     if os.path.exists(told):
         return None
     os.makedirs(os.path.dirname(told), exist_ok=True)
     with open(told, "a"):  # as Path.touch: create it, keep it if a racing /goal did
         pass
-    return notice
+    fix = CODEX_FIX if codex is not None else ENABLE
+    return (f"{UNSANDBOXED}: this goal runs unsandboxed: .forge/guard.yaml opts out "
+            f"({OPT_OUT_LINE}), so only the guard's shell analysis keeps an agent off its "
+            "ledger and off forge's switches\n"
+            + hints.next_(fix, "the goal runs anyway; this adds the kernel layer").render())
 
 
 def _safe_name(session_id: str) -> str:
     from forge_runtime.digest import sha256_hex
 
     return sha256_hex(session_id.encode("utf-8"))[:32]
-
-
-def goal_notice(project: Project, require: bool) -> str:
-    """The notice for a /goal whose ledger is not kernel-protected; ForgeError if required."""
-    holes = "; ".join(sandbox_holes(read(project), project))
-    message = (f"{UNSANDBOXED}: this goal's ledger is not protected by the host's kernel "
-               f"sandbox ({holes}); only the guard's shell analysis keeps an agent off it")
-    if require:
-        from forge_runtime.errors import EXIT_REFUSED
-
-        raise ForgeError(message + ", and .forge/guard.yaml sets goal.require_sandbox",
-                         ENABLE, exit_code=EXIT_REFUSED,
-                         rationale="then type the /goal again")
-    return f"{message}\n" + hints.next_(ENABLE, "the goal runs anyway; this adds the kernel "
-                                                "layer").render()

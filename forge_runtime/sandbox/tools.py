@@ -1,7 +1,10 @@
-"""Whether this machine has what the host's Linux sandbox needs: bubblewrap >= 0.8.0, socat.
+"""Whether this machine can run the host's Linux sandbox: bubblewrap >= 0.8.0, socat, and a
+kernel that lets bubblewrap make its namespaces.
 
 Older bubblewrap lets a sandboxed command undo the read-only binds the deny rules rely on.
-On macOS the host uses the system's own sandbox and needs neither.
+Many containers give no unprivileged user namespaces: bubblewrap is installed but cannot
+start, so the one honest test is to start it once (`bwrap --ro-bind / / true`, a few ms).
+On macOS the host uses the system's own sandbox (Seatbelt) and needs none of this.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ INSTALL = "apt-get install -y bubblewrap socat"
 VERSION_TIMEOUT_SECONDS = 10
 
 
-class Tools(namedtuple("Tools", "needed bwrap_version socat")):
-    """What was found: `bwrap_version` as a tuple (None: missing), `socat` as a path."""
+class Tools(namedtuple("Tools", "needed bwrap_version socat start_error", defaults=(None,))):
+    """What was found: `bwrap_version` as a tuple (None: missing), `socat` as a path,
+    `start_error` what bubblewrap said when it could not start (None: it ran)."""
 
     __slots__ = ()
 
@@ -33,9 +37,17 @@ class Tools(namedtuple("Tools", "needed bwrap_version socat")):
             found = ".".join(map(str, self.bwrap_version))
             missing.append(f"bubblewrap {found} is older than 0.8.0 (it lets a command undo "
                            "the sandbox's read-only paths)")
+        elif self.start_error is not None:
+            missing.append("bubblewrap cannot start (no user namespaces, as in many "
+                           f"containers: {self.start_error})")
         if self.socat is None:
             missing.append("socat is not installed")
         return "; ".join(missing) or None
+
+    @property
+    def installable(self) -> bool:
+        """True when installing packages would fix what is missing (not a kernel limit)."""
+        return self.start_error is None
 
     def describe(self) -> str:
         if not self.needed:
@@ -61,7 +73,23 @@ def _bwrap_version() -> tuple[int, ...] | None:
         return None
 
 
+def _start_error() -> str | None:
+    """What `bwrap --ro-bind / / true` says when it fails (its last stderr line), or None."""
+    try:
+        done = subprocess.run([shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "true"],
+                              capture_output=True, text=True,
+                              timeout=VERSION_TIMEOUT_SECONDS, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return exc.__class__.__name__
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.strip().splitlines()
+    return lines[-1].strip() if lines else f"exit status {done.returncode}"
+
+
 def find() -> Tools:
     if not sys.platform.startswith("linux"):
         return Tools(False, None, None)
-    return Tools(True, _bwrap_version(), shutil.which("socat"))
+    version = _bwrap_version()
+    started = _start_error() if version is not None and version >= MIN_BWRAP else None
+    return Tools(True, version, shutil.which("socat"), started)

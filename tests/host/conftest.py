@@ -15,7 +15,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from goal_support import opt_out_of_sandbox
 from tui_support import Tui
+
+from forge_runtime.hostkit.projects import init_git_project
 
 _early: dict[str, tuple[Future, Path]] = {}
 
@@ -40,6 +43,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     for future, workdir in _early.values():
         future.exception()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The host kit's fresh git project, opted out of the kernel layer in so many words
+    (`.forge/guard.yaml`): a host test not about the sandbox runs its goals there as a
+    person who opted out would. Tests of the secure posture remove the file or enable the
+    layer (tests/host/test_sandbox_host.py)."""
+    project = init_git_project(tmp_path / "project")
+    opt_out_of_sandbox(project)
+    return project
 
 
 @pytest.fixture

@@ -131,3 +131,28 @@ def test_a_goal_the_model_completes_on_codex_ends_with_its_count(codex_host, pro
                         and goal_in_state(project), "forge to record the goal complete")
     assert goal["turn_count"] == 1  # the one goal turn, in which the model completed it
     assert not any(call["stdout"] for call in tui.hooks("Stop"))
+
+
+def test_a_persons_goal_in_codexs_full_access_is_refused_at_its_first_stop(
+        codex_host, project, tui_factory):
+    """The real Codex TUI started with `--sandbox danger-full-access` (in no config file):
+    forge reads the session's sandbox from the rollout and refuses the goal, pausing it."""
+    (project / ".forge" / "guard.yaml").unlink()  # the default posture: no opt-out
+    host = codex_host(WORKS)
+    host.install_forge(project)
+    tui = tui_factory(host, project, ("--sandbox", "danger-full-access"))
+    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+    tui.type(f"/goal {OBJECTIVE}")
+    tui.wait_for(lambda: any("FORGE_GOAL_UNSANDBOXED" in call["stdout"]
+                             for call in tui.hooks("Stop")), "forge to refuse the goal",
+                 timeout=60)
+    refused = next(json.loads(call["stdout"]) for call in tui.hooks("Stop")
+                   if "FORGE_GOAL_UNSANDBOXED" in call["stdout"])
+    assert refused["continue"] is False
+    lines = refused["stopReason"].splitlines()
+    assert "Codex's sandbox_mode is danger-full-access (this session's rollout)" in lines[0]
+    assert "Fix: codex --sandbox workspace-write" in lines
+    session_id = json.loads(tui.hooks("Stop")[0]["stdin"])["session_id"]
+    assert native_goal_status(host, session_id) == "paused"
+    assert model_turns(host) == 1, "Codex started no further goal turn"
+    assert goal_nonces(find_project(project)) == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from goal_support import opt_out_of_sandbox
 
 from forge_runtime import resources
 from forge_runtime.goal import sessions
@@ -51,6 +52,7 @@ rules:
 def start_early(workdir: Path) -> tuple[SessionResult, Path]:
     """The session, in a fresh project with the forge plugin (as `claude_host` gives it)."""
     project = init_git_project(workdir / "project")
+    opt_out_of_sandbox(project)  # the model's /goal meets no sandbox refusal: only forge's check
     with Host(workdir / "host", as_script(SCHEDULES_A_GOAL),
               plugin_dirs=[resources.host_plugin_dir(workdir)]) as host:
         session = host.run("loop on the build", cwd=project, timeout=180,

@@ -17,17 +17,22 @@ def register(subparsers, common) -> None:
 
 
 def run(args) -> Result:
+    from forge_runtime.cli.commands.sandbox import codex_posture
     from forge_runtime.doctor import run_checks
     from forge_runtime.project import find_project
+    from forge_runtime.sandbox import posture
 
-    checks = run_checks(find_project())
-    lines = []
+    project = find_project()
+    checks = run_checks(project)
+    goal_line = posture.goal_line(project, codex_posture(project))
+    lines = [goal_line]
     for check in checks:
         lines.append(f"{'ok' if check.ok else 'FAIL':<4}  {check.name:<12} {check.detail}")
         if check.fix:
             lines.append(f"      {'':<12} fix: {check.fix}")
     failed = [check for check in checks if not check.ok]
-    data = {"ok": not failed, "checks": [check.as_dict() for check in checks]}
+    data = {"ok": not failed, "goal_posture": goal_line,
+            "checks": [check.as_dict() for check in checks]}
     if not failed:
         return Result(hints.done(f"all {len(checks)} checks passed"), lines, data, EXIT_OK)
     fixes = list(dict.fromkeys(check.fix for check in failed if check.fix))

@@ -41,7 +41,15 @@ def _summary(goal: dict) -> list[str]:
             f"objective   {goal['objective']}",
             f"status      {goal['status']}",
             f"turns       {goal['turn_count']} of {goal['turn_ceiling']} "
-            f"({goal['activation_count']} activation(s) x 20)"]
+            f"({goal['activation_count']} activation(s) x 20)",
+            *([f"sandbox     {SANDBOX_WORDS.get(goal['sandbox'], goal['sandbox'])}"]
+              if isinstance(goal.get("sandbox"), str) else [])]
+
+
+# the posture a person's /goal ran in, as the ledger recorded it (sandbox.posture.for_goal)
+SANDBOX_WORDS = {"sandboxed": "sandboxed (the host's kernel layer keeps the ledger)",
+                 "unsandboxed": "unsandboxed (.forge/guard.yaml opts out: "
+                                "goal.require_sandbox is false)"}
 
 
 def _brief_of(project, goal: dict):

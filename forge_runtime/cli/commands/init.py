@@ -54,6 +54,34 @@ def _status_line(args, root) -> tuple[str, dict]:
     return f"{action:<9} {shown} ({what})", {"path": str(path), "changed": changed}
 
 
+def _kernel_layer(project) -> tuple[str, dict]:
+    """Turn on the kernel layer a person's /goal needs (project scope) when the host can run
+    it and neither it nor the project's opt-out is in force; the line that says what
+    happened and how to turn it off, and its JSON. Never fails `init`."""
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.guard import rules
+    from forge_runtime.sandbox import layer, posture, scopes
+
+    off = (f"turn it off: forge sandbox disable, or let goals run without it: "
+           f"{posture.OPT_OUT_LINE} in .forge/guard.yaml")
+    try:
+        if posture.ledger_protected(project):
+            return f"{'unchanged':<9} the kernel layer is in force ({off})", {"outcome": "on"}
+        if rules.for_project(project).goal.get("require_sandbox") is False:
+            return (f"{'unchanged':<9} no kernel layer: .forge/guard.yaml opts goals out "
+                    f"({posture.OPT_OUT_LINE})"), {"outcome": "opted-out"}
+        path, _ = layer.enable(project, scopes.PROJECT)
+    except ForgeError as exc:
+        ways = (f"`{exc.fix}`, then `{posture.ENABLE}`, or opt out" if exc.fix != posture.OPT_OUT
+                else "opt out")
+        return (f"{'skipped':<9} the kernel layer: {exc.message}; a /goal is refused until "
+                f"then: {ways}: `{posture.OPT_OUT}`"), \
+            {"outcome": "skipped", "problem": exc.message, "fix": exc.fix}
+    shown = path.relative_to(project.root).as_posix()
+    return (f"{'enabled':<9} {shown} (the host's kernel sandbox and forge's deny rules, "
+            f"which a /goal needs; {off})"), {"outcome": "enabled", "path": str(path)}
+
+
 def run(args) -> Result:
     from forge_runtime import hook_settings, initializer
     from forge_runtime.project import find_project
@@ -84,6 +112,9 @@ def run(args) -> Result:
         lines.append(f"Kept {len(kept)} file(s) you edited; {again} replaces them.")
     if not lines:
         lines.append(f"forge is already installed in {project.root}; nothing changed.")
+    if args.host != "codex":  # Codex's kernel layer is its own sandbox (sandbox_mode)
+        line, data["sandbox"] = _kernel_layer(project)
+        lines.append(line)
     or_ = [again] if kept else None
     return Result(hints.next_("forge doctor", "check that forge is ready in this project",
                               or_=or_), lines=lines, data=data)

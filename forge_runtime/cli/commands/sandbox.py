@@ -113,11 +113,13 @@ def run_status(args) -> Result:
     host = posture.host_status(project)
     found = posture.gaps(state, project, found_tools)
     codex = codex_posture(project)
-    data = {"codex": codex, "protected": posture.ledger_protected(project),
+    goal_line = posture.goal_line(project, codex)
+    data = {"goal_posture": goal_line, "codex": codex,
+            "protected": posture.ledger_protected(project),
             "effective": {key: value for key, (value, _) in state.effective.items()},
             "env_overrides": [{"file": str(p), "name": n, "value": v} for p, n, v in state.env],
             "tools": found_tools.describe(), "host": host,
             "gaps": [{"rank": gap.rank, "message": gap.message, "fix": gap.fix}
                      for gap in found]}
-    return Result(posture.final_hint(found), status_lines(state, project, found_tools, host, codex),
-                  data, EXIT_USAGE if found else EXIT_OK)
+    lines = [goal_line, *status_lines(state, project, found_tools, host, codex)]
+    return Result(posture.final_hint(found), lines, data, EXIT_USAGE if found else EXIT_OK)
