@@ -94,6 +94,8 @@ def tracked_text_files() -> list[Path]:
     files = []
     for name in filter(None, names):
         path = REPO / name
+        if path == Path(__file__).resolve():
+            continue  # its examples of a stranger's package are meant to be caught
         if path.is_file() and path.suffix not in (".png", ".jpg", ".whl", ".gz"):
             files.append(path)
     return files
