@@ -8,7 +8,8 @@ with its Fix, and the session goes on: hooks that must fail closed still do so o
 The agent's Bash tool finds the plugin's `bin/forge` on its PATH, but the host passes it no
 CLAUDE_PLUGIN_* variables. A SessionStart hook may export variables to the session's Bash
 commands through the file named by CLAUDE_ENV_FILE, so this hook tells `bin/forge` which
-Python has forge's dependencies.
+Python has forge's dependencies. And it tells the person when the repository's last Stop
+hooks were killed by someone else's signal.
 """
 
 import os
@@ -31,7 +32,17 @@ def handle(event: dict) -> dict | None:
             return {"systemMessage": exc.hint().render()}
         python = bootstrap.python_for(outcome, data_dir)
     export_python_to_bash(python)
-    return None
+    return killed_stops_notice(event)
+
+
+def killed_stops_notice(event: dict) -> dict | None:
+    """Tell the person when this repository's last Stop hooks were killed by someone else's
+    signal (forge_runtime/goal/kills.py): the killer may live on into this session."""
+    from forge_runtime.goal import kills
+    from forge_runtime.roots import ledger_root_of
+
+    return kills.with_notice(None, ledger_root_of(
+        os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None))
 
 
 def export_python_to_bash(python: str) -> None:

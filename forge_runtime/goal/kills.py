@@ -1,0 +1,122 @@
+"""Stop hooks killed by someone else's signal: recorded beside the ledger, told to the person.
+
+The host ends a hook that outlives its timeout by signalling the hook's whole process group,
+forge's launcher included (measured: hooks/forge-hook), so the launcher dies with its
+interpreter and never answers. A launcher that lives to see its interpreter killed by a
+signal therefore saw someone else's kill (another process, the OOM killer), and it runs
+`entry.py killed <signal>` (forge_runtime/hooks/stop.py `on_killed`), which ends a goal's
+autonomy and adds the kill to this repository's row of killed Stops:
+
+    <ledger root>/killed-stops.json   {"kills": [{"signal": 9, "at": "<UTC>", "session": "<id>"}]}
+
+A Stop of a bound session that runs to the end empties the row, so it holds the Stops
+killed in a row. It lives beside the ledger, where the guard and the kernel layer keep the
+agent out; the killed Stop's own stop message, the next prompt and session start of a
+session with a goal, and `forge goal status` say how many, and which layer stops a killer.
+"""
+
+from __future__ import annotations
+
+import os
+
+from forge_runtime import fastjson
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+
+FILE_NAME = "killed-stops.json"
+KEPT = 100  # a row longer than this is told as "100 or more"
+FIX = "forge sandbox enable"
+LAYER = ("the kernel layer stops that (the agent's Bash runs in its own PID namespace, "
+         "where forge's hooks cannot be seen)")
+
+
+def _path(ledger_root: str | os.PathLike) -> str:
+    return os.path.join(ledger_root, FILE_NAME)
+
+
+def row(ledger_root: str | os.PathLike) -> list[dict]:
+    """The Stops killed in a row, oldest first (none when the file is missing or not
+    forge's: this is what forge tells, never what decides a goal's autonomy)."""
+    try:
+        with open(_path(ledger_root), "rb") as handle:
+            kills = fastjson.loads(handle.read()).get("kills")
+    except (OSError, ValueError, AttributeError):
+        return []
+    if not isinstance(kills, list):
+        return []
+    return [kill for kill in kills if isinstance(kill, dict) and
+            isinstance(kill.get("signal"), int)]
+
+
+def add(ledger_root: str | os.PathLike, session_id: str, signal_number: int) -> list[dict]:
+    """Add one killed Stop to the row; the row as it now stands."""
+    import time
+
+    kills = [*row(ledger_root), {"signal": signal_number, "session": session_id,
+                                 "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}]
+    kills = kills[-KEPT:]
+    os.makedirs(ledger_root, exist_ok=True)
+    path = _path(ledger_root)
+    temp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+    with open(temp, "w", encoding="utf-8") as handle:
+        handle.write(fastjson.dumps({"kills": kills}))
+    os.replace(temp, path)
+    return kills
+
+
+def clear(ledger_root: str | os.PathLike) -> None:
+    """A Stop ran to the end: the row is broken (one failed unlink when there is none)."""
+    try:  # noqa: SIM105 (`contextlib` is one more import on every charging Stop)
+        os.unlink(_path(ledger_root))
+    except FileNotFoundError:
+        pass
+
+
+def _signal_name(number: int) -> str:
+    import signal  # enum with it: only when there is a kill to name
+
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
+
+
+def summary(kills: list[dict]) -> str:
+    """"3 Stop hooks in a row were killed by signal 9 (SIGKILL), not by the host's
+    timeout", for a non-empty row."""
+    count = f"{len(kills)} or more" if len(kills) >= KEPT else str(len(kills))
+    numbers = sorted({kill["signal"] for kill in kills})
+    how = " or ".join(_signal_name(number) for number in numbers)
+    last = kills[-1].get("at")
+    since = f" (the last at {last})" if isinstance(last, str) else ""
+    if len(kills) == 1:
+        return f"forge's Stop hook was killed by {how}{since}, not by the host's timeout"
+    return f"{count} Stop hooks in a row were killed by {how}{since}, not by the host's timeout"
+
+
+def refusal(kills: list[dict], signal_number: int) -> ForgeError:
+    """Why a killed Stop ends autonomy, with the row it belongs to (`kills` may be empty
+    when the row could not be written)."""
+    told = summary(kills) if kills else summary([{"signal": signal_number}])
+    return ForgeError(f"{told}, so forge ends this goal's autonomy (its turns are charged at "
+                      "the next prompt); something in this session is killing forge's hooks, "
+                      f"and {LAYER}", FIX, exit_code=EXIT_REFUSED, code="FORGE_GOAL_HOOK_KILLED")
+
+
+def notice(ledger_root: str | os.PathLike) -> str | None:
+    """What the person is told while the row is not empty, as a rendered hint; else None
+    (one failed open when there is no row)."""
+    kills = row(ledger_root)
+    if not kills:
+        return None
+    return ForgeError(f"{summary(kills)}: something in this session is killing forge's "
+                      f"hooks, and {LAYER}", FIX, exit_code=EXIT_REFUSED,
+                      code="FORGE_GOAL_HOOK_KILLED").hint().render()
+
+
+def with_notice(reply: dict | None, ledger_root: str | os.PathLike) -> dict | None:
+    """`reply` with the row's notice as the person's `systemMessage`, unless it already
+    carries one (one hint per message) or there is no row."""
+    if reply and "systemMessage" in reply:
+        return reply
+    told = notice(ledger_root)
+    return {**(reply or {}), "systemMessage": told} if told else reply
