@@ -20,10 +20,11 @@ import pytest
 from goal_support import goal_project, started_goal
 
 from forge_runtime import hints
+from forge_runtime.cli.main import main
 from forge_runtime.goal import kills, state
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.hint_audit import output_problems
-from forge_runtime.hooks import session_start, user_prompt_submit
+from forge_runtime.hooks import session_start, stop, user_prompt_submit
 from forge_runtime.roots import session_marker
 
 REPO = Path(__file__).resolve().parents[1]
@@ -192,3 +193,22 @@ def test_a_killed_launcher_leaves_its_interpreter_answering_the_host(project, tm
     assert launcher.returncode == -signal.SIGKILL
     assert reply["permissionDecision"] == "deny"
     assert "Bash deletes the goal ledger" in reply["permissionDecisionReason"]
+
+
+def test_goal_status_tells_the_row_of_killed_stops_until_a_stop_runs(tmp_path, monkeypatch,
+                                                                      capsys):
+    project = goal_project(tmp_path, monkeypatch, cli=True)
+    session = started_goal(project, OBJECTIVE, 2)
+    for _ in range(3):
+        kills.add(project.ledger_root, session.id, 9)
+    assert main(["goal", "status"]) == 2
+    text = capsys.readouterr().out
+    assert "killed      3 Stop hooks in a row were killed by signal 9 (SIGKILL), the last at " \
+        in text
+    assert output_problems(text) == [] and text.splitlines()[-1] == "Fix: forge sandbox enable"
+    assert main(["goal", "status", "--json"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["code"] == "FORGE_GOAL_HOOK_KILLED" and len(data["killed_stops"]) == 3
+    assert stop.handle(session.event("Stop", stop_hook_active=True)) is None  # it ran
+    assert main(["goal", "status"]) == 0
+    assert "killed " not in capsys.readouterr().out

@@ -81,36 +81,40 @@ def _signal_name(number: int) -> str:
 
 
 def summary(kills: list[dict]) -> str:
-    """"3 Stop hooks in a row were killed by signal 9 (SIGKILL), not by the host's
-    timeout", for a non-empty row."""
-    count = f"{len(kills)} or more" if len(kills) >= KEPT else str(len(kills))
+    """"3 Stop hooks in a row were killed by signal 9 (SIGKILL), the last at <UTC>, not by
+    the host's timeout", for a non-empty row."""
     numbers = sorted({kill["signal"] for kill in kills})
     how = " or ".join(_signal_name(number) for number in numbers)
     last = kills[-1].get("at")
-    since = f" (the last at {last})" if isinstance(last, str) else ""
     if len(kills) == 1:
-        return f"forge's Stop hook was killed by {how}{since}, not by the host's timeout"
-    return f"{count} Stop hooks in a row were killed by {how}{since}, not by the host's timeout"
+        told = f"forge's Stop hook was killed by {how}" + (f" at {last}" if last else "")
+    else:
+        count = f"{len(kills)} or more" if len(kills) >= KEPT else str(len(kills))
+        told = f"{count} Stop hooks in a row were killed by {how}" + (
+            f", the last at {last}" if last else "")
+    return f"{told}, not by the host's timeout"
 
 
 def refusal(kills: list[dict], signal_number: int) -> ForgeError:
     """Why a killed Stop ends autonomy, with the row it belongs to (`kills` may be empty
     when the row could not be written)."""
     told = summary(kills) if kills else summary([{"signal": signal_number}])
-    return ForgeError(f"{told}, so forge ends this goal's autonomy (its turns are charged at "
-                      "the next prompt); something in this session is killing forge's hooks, "
+    return ForgeError(f"{told}, so forge ends this goal's autonomy (the next prompt catches its "
+                      "turns up); something in this session is killing forge's hooks, and "
+                      f"{LAYER}", FIX, exit_code=EXIT_REFUSED, code="FORGE_GOAL_HOOK_KILLED")
+
+
+def warning(kills: list[dict]) -> ForgeError:
+    """What the person is told about a non-empty row, away from the Stop it ended."""
+    return ForgeError(f"{summary(kills)}: something in this session is killing forge's hooks, "
                       f"and {LAYER}", FIX, exit_code=EXIT_REFUSED, code="FORGE_GOAL_HOOK_KILLED")
 
 
 def notice(ledger_root: str | os.PathLike) -> str | None:
-    """What the person is told while the row is not empty, as a rendered hint; else None
-    (one failed open when there is no row)."""
+    """`warning` for the row beside this ledger, rendered; None when there is no row (one
+    failed open)."""
     kills = row(ledger_root)
-    if not kills:
-        return None
-    return ForgeError(f"{summary(kills)}: something in this session is killing forge's "
-                      f"hooks, and {LAYER}", FIX, exit_code=EXIT_REFUSED,
-                      code="FORGE_GOAL_HOOK_KILLED").hint().render()
+    return warning(kills).hint().render() if kills else None
 
 
 def with_notice(reply: dict | None, ledger_root: str | os.PathLike) -> dict | None:
