@@ -48,7 +48,8 @@ def row(ledger_root: str | os.PathLike) -> list[dict]:
 
 
 def add(ledger_root: str | os.PathLike, session_id: str, signal_number: int) -> list[dict]:
-    """Add one killed Stop to the row; the row as it now stands."""
+    """Add one killed Stop to the row; the row as it now stands. Not locked: two Stops
+    killed at the same instant may count as one (the row tells; it never decides)."""
     import time
 
     kills = [*row(ledger_root), {"signal": signal_number, "session": session_id,
