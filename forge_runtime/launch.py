@@ -67,6 +67,10 @@ _ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec
 # interpreter's command line, so a process that kills whatever names `Stop` there meets only
 # the launcher, whose death leaves this interpreter answering the host (measured).
 EVENT_ENV = "FORGE_HOOK_EVENT"
+# The launcher's pid, as it saw it (`$$`), so a Stop can tell that its launcher was killed
+# while it ran (forge_runtime/goal/kills.py); None outside the launcher.
+LAUNCHER_ENV = "FORGE_HOOK_LAUNCHER"
+launcher: int | None = None
 
 
 def main(root: str, argv: list[str]) -> int:
@@ -74,7 +78,10 @@ def main(root: str, argv: list[str]) -> int:
     signal killed) or `cli <args>`, for the plugin at `root`."""
     surface, rest = (argv[0], argv[1:]) if argv else ("", [])
     if surface == "hook":
-        event = os.environ.pop(EVENT_ENV, None)  # not inherited by what the hook runs
+        global launcher
+        event = os.environ.pop(EVENT_ENV, None)  # neither is inherited by what the hook runs
+        pid = os.environ.pop(LAUNCHER_ENV, "")
+        launcher = int(pid) if pid.isdigit() else None
         code = run_hook(rest or ([event] if event else []), install(root))
         return end_process(LAUNCHED_OK if code == 0 else code)
     if surface == "killed" and len(rest) == 1 and rest[0].isdigit():

@@ -84,9 +84,9 @@ def test_a_killed_stop_of_a_bound_session_ends_its_autonomy_and_is_recorded(
     session = started_goal(project, OBJECTIVE, 1)
     reason = _stop_reason(_launch(project, stand_in, session, sig=sig))
     first = reason.splitlines()[0]
-    assert first.startswith("Error: FORGE_GOAL_HOOK_KILLED: forge's Stop hook was killed by "
-                            f"signal {number} (SIG{sig}")
-    assert "not by the host's timeout" in first and "kernel layer" in first
+    assert first.startswith("Error: FORGE_GOAL_HOOK_KILLED: forge's Stop hook was killed at ")
+    assert f" by signal {number} (SIG{sig}), not by the host's timeout, so forge ends this " \
+        "goal's autonomy" in first and "kernel layer" in first
     assert hints.split_rendered(reason)[1].text == "forge sandbox enable"
     [kill] = kills.row(project.ledger_root)
     assert (kill["signal"], kill["session"]) == (number, session.id)
@@ -212,3 +212,50 @@ def test_goal_status_tells_the_row_of_killed_stops_until_a_stop_runs(tmp_path, m
     assert stop.handle(session.event("Stop", stop_hook_active=True)) is None  # it ran
     assert main(["goal", "status"]) == 0
     assert "killed " not in capsys.readouterr().out
+
+
+def test_a_stop_whose_launcher_is_killed_while_it_runs_charges_then_ends_autonomy(
+        project, tmp_path):
+    """The issue's killer matches the launcher's command line (`hook`, `Stop`), which no
+    longer names the interpreter: the interpreter charges the turn, finds its launcher gone,
+    and ends autonomy itself."""
+    session = started_goal(project, OBJECTIVE, 1)
+    session.work()
+    slow = tmp_path / "slow-python"
+    slow.write_text(f"#!/bin/sh\nsleep 0.4\nexec {sys.executable} \"$@\"\n")
+    slow.chmod(0o755)
+    launcher = subprocess.Popen([str(LAUNCHER), "Stop"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, cwd=project.root,
+                                env={**os.environ, "FORGE_PYTHON": str(slow),
+                                     "CLAUDE_PROJECT_DIR": str(project.root),
+                                     "CLAUDE_CODE_SESSION_ID": session.id})
+    launcher.stdin.write(json.dumps(session.event("Stop", stop_hook_active=True)).encode())
+    launcher.stdin.close()
+    time.sleep(0.1)
+    launcher.kill()
+    launcher.wait(timeout=10)  # reaped, as the host reaps its hooks
+    reply = json.loads(launcher.stdout.read())
+    assert reply["continue"] is False
+    error = reply["stopReason"][reply["stopReason"].index("Error: "):]
+    assert error.startswith("Error: FORGE_GOAL_HOOK_KILLED: forge's Stop hook was killed at ")
+    assert " by a signal to its launcher (which forge cannot see), not by the host's timeout" \
+        in error
+    assert hints.split_rendered(error)[1].text == "forge sandbox enable"
+    assert state.read(project.state_path).goal["turn_count"] == 2  # charged first
+    [kill] = kills.row(project.ledger_root)
+    assert (kill["signal"], kill["session"]) == (None, session.id)
+
+
+def test_a_wrapper_between_launcher_and_interpreter_is_no_killed_launcher(project, tmp_path):
+    session = started_goal(project, OBJECTIVE, 1)
+    session.work()
+    wrapper = tmp_path / "wrapping-python"
+    wrapper.write_text(f"#!/bin/sh\n{sys.executable} \"$@\"\n")  # a child, not an exec
+    wrapper.chmod(0o755)
+    done = subprocess.run([str(LAUNCHER), "Stop"], cwd=project.root, capture_output=True,
+                          input=json.dumps(session.event("Stop", stop_hook_active=True)).encode(),
+                          env={**os.environ, "FORGE_PYTHON": str(wrapper),
+                               "CLAUDE_PROJECT_DIR": str(project.root)}, timeout=60)
+    assert (done.returncode, done.stdout) == (0, b""), done.stderr
+    assert state.read(project.state_path).goal["turn_count"] == 2
+    assert kills.row(project.ledger_root) == []

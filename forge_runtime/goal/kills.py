@@ -2,17 +2,24 @@
 
 The host ends a hook that outlives its timeout by signalling the hook's whole process group,
 forge's launcher included (measured: hooks/forge-hook), so the launcher dies with its
-interpreter and never answers. A launcher that lives to see its interpreter killed by a
-signal therefore saw someone else's kill (another process, the OOM killer), and it runs
-`entry.py killed <signal>` (forge_runtime/hooks/stop.py `on_killed`), which ends a goal's
-autonomy and adds the kill to this repository's row of killed Stops:
+interpreter and nothing answers. Two deaths are therefore someone else's doing (another
+process, the OOM killer):
+
+- the interpreter killed while its launcher lives: the launcher runs `entry.py killed
+  <signal>` (forge_runtime/hooks/stop.py `on_killed`);
+- the launcher killed while its interpreter runs (a process that kills whatever names the
+  Stop hook on its command line): the interpreter finds its launcher gone once it has
+  charged the turn (`launcher_gone`); the signal is not its to see.
+
+Either ends a goal's autonomy and adds the kill to this repository's row of killed Stops:
 
     <ledger root>/killed-stops.json   {"kills": [{"signal": 9, "at": "<UTC>", "session": "<id>"}]}
 
-A Stop of a bound session that runs to the end empties the row, so it holds the Stops
-killed in a row. It lives beside the ledger, where the guard and the kernel layer keep the
-agent out; the killed Stop's own stop message, the next prompt and session start of a
-session with a goal, and `forge goal status` say how many, and which layer stops a killer.
+(`"signal": null` for a launcher). A Stop of a bound session that runs to the end with its
+launcher empties the row, so it holds the Stops killed in a row. It lives beside the ledger,
+where the guard and the kernel layer keep the agent out; the killed Stop's own stop
+message, the next prompt and session start of a session with a goal, and `forge goal
+status` say how many, and which layer stops a killer.
 """
 
 from __future__ import annotations
@@ -44,10 +51,11 @@ def row(ledger_root: str | os.PathLike) -> list[dict]:
     if not isinstance(kills, list):
         return []
     return [kill for kill in kills if isinstance(kill, dict) and
-            isinstance(kill.get("signal"), int)]
+            (kill.get("signal") is None or isinstance(kill.get("signal"), int))]
 
 
-def add(ledger_root: str | os.PathLike, session_id: str, signal_number: int) -> list[dict]:
+def add(ledger_root: str | os.PathLike, session_id: str,
+        signal_number: int | None) -> list[dict]:
     """Add one killed Stop to the row; the row as it now stands. Not locked: two Stops
     killed at the same instant may count as one (the row tells; it never decides)."""
     import time
@@ -72,23 +80,47 @@ def clear(ledger_root: str | os.PathLike) -> None:
         pass
 
 
-def _signal_name(number: int) -> str:
+def launcher_gone() -> bool:
+    """Whether the launcher that started this hook (`launch.launcher`, its pid as the launcher
+    saw it) died while the hook ran: it is no longer this process's parent and no longer
+    exists (a wrapper between the two leaves it alive and waiting). False outside the
+    launcher (Codex's wiring, the CLI). One or two system calls."""
+    from forge_runtime import launch
+
+    if launch.launcher is None or os.getppid() == launch.launcher:
+        return False
+    try:
+        os.kill(launch.launcher, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _how(kills: list[dict]) -> str:
+    """"signal 9 (SIGKILL)", "signal 9 (SIGKILL) or signal 15 (SIGTERM)", "a signal to its
+    launcher (which forge cannot see)"."""
     import signal  # enum with it: only when there is a kill to name
 
-    try:
-        return f"signal {number} ({signal.Signals(number).name})"
-    except ValueError:
-        return f"signal {number}"
+    named = []
+    for number in sorted({kill["signal"] for kill in kills if kill.get("signal") is not None}):
+        try:
+            named.append(f"signal {number} ({signal.Signals(number).name})")
+        except ValueError:
+            named.append(f"signal {number}")
+    if any(kill.get("signal") is None for kill in kills):
+        named.append("a signal to its launcher (which forge cannot see)")
+    return " or ".join(named)
 
 
 def summary(kills: list[dict]) -> str:
     """"3 Stop hooks in a row were killed by signal 9 (SIGKILL), the last at <UTC>, not by
-    the host's timeout", for a non-empty row."""
-    numbers = sorted({kill["signal"] for kill in kills})
-    how = " or ".join(_signal_name(number) for number in numbers)
-    last = kills[-1].get("at")
+    the host's timeout" ("forge's Stop hook was killed at <UTC> by ..." for one), for a
+    non-empty row."""
+    how, last = _how(kills), kills[-1].get("at")
     if len(kills) == 1:
-        told = f"forge's Stop hook was killed by {how}" + (f" at {last}" if last else "")
+        told = "forge's Stop hook was killed" + (f" at {last}" if last else "") + f" by {how}"
     else:
         count = f"{len(kills)} or more" if len(kills) >= KEPT else str(len(kills))
         told = f"{count} Stop hooks in a row were killed by {how}" + (
@@ -96,13 +128,12 @@ def summary(kills: list[dict]) -> str:
     return f"{told}, not by the host's timeout"
 
 
-def refusal(kills: list[dict], signal_number: int) -> ForgeError:
-    """Why a killed Stop ends autonomy, with the row it belongs to (`kills` may be empty
-    when the row could not be written)."""
-    told = summary(kills) if kills else summary([{"signal": signal_number}])
-    return ForgeError(f"{told}, so forge ends this goal's autonomy (the next prompt catches its "
-                      "turns up); something in this session is killing forge's hooks, and "
-                      f"{LAYER}", FIX, exit_code=EXIT_REFUSED, code="FORGE_GOAL_HOOK_KILLED")
+def refusal(kills: list[dict]) -> ForgeError:
+    """Why a killed Stop ends autonomy, with the row it closes."""
+    return ForgeError(f"{summary(kills)}, so forge ends this goal's autonomy (the next prompt "
+                      "catches its turns up); something in this session is killing forge's "
+                      f"hooks, and {LAYER}", FIX, exit_code=EXIT_REFUSED,
+                      code="FORGE_GOAL_HOOK_KILLED")
 
 
 def warning(kills: list[dict]) -> ForgeError:

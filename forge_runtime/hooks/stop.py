@@ -8,8 +8,8 @@ the transcript's tail says whether it is the host's native goal running with no 
 Fail closed for a bound session: when the input is malformed or forge itself fails, its
 autonomy ends (`continue: false`) instead of running unbudgeted, and so it does when the
 interpreter running this hook is killed by a signal that is not the host's timeout (the
-launcher then asks `on_killed`; see forge_runtime/goal/kills.py). A session with no goal
-gets nothing, whatever happens.
+launcher then asks `on_killed`), or its launcher while it runs (see
+forge_runtime/goal/kills.py). A session with no goal gets nothing, whatever happens.
 """
 
 import os
@@ -35,7 +35,10 @@ def handle(event: dict) -> dict | None:
 
     reply = on_stop(event)
     project = sessions.project_for(event)
-    kills.clear(project.ledger_root)  # this Stop ran: the row of killed ones is broken
+    if kills.launcher_gone():  # killed while this Stop ran: someone else's signal
+        reply = _ended_by_kill(reply, kills.add(project.ledger_root, event["session_id"], None))
+    else:
+        kills.clear(project.ledger_root)  # this Stop ran: the row of killed ones is broken
     from forge_runtime import gates
 
     if not gates.defined(project):
@@ -76,8 +79,18 @@ def on_killed(signal_number: int) -> dict | None:
     try:
         row = kills.add(project.ledger_root, event["session_id"], signal_number)
     except Exception:  # the stop matters more than the record: say it without the row
-        row = []
-    refusal = kills.refusal(row, signal_number)
+        row = [{"signal": signal_number}]
+    return _ended_by_kill(None, row)
+
+
+def _ended_by_kill(reply: dict | None, row: list[dict]) -> dict:
+    """`reply` when it ends autonomy already (the budget, a tampered ledger), else the
+    refusal that ends it because of the row of killed Stops this one closes."""
+    if reply and reply.get("continue") is False:
+        return reply
+    from forge_runtime.goal import kills
+
+    refusal = kills.refusal(row)
     return {"continue": False, "stopReason": _with_checkpoint(refusal.hint().render())}
 
 

@@ -151,13 +151,13 @@ def test_a_stop_whose_interpreter_is_killed_ends_the_goals_autonomy_at_that_turn
 
 # The agent's own background killer, started by its Bash tool during the goal (guard-only
 # posture: no sandbox). `launchers` is the issue's: every process whose command line holds
-# `hook` and `Stop`, which is forge's launcher and no longer its interpreter (the event is in
-# its environment); `interpreters` is one that knows that: every Python whose parent's
-# command line names the Stop hook, doing a hook's work. The host kit's PID namespace keeps
-# the machine's /proc, so the killer looks only at processes of its own namespace working in
-# its own directory (the project: a hook's working directory), and signals them by their
-# pid there (NSpid): nothing outside this test. Bounded: it ends by itself after two
-# minutes, and the test ends it at its end.
+# `hook` and `Stop`, which is forge's launcher and no longer its interpreter (the event is
+# in its environment), which finds its launcher gone; `interpreters` is one that knows
+# that: every Python whose parent's command line names the Stop hook, doing a hook's work.
+# The host kit's PID namespace keeps the machine's /proc, so the killer looks only at
+# processes of its own namespace working in its own directory (the project: a hook's
+# working directory), and signals them by their pid there (NSpid): nothing outside this
+# test. Bounded: it ends by itself after two minutes, and the test ends it at its end.
 KILLER = """\
 import os, signal, time
 match = {match!r}
@@ -256,17 +256,15 @@ def test_a_background_killer_started_by_the_agent_buys_no_turns_in_this_session_
     # give or take the last one (its entry may land after the session's last hook read)
     assert charged == worked[:len(charged)] and owed == worked[len(charged):][:len(owed)]
     assert len(worked) - len(charged) - len(owed) <= 1, (len(worked), len(charged), owed)
-    if match == "launchers":  # the interpreters answered through the pipe they hold
+    if match == "launchers":  # the interpreters answer through the pipe they hold
         assert all(line.endswith("forge-hook Stop") for line in killed), killed
-        # each session at its ceiling: what a Stop killed before its interpreter started
-        # (the launcher's first millisecond) is caught up at the next, or owed
-        assert goal["status"] == "exhausted" and goal["turn_count"] == 40
-        assert len(_turns(first)) >= 20 and len(_turns(second)) <= 20 + len(owed) + 1
-        assert kills.row(ledger_root) == []  # no interpreter was killed
-        return
-    assert all(line.endswith("entry.py hook") for line in killed), killed
+        how = "a signal to its launcher (which forge cannot see)"
+    else:
+        assert all(line.endswith("entry.py hook") for line in killed), killed
+        how = "signal 9 (SIGKILL)"
     # each session ends at the first Stop the killer reached: turn 2 (the one that started
-    # it), or a few later when it missed some
+    # it), or a few later when it missed some (a launcher killed before it started its
+    # interpreter gives no sign: the next Stop charges that turn late)
     assert len(_turns(first)) < 20 and len(_turns(second)) < 20
     first_reason, second_reason = (stop_replies(session)[-1]["stopReason"]
                                    for session in (first, second))
@@ -276,12 +274,13 @@ def test_a_background_killer_started_by_the_agent_buys_no_turns_in_this_session_
     start = [event for event in second.hook_events if event.get("subtype") == "hook_response"
              and event.get("hook_event") == "SessionStart"]
     told = json.loads(start[0]["stdout"])["systemMessage"]
-    assert told.startswith("Error: FORGE_GOAL_HOOK_KILLED: ") and "killed by signal 9" in told
+    assert told.startswith("Error: FORGE_GOAL_HOOK_KILLED: forge's Stop hook was killed at ")
+    assert f" by {how}, not by the host's timeout: something in this session" in told
     assert told.splitlines()[-1] == "Fix: forge sandbox enable"
     # and the second session's own killed Stop counts its row (broken by a Stop of its own
     # that ran to the end, such as its first)
     row = kills.row(ledger_root)
-    assert row and {kill["signal"] for kill in row} == {9}
+    assert row and {kill["signal"] for kill in row} == {None if match == "launchers" else 9}
     assert row[-1]["session"] == second.session_id
-    assert (f"{len(row)} Stop hooks in a row were killed by signal 9 (SIGKILL)" if len(row) > 1
-            else "forge's Stop hook was killed by signal 9 (SIGKILL)") in second_reason
+    assert (f"{len(row)} Stop hooks in a row were killed by {how}" if len(row) > 1
+            else f" by {how}, not by the host's timeout") in second_reason
