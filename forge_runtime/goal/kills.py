@@ -32,8 +32,9 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 FILE_NAME = "killed-stops.json"
 KEPT = 100  # a row longer than this is told as "100 or more"
 FIX = "forge sandbox enable"
-LAYER = ("the kernel layer stops that (the agent's Bash runs in its own PID namespace, "
-         "where forge's hooks cannot be seen)")
+CAUSE = ("something in this session is killing forge's hooks (or the machine ran out of "
+         "memory), and the kernel layer stops that (the agent's Bash runs in its own PID "
+         "namespace, where forge's hooks cannot be seen)")
 
 
 def _path(ledger_root: str | os.PathLike) -> str:
@@ -131,15 +132,14 @@ def summary(kills: list[dict]) -> str:
 def refusal(kills: list[dict]) -> ForgeError:
     """Why a killed Stop ends autonomy, with the row it closes."""
     return ForgeError(f"{summary(kills)}, so forge ends this goal's autonomy (the next prompt "
-                      "catches its turns up); something in this session is killing forge's "
-                      f"hooks, and {LAYER}", FIX, exit_code=EXIT_REFUSED,
+                      f"catches its turns up); {CAUSE}", FIX, exit_code=EXIT_REFUSED,
                       code="FORGE_GOAL_HOOK_KILLED")
 
 
 def warning(kills: list[dict]) -> ForgeError:
     """What the person is told about a non-empty row, away from the Stop it ended."""
-    return ForgeError(f"{summary(kills)}: something in this session is killing forge's hooks, "
-                      f"and {LAYER}", FIX, exit_code=EXIT_REFUSED, code="FORGE_GOAL_HOOK_KILLED")
+    return ForgeError(f"{summary(kills)}: {CAUSE}", FIX, exit_code=EXIT_REFUSED,
+                      code="FORGE_GOAL_HOOK_KILLED")
 
 
 def notice(ledger_root: str | os.PathLike) -> str | None:
