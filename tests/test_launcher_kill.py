@@ -69,7 +69,8 @@ def _launch(project, stand_in, session, *, die="hook", sig="KILL") -> subprocess
 
 
 def _stop_reason(done) -> str:
-    """The `Error:` line on of a reply that ends autonomy (a `Checkpoint:` line may lead)."""
+    """The text from the `Error:` line on of a reply that ends autonomy (a `Checkpoint:` line
+    may lead)."""
     assert done.returncode == 0, done.stderr
     reply = json.loads(done.stdout)
     assert reply["continue"] is False
@@ -138,20 +139,18 @@ def test_the_interpreter_is_not_told_the_event_on_its_command_line(project, stan
 
 
 def test_the_hosts_timeout_signals_the_launcher_too_so_it_never_counts_as_a_kill(
-        project, stand_in):
+        project, tmp_path):
     """Claude Code ends a hook past its timeout with SIGTERM to the hook's process group
     (measured): the launcher dies with its interpreter and answers nothing."""
     session = started_goal(project, OBJECTIVE, 1)
-    env = {**os.environ, "FORGE_PYTHON": str(stand_in), "CLAUDE_PROJECT_DIR": str(project.root),
-           "CLAUDE_CODE_SESSION_ID": session.id, "DIE": "none", "SIGNAL": "KILL",
-           "SEEN": str(stand_in.parent / "seen")}
-    hang = stand_in.parent / "hanging-python"
+    hang = tmp_path / "hanging-python"
     hang.write_text("#!/bin/sh\nexec sleep 30\n")
     hang.chmod(0o755)
-    env["FORGE_PYTHON"] = str(hang)
     launcher = subprocess.Popen([str(LAUNCHER), "Stop"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, env=env, cwd=project.root,
-                                start_new_session=True)
+                                stdout=subprocess.PIPE, cwd=project.root, start_new_session=True,
+                                env={**os.environ, "FORGE_PYTHON": str(hang),
+                                     "CLAUDE_PROJECT_DIR": str(project.root),
+                                     "CLAUDE_CODE_SESSION_ID": session.id})
     time.sleep(0.3)
     os.killpg(launcher.pid, signal.SIGTERM)
     out, _ = launcher.communicate(timeout=10)
