@@ -158,6 +158,7 @@ def test_a_stop_whose_interpreter_is_killed_ends_the_goals_autonomy_at_that_turn
 # processes of its own namespace working in its own directory (the project: a hook's
 # working directory), and signals them by their pid there (NSpid): nothing outside this
 # test. Bounded: it ends by itself after two minutes, and the test ends it at its end.
+# `descendants` kills every Python the Stop launcher starts, its second run included.
 KILLER = """\
 import os, signal, time
 match = {match!r}
@@ -178,7 +179,7 @@ def doomed(pid, words):
         return any(b"hook" in word for word in words) and any(b"Stop" in word for word in words)
     with open(f"/proc/{{pid}}/stat") as handle:
         parent = handle.read().rsplit(")", 1)[1].split()[1]
-    return b"python" in words[0] and b"hook" in words and \\
+    return b"python" in words[0] and (match == "descendants" or b"hook" in words) and \\
         any(b"Stop" in word for word in argv(parent))
 end = time.time() + 120
 while time.time() < end:
@@ -284,3 +285,27 @@ def test_a_background_killer_started_by_the_agent_buys_no_turns_in_this_session_
     assert row[-1]["session"] == second.session_id
     assert (f"{len(row)} Stop hooks in a row were killed by {how}" if len(row) > 1
             else f" by {how}, not by the host's timeout") in second_reason
+
+
+def test_a_killer_of_every_python_under_the_stop_launcher_still_meets_a_launcher_that_stops(
+        claude_host, project):
+    """The launcher's second run dies too: the launcher itself answers, from the goal
+    witness's marker of a bound session (a file test, no interpreter)."""
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false}\n")
+    host = claude_host(_killer_script("descendants"))
+    try:
+        session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                           args=["--permission-mode", "acceptEdits", "--allowedTools", "Bash"],
+                           env={"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"})
+    finally:
+        _end_killer(project)
+
+    killed = (project / "killer" / "kills").read_text().splitlines()
+    assert any(line.endswith("entry.py killed 9") for line in killed), killed
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    assert len(_turns(session)) < 20
+    reason = stop_replies(session)[-1]["stopReason"]
+    assert reason.splitlines() == [
+        "Error: FORGE_GOAL_HOOK_KILLED: the Stop hook of forge was killed by signal 9, not by "
+        "the host timeout, so forge ends the autonomy of this goal", "Fix: forge sandbox enable"]
