@@ -1,8 +1,9 @@
 """How the plugin's launchers run forge: as this file, in isolated mode, so no project file runs.
 
-`hooks/forge-hook` runs `<python> -I -S <plugin>/forge_runtime/entry.py hook <Event>` and
-`bin/forge` runs `<python> -I <plugin>/forge_runtime/entry.py cli <args>`. A hook's working
-directory is the project, where an agent can write anything: `python -m pkg` would put that
+`hooks/forge-hook` runs `<python> -I -S <plugin>/forge_runtime/entry.py hook` (the event in
+FORGE_HOOK_EVENT; `killed <signal>` after a Stop killed by a signal) and `bin/forge` runs
+`<python> -I <plugin>/forge_runtime/entry.py cli <args>`. A hook's working directory is the
+project, where an agent can write anything: `python -m pkg` would put that
 directory first on `sys.path` (a planted `forge_runtime/` or `json.py` would be what the hook
 imports), and PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONPYCACHEPREFIX or PYTHONWARNINGS
 from a settings file's `env` could point the interpreter at code in the project too. `-I`

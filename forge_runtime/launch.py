@@ -44,6 +44,8 @@ import sys
 
 # The status that proves the hook ran this plugin's forge to the end (see hooks/forge-hook).
 LAUNCHED_OK = 97
+# `killed` ran to the end and the session has no goal: the launcher passes the kill on.
+NO_GOAL = 98
 # A launched process ends with `os._exit` once its output is flushed (`end_process`): the
 # interpreter's own ending (one last full garbage collection, every module torn down) is
 # work for nobody, and it cost the guard's Bash path 5-6 ms, a quarter of a bare start, and
@@ -61,17 +63,41 @@ MAGIC = sys.modules["_frozen_importlib_external"].MAGIC_NUMBER
 _ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec
 
 
+# The event of a `hook` run with no event argument (hooks/forge-hook): kept out of the
+# interpreter's command line, so a process that kills whatever names `Stop` there meets only
+# the launcher, whose death leaves this interpreter answering the host (measured).
+EVENT_ENV = "FORGE_HOOK_EVENT"
+# The launcher's pid, as it saw it (`$$`), so a Stop can tell that its launcher was killed
+# while it ran (forge_runtime/goal/kills.py); None outside the launcher.
+LAUNCHER_ENV = "FORGE_HOOK_LAUNCHER"
+launcher: int | None = None
+
+
 def main(root: str, argv: list[str]) -> int:
-    """`hook <Event>` or `cli <args>`, for the plugin at `root`."""
+    """`hook [<Event>]`, `killed <signal>` (hooks/forge-hook, for a Stop whose interpreter a
+    signal killed) or `cli <args>`, for the plugin at `root`."""
     surface, rest = (argv[0], argv[1:]) if argv else ("", [])
     if surface == "hook":
-        code = run_hook(rest, install(root))
+        global launcher
+        event = os.environ.pop(EVENT_ENV, None)  # neither is inherited by what the hook runs
+        pid = os.environ.pop(LAUNCHER_ENV, "")
+        launcher = int(pid) if pid.isdigit() else None
+        code = run_hook(rest or ([event] if event else []), install(root))
         return end_process(LAUNCHED_OK if code == 0 else code)
+    if surface == "killed" and len(rest) == 1 and rest[0].isdigit():
+        from forge_runtime import fastjson
+        from forge_runtime.hooks.stop import on_killed
+
+        reply = on_killed(int(rest[0]))
+        if not reply:
+            return end_process(NO_GOAL)
+        sys.stdout.write(fastjson.dumps(reply) + "\n")
+        return end_process(LAUNCHED_OK)
     if surface == "cli":
         from forge_runtime.cli.main import main as cli_main
 
         return end_process(cli_main(rest))
-    sys.stderr.write("forge: entry.py takes `hook <Event>` or `cli <args>`\n")
+    sys.stderr.write("forge: entry.py takes `hook <Event>`, `killed <signal>` or `cli <args>`\n")
     return 2
 
 

@@ -11,6 +11,8 @@ program called `forge` may come first (forge_runtime.command_path). A SessionSta
 export variables to the session's Bash commands through the file named by CLAUDE_ENV_FILE,
 so this hook tells `bin/forge` which Python has forge's dependencies and puts the plugin's
 `bin/` first. Without that file, a foreign `forge` first on PATH is told to the person once.
+And it tells the person when the repository's last Stop hooks were killed by someone else's
+signal.
 """
 
 import os
@@ -32,8 +34,13 @@ def handle(event: dict) -> dict | None:
         except ForgeError as exc:
             return {"systemMessage": exc.hint().render()}
         python = bootstrap.python_for(outcome, data_dir)
-    if export_to_bash(python):
-        return None
+    reply = None if export_to_bash(python) else foreign_forge_notice()
+    return killed_stops_notice(event, reply)
+
+
+def foreign_forge_notice() -> dict | None:
+    """Without the host's environment file, another program first on PATH called `forge`
+    would take forge's hints: tell the person once."""
     from forge_runtime.command_path import foreign_forge
 
     foreign = foreign_forge()
@@ -45,6 +52,16 @@ def handle(event: dict) -> dict | None:
         f"the `forge` this session's Bash runs first is {foreign}, another program, so "
         "forge's hints would run it", "forge doctor",
         "use the plugin's forge by its full path, or put its bin/ first on PATH").render()}
+
+
+def killed_stops_notice(event: dict, reply: dict | None = None) -> dict | None:
+    """Tell the person when this repository's last Stop hooks were killed by someone else's
+    signal (forge_runtime/goal/kills.py): the killer may live on into this session."""
+    from forge_runtime.goal import kills
+    from forge_runtime.roots import ledger_root_of
+
+    return kills.with_notice(reply, ledger_root_of(
+        os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None))
 
 
 def export_to_bash(python: str) -> bool:

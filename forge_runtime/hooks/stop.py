@@ -6,8 +6,10 @@ loads only for a session that is bound to a goal (or was, says the goal witness)
 the transcript's tail says whether it is the host's native goal running with no binding
 (deleted), which forge stops.
 Fail closed for a bound session: when the input is malformed or forge itself fails, its
-autonomy ends (`continue: false`) instead of running unbudgeted. A session with no goal
-gets nothing, whatever happens.
+autonomy ends (`continue: false`) instead of running unbudgeted, and so it does when the
+interpreter running this hook is killed by a signal that is not the host's timeout (the
+launcher then asks `on_killed`), or its launcher while it runs (see
+forge_runtime/goal/kills.py). A session with no goal gets nothing, whatever happens.
 """
 
 import os
@@ -28,12 +30,18 @@ def handle(event: dict) -> dict | None:
 
                 return on_unbound_goal(condition)
         return None
+    from forge_runtime.goal import kills
     from forge_runtime.goal.events import on_stop
 
     reply = on_stop(event)
+    project = sessions.project_for(event)
+    if kills.launcher_gone():  # killed while this Stop ran: someone else's signal
+        reply = _ended_by_kill(reply, kills.add(project.ledger_root, event["session_id"], None))
+    else:
+        kills.clear(project.ledger_root)  # this Stop ran: the row of killed ones is broken
     from forge_runtime import gates
 
-    if not gates.defined(sessions.project_for(event)):
+    if not gates.defined(project):
         return reply  # the gates' notices: none without a gates file, and nothing imported
     from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
 
@@ -51,6 +59,39 @@ def on_failure(problem: str) -> dict | None:
     except Exception:  # we cannot even tell: a goal might be running, so stop it
         has_goal = True
     return failure_reply(problem) if has_goal else None
+
+
+def on_killed(signal_number: int) -> dict | None:
+    """The launcher's answer for a Stop whose interpreter was killed by `signal_number` while
+    the launcher lived (so not by the host's timeout): a session with a goal (or that cannot
+    be told from one) ends its autonomy, and the kill joins the row of killed Stops; any
+    other session gets nothing. The event itself is gone with the killed interpreter: the
+    session is the host's CLAUDE_CODE_SESSION_ID, the project its CLAUDE_PROJECT_DIR."""
+    from forge_runtime.goal import kills, sessions
+
+    event = {"session_id": os.environ.get("CLAUDE_CODE_SESSION_ID", "")}
+    try:
+        project = sessions.project_for(event)
+        if not sessions.involvement(project.ledger_root, event["session_id"]):
+            return None
+    except Exception:  # we cannot even tell: a goal might be running, so stop it
+        project = None
+    try:
+        row = kills.add(project.ledger_root, event["session_id"], signal_number)
+    except Exception:  # the stop matters more than the record: say it without the row
+        row = [{"signal": signal_number}]
+    return _ended_by_kill(None, row)
+
+
+def _ended_by_kill(reply: dict | None, row: list[dict]) -> dict:
+    """`reply` when it ends autonomy already (the budget, a tampered ledger), else the
+    refusal that ends it because of the row of killed Stops this one closes."""
+    if reply and reply.get("continue") is False:
+        return reply
+    from forge_runtime.goal import kills
+
+    refusal = kills.refusal(row)
+    return {"continue": False, "stopReason": _with_checkpoint(refusal.hint().render())}
 
 
 def failure_reply(problem: str) -> dict:

@@ -2,7 +2,8 @@
 
 A prompt here may come from a person or from something a model scheduled, so nothing is
 activated yet (see forge_runtime/goal/events.py). A session without a goal that sends
-anything but `/goal` pays a string check and three stats.
+anything but `/goal` pays a string check and three stats. A session with a goal (or
+setting one) is told when forge's Stop hooks were being killed (forge_runtime/goal/kills.py).
 """
 
 REQUIRED: dict[str, type] = {"prompt": str}
@@ -15,8 +16,9 @@ def handle(event: dict) -> dict | None:
             not sessions.event_involvement(event):
         return None
     from forge_runtime.gates.goal import note_if_met
+    from forge_runtime.goal import kills
     from forge_runtime.goal.events import on_prompt
 
     reply = on_prompt(event)
     note_if_met(event)
-    return reply
+    return kills.with_notice(reply, sessions.project_for(event).ledger_root)

@@ -2,8 +2,8 @@
 
 The runner points `FORGE_PYTHON` at a two-line shell script that execs
 `python -I -m forge_runtime.hostkit.hookrecord "$@"`; forge's launcher then runs the hook
-(`-I -S <plugin>/forge_runtime/entry.py hook <Event>`) through this module, isolated like the
-real thing. It runs the hook module in this same process (no
+(`-I -S <plugin>/forge_runtime/entry.py hook`, the event in FORGE_HOOK_EVENT) through this
+module, isolated like the real thing. It runs the hook module in this same process (no
 extra process, same Python, same environment), passing stdin and stdout through untouched,
 and appends one JSON line to `$FORGE_HOSTKIT_HOOK_LOG`. Standard library only: it sits on
 the hook's hot path. It sees what goes through `sys.stdin`/`sys.stdout`/`sys.stderr` (as

@@ -92,6 +92,11 @@ def status(args) -> Result:
     if seen.late_turns:
         lines.append(f"late        {seen.late_turns} turn(s) charged late (their Stop hooks did "
                      "not finish)")
+    from forge_runtime.goal import kills
+
+    killed = kills.row(project.ledger_root)
+    if killed:
+        lines.append(f"killed      {kills.summary(killed)}")
     brief = _brief_of(project, seen.goal)
     if brief is not None:
         lines.append(f"brief       {brief}")
@@ -102,7 +107,8 @@ def status(args) -> Result:
     goal = seen.goal
     data = {"goal": goal, "state_turn_count": seen.state_turn_count,
             "next_step": seen.next_step, "consistent": seen.consistent,
-            "late_turns": seen.late_turns, "brief": None if brief is None else str(brief),
+            "late_turns": seen.late_turns, "killed_stops": killed,
+            "brief": None if brief is None else str(brief),
             "budget": {"used": goal["turn_count"], "ceiling": goal["turn_ceiling"],
                        "remaining": goal["turn_ceiling"] - goal["turn_count"]},
             "checklist": {"done": found.done, "total": found.total} if found else None}
@@ -113,6 +119,9 @@ def status(args) -> Result:
                              else seen.problem_fix, exit_code=EXIT_REFUSED,
                              code=TAMPERED if tampered else seen.problem_code)
         return Result(refusal.hint(), lines, {**data, "code": refusal.code}, refusal.exit_code)
+    if killed:  # an attack on forge's hooks comes before any way on
+        warning = kills.warning(killed)
+        return Result(warning.hint(), lines, {**data, "code": warning.code}, warning.exit_code)
     if seen.state_turn_count != seen.goal["turn_count"]:
         lines.append(f"state.md    {seen.state_turn_count} turns (behind the ledger)")
         return Result(hints.next_(f"forge goal sync --nonce {nonce}", "catch state.md up"),
