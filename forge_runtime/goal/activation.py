@@ -112,11 +112,11 @@ def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
 
 
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
-            witness) -> Head:
+            witness, gates: dict) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     nonce = new_nonce()
     head = Ledger(ledger_root, nonce, witness=witness).create(
-        _fresh_goal(nonce, objective, repository), session=session)
+        _fresh_goal(nonce, objective, repository), session=session, **gates)
     _publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
@@ -150,7 +150,7 @@ def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | Non
 
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
-                state_path: str | os.PathLike) -> tuple[str, Head]:
+                state_path: str | os.PathLike, gates: dict) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
@@ -162,12 +162,12 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
                         activation_count=goal["activation_count"] + 1)
             goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
             owed = _owed(ledger, head)
-            head = ledger.append(head, "activate", goal, session=session)
+            head = ledger.append(head, "activate", goal, session=session, **gates)
             return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)
         if goal["status"] in (COMPLETE, CANCELLED):
             goal["status"] = ACTIVE
-            return REOPENED, ledger.append(head, "reopen", goal, session=session)
-        return BOUND, ledger.append(head, "bind", goal, session=session)
+            return REOPENED, ledger.append(head, "reopen", goal, session=session, **gates)
+        return BOUND, ledger.append(head, "bind", goal, session=session, **gates)
 
 
 def activate(project: Project, objective: str, session: str | None = None) -> Activation:
@@ -176,9 +176,14 @@ def activate(project: Project, objective: str, session: str | None = None) -> Ac
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
     see no goal, or one would see the other's state.md before its index and refuse it.
+
+    Every record this writes carries the final gates as the gates file defines them now
+    (gates/recorded.py): the goal is judged by those, whatever the file says later.
     """
+    from forge_runtime.gates.recorded import field_for
     from forge_runtime.goal.witness import Witness
 
+    gates = field_for(project)
     objective = normalise(objective)
     root = project.ledger_root
     repository = repository_id(root)
@@ -192,10 +197,10 @@ def activate(project: Project, objective: str, session: str | None = None) -> Ac
             raise tampered(f"the witness says goal {witnessed} has this objective, and the "
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
-            created = _create(root, objective, repository, session, witness)
+            created = _create(root, objective, repository, session, witness, gates)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
-                                project.state_path)
+                                project.state_path, gates)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal)

@@ -33,7 +33,7 @@ def handle(event: dict) -> dict | None:
     reply = on_stop(event)
     from forge_runtime import gates
 
-    if not gates.defined(sessions.project_for(event)):
+    if not gates.in_play(sessions.project_for(event)):
         return reply  # the gates' notices: none without a gates file, and nothing imported
     from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
 
