@@ -32,8 +32,12 @@ def log_path(project, nonce: str, name: str) -> str:
     return os.path.join(project.ledger_root, "gates", f"{nonce}.{name}.log")
 
 
-def boundaries(project, recorded: Recorded) -> dict[str, str]:
-    tree = status.Tree(project, list(recorded.gates))
+def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
+    """Each recorded gate's boundary hash, through a stat cache of forge's own: the local
+    area's is the agent's to write, and a planted entry would make a changed file read as
+    the one forge's run judged."""
+    cache = os.path.join(project.ledger_root, "gates", f"{nonce}.stat-cache.json")
+    tree = status.Tree(project, list(recorded.gates), stat_cache=cache)
     hashes = {gate.name: tree.boundary_of(gate)[0] for gate in recorded.gates}
     tree.save()
     return hashes
@@ -51,7 +55,7 @@ def confirm(project, nonce: str, recorded: Recorded, budget: float | None) -> di
     reused: a passing one always, a failing one by a hook (`budget` given)."""
     from forge_runtime.gates import goal
 
-    hashes = boundaries(project, recorded)
+    hashes = boundaries(project, nonce, recorded)
     before = goal.read_record(project, nonce).get("confirmed")
     # a hook does not run again what failed on this very tree; a person's verify-gates does
     if current(before, recorded, hashes) and before.get("complete") and \

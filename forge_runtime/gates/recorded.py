@@ -62,9 +62,17 @@ def snapshot(project) -> Recorded | None:
 
 
 def field_for(project) -> dict:
-    """The `final_gates` field for a record a person's `/goal` writes (empty: no gates)."""
+    """The `final_gates` field for a record a person's `/goal` writes (empty: no gates).
+
+    Makes sure the ledger's gates directory exists too: the hooks look for it
+    (`gates.in_play`) to judge a goal whose gates file was deleted since."""
+    import os
+
     recorded = snapshot(project)
-    return {} if recorded is None else {FIELD: recorded.as_field()}
+    if recorded is None:
+        return {}
+    os.makedirs(os.path.join(project.ledger_root, "gates"), exist_ok=True)
+    return {FIELD: recorded.as_field()}
 
 
 def of_field(field) -> Recorded:

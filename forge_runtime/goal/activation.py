@@ -170,20 +170,23 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         return BOUND, ledger.append(head, "bind", goal, session=session, **gates)
 
 
-def activate(project: Project, objective: str, session: str | None = None) -> Activation:
+def activate(project: Project, objective: str, session: str | None = None,
+             recorded: dict | None = None) -> Activation:
     """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md.
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
     see no goal, or one would see the other's state.md before its index and refuse it.
 
-    Every record this writes carries the final gates as the gates file defines them now
-    (gates/recorded.py): the goal is judged by those, whatever the file says later.
+    Every record this writes carries the final gates (gates/recorded.py): `recorded`, what
+    the person's `/goal` prompt found (events.py keeps it with the pending activation, from
+    before the model's first turn), else the gates file as it is now. The goal is judged by
+    those, whatever the file says later.
     """
     from forge_runtime.gates.recorded import field_for
     from forge_runtime.goal.witness import Witness
 
-    gates = field_for(project)
+    gates = field_for(project) if recorded is None else recorded
     objective = normalise(objective)
     root = project.ledger_root
     repository = repository_id(root)

@@ -24,6 +24,7 @@ from forge_runtime.guard.paths import Finding, Protected, expand, holds, inside
 from forge_runtime.roots import FORGE_DIR, LEDGER_DIR_NAME, RECEIPT_KEY_NAME, receipt_key
 
 WHILE_GOAL = "while a goal is in progress"
+PENDING = "(a /goal awaiting its first Stop)"
 GATES_FILE = "gates.yaml"
 # The input fields through which each reading tool names what it reads.
 READ_FIELDS = {"Read": ("file_path",), "NotebookRead": ("notebook_path",),
@@ -40,15 +41,25 @@ def gates_entry(project) -> Protected:
 
 
 def in_progress(ledger_root: str) -> str | None:
-    """The nonce of a goal in progress in this ledger, None when there is none. A goal whose
-    ledger cannot be read counts as in progress (the guard fails closed)."""
+    """The nonce of a goal in progress in this ledger ("a /goal awaiting confirmation" for
+    a person's `/goal` whose first Stop has not come yet: its gates are recorded already),
+    None when there is none. A goal whose ledger cannot be read counts as in progress (the
+    guard fails closed)."""
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal.ledger import ACTIVE, HEAD_NAME, Ledger
+    from forge_runtime.goal.sessions import SESSIONS_DIR
 
     try:
         names = os.listdir(ledger_root)
     except FileNotFoundError:
         return None
+    try:
+        pending = any(name.endswith(".pending.json")
+                      for name in os.listdir(os.path.join(ledger_root, SESSIONS_DIR)))
+    except FileNotFoundError:
+        pending = False
+    if pending:
+        return PENDING
     for name in sorted(names):
         if len(name) != 32 or not os.path.lexists(os.path.join(ledger_root, name, HEAD_NAME)):
             continue
@@ -67,7 +78,7 @@ def refusal(tool: str, finding: Finding, nonce: str):
     return hints.error(
         f"forge guard: {tool} {finding.message} while goal {nonce} is in progress (its final "
         "gates were recorded at its /goal, and it is judged by those)",
-        f"forge goal status --nonce {nonce}",
+        "forge goal status" if nonce == PENDING else f"forge goal status --nonce {nonce}",
         "shows the goal and its gates; a person changes .forge/gates.yaml between goals, or "
         "edits it and types the same /goal again to record the new gates")
 
