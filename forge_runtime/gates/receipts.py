@@ -58,6 +58,12 @@ def _key(project, create: bool) -> bytes | None:
     return path.read_bytes()
 
 
+def ensure_key(project) -> None:
+    """Create the key if there is none: a person's `/goal` does (from its hook), since in a
+    sandboxed posture the agent's `forge gate run` cannot write beside the ledger."""
+    _key(project, create=True)
+
+
 def _seal(key: bytes, receipt: dict) -> str:
     body = json.dumps({k: v for k, v in receipt.items() if k != "seal"}, sort_keys=True)
     return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()

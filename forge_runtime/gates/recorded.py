@@ -64,14 +64,15 @@ def snapshot(project) -> Recorded | None:
 def field_for(project) -> dict:
     """The `final_gates` field for a record a person's `/goal` writes (empty: no gates).
 
-    Makes sure the ledger's gates directory exists too: the hooks look for it
-    (`gates.in_play`) to judge a goal whose gates file was deleted since."""
-    import os
+    Makes sure the ledger's gates directory and the receipt key exist too: the hooks look
+    for the directory (`gates.in_play`) to judge a goal whose gates file was deleted since,
+    and in a sandboxed posture the agent's `forge gate run` cannot create the key."""
+    from forge_runtime.gates import receipts
 
     recorded = snapshot(project)
     if recorded is None:
         return {}
-    os.makedirs(os.path.join(project.ledger_root, "gates"), exist_ok=True)
+    receipts.ensure_key(project)
     return {FIELD: recorded.as_field()}
 
 
