@@ -128,6 +128,8 @@ def test_a_hostile_gate_under_the_sandboxed_posture_writes_only_the_project(sand
     hostile = HOSTILE.format(ledger=project.ledger_root, nonce=nonce)
     write(project.root, ".forge/gates.yaml", gates_file(hostile))
     gates_before = (project.root / ".forge/gates.yaml").read_bytes()
+    key = project.ledger_root / "gates" / "receipt.key"
+    key_before = key.read_bytes()  # made by the /goal
     nonce_record = project.ledger_root / "gates" / f"{nonce}.json"
     result = confirm.run(project, nonce, recorded.snapshot(project), 15)
     assert result["confinement"] == confined.BWRAP, result
@@ -135,7 +137,7 @@ def test_a_hostile_gate_under_the_sandboxed_posture_writes_only_the_project(sand
         Path(confirm.log_path(project, nonce, "g0")).read_text()
     assert (project.root / "src/allowed.txt").read_text() == "gate-wrote\n"
     assert not nonce_record.exists() or "forged" not in nonce_record.read_text()
-    assert not (project.ledger_root / "gates" / "receipt.key").exists()
+    assert key.read_bytes() == key_before
     assert not (project.root / ".claude/settings.local.json").exists()  # mount point removed
     assert (project.root / ".claude/settings.json").read_bytes() == settings_before
     assert (project.root / ".forge/guard.yaml").read_text() == "protected: [secrets]\n"
