@@ -32,8 +32,9 @@ class Confinement(record("Confinement", "kind argv created problem")):
 
     __slots__ = ()
 
-    def command(self, text: str) -> list[str]:
-        return [*self.argv, "/bin/sh", "-c", text]
+    def command(self, text: str) -> str | list[str]:
+        """What runs the gate command `text`: itself in a shell when unconfined."""
+        return [*self.argv, "/bin/sh", "-c", text] if self.argv else text
 
     def clean_up(self) -> None:
         """Remove the empty files and directories bubblewrap made as mount points."""

@@ -68,7 +68,7 @@ def _run_one(project, gate: config.Gate, label: str, progress: Progress) -> dict
     started_at = _now()
     progress(f"{label}: running {gate.command}", START)
     exit_code, timed_out, duration = execute(
-        project, gate, log, ["/bin/sh", "-c", gate.command], gate.timeout,
+        project, gate, log, gate.command, gate.timeout,
         lambda elapsed: progress(f"{label}: running {gate.command} ({elapsed:.0f} s)", TICK))
     verdict = "timed out" if timed_out else \
         "passed" if exit_code == 0 else f"failed (exit {exit_code})"
@@ -79,16 +79,17 @@ def _run_one(project, gate: config.Gate, label: str, progress: Progress) -> dict
             "output_sha256": _file_digest(log), "log": receipts.shown(project, log)}
 
 
-def execute(project, gate: config.Gate, log, argv: list[str], timeout: float | None,
+def execute(project, gate: config.Gate, log, command: str | list[str], timeout: float | None,
             tick: Callable[[float], None]) -> tuple[int, bool, float]:
-    """Run `argv` for `gate` in the project root with its output in `log`: (exit code,
-    whether it was killed for running past `timeout`, seconds it took)."""
+    """Run `command` for `gate` in the project root with its output in `log`: (exit code,
+    whether it was killed for running past `timeout`, seconds it took). A string runs in
+    the platform's shell, a list as it is (confined.py's bubblewrap argv)."""
     os.makedirs(os.path.dirname(log), exist_ok=True)
     started = time.monotonic()
     with open(log, "wb") as output:
-        child = subprocess.Popen(argv, cwd=project.root, stdout=output,
-                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 start_new_session=True,
+        child = subprocess.Popen(command, shell=isinstance(command, str), cwd=project.root,
+                                 stdout=output, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True,
                                  env={**os.environ, "FORGE_GATE": gate.name})
         try:
             exit_code, timed_out = _wait(child, timeout, started, tick)
