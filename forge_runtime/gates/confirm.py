@@ -25,7 +25,7 @@ from forge_runtime.goal.ledger import now
 
 MIN_SLICE_SECONDS = 0.5
 NOT_RUN = "not run"
-
+NOTHING_RAN = "nothing ran"  # the confinement of a run that could not start
 
 def log_path(project, nonce: str, name: str) -> str:
     """Where forge's own run of gate `name` for goal `nonce` writes its output."""
@@ -72,7 +72,7 @@ def run(project, nonce: str, recorded: Recorded, budget: float | None) -> dict:
     """Run every recorded gate, confined as the posture asks, within `budget` seconds."""
     started = time.monotonic()
     if recorded.problem is not None:
-        return _result({}, True, NONE_RAN, recorded.problem)
+        return _result({}, True, NOTHING_RAN, recorded.problem)
     confinement = confined.for_project(project, confined.sandboxed_posture(project))
     if confinement.problem is not None:
         return _result({}, True, confinement.kind, confinement.problem)
@@ -98,9 +98,6 @@ def run(project, nonce: str, recorded: Recorded, budget: float | None) -> dict:
         confinement.clean_up()
     complete = all(r["verdict"] != NOT_RUN for r in results.values())
     return _result(results, complete, confinement.kind, None)
-
-
-NONE_RAN = "none"
 
 
 def _result(results: dict, complete: bool, confinement: str, problem: str | None) -> dict:

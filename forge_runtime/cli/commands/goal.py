@@ -133,8 +133,8 @@ def verify_gates(args) -> Result:
         return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
     goal = Ledger(project.ledger_root, nonce).verified()
     record, confirmed = verify(project, goal)
-    lines = [f"{name}  {result['verdict']} in {result['duration_s']:.1f} s (forge's own run, "
-             f"confinement: {confirmed['confinement']})"
+    lines = [f"{name}  {result['verdict']} in {result.get('duration_s', 0):.1f} s (forge's "
+             f"own run, confinement: {confirmed['confinement']})"
              for name, result in confirmed["results"].items()]
     data = {"goal": goal, "gates": confirmed["results"], "confirmed_at": confirmed["at"],
             "confinement": confirmed["confinement"], "verified_at": record.get("verified_at")}
