@@ -78,6 +78,15 @@ def test_with_no_goal_in_progress_the_gates_file_is_the_projects_own(project, to
     assert ask(project, tool, tool_input) is None
 
 
+@pytest.mark.parametrize("command", [
+    "git checkout -- .forge/gates.yaml",
+    "python3 -c 'open(\".forge/gates.yaml\", \"w\").write(\"\")'"])
+def test_what_the_shell_model_cannot_read_stays_refused_during_a_goal(project, command):
+    start_goal(project)
+    assert_contract(ask(project, "Bash", {"command": command}))
+    assert (project.root / ".forge" / "gates.yaml").read_text() == GATES
+
+
 @pytest.mark.parametrize("ending", ["complete", "cancel"])
 def test_a_goal_that_ended_leaves_the_gates_file_free(project, ending):
     nonce = start_goal(project)

@@ -106,12 +106,13 @@ def _decide(event: dict, env: dict[str, str], role):
         return None
     protected = [*paths.protected_paths(dirs, extra_protected), gate_files.gates_entry(dirs)]
     finding = _protection_finding(tool, tool_input, cwd, env, protected)
-    if finding is not None and finding.entry is not None \
-            and finding.entry.kind == gate_files.WHILE_GOAL:
-        nonce = gate_files.in_progress(ledger_root(dirs[0], dirs[2]))
-        if nonce is not None:
-            return gate_files.refusal(tool, finding, nonce)
-        finding = _protection_finding(tool, tool_input, cwd, env, protected[:-1])
+    if gate_files.may_be_the_gates_file(finding, tool_input):
+        without = _protection_finding(tool, tool_input, cwd, env, protected[:-1])
+        if without is None:  # the gates file is all that is at stake
+            nonce = gate_files.in_progress(ledger_root(dirs[0], dirs[2]))
+            if nonce is not None:
+                return gate_files.refusal(tool, finding, nonce)
+        finding = without
     if finding is None:
         return None
     from forge_runtime import hints

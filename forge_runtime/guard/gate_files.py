@@ -5,7 +5,8 @@ receipt key in every tool.
   progress (active: not exhausted, complete or cancelled). Its entry (kind WHILE_GOAL) joins
   the protected paths of every writing call, and only a call that would write it pays for
   asking the ledger (`in_progress`); with no goal in progress the call is decided again
-  without the entry. A goal is judged by the gates its `/goal` recorded (gates/recorded.py)
+  without the entry (so is one refused for merely naming it, in a command forge cannot
+  read). A goal is judged by the gates its `/goal` recorded (gates/recorded.py)
   whatever the file says, so this refusal is the first layer, not the only one: a person
   changes the gates between goals, or edits the file and types the same `/goal` again,
   which records the new definitions for the goal.
@@ -38,6 +39,17 @@ def gates_entry(project) -> Protected:
     path = os.path.realpath(os.path.join(project[0], FORGE_DIR, GATES_FILE))
     return Protected(path, "the final gates file .forge/gates.yaml", WHILE_GOAL,
                      "forge goal status")
+
+
+def may_be_the_gates_file(finding: Finding | None, tool_input: dict) -> bool:
+    """Whether `finding` may be owed to the gates file's entry alone: it names that entry,
+    or names none (a command forge cannot prove read-only that mentions a protected path)
+    in an input that names the gates file. Only then is the call decided again without it."""
+    if finding is None:
+        return False
+    if finding.entry is not None:
+        return finding.entry.kind == WHILE_GOAL
+    return GATES_FILE in repr(tool_input)
 
 
 def in_progress(ledger_root: str) -> str | None:
