@@ -78,6 +78,18 @@ def test_with_no_goal_in_progress_the_gates_file_is_the_projects_own(project, to
     assert ask(project, tool, tool_input) is None
 
 
+def test_a_goal_awaiting_its_first_stop_is_in_progress_already(project):
+    """The person's prompt records the gates before the model's first turn: that turn may
+    not change them either."""
+    from goal_support import Session
+
+    Session(project).person_goal("the parser passes its tests")
+    hint = ask(project, *GATES_WRITES[0])
+    assert_contract(hint)
+    assert "while goal (a /goal awaiting its first Stop) is in progress" in hint.error
+    assert hint.text == "forge goal status"
+
+
 @pytest.mark.parametrize("command", [
     "git checkout -- .forge/gates.yaml",
     "python3 -c 'open(\".forge/gates.yaml\", \"w\").write(\"\")'"])

@@ -40,7 +40,15 @@ VERIFY = "forge goal verify-gates"
 # host's limits: Stop and UserPromptSubmit 30 s; SessionEnd 10 s, which Codex clamps to 3 s.
 STOP_BUDGET_SECONDS = 20.0
 PROMPT_BUDGET_SECONDS = 20.0
-SESSION_END_BUDGET_SECONDS = 2.0
+SESSION_END_BUDGET_SECONDS = 6.0
+CODEX_SESSION_END_BUDGET_SECONDS = 2.0
+
+
+def session_end_budget(event: dict) -> float:
+    from forge_runtime.hosts import HOST_KEY
+
+    codex = event.get(HOST_KEY) == "codex"
+    return CODEX_SESSION_END_BUDGET_SECONDS if codex else SESSION_END_BUDGET_SECONDS
 
 
 def _record_path(project, nonce: str):
@@ -74,7 +82,8 @@ def unrecorded(goal: dict) -> ForgeError:
     from forge_runtime import hints
 
     return ForgeError(f"{UNRECORDED}: goal {goal['nonce']} recorded no final gates at its "
-                      "/goal (the project had no .forge/gates.yaml then)",
+                      "/goal (the project had no .forge/gates.yaml then, or forge did not record "
+                      "gates yet)",
                       f"/goal {hints.sanitize(goal['objective'])}", exit_code=EXIT_REFUSED,
                       rationale="a person types this to record the gates file's gates for "
                                 "the goal")

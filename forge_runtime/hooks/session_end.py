@@ -21,7 +21,7 @@ def handle(event: dict) -> dict | None:
     from forge_runtime import gates
 
     if gates.in_play(sessions.project_for(event)):  # else nothing to note, nothing to import
-        from forge_runtime.gates.goal import SESSION_END_BUDGET_SECONDS, note_if_met
+        from forge_runtime.gates.goal import note_if_met, session_end_budget
 
-        note_if_met(event, SESSION_END_BUDGET_SECONDS)
+        note_if_met(event, session_end_budget(event))
     return None
