@@ -49,13 +49,26 @@ def test_the_run_is_kept_in_the_ledger_and_reused_while_nothing_changed(project)
     assert first["passed"] and first["confinement"] == confined.NONE
     stored = json.loads((project.ledger_root / "gates" / f"{nonce}.json").read_text())
     assert stored["confirmed"] == first
-    assert confirm.confirm(project, nonce, gates, 10) == first  # nothing ran again
+    again = confirm.confirm(project, nonce, gates, 10)
+    assert again["passed"] and again["results"] == first["results"]  # nothing ran again
     assert (project.root / "ran.txt").read_text() == "one\n"
     write(project.root, "src/parser.py", "parse = 'better'\n")
-    assert confirm.confirm(project, nonce, gates, 10)["at"]
+    assert confirm.confirm(project, nonce, gates, 10)["passed"]
     assert (project.root / "ran.txt").read_text() == "one\none\n"
-    log = confirm.log_path(project, nonce, "g0")
-    assert os.path.exists(log)
+    assert os.path.exists(confirm.log_path(project, nonce, "g0"))
+
+
+def test_only_the_gate_whose_boundary_changed_runs_again(project):
+    write(project.root, "docs/index.md", "# docs\n")
+    write(project.root, ".forge/gates.yaml", 'gates:\n'
+          '  code:\n    command: echo code >> ran.txt\n    boundary: ["src/**"]\n'
+          '  docs:\n    command: echo docs >> ran.txt\n    boundary: ["docs/**"]\n')
+    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    gates = recorded.of_goal(project, nonce)
+    assert confirm.confirm(project, nonce, gates, 10)["passed"]
+    write(project.root, "docs/index.md", "# docs, edited\n")
+    assert confirm.confirm(project, nonce, gates, 10)["passed"]
+    assert (project.root / "ran.txt").read_text() == "code\ndocs\ndocs\n"
 
 
 def test_a_hook_does_not_run_again_what_failed_on_this_tree_but_a_person_does(project):
@@ -73,11 +86,15 @@ def test_a_hook_budget_stops_a_long_gate_and_leaves_the_goal_unverified(project)
     started = time.monotonic()
     result = confirm.confirm(project, nonce, gates, 1.0)
     assert time.monotonic() - started < 10
-    assert result["results"] == {"g0": {"verdict": confirm.NOT_RUN, "exit_code": 124,
-                                        "duration_s": result["results"]["g0"]["duration_s"]},
-                                 "g1": {"verdict": confirm.NOT_RUN}}
+    assert [(r["verdict"], r.get("exit_code")) for r in result["results"].values()] == \
+        [(confirm.NOT_RUN, 124), (confirm.NOT_RUN, None)]
     assert not result["passed"] and not result["complete"]
     assert "g0 not run, g1 not run" in confirm.describe(result)
+    # a hook with no more time does not try again; one with more would, and a person does
+    started = time.monotonic()
+    assert confirm.confirm(project, nonce, gates, 1.0)["results"]["g0"]["verdict"] == \
+        confirm.NOT_RUN
+    assert time.monotonic() - started < 0.9
 
 
 def test_a_gate_timing_out_on_its_own_timeout_fails(project):
@@ -131,7 +148,9 @@ def test_a_hostile_gate_under_the_sandboxed_posture_writes_only_the_project(sand
     key = project.ledger_root / "gates" / "receipt.key"
     key_before = key.read_bytes()  # made by the /goal
     nonce_record = project.ledger_root / "gates" / f"{nonce}.json"
-    result = confirm.run(project, nonce, recorded.snapshot(project), 15)
+    hostile_gates = recorded.snapshot(project)
+    result = confirm.run(project, nonce, hostile_gates,
+                         confirm.boundaries(project, nonce, hostile_gates), {}, 15)
     assert result["confinement"] == confined.BWRAP, result
     assert result["results"]["g0"]["verdict"] == "passed", \
         Path(confirm.log_path(project, nonce, "g0")).read_text()
