@@ -112,7 +112,8 @@ def test_a_receipt_sealed_with_a_key_a_script_read_does_not_verify_a_goal(projec
     reply = turn(session)  # every receipt says fresh: forge runs the gates itself
     told = reply["hookSpecificOutput"]["additionalContext"]
     assert "FORGE_GATES_NOT_CONFIRMED" in told and "unit-tests failed (exit 1)" in told
-    assert "Next: forge gate run unit-tests" in told
+    assert "Next: forge gate run unit-tests\n  after fixing what .git/forge-goals/" \
+           "gate-runs/" in told and "/unit-tests.log shows" in told
     met(session)
     assert_not_verified(project)
 
@@ -203,3 +204,33 @@ def test_the_forged_seal_is_the_real_algorithm(project):
     key = (project.ledger_root / "gates" / "receipt.key").read_bytes()
     body = json.dumps({k: v for k, v in receipt.items() if k != "seal"}, sort_keys=True)
     assert hmac.new(key, body.encode(), hashlib.sha256).hexdigest() == receipt["seal"]
+
+
+def test_a_symlink_planted_for_forges_log_is_not_written_through(project, tmp_path):
+    """forge's hook writes the output of its own run unsandboxed: never where the agent's
+    tools write (a link there could aim it at the host's settings)."""
+    target = tmp_path / "settings.json"
+    target.write_text('{"keep": true}\n')
+    planted = project.root / ".forge" / "local" / "gates" / "forge-run"
+    planted.mkdir(parents=True)
+    for name in ("unit-tests", "docs"):
+        (planted / f"{name}.log").symlink_to(target)
+    write(project.root, "src/parser.py", "parse = 'good'\n")
+    session = running_goal(project)
+    assert forge("gate", "run")[0] == 0
+    turn(session)
+    met(session)
+    assert target.read_text() == '{"keep": true}\n'
+    code, text = forge("goal", "status")
+    assert "gates       verified at" in text
+
+
+def test_a_persons_gate_run_does_not_write_through_a_planted_log_link(project, tmp_path):
+    target = tmp_path / "settings.json"
+    target.write_text('{"keep": true}\n')
+    log = project.root / ".forge" / "local" / "gates" / "docs.log"
+    log.parent.mkdir(parents=True)
+    log.symlink_to(target)
+    code, text = forge("gate", "run", "docs")
+    assert code != 0 and target.read_text() == '{"keep": true}\n'
+    assert "symbolic links" in text and "Fix: forge doctor" in text

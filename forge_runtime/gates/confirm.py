@@ -5,7 +5,8 @@ runs; sealed or not, they can only tell the model what to run next. What verifie
 this: the gates its `/goal` recorded (recorded.py), run by forge from its own hook or a
 person's `forge goal verify-gates`, confined as the agent's Bash is (confined.py), on the
 tree as it is. The result is kept with the goal's gates record in the ledger
-(`<ledger root>/gates/<nonce>.json`, `confirmed`): each gate's verdict with the boundary hash
+(`<ledger root>/gates/<nonce>.json`, `confirmed`; the output goes to
+`<ledger root>/gate-runs/<nonce>/<gate>.log`): each gate's verdict with the boundary hash
 it judged, under the recorded definitions' digest. A gate whose boundary did not change
 since is not run again (the receipts' rule: a gate judges the files it covers), unless it did
 not pass and a person asks (`verify-gates`); a hook never runs again what failed on the
@@ -30,11 +31,14 @@ from forge_runtime.goal.ledger import now
 MIN_SLICE_SECONDS = 0.5
 PASSED, NOT_RUN = "passed", "not run"
 NOTHING_RAN = "nothing ran"  # the confinement of a run that could not start
+RUNS_DIR = "gate-runs"
 
 
 def log_path(project, nonce: str, name: str) -> str:
-    """Where forge's own run of gate `name` for goal `nonce` writes its output."""
-    return os.path.join(project.ledger_root, "gates", f"{nonce}.{name}.log")
+    """Where forge's own run of gate `name` for goal `nonce` writes its output: beside the
+    ledger, where the model may read it, never in the local area, where the agent could
+    plant a symlink for forge's unsandboxed hook to write through."""
+    return os.path.join(project.ledger_root, RUNS_DIR, nonce, f"{name}.log")
 
 
 def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:

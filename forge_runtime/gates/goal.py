@@ -113,6 +113,7 @@ class Reading:
 
         self.status = status
         self.states, self.error, self.unconfirmed = [], None, None
+        self.goal_nonce = goal["nonce"]
         project = paths_of(project)
         self.recorded = recorded_gates.of_goal(project, goal["nonce"])
         try:
@@ -153,11 +154,15 @@ class Reading:
         if self.error is not None:
             return self.error.hint()
         if self.unconfirmed is not None:
-            from forge_runtime.gates.confirm import not_passing
+            import os
+
+            from forge_runtime.gates.confirm import log_path, not_passing
 
             failing = not_passing(self.unconfirmed)
+            log = os.path.relpath(log_path(paths_of(project), self.goal_nonce, failing[0]),
+                                  paths_of(project).root)
             return hints.next_(self.status.run_command(failing),
-                               "after fixing what it shows: forge's own run of the "
+                               f"after fixing what {log} shows: forge's own run of the "
                                "recorded gate did not pass")
         if self.verified:
             return hints.next_(VERIFY, "confirms the goal's final gates once it is met")

@@ -86,7 +86,9 @@ def execute(project, gate: config.Gate, log, command: str | list[str], timeout: 
     the platform's shell, a list as it is (confined.py's bubblewrap argv)."""
     os.makedirs(os.path.dirname(log), exist_ok=True)
     started = time.monotonic()
-    with open(log, "wb") as output:
+    # never through a link: a person's run (or forge's own) must not write where one points
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(log, flags, 0o644), "wb") as output:
         child = subprocess.Popen(command, shell=isinstance(command, str), cwd=project.root,
                                  stdout=output, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, start_new_session=True,
