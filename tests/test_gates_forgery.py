@@ -234,3 +234,19 @@ def test_a_persons_gate_run_does_not_write_through_a_planted_log_link(project, t
     code, text = forge("gate", "run", "docs")
     assert code != 0 and target.read_text() == '{"keep": true}\n'
     assert "symbolic links" in text and "Fix: forge doctor" in text
+
+
+def test_a_link_planted_at_a_cache_temporary_is_not_written_through(project, tmp_path):
+    """The Stop hook writes the gates' caches in the local area, unsandboxed."""
+    import os
+
+    from forge_runtime.gates import files
+
+    target = tmp_path / "settings.json"
+    target.write_text('{"keep": true}\n')
+    cache = project.root / ".forge" / "local" / "gates" / "stat-cache.json"
+    cache.parent.mkdir(parents=True)
+    (cache.parent / f".stat-cache.json.{os.getpid()}.tmp").symlink_to(target)
+    files.write_json(cache, {"a": 1})
+    assert target.read_text() == '{"keep": true}\n'
+    assert json.loads(cache.read_text()) == {"a": 1}
