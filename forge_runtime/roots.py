@@ -13,6 +13,7 @@ import os
 
 FORGE_DIR = ".forge"
 LEDGER_DIR_NAME = "forge-goals"
+RECEIPT_KEY_NAME = "receipt.key"
 
 
 def _read_gitdir_file(dot_git: str) -> str | None:
@@ -80,6 +81,11 @@ def ledger_root(root: str, common_dir: str | None) -> str:
     if common_dir is not None:
         return os.path.join(common_dir, LEDGER_DIR_NAME)
     return os.path.join(root, FORGE_DIR, "local", "goals")
+
+
+def receipt_key(ledger_root: str) -> str:
+    """The key that seals gate receipts (gates/receipts.py), beside the goal ledger."""
+    return os.path.join(ledger_root, "gates", RECEIPT_KEY_NAME)
 
 
 def witness_dir() -> str:

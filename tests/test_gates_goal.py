@@ -116,30 +116,40 @@ def met(project, session: Session) -> None:
     assert session_end.handle(session.event("SessionEnd", reason="other")) is None
 
 
-def test_a_goal_met_with_a_stale_gate_is_met_but_unverified(project):
-    assert forge("gate", "run")[0] == 0
+def test_a_goal_met_is_judged_by_forges_own_run_not_by_its_receipts(project):
+    write(project.root, ".forge/gates.yaml",
+          GATES.replace("echo docs", "grep -q good docs/index.md"))
+    assert forge("gate", "run", "unit-tests")[0] == 0
     session = running_goal(project)
-    write(project.root, "docs/index.md", "# parser, edited\n")
-    met(project, session)
+    met(project, session)  # docs never ran, and forge's own run of it fails
 
     code, text = forge("goal", "status")
     assert code == 0
     assert "status      complete" in text
-    assert "gates       met but unverified: docs stale" in text
-    assert text.endswith("Next: forge gate run docs\n  only these gates' receipts are out "
-                         "of date\n")
+    assert "gates       met but unverified: forge ran the recorded final gates itself: " \
+           "docs failed (exit 1)" in text
+    assert text.endswith("Next: forge goal verify-gates\n  runs the goal's recorded final "
+                         "gates, confined, and records the verdict\n")
     code, text = forge("goal", "verify-gates")
     assert code == 2
-    assert "Error: FORGE_GOAL_UNVERIFIED: goal" in text and "docs stale" in text
+    assert "Error: FORGE_GOAL_UNVERIFIED: goal" in text and "docs failed (exit 1)" in text
     assert "Fix: forge gate run docs" in text
 
-    assert forge("gate", "run", "docs")[0] == 0
-    _, payload = forge_json("goal", "status")
-    assert payload["_next_action"] == "forge goal verify-gates"
+    write(project.root, "docs/index.md", "# parser, good now\n")  # no receipt: forge runs it
     code, text = forge("goal", "verify-gates")
     assert code == 0 and "met and verified" in text and text.rstrip().splitlines()[-2] == "Done."
+    assert "docs  passed in" in text and "forge's own run" in text
     code, text = forge("goal", "status")
     assert "gates       verified at" in text and text.rstrip().endswith("reopens it")
+
+
+def test_a_goal_met_with_stale_receipts_whose_gates_pass_is_verified(project):
+    assert forge("gate", "run")[0] == 0
+    session = running_goal(project)
+    write(project.root, "docs/index.md", "# parser, edited\n")  # the docs receipt is stale
+    met(project, session)
+    code, text = forge("goal", "status")
+    assert "gates       verified at" in text
 
 
 def test_a_goal_met_with_a_failing_gate_is_unverified_too(project):
@@ -148,7 +158,8 @@ def test_a_goal_met_with_a_failing_gate_is_unverified_too(project):
     session = running_goal(project)
     met(project, session)
     code, text = forge("goal", "status")
-    assert "met but unverified: docs failing" in text
+    assert "met but unverified: forge ran the recorded final gates itself: docs failed " \
+           "(exit 1)" in text
     assert forge("goal", "verify-gates")[0] == 2
 
 
@@ -175,12 +186,16 @@ def test_verify_gates_on_a_running_goal_waits_for_the_evaluator(project):
 def test_the_next_prompt_records_a_verdict_the_last_stop_could_not_see(project):
     from forge_runtime.hooks import user_prompt_submit
 
+    write(project.root, ".forge/gates.yaml",
+          GATES.replace("echo docs", "grep -q good docs/index.md"))
+    write(project.root, "docs/index.md", "# good\n")
     assert forge("gate", "run")[0] == 0
     session = running_goal(project)
     write(project.root, "docs/index.md", "# stale now\n")
     turn(session)
     session.verdict(met=True, condition=OBJECTIVE)
     user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="thanks"))
-    assert forge("gate", "run", "docs")[0] == 0  # the person works on after the goal
+    write(project.root, "docs/index.md", "# good again\n")  # the person works on after it
+    assert forge("gate", "run", "docs")[0] == 0
     code, text = forge("goal", "status")
     assert "met but unverified" in text  # judged on the tree as it was when it was met

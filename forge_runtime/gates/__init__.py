@@ -11,6 +11,9 @@ hash or the gate's definition changed, so after an edit only the affected gates 
     status     fresh / stale / failing / never run, and the one hint that follows
     evidence   a fresh passing receipt as evidence for an artifact
     goal       what a running goal's Stop hook and `forge goal` say about the gates
+    recorded   the final gates a goal's `/goal` recorded in the ledger: what it is judged by
+    confirm    forge runs the recorded gates itself: the run that verifies a goal
+    confined   that run as confined as the agent's sandboxed Bash (bubblewrap)
     files      the small JSON files all of them keep under `.forge/local/gates/`
 """
 
@@ -25,3 +28,9 @@ def defined(project) -> bool:
     """True when the project has a gates file: one stat. Here rather than in `config`, so a
     goal's Stop and SessionEnd in a project without gates import nothing more of the package."""
     return os.path.lexists(join(project.forge_dir, GATES_FILE))
+
+
+def in_play(project) -> bool:
+    """Whether a goal's gates can matter here: a gates file, or gates records in the
+    ledger (a final gate still counts when the file is deleted during its goal). Two stats."""
+    return defined(project) or os.path.lexists(join(project.ledger_root, "gates"))

@@ -66,13 +66,16 @@ class Gate(record("Gate", "name command boundary timeout")):
 
     __slots__ = ()
 
+    def spec(self) -> dict:
+        """Everything that defines the gate's verdict, as a gates file spells it."""
+        return {"command": self.command, "boundary": list(self.boundary),
+                "timeout": self.timeout}
+
     @property
     def definition_digest(self) -> str:
         """What a receipt must have been made under: a changed command, boundary or timeout
         makes every older receipt of this gate stale."""
-        body = fastjson.dumps({"command": self.command, "boundary": list(self.boundary),
-                               "timeout": self.timeout}, sort_keys=True)
-        return sha256_hex(body.encode("utf-8"))
+        return sha256_hex(fastjson.dumps(self.spec(), sort_keys=True).encode("utf-8"))
 
 
 def gates_path(project):
@@ -84,8 +87,11 @@ def cache_dir(project):
     return join(project.local_dir, "gates")
 
 
-def load(project) -> list[Gate]:
-    """The project's gates, in file order; ForgeError naming the line of a broken file."""
+def load(project, cached: bool = True) -> list[Gate]:
+    """The project's gates, in file order; ForgeError naming the line of a broken file.
+
+    The cache lives in the agent-writable local area: what a goal records as its final
+    gates (recorded.py) is read with `cached=False`, from the file itself."""
     path = gates_path(project)
     shown = f"{os.path.basename(project.forge_dir)}/{GATES_FILE}"
     try:
@@ -98,12 +104,17 @@ def load(project) -> list[Gate]:
     except OSError as exc:
         raise _invalid(shown, None, f"cannot be read ({exc.strerror})") from None
     digest = sha256_hex(raw)
-    document = _read_cache(cache_dir(project), digest)
+    document = _read_cache(cache_dir(project), digest) if cached else None
     if document is None:
         document = validate(raw, shown)
         _write_cache(cache_dir(project), digest, document)
+    return gates_of(document["gates"])
+
+
+def gates_of(specs: dict) -> list[Gate]:
+    """Gates from their specs by name (a gates file's `gates:`, or a goal's record)."""
     return [Gate(name, spec["command"], tuple(spec["boundary"]), spec.get("timeout"))
-            for name, spec in document["gates"].items()]
+            for name, spec in specs.items()]
 
 
 def validate(raw: bytes, shown: str) -> dict:

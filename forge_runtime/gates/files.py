@@ -8,10 +8,18 @@ from forge_runtime import fastjson
 
 
 def write_json(path: str | os.PathLike, data: object) -> None:
+    """Write through a new temporary file, never an existing one: forge's hooks write here
+    unsandboxed, and a link planted at the temporary's name would aim them elsewhere."""
     directory, name = os.path.split(path)
     os.makedirs(directory or ".", exist_ok=True)
     temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(temporary, flags, 0o644)
+    except FileExistsError:  # a crash's leftover, or a planted link: remove it, not its target
+        os.unlink(temporary)
+        descriptor = os.open(temporary, flags, 0o644)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(fastjson.dumps(data, separators=(",", ":")))
     os.replace(temporary, path)
 

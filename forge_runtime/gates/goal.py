@@ -1,23 +1,27 @@
 """The final gates of a goal: what its Stop hook tells the model, and whether a met goal is
 verified.
 
-A goal is complete only with every final gate fresh and passing. While a goal runs, each
-Stop compares the gates with what it last told the model; when that changed, the reply
-carries the gates that need a run (and the `Next:` that runs them) as next-turn context,
-which the host's own goal evaluator reads too. When the host judges the goal met, forge
-records whether every gate was fresh and passing then: if not, the goal is met but
-unverified until `forge goal verify-gates` finds them so.
+A goal is complete only when forge's own run of the final gates its `/goal` recorded
+(recorded.py, confirm.py) passes; receipts of `forge gate run` only tell the model what to
+run. While a goal runs, each Stop compares the gates with what it last told the model; when
+that changed, the reply carries the gates that need a run (and the `Next:` that runs them)
+as next-turn context, which the host's own goal evaluator reads too. A Stop at which every
+receipt says fresh and passing (the model is done) runs the recorded gates itself, within
+the hook's budget, and tells the model if they do not pass. When the host judges the goal
+met, forge records whether its own run passed on the tree as it is then: if not, the goal
+is met but unverified until `forge goal verify-gates` finds them passing.
 
-    <ledger root>/gates/<nonce>.json   what the model was last told; the met verdict
+    <ledger root>/gates/<nonce>.json   what the model was last told; forge's own run
+                                       (`confirmed`); the met verdict
 
-Only a session bound to a goal in a project with `.forge/gates.yaml` pays anything: every
-other Stop costs one stat here (and `hints`, `files` and `status` are imported past it).
+Only a session bound to a goal in a project with `.forge/gates.yaml` (or whose ledger keeps
+gates records) pays anything: every other Stop costs two stats here.
 """
 
 from __future__ import annotations
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.gates import config, defined
+from forge_runtime.gates import config, defined, in_play
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
 from forge_runtime.project import join, paths_of
 
@@ -28,7 +32,23 @@ if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is writ
 NOT_FRESH = "FORGE_GATES_NOT_FRESH"
 ALL_FRESH = "FORGE_GATES_FRESH"
 UNVERIFIED = "FORGE_GOAL_UNVERIFIED"
+UNRECORDED = "FORGE_GATES_UNRECORDED"
+CHANGED = "FORGE_GATES_CHANGED"
+NOT_CONFIRMED = "FORGE_GATES_NOT_CONFIRMED"
 VERIFY = "forge goal verify-gates"
+# What forge's own run of the recorded gates may take in each hook (confirm.py), below the
+# host's limits: Stop and UserPromptSubmit 30 s; SessionEnd 10 s, which Codex clamps to 3 s.
+STOP_BUDGET_SECONDS = 20.0
+PROMPT_BUDGET_SECONDS = 20.0
+SESSION_END_BUDGET_SECONDS = 6.0
+CODEX_SESSION_END_BUDGET_SECONDS = 2.0
+
+
+def session_end_budget(event: dict) -> float:
+    from forge_runtime.hosts import HOST_KEY
+
+    codex = event.get(HOST_KEY) == "codex"
+    return CODEX_SESSION_END_BUDGET_SECONDS if codex else SESSION_END_BUDGET_SECONDS
 
 
 def _record_path(project, nonce: str):
@@ -42,7 +62,7 @@ def read_record(project, nonce: str) -> dict:
     return record if isinstance(record, dict) else {}
 
 
-def _write_record(project, nonce: str, record: dict) -> None:
+def write_record(project, nonce: str, record: dict) -> None:
     from forge_runtime.gates.files import write_json
 
     write_json(_record_path(project, nonce), record)
@@ -58,30 +78,74 @@ def _bound_goal(project, session_id: str) -> dict | None:
     return Ledger(project.ledger_root, binding["nonce"]).current().goal
 
 
+def unrecorded(goal: dict) -> ForgeError:
+    from forge_runtime import hints
+
+    return ForgeError(f"{UNRECORDED}: goal {goal['nonce']} recorded no final gates at its "
+                      "/goal (the project had no .forge/gates.yaml then, or forge did not record "
+                      "gates yet)",
+                      f"/goal {hints.sanitize(goal['objective'])}", exit_code=EXIT_REFUSED,
+                      rationale="a person types this to record the gates file's gates for "
+                                "the goal")
+
+
+def _changed(goal: dict, names: list[str]) -> ForgeError:
+    from forge_runtime import hints
+
+    return ForgeError(f"{CHANGED}: .forge/gates.yaml no longer defines {', '.join(names)} as "
+                      f"goal {goal['nonce']} recorded at its /goal; the goal is judged by the "
+                      "recorded definitions", f"/goal {hints.sanitize(goal['objective'])}",
+                      exit_code=EXIT_REFUSED,
+                      rationale="a person types this after changing the gates on purpose, to "
+                                "record them for the goal; otherwise restore the file")
+
+
 class Reading:
-    """The gates as they stand, or the error that keeps forge from reading them.
+    """A goal's recorded gates and their receipts as they stand, or the error that keeps
+    forge from reading them, and (`unconfirmed`) forge's own run when it did not pass.
 
     `gates.status` (and its subprocess import) loads here, not with this module: a bound
     goal's Stop imports this module even in a project without gates."""
 
-    def __init__(self, project) -> None:
+    def __init__(self, project, goal: dict) -> None:
+        from forge_runtime.gates import recorded as recorded_gates
         from forge_runtime.gates import status
 
         self.status = status
+        self.states, self.error, self.unconfirmed = [], None, None
+        self.goal_nonce = goal["nonce"]
+        project = paths_of(project)
+        self.recorded = recorded_gates.of_goal(project, goal["nonce"])
         try:
-            self.states = status.assess(paths_of(project))
-            self.error = None
+            if self.recorded is None:
+                raise unrecorded(goal)
+            if self.recorded.problem is not None:
+                raise ForgeError(self.recorded.problem, "forge gate status",
+                                 exit_code=EXIT_REFUSED)
+            self.states = status.assess(project, list(self.recorded.gates))
+            drifted = recorded_gates.drift(self.recorded, _file_gates(project))
+            if drifted:
+                raise _changed(goal, drifted)
         except ForgeError as exc:
-            self.states, self.error = [], exc
+            self.error = exc
+
+    @property
+    def receipts_fresh(self) -> bool:
+        """Every recorded gate's receipt says fresh and passing: the model is done."""
+        return self.error is None and all(s.state == self.status.FRESH for s in self.states)
 
     @property
     def verified(self) -> bool:
-        return self.error is None and all(s.state == self.status.FRESH for s in self.states)
+        return self.receipts_fresh and self.unconfirmed is None
 
     def signature(self) -> list:
         """What the model was told, to tell it again only when this changes."""
         if self.error is not None:
             return [["error", self.error.message]]
+        if self.unconfirmed is not None:
+            from forge_runtime.gates.confirm import describe
+
+            return [["confirmed", describe(self.unconfirmed)]]
         return [[s.gate.name, s.state] for s in self.states if s.state != self.status.FRESH]
 
     def hint(self, project) -> hints.Hint:
@@ -89,21 +153,52 @@ class Reading:
 
         if self.error is not None:
             return self.error.hint()
+        if self.unconfirmed is not None:
+            import os
+
+            from forge_runtime.gates.confirm import log_path, not_passing
+
+            failing = not_passing(self.unconfirmed)
+            log = os.path.relpath(log_path(paths_of(project), self.goal_nonce, failing[0]),
+                                  paths_of(project).root)
+            return hints.next_(self.status.run_command(failing),
+                               f"after fixing what {log} shows: forge's own run of the "
+                               "recorded gate did not pass")
         if self.verified:
             return hints.next_(VERIFY, "confirms the goal's final gates once it is met")
         return self.status.way_on(self.states, paths_of(project))
 
     def summary(self) -> str:
-        return self.status.summary(self.states) if self.error is None else self.error.message
+        if self.error is not None:
+            return self.error.message
+        if self.unconfirmed is not None:
+            from forge_runtime.gates.confirm import describe
+
+            return describe(self.unconfirmed)
+        return self.status.summary(self.states)
 
     def body(self, nonce: str) -> str:
         if self.error is not None:
-            return f"{NOT_FRESH}: goal {nonce}: forge cannot read its final gates."
+            return f"{NOT_FRESH}: goal {nonce}: forge cannot judge its final gates."
+        if self.unconfirmed is not None:
+            return (f"{NOT_CONFIRMED}: goal {nonce}: every receipt says fresh and passing, "
+                    f"but {self.summary()}. The goal is complete only when forge's own run "
+                    "of every recorded final gate passes.")
         if self.verified:
             return f"{ALL_FRESH}: goal {nonce}: every final gate is fresh and passing."
         return (f"{NOT_FRESH}: goal {nonce}: final gates not fresh and passing: "
                 f"{self.summary()}. The goal is complete only when every "
                 "final gate is fresh and passing.")
+
+
+def _file_gates(project) -> list:
+    """The gates file's gates now (what `forge gate run` runs); none when it is gone."""
+    try:
+        return config.load(project)
+    except ForgeError as exc:
+        if exc.message.startswith(config.MISSING):
+            return []
+        raise
 
 
 # -- the Stop and SessionEnd hooks --------------------------------------------------------
@@ -119,21 +214,30 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     if reply and reply.get("continue") is False:
         return reply
     project = sessions.project_for(event)
-    if not defined(project):
+    if not in_play(project):
         return reply
     goal = _bound_goal(project, event["session_id"])
     if goal is None:
         return reply
     if goal["status"] == COMPLETE:
-        note_met(project, goal["nonce"])
+        note_met(project, goal, STOP_BUDGET_SECONDS)
         return reply
     if goal["status"] != ACTIVE:
         return reply
-    reading = Reading(project)
+    reading = Reading(project, goal)
+    if reading.recorded is None and not defined(project):
+        return reply  # a goal set with no gates file, in a project that still has none
+    if reading.receipts_fresh:  # the model is done: forge runs the recorded gates itself
+        from forge_runtime.gates import confirm
+
+        confirmed = confirm.confirm(paths_of(project), goal["nonce"], reading.recorded,
+                                    STOP_BUDGET_SECONDS)
+        if not confirmed["passed"]:
+            reading.unconfirmed = confirmed
     record = read_record(project, goal["nonce"])
     told, now_seen = record.get("told"), reading.signature()
     if told != now_seen:
-        _write_record(project, goal["nonce"], {**record, "told": now_seen})
+        write_record(project, goal["nonce"], {**record, "told": now_seen})
     # the first look speaks only of gates that need something; later, of any change
     changed = told != now_seen if told is not None else bool(now_seen)
     stuck = bool(reply) and "systemMessage" in (reply or {})
@@ -173,31 +277,45 @@ def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool
     return merged
 
 
-def note_if_met(event: dict) -> None:
+def note_if_met(event: dict, budget: float) -> None:
     """Record the verdict on a goal this event found met. The host writes a turn's verdict
     while that turn's Stop hooks run, so it is first seen by the session's next prompt or
-    its end (SessionEnd), before anyone works on past it."""
+    its end (SessionEnd), before anyone works on past it. `budget`: the seconds forge may
+    spend running the recorded gates within this hook's time limit."""
     from forge_runtime.goal import sessions
 
     project = sessions.project_for(event)
-    if not defined(project):
+    if not in_play(project):
         return
     goal = _bound_goal(project, event["session_id"])
     if goal is not None and goal["status"] == COMPLETE:
-        note_met(project, goal["nonce"])
+        note_met(project, goal, budget)
 
 
-def note_met(project, nonce: str) -> dict:
-    """Record, once, whether the goal's gates were fresh and passing when it was met."""
-    record = read_record(project, nonce)
+def judge(project, goal: dict, budget: float | None) -> tuple[bool, str]:
+    """Whether forge's own run of the goal's recorded final gates passes on the tree as it
+    is (confirm.py), and why, in words."""
+    from forge_runtime.gates import confirm, recorded
+
+    gates = recorded.of_goal(paths_of(project), goal["nonce"])
+    if gates is None:
+        return False, unrecorded(goal).message
+    confirmed = confirm.confirm(paths_of(project), goal["nonce"], gates, budget)
+    return confirmed["passed"], confirm.describe(confirmed)
+
+
+def note_met(project, goal: dict, budget: float | None) -> dict:
+    """Record, once, whether the goal's recorded gates passed forge's own run when it was
+    met."""
+    record = read_record(project, goal["nonce"])
     if "met" in record:
         return record
-    reading = Reading(project)
-    record = {**record, "met": {"at": now(), "verified": reading.verified,
-                                "gates": reading.signature()}}
-    if reading.verified:
+    verified, why = judge(project, goal, budget)
+    record = {**read_record(project, goal["nonce"]),
+              "met": {"at": now(), "verified": verified, "why": why}}
+    if verified:
         record["verified_at"] = record["met"]["at"]
-    _write_record(project, nonce, record)
+    write_record(project, goal["nonce"], record)
     return record
 
 
@@ -206,31 +324,39 @@ def note_met(project, nonce: str) -> dict:
 def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
     """A line on the goal's gates for `forge goal status`, and the hint that overrides the
     goal's own way on (None: the gates ask nothing)."""
-    reading = Reading(project)
+    from forge_runtime import hints
+
     if goal["status"] == COMPLETE:
         record = read_record(project, goal["nonce"])
         if record.get("verified_at"):
-            return f"verified at {record['verified_at']}: every final gate fresh and " \
-                   "passing", None
-        return f"met but unverified: {reading.summary()}", reading.hint(project)
+            return f"verified at {record['verified_at']}: forge ran every recorded final " \
+                   "gate itself and all passed", None
+        why = (record.get("met") or {}).get("why") or "not judged yet"
+        return f"met but unverified: {why}", hints.next_(
+            VERIFY, "runs the goal's recorded final gates, confined, and records the verdict")
+    reading = Reading(project, goal)
     running = goal["status"] == ACTIVE and not reading.verified
     return reading.summary(), reading.hint(project) if running else None
 
 
-def verify(project, goal: dict) -> tuple[dict, list]:
-    """Refuse (exit 2) unless every final gate is fresh and passing; record a met goal as
-    verified. Returns the record and the gate states."""
-    config.load(project)  # a missing or broken gates file raises its own error and fix
-    reading = Reading(project)
-    if reading.error is not None:
-        raise reading.error
-    if not reading.verified:
-        hint = reading.hint(project)
+def verify(project, goal: dict) -> tuple[dict, dict]:
+    """forge runs the goal's recorded final gates itself (no budget but their timeouts);
+    refuse (exit 2) unless all pass; record a met goal as verified. Returns the gates record
+    and forge's run."""
+    from forge_runtime.gates import confirm, recorded
+
+    gates = recorded.of_goal(paths_of(project), goal["nonce"])
+    if gates is None:
+        raise unrecorded(goal)
+    confirmed = confirm.confirm(paths_of(project), goal["nonce"], gates, None)
+    if not confirmed["passed"]:
+        failing = confirm.not_passing(confirmed)
+        fix = f"forge gate run {' '.join(failing)}" if failing else "forge gate status"
         raise ForgeError(f"goal {goal['nonce']} cannot be called verified: "
-                         f"{reading.summary()}", hint.text, exit_code=EXIT_REFUSED,
-                         code=UNVERIFIED, rationale=hint.rationale)
+                         f"{confirm.describe(confirmed)}", fix, exit_code=EXIT_REFUSED,
+                         code=UNVERIFIED, rationale="after fixing what its log shows")
     record = read_record(project, goal["nonce"])
     if goal["status"] == COMPLETE and not record.get("verified_at"):
         record = {**record, "verified_at": now()}
-        _write_record(project, goal["nonce"], record)
-    return record, reading.states
+        write_record(project, goal["nonce"], record)
+    return record, confirmed

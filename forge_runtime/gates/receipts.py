@@ -8,7 +8,10 @@ files), where an agent's tools can write. So each one is sealed with an HMAC who
 lives beside the goal ledger (`<ledger root>/gates/receipt.key`, a path the guard keeps the
 agent's tools out of): a receipt written by hand, or copied from another gate, reads as no
 receipt at all. Like the ledger's chain this makes forgery deliberate, not impossible: a
-process that reads the key can seal anything.
+process that reads the key can seal anything, and the agent's own `forge gate run` must read
+it. So a receipt only tells the model what to run next; what verifies a goal is forge's own
+run of the gates the goal recorded (confirm.py). The guard still refuses the agent's tools
+a read of the key (guard/gate_files.py), as cheap depth.
 """
 
 from __future__ import annotations
@@ -22,8 +25,7 @@ from pathlib import Path
 
 from forge_runtime.gates.config import cache_dir
 from forge_runtime.gates.files import read_json, write_json
-
-KEY_NAME = "receipt.key"
+from forge_runtime.roots import receipt_key
 
 
 def receipt_path(project, name: str) -> Path:
@@ -40,7 +42,7 @@ def shown(project, path: Path) -> str:
 
 
 def _key(project, create: bool) -> bytes | None:
-    path = project.ledger_root / "gates" / KEY_NAME
+    path = Path(receipt_key(str(project.ledger_root)))
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -54,6 +56,12 @@ def _key(project, create: bool) -> bytes | None:
     with os.fdopen(descriptor, "wb") as handle:
         handle.write(secrets.token_bytes(32))
     return path.read_bytes()
+
+
+def ensure_key(project) -> None:
+    """Create the key if there is none: a person's `/goal` does (from its hook), since in a
+    sandboxed posture the agent's `forge gate run` cannot write beside the ledger."""
+    _key(project, create=True)
 
 
 def _seal(key: bytes, receipt: dict) -> str:

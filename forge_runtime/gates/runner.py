@@ -65,24 +65,11 @@ def _now() -> str:
 
 def _run_one(project, gate: config.Gate, label: str, progress: Progress) -> dict:
     log = receipts.log_path(project, gate.name)
-    log.parent.mkdir(parents=True, exist_ok=True)
     started_at = _now()
-    started = time.monotonic()
     progress(f"{label}: running {gate.command}", START)
-    with open(log, "wb") as output:
-        child = subprocess.Popen(gate.command, shell=True, cwd=project.root, stdout=output,
-                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 start_new_session=True,
-                                 env={**os.environ, "FORGE_GATE": gate.name})
-        try:
-            exit_code, timed_out = _wait(child, gate.timeout, started,
-                                         lambda elapsed: progress(
-                                             f"{label}: running {gate.command} "
-                                             f"({elapsed:.0f} s)", TICK))
-        except BaseException:  # Ctrl-C: its own session would not hear it, so end it here
-            _stop(child)
-            raise
-    duration = round(time.monotonic() - started, 3)
+    exit_code, timed_out, duration = execute(
+        project, gate, log, gate.command, gate.timeout,
+        lambda elapsed: progress(f"{label}: running {gate.command} ({elapsed:.0f} s)", TICK))
     verdict = "timed out" if timed_out else \
         "passed" if exit_code == 0 else f"failed (exit {exit_code})"
     progress(f"{label}: {verdict} in {duration:.1f} s", END)
@@ -90,6 +77,28 @@ def _run_one(project, gate: config.Gate, label: str, progress: Progress) -> dict
             "exit_code": exit_code, "timed_out": timed_out, "duration_s": duration,
             "started_at": started_at, "finished_at": _now(),
             "output_sha256": _file_digest(log), "log": receipts.shown(project, log)}
+
+
+def execute(project, gate: config.Gate, log, command: str | list[str], timeout: float | None,
+            tick: Callable[[float], None]) -> tuple[int, bool, float]:
+    """Run `command` for `gate` in the project root with its output in `log`: (exit code,
+    whether it was killed for running past `timeout`, seconds it took). A string runs in
+    the platform's shell, a list as it is (confined.py's bubblewrap argv)."""
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    started = time.monotonic()
+    # never through a link: a person's run (or forge's own) must not write where one points
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(log, flags, 0o644), "wb") as output:
+        child = subprocess.Popen(command, shell=isinstance(command, str), cwd=project.root,
+                                 stdout=output, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                 env={**os.environ, "FORGE_GATE": gate.name})
+        try:
+            exit_code, timed_out = _wait(child, timeout, started, tick)
+        except BaseException:  # Ctrl-C: its own session would not hear it, so end it here
+            _stop(child)
+            raise
+    return exit_code, timed_out, round(time.monotonic() - started, 3)
 
 
 def _wait(child: subprocess.Popen, timeout: float | None, started: float,

@@ -46,11 +46,13 @@ def classify(gate: config.Gate, receipt: dict | None, boundary_hash: str) -> tup
 class Tree:
     """The work tree's files and their digests, read once for any number of gates."""
 
-    def __init__(self, project, gates: list[config.Gate]) -> None:
+    def __init__(self, project, gates: list[config.Gate], stat_cache=None) -> None:
+        """`stat_cache`: where the file digests are cached (default: the local area's)."""
         self.project = project
         self._roots = set().union(*(boundary.Matcher(gate.boundary).roots() for gate in gates))
         self.files = boundary.list_files(project, self._roots)
-        self.hasher = boundary.Hasher(config.cache_dir(project) / boundary.STAT_CACHE)
+        self.hasher = boundary.Hasher(stat_cache or
+                                      config.cache_dir(project) / boundary.STAT_CACHE)
 
     def refresh(self) -> None:
         """Read the tree again: a gate that just ran may have added, removed or changed

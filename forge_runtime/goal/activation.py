@@ -120,11 +120,12 @@ def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
 
 
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
-            witness, sandbox: str | None = None) -> Head:
+            witness, gates: dict, sandbox: str | None = None) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     nonce = new_nonce()
     head = Ledger(ledger_root, nonce, witness=witness).create(
-        _with_sandbox(_fresh_goal(nonce, objective, repository), sandbox), session=session)
+        _with_sandbox(_fresh_goal(nonce, objective, repository), sandbox), session=session,
+        **gates)
     _publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
@@ -158,7 +159,8 @@ def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | Non
 
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
-                state_path: str | os.PathLike, sandbox: str | None = None) -> tuple[str, Head]:
+                state_path: str | os.PathLike, gates: dict,
+                sandbox: str | None = None) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
@@ -170,25 +172,32 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
                         activation_count=goal["activation_count"] + 1)
             goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
             owed = _owed(ledger, head)
-            head = ledger.append(head, "activate", goal, session=session)
+            head = ledger.append(head, "activate", goal, session=session, **gates)
             return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)
         if goal["status"] in (COMPLETE, CANCELLED):
             goal["status"] = ACTIVE
-            return REOPENED, ledger.append(head, "reopen", goal, session=session)
-        return BOUND, ledger.append(head, "bind", goal, session=session)
+            return REOPENED, ledger.append(head, "reopen", goal, session=session, **gates)
+        return BOUND, ledger.append(head, "bind", goal, session=session, **gates)
 
 
 def activate(project: Project, objective: str, session: str | None = None,
-             sandbox: str | None = None) -> Activation:
+             recorded: dict | None = None, sandbox: str | None = None) -> Activation:
     """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
     `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`).
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
     see no goal, or one would see the other's state.md before its index and refuse it.
+
+    Every record this writes carries the final gates (gates/recorded.py): `recorded`, what
+    the person's `/goal` prompt found (events.py keeps it with the pending activation, from
+    before the model's first turn), else the gates file as it is now. The goal is judged by
+    those, whatever the file says later.
     """
+    from forge_runtime.gates.recorded import field_for
     from forge_runtime.goal.witness import Witness
 
+    gates = field_for(project) if recorded is None else recorded
     objective = normalise(objective)
     root = project.ledger_root
     repository = repository_id(root)
@@ -202,10 +211,10 @@ def activate(project: Project, objective: str, session: str | None = None,
             raise tampered(f"the witness says goal {witnessed} has this objective, and the "
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
-            created = _create(root, objective, repository, session, witness, sandbox)
+            created = _create(root, objective, repository, session, witness, gates, sandbox)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
-                                project.state_path, sandbox)
+                                project.state_path, gates, sandbox)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal)

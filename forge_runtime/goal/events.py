@@ -129,8 +129,12 @@ def on_prompt(event: dict) -> dict | None:
                                                    codex_posture(project, event))
         except ForgeError as exc:
             return {"decision": "block", "reason": refusal_text(exc)}
+        from forge_runtime.gates.recorded import field_for
+
+        # the final gates as the person's prompt finds them, before the model's first turn
         sessions.write_pending(project.ledger_root, event["session_id"], {
-            "objective": goal_prompt.objective, "prompt_id": event.get("prompt_id")})
+            "objective": goal_prompt.objective, "prompt_id": event.get("prompt_id"),
+            "recorded": field_for(project)})
         if unsandboxed:
             return {"systemMessage": unsandboxed}
     return None
@@ -366,7 +370,9 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     from forge_runtime.sandbox import posture
 
     sandbox = posture.for_goal(project, codex_posture(project, event))
-    started = activation.activate(project, pending["objective"], session, sandbox)
+    recorded = pending.get("recorded")
+    started = activation.activate(project, pending["objective"], session,
+                                  recorded if isinstance(recorded, dict) else None, sandbox)
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted

@@ -6,6 +6,8 @@ Two independent checks, both only ever restricting:
    by every one of them.
 2. Protected paths, for every session: file tools and Bash may not write the ledger,
    forge's guard files or the goal fields of state.md; an MCP tool may not even name them.
+   While a goal is in progress the gates file is one of them, and no tool may read the gate
+   receipts' key (gate_files.py).
 
 Fail closed: any exception while deciding is a deny, as is a broken project rule file for
 a guarded session. The host lets a crashing or slow hook through, so the guard must answer
@@ -15,7 +17,7 @@ deny itself, fast. Sessions with no role that call a tool which cannot write any
 
 import os
 
-from forge_runtime.guard import modes, paths
+from forge_runtime.guard import gate_files, modes, paths
 
 # Return values are `forge_runtime.hints.Hint` objects and roles `roles.Role`; the
 # annotations leave those names out so the allow path imports neither `hints`, `roles`
@@ -75,6 +77,13 @@ def _decide(event: dict, env: dict[str, str], role):
         escape = _sandbox_escape(ledger_root(dirs[0], dirs[2]), session_id, guarded)
         if escape is not None:
             return escape
+    key_read = gate_files.key_finding(tool, tool_input, cwd, env,
+                                      ledger_root(dirs[0], dirs[2]))
+    if key_read is not None:
+        from forge_runtime import hints
+
+        return hints.error(f"{GUARD}: {tool} {key_read.message}", "forge gate status",
+                           "the key seals receipts for forge's own runs; no agent reads it")
     if not guarded and not touches_world:
         return None
     extra_protected = ()
@@ -95,8 +104,15 @@ def _decide(event: dict, env: dict[str, str], role):
         extra_protected = rules.protected
     if not touches_world:
         return None
-    protected = paths.protected_paths(dirs, extra_protected)
+    protected = [*paths.protected_paths(dirs, extra_protected), gate_files.gates_entry(dirs)]
     finding = _protection_finding(tool, tool_input, cwd, env, protected)
+    if gate_files.may_be_the_gates_file(finding, tool_input):
+        without = _protection_finding(tool, tool_input, cwd, env, protected[:-1])
+        if without is None:  # the gates file is all that is at stake
+            nonce = gate_files.in_progress(ledger_root(dirs[0], dirs[2]))
+            if nonce is not None:
+                return gate_files.refusal(tool, finding, nonce)
+        finding = without
     if finding is None:
         return None
     from forge_runtime import hints

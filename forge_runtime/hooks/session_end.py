@@ -20,8 +20,8 @@ def handle(event: dict) -> dict | None:
     on_session_end(event)
     from forge_runtime import gates
 
-    if gates.defined(sessions.project_for(event)):  # else nothing to note, nothing to import
-        from forge_runtime.gates.goal import note_if_met
+    if gates.in_play(sessions.project_for(event)):  # else nothing to note, nothing to import
+        from forge_runtime.gates.goal import note_if_met, session_end_budget
 
-        note_if_met(event)
+        note_if_met(event, session_end_budget(event))
     return None

@@ -41,7 +41,7 @@ def handle(event: dict) -> dict | None:
         kills.clear(project.ledger_root)  # this Stop ran: the row of killed ones is broken
     from forge_runtime import gates
 
-    if not gates.defined(project):
+    if not gates.in_play(project):
         return reply  # the gates' notices: none without a gates file, and nothing imported
     from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
 

@@ -15,10 +15,10 @@ def handle(event: dict) -> dict | None:
     if not event["prompt"].lstrip().startswith("/goal") and \
             not sessions.event_involvement(event):
         return None
-    from forge_runtime.gates.goal import note_if_met
+    from forge_runtime.gates.goal import PROMPT_BUDGET_SECONDS, note_if_met
     from forge_runtime.goal import kills
     from forge_runtime.goal.events import on_prompt
 
     reply = on_prompt(event)
-    note_if_met(event)
+    note_if_met(event, PROMPT_BUDGET_SECONDS)
     return kills.with_notice(reply, sessions.project_for(event).ledger_root)

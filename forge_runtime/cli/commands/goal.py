@@ -129,7 +129,7 @@ def status(args) -> Result:
     way_on = _way_on(seen.goal)
     from forge_runtime import gates
 
-    if gates.defined(project):
+    if gates.in_play(project):
         from forge_runtime.gates.goal import status_of
 
         gates_line, gates_hint = status_of(project, seen.goal)
@@ -149,16 +149,19 @@ def verify_gates(args) -> Result:
     if nonce is None:
         return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
     goal = Ledger(project.ledger_root, nonce).verified()
-    record, states = verify(project, goal)
-    lines = [f"{s.gate.name}  fresh  passed {s.receipt['finished_at']}" for s in states]
-    data = {"goal": goal, "gates": [s.as_json() for s in states],
-            "verified_at": record.get("verified_at")}
+    record, confirmed = verify(project, goal)
+    lines = [f"{name}  {result['verdict']} in {result.get('duration_s', 0):.1f} s (forge's "
+             f"own run, confinement: {confirmed['confinement']})"
+             for name, result in confirmed["results"].items()]
+    data = {"goal": goal, "gates": confirmed["results"], "confirmed_at": confirmed["at"],
+            "confinement": confirmed["confinement"], "verified_at": record.get("verified_at")}
     if goal["status"] == COMPLETE:
-        return Result(hints.done(f"goal {nonce} met and verified: every final gate fresh and "
-                                 "passing"), lines, data)
+        return Result(hints.done(f"goal {nonce} met and verified: forge ran every recorded "
+                                 "final gate itself and all passed"), lines, data)
     return Result(hints.wait("the host's evaluator judges the goal met",
-                             f"every final gate of goal {nonce} is fresh and passing now",
-                             or_=[f"forge goal status --nonce {nonce}"]), lines, data)
+                             f"every recorded final gate of goal {nonce} passes forge's own "
+                             "run now", or_=[f"forge goal status --nonce {nonce}"]),
+                  lines, data)
 
 
 def sync(args) -> Result:

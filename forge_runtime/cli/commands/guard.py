@@ -42,7 +42,10 @@ def _project_rules():
 
 
 def run_roles(args) -> Result:
+    import os
+
     from forge_runtime.guard import modes, paths
+    from forge_runtime.roots import receipt_key
 
     project, rules = _project_rules()
     lines = ["Roles (a role may use only these tools):"]
@@ -51,9 +54,16 @@ def run_roles(args) -> Result:
                                                   if r == role.name})
         lines.append(f"  {role.name:<12} {', '.join(role.tools) or '(nothing)'}")
         lines.append(f"  {'':<12} agents: {', '.join(agents)}")
+    from forge_runtime.guard import gate_files
+
     protected = paths.protected_paths(project, rules.protected)
     lines.append("Protected in every session:")
     lines.extend(f"  {entry.label}: {entry.path}" for entry in protected)
+    gates_file = gate_files.gates_entry(project)
+    lines.append(f"  {gates_file.label}, {gates_file.kind}: {gates_file.path}")
+    lines.append("  reads too: the gate receipts' key, "
+                 f"{os.path.realpath(receipt_key(str(project.ledger_root)))}")
+    protected.append(gates_file)
     in_mode = modes.all_modes(paths.guard_dir(project))
     lines.append("Sessions in a guarded mode:" if in_mode else "No session is in a guarded mode.")
     lines.extend(f"  {session}: {role}" for session, role in in_mode)
