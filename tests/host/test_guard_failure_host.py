@@ -31,6 +31,12 @@ rules:
 """
 
 
+# The same touch, in a command whose decision takes far longer than a 1 ms watchdog (the
+# guard now decides a plain `touch` within it).
+SLOW_TO_DECIDE = TOUCH_SCRIPT.replace('"touch {cwd}/ran.txt"',
+                                      '"touch {cwd}/ran.txt' + "; true" * 2000 + '"')
+
+
 def _slow_hook(**options) -> dict:
     return {"type": "command", "command": sys.executable,
             "args": ["-c", "import time; time.sleep(5)"], "timeout": 1, **options}
@@ -61,7 +67,7 @@ def test_the_host_blocks_a_hook_that_overruns_only_when_marked(claude_host, proj
 
 
 def test_forge_denies_a_decision_that_overruns_its_watchdog(claude_host, project):
-    host = claude_host(TOUCH_SCRIPT)
+    host = claude_host(SLOW_TO_DECIDE)
     session = host.run("touch it", cwd=project, args=["--allowedTools", "Bash"],
                        env={"FORGE_GUARD_DEADLINE": "0.001"})
 
@@ -80,7 +86,7 @@ def test_a_pip_wired_guard_that_overruns_is_blocked_by_the_host(claude_host, pro
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     (pre_tool,) = settings["hooks"]["PreToolUse"][0]["hooks"]
     assert pre_tool["onFailure"] == "block" and pre_tool["args"][0] == "-I"
-    host = claude_host(TOUCH_SCRIPT, plugin_dirs=[])
+    host = claude_host(SLOW_TO_DECIDE, plugin_dirs=[])
     session = host.run("touch it", cwd=project, args=["--allowedTools", "Bash"],
                        env={"FORGE_GUARD_DEADLINE": "0.001"})
 
