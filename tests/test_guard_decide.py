@@ -82,10 +82,11 @@ def test_a_subagent_in_a_guarded_session_gets_both_restrictions(project):
     assert "the reviewer role may not use WebFetch" in hint.error
 
 
-def test_an_unknown_forge_agent_is_denied_everything(project):
-    hint = ask(project, "Read", {"file_path": "x"}, agent_type="forge:made-up")
+def test_an_unknown_forge_agent_is_denied_everything_but_reading(project):
+    hint = ask(project, "Write", {"file_path": "x", "content": "y"}, agent_type="forge:made-up")
     assert_contract(hint)
-    assert "may use nothing" in hint.error
+    assert "may use Read, Grep, Glob)" in hint.error
+    assert ask(project, "Read", {"file_path": "x"}, agent_type="forge:made-up") is None
 
 
 def test_other_agents_and_the_main_session_are_not_role_guarded(project):
@@ -95,14 +96,15 @@ def test_other_agents_and_the_main_session_are_not_role_guarded(project):
     assert ask(project, "mcp__files__write_file", {"path": "notes.md"}) is None
 
 
-def test_an_unreadable_mode_file_denies_everything(project):
+def test_an_unreadable_mode_file_denies_everything_but_reading(project):
     path = modes.mode_path(paths.guard_dir(find_project(project)), "sess-1")
     import os
 
     os.makedirs(os.path.dirname(path))
     with open(path, "w") as handle:
         handle.write("{not json")
-    assert ask(project, "Read", {"file_path": "x"}) is not None
+    assert ask(project, "Write", {"file_path": "x", "content": "y"}) is not None
+    assert ask(project, "Bash", {"command": "true"}) is not None
 
 
 @pytest.mark.parametrize("tool, tool_input", [

@@ -44,8 +44,10 @@ def test_a_role_can_only_be_narrowed():
     assert narrowed.tools == ("Read",)
 
 
-def test_nothing_allows_nothing():
-    assert not any(NOTHING.allows(t) for t in ("Read", "Bash", "Write", "mcp__a__b"))
+def test_nothing_allows_only_reading():
+    """Reads are never a role's to refuse (the plugin's hook does not even see them)."""
+    assert not any(NOTHING.allows(t) for t in ("Bash", "Write", "Edit", "mcp__a__b", "LS"))
+    assert all(NOTHING.allows(t) for t in ("Read", "Grep", "Glob"))
 
 
 @pytest.mark.parametrize("agent_type, role", [

@@ -150,12 +150,15 @@ def test_hooks_wiring_registers_every_event_in_exec_form(project):
     assert list(settings["hooks"]) == EVENTS
     plugin = hook_settings.plugin_registrations()
     for event in EVENTS:
-        (group,) = settings["hooks"][event]
-        (hook,) = group["hooks"]
-        assert hook["command"] == sys.executable
-        assert hook["args"] == ["-I", "-m", "forge_runtime.hooks", event]
-        assert hook["timeout"] == plugin[event][0]["hooks"][0]["timeout"]
-        assert group.get("matcher") == plugin[event][0].get("matcher")
+        groups = settings["hooks"][event]
+        assert len(groups) == len(plugin[event])  # PreToolUse: the guard, and the key's Read
+        for group, declared in zip(groups, plugin[event], strict=True):
+            (hook,) = group["hooks"]
+            assert hook["command"] == sys.executable
+            assert hook["args"] == ["-I", "-m", "forge_runtime.hooks", event]
+            assert hook["timeout"] == declared["hooks"][0]["timeout"]
+            assert hook.get("if") == declared["hooks"][0].get("if")
+            assert group.get("matcher") == declared.get("matcher")
 
 
 def test_the_wired_command_really_runs_the_hook(project):

@@ -156,7 +156,9 @@ def _roles_in_force(rules, agent_type: str | None, mode: str | None,
 def _role_denial(role, tool: str, session_id: str, from_mode: bool):
     from forge_runtime import hints
 
-    allowed = ", ".join(role.tools) or "nothing"
+    from forge_runtime.guard.roles import READ_ONLY
+
+    allowed = ", ".join([*role.tools, *(t for t in READ_ONLY if t not in role.tools)])
     message = f"{GUARD}: the {role.name} role may not use {tool} (it may use {allowed})"
     if from_mode:
         return hints.error(message, f"forge mode exit --session {session_id}",

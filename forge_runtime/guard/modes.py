@@ -42,7 +42,7 @@ def read_mode(guard_dir: str, session_id: str) -> str | None:
     """The role the session is restricted to; None when it has no mode.
 
     Returns UNREADABLE for a mode file that exists but is not a valid mode record, which the
-    guard treats as a role that may use nothing (fail closed).
+    guard treats as a role that may use nothing but the read tools (fail closed).
     """
     try:
         record = _load(mode_path(guard_dir, session_id))

@@ -10,6 +10,11 @@ allow-list binding). Roles come from two places, and both only ever restrict:
 
 The defaults below must list exactly the tools in the front matter of `agents/<role>.md`
 (a test holds them together).
+
+Reading is never refused by a role: every role allows Read, Grep and Glob, an unknown one
+too. So the plugin's PreToolUse hook leaves those tools out entirely (hooks/hooks.json: a
+read starts no forge process), and the one read forge does refuse, of the gate receipts' key
+(gate_files.py), reaches the guard through a Read hook the host starts only for that path.
 """
 
 from forge_runtime.records import record
@@ -27,7 +32,7 @@ class Role(record("Role", "name tools description", defaults=("",))):
     __slots__ = ()
 
     def allows(self, tool_name: str) -> bool:
-        return any(
+        return tool_name in READ_ONLY or any(
             tool_name == allowed or ("*" in allowed and _matches(tool_name, allowed))
             for allowed in self.tools
         )
@@ -56,8 +61,9 @@ DEFAULT_ROLES: dict[str, Role] = {
     )
 }
 
-# A role name that matches no rule: deny everything (an unknown guarded role fails closed).
-NOTHING = Role("unknown", (), "a guarded role forge has no rules for: nothing is allowed")
+# A role name that matches no rule: deny everything but reading (an unknown guarded role
+# fails closed; reads are never a role's to refuse).
+NOTHING = Role("unknown", (), "a guarded role forge has no rules for: only reading is allowed")
 
 
 def role_name_of_agent(agent_type: str) -> str | None:

@@ -1,0 +1,114 @@
+"""Which tool calls start a forge process, in the real host.
+
+forge's PreToolUse hook leaves out the tools it never refuses (Read, Grep, Glob: reading is
+never a role's to refuse), by a matcher of exclusion, so a tool the host adds later, an MCP
+tool and every writing tool still start the guard; the one read forge refuses, of the gate
+receipts' key, starts it through a Read hook the host runs only for that path (`if`).
+Measured here: the host honours a lookahead matcher, and a matcher it cannot compile starts
+no hook at all, for any tool (so an uncompilable one would leave writes unguarded: each of
+forge's matchers is compiled by JavaScript's engine, the host's, in this test).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from forge_runtime.hostkit.projects import write_plugin
+from forge_runtime.roots import RECEIPT_KEY_NAME
+
+pytestmark = pytest.mark.host
+
+REPO_HOOKS = json.loads((__import__("pathlib").Path(__file__).resolve().parents[2]
+                         / "hooks" / "hooks.json").read_text())
+MIXED = """
+rules:
+  - name: done
+    when: {last_tool_result_contains: "BASH-RAN"}
+    reply: {text: "done"}
+  - name: read, grep, glob
+    times: 1
+    reply:
+      tool_calls:
+        - {name: Read, input: {file_path: "{cwd}/r.txt"}}
+        - {name: Grep, input: {pattern: "READ", path: "{cwd}"}}
+        - {name: Glob, input: {pattern: "*.txt"}}
+  - name: write, then read the key
+    times: 1
+    reply:
+      tool_calls:
+        - {name: Write, input: {file_path: "{cwd}/w.txt", content: "written"}}
+        - {name: Read, input: {file_path: "{cwd}/.git/forge-goals/gates/receipt.key"}}
+  - name: the shell
+    reply: {tool_calls: [{name: Bash, input: {command: "echo BASH-RAN"}}]}
+"""
+
+
+def test_reads_start_no_forge_process_and_everything_else_does(claude_host, project):
+    (project / "r.txt").write_text("READ-ME\n")
+    key = project / ".git/forge-goals/gates" / RECEIPT_KEY_NAME
+    key.parent.mkdir(parents=True)
+    key.write_bytes(b"KEY-BYTES-NOT-FOR-AGENTS")
+    host = claude_host(MIXED)
+    session = host.run("go", cwd=project, args=["--permission-mode", "acceptEdits",
+                                                "--allowedTools", "Bash,Read,Grep,Glob,Write"])
+    assert session.terminal_reason == "completed", session.stderr
+    guarded = [(call.stdin["tool_name"], call.stdin["tool_input"].get("file_path"))
+               for call in session.hooks_for("PreToolUse")]
+    assert ("Read", str(project / "r.txt")) not in guarded
+    assert not [tool for tool, _ in guarded if tool in ("Grep", "Glob")]
+    assert ("Write", str(project / "w.txt")) in guarded and ("Bash", None) in guarded
+    denied = [call for call in session.hooks_for("PreToolUse")
+              if call.stdin["tool_name"] == "Read" and call.reply]
+    assert len(denied) == 1 and denied[0].stdin["tool_input"]["file_path"] == str(key)
+    assert denied[0].reply["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "KEY-BYTES-NOT-FOR-AGENTS" not in json.dumps(session.model_requests())
+    assert (project / "w.txt").read_text() == "written"
+
+
+def _javascript_matches(pattern: str, names: list[str]) -> list[bool]:
+    """What `new RegExp(pattern).test(name)` says for each name (the host's own engine)."""
+    script = ("const [p, ...n] = JSON.parse(process.argv[1]);"
+              "const r = new RegExp(p); console.log(JSON.stringify(n.map(x => r.test(x))));")
+    done = subprocess.run(["node", "-e", script, json.dumps([pattern, *names])],
+                          capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_guards_matcher_leaves_out_only_the_read_tools_in_the_hosts_engine():
+    (guard, key_read) = REPO_HOOKS["hooks"]["PreToolUse"]
+    writes = ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Agent", "Task",
+              "WebFetch", "PowerShell", "mcp__plugin_forge_forge__new", "mcp__files__write",
+              "SomeToolAddedLater", "ReadWrite", "Reader", "GrepAndDelete", "LS"]
+    assert _javascript_matches(guard["matcher"], writes) == [True] * len(writes)
+    assert _javascript_matches(guard["matcher"], ["Read", "Grep", "Glob"]) == [False] * 3
+    assert key_read["matcher"] == "Read" and key_read["hooks"][0]["if"] == \
+        f"Read(**/{RECEIPT_KEY_NAME})"
+
+
+SHELL_ONLY = """
+rules:
+  - name: done
+    when: {last_is_tool_result: true}
+    reply: {text: "done"}
+  - name: the shell
+    reply: {tool_calls: [{name: Bash, input: {command: "touch {cwd}/ran.txt"}}]}
+"""
+
+
+def test_a_matcher_the_host_cannot_compile_starts_no_hook(claude_host, project, tmp_path):
+    """Why every matcher of forge's is compiled above: the host skips such a hook silently."""
+    log = tmp_path / "fired.txt"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ncat > /dev/null; echo fired >> {log}\n")
+    hook.chmod(0o755)
+    plugin = write_plugin(tmp_path / "probe", "probe", {"PreToolUse": [
+        {"matcher": "(", "hooks": [{"type": "command", "command": str(hook)}]}]})
+    session = claude_host(SHELL_ONLY, plugin_dirs=[plugin]).run(
+        "go", cwd=project, args=["--allowedTools", "Bash"])
+    assert session.terminal_reason == "completed", session.stderr
+    assert (project / "ran.txt").exists() and not log.exists()
+    assert sys.executable  # the probe hook is a shell script: no forge in this session
