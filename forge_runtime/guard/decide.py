@@ -155,7 +155,6 @@ def _roles_in_force(rules, agent_type: str | None, mode: str | None,
 
 def _role_denial(role, tool: str, session_id: str, from_mode: bool):
     from forge_runtime import hints
-
     from forge_runtime.guard.roles import READ_ONLY
 
     allowed = ", ".join([*role.tools, *(t for t in READ_ONLY if t not in role.tools)])
