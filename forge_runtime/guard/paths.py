@@ -7,7 +7,12 @@ Protected, for every role including an unguarded main session:
 - the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
 - the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`);
 - the files that tell forge where the ledger is: the git dir's `commondir` (rewritten, it
-  sends forge to another ledger) and, in a linked worktree, its `.git` file.
+  sends forge to another ledger) and, in a linked worktree, its `.git` file;
+- the host's own off switches (`host_paths`): its settings files at every scope, the
+  plugin install tree and data (forge's code and its hook interpreter, forge-env), and
+  Codex's home (config, hooks, goal store) and the project's `.codex` config and hooks.
+  A settings file or a Codex `config.toml` may still be edited with the file tools: the
+  resulting content is judged (`host_settings`); every other write is refused.
 
 A path is compared after what the shell or the host would do to it: `~` and `$VAR`
 expansion, joining a relative path to the working directory, `..` and symlinks resolved
@@ -28,11 +33,17 @@ LEDGER_LABEL = "the goal ledger"
 WITNESS_LABEL = "forge's goal witness"
 TREE = "tree"
 FRONT_MATTER = "front matter"
+SETTINGS = "host settings"  # a Claude Code settings JSON file: its resulting content decides
+CODEX_CONFIG = "codex config"  # a Codex config.toml: its resulting content decides
+MANAGED_DIR = "/etc/claude-code"
+SWITCH_OFF = "this would switch forge off"
+HOST_FIX = "forge sandbox status"
 
 # Words whose mere mention makes a shell command sensitive (it must then be provably
 # read-only). Generic names such as `state.md` are matched by resolved path instead.
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
-           "forge_runtime.hooks", "goal-ledger")
+           "forge_runtime.hooks", "goal-ledger", ".claude/settings", ".claude/plugins",
+           "managed-settings", "forge-env", ".codex/", "enabledplugins", "disableallhooks")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s
@@ -40,8 +51,9 @@ MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-
 
 # Records (forge_runtime/records.py), not dataclasses or named tuples: `dataclasses` imports
 # `inspect`, `collections` a few modules more, which every tool call would pay.
-class Protected(record("Protected", "path label kind fix")):
-    """One protected path: what it is called in messages and the command to use instead."""
+class Protected(record("Protected", "path label kind fix rationale", defaults=(None,))):
+    """One protected path: what it is called in messages, the command to use instead and
+    (when not the ledger's) why it is protected."""
 
     __slots__ = ()
 
@@ -65,9 +77,11 @@ def rule_file(project) -> str:
     return os.path.join(project[0], FORGE_DIR, RULE_FILE)
 
 
-def protected_paths(project, extra: tuple[str, ...] = ()) -> list[Protected]:
+def protected_paths(project, extra: tuple[str, ...] = (),
+                    env: dict[str, str] | None = None) -> list[Protected]:
     """Every protected path of `project` (a Project or `roots.locate()`'s strings: the guard
-    decides without `pathlib`), resolved; `extra` are project-rule additions."""
+    decides without `pathlib`), resolved; `extra` are project-rule additions; `env` is
+    where the host's home directories are read from (the hook's environment)."""
     root, git_dir, git_common_dir = project
     found = [
         Protected(os.path.realpath(ledger_root(root, git_common_dir)), LEDGER_LABEL, TREE,
@@ -92,7 +106,65 @@ def protected_paths(project, extra: tuple[str, ...] = ()) -> list[Protected]:
         path = os.path.realpath(os.path.join(root, relative))
         found.append(Protected(path, f"the protected path {relative}", TREE,
                                "forge guard roles"))
+    return found + host_paths(root, os.environ if env is None else env)
+
+
+HOST_RATIONALE = ("the host's settings, its plugin tree and Codex's config and hooks are what "
+                  "keep forge on; an agent may not switch it off in any session, so a person "
+                  "makes such a change in their own terminal or editor")
+
+
+def host_paths(root: str, env) -> list[Protected]:
+    """The host's own off switches for the project at `root`, each resolved (and, when it
+    is a symlink, also as itself: removing the link removes the file the host reads).
+
+    Claude Code: `settings.json` and `settings.local.json` of the project, of the user
+    (`~/.claude`, and `$CLAUDE_CONFIG_DIR` when set) and the managed ones in /etc; the
+    managed drop-in directory and the plugin tree (`plugins/`: forge's code, its data,
+    the forge-env its hooks run) as trees; `$CLAUDE_PLUGIN_DATA` when set; each settings
+    file's `.forge-record` (what `forge sandbox disable` restores). Codex: `config.toml`
+    of the project and of `$CODEX_HOME` (default `~/.codex`), whose other files (hooks,
+    the goal store `goals_*.sqlite` and its journals, profiles, rules) form a tree, and
+    the project's `.codex/hooks.json`.
+    """
+    home = env.get("HOME") or os.path.expanduser("~")
+    claude_dirs = [os.path.join(home, ".claude")]
+    if env.get("CLAUDE_CONFIG_DIR"):
+        claude_dirs.append(env["CLAUDE_CONFIG_DIR"])
+    project_claude = os.path.join(root, ".claude")
+    settings = [(os.path.join(project_claude, "settings.json"), "project"),
+                (os.path.join(project_claude, "settings.local.json"), "local"),
+                (os.path.join(MANAGED_DIR, "managed-settings.json"), "managed")]
+    trees = [(os.path.join(MANAGED_DIR, "managed-settings.d"), "the host's managed settings")]
+    for directory in claude_dirs:
+        settings += [(os.path.join(directory, "settings.json"), "user"),
+                     (os.path.join(directory, "settings.local.json"), "user")]
+        trees.append((os.path.join(directory, "plugins"),
+                      "the host's plugin tree, which holds forge's code, data and forge-env"))
+    if env.get("CLAUDE_PLUGIN_DATA"):
+        trees.append((env["CLAUDE_PLUGIN_DATA"], "forge's plugin data, which holds its forge-env"))
+    codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    found = []
+    for path, scope in settings:
+        found += _spellings(path, f"the host's {scope} settings", SETTINGS)
+        found += _spellings(path + ".forge-record", "forge's sandbox record", TREE)
+    for path, scope in ((os.path.join(root, ".codex", "config.toml"), "project"),
+                        (os.path.join(codex_home, "config.toml"), "user")):
+        found += _spellings(path, f"Codex's {scope} config", CODEX_CONFIG)
+    trees += [(os.path.join(root, ".codex", "hooks.json"), "Codex's project hooks"),
+              (codex_home, "Codex's home, which holds its hooks, goal store and profiles")]
+    for path, label in trees:
+        found += _spellings(path, label, TREE)
     return found
+
+
+def _spellings(path: str, label: str, kind: str) -> list[Protected]:
+    real = os.path.realpath(path)
+    entries = [Protected(real, label, kind, HOST_FIX, HOST_RATIONALE)]
+    plain = os.path.normpath(path)
+    if plain != real and os.path.islink(plain):
+        entries.append(Protected(plain, label, TREE, HOST_FIX, HOST_RATIONALE))
+    return entries
 
 
 def expand(word: str, cwd: str, env: dict[str, str], *, follow: bool = True) -> str | None:
