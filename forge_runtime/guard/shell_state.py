@@ -12,7 +12,15 @@ path.
 import os
 
 from forge_runtime.guard import shell_words
-from forge_runtime.guard.paths import FRONT_MATTER, MARKERS, Finding, Protected, hit, holds, inside
+from forge_runtime.guard.paths import (
+    MARKERS,
+    TREE,
+    Finding,
+    Protected,
+    hit,
+    holds,
+    inside,
+)
 from forge_runtime.guard.shell_lexer import is_word_char
 
 UNKNOWN_VALUE = "`?`"  # what a lifted `$(...)` leaves; a variable holding it is unknown
@@ -340,9 +348,10 @@ def touches(words: list[str], ctx: Context, *, follow: bool = True) -> bool:
 
 
 def in_sensitive_dir(ctx: Context) -> bool:
-    """Working inside a protected tree, or in `.forge/local` or the git dir beside one.
+    """Working inside a protected tree, or beside a protected file judged by its content
+    (`.forge/local`, `.claude`, `~/.codex`) or in the git dir beside a protected path.
 
-    From there a bare relative name (`state.md`, `forge-goals`) reaches a protected path
+    From there a bare relative name (`state.md`, `settings.json`) reaches a protected path
     through code forge cannot read. The project root is not counted, or nothing would run.
     """
     key = ("sensitive", ctx.cwds)
@@ -357,7 +366,7 @@ def _sensitive(ctx: Context) -> bool:
             continue
         for entry in ctx.protected:
             parent = os.path.dirname(entry.path)
-            beside = parent == cwd and (entry.kind == FRONT_MATTER
+            beside = parent == cwd and (entry.kind != TREE
                                         or os.path.basename(parent) == ".git")
             if beside or inside(cwd, entry.path):
                 return True
