@@ -85,11 +85,10 @@ def _positionals(words: list[str | None], value_options: frozenset[str]) -> list
 
 
 def _named(targets: list[str | None]) -> str:
-    """The plugin a removal names, as a message shows it."""
-    known = [target for target in targets if target is not None]
-    if len(known) == len(targets):
-        return " ".join(known)
-    return "<no name>" if targets == [None] else "<a name forge cannot know>"
+    """The plugins a removal names, as a message shows them ([]: it names none)."""
+    if not targets:
+        return "<no name>"
+    return " ".join(target or "<a name forge cannot know>" for target in targets)
 
 
 def _is_forge(name: str | None, forge_names: frozenset[str]) -> bool:
@@ -117,7 +116,8 @@ def check_claude(name: str, args: list[str], ctx: Context, child) -> Finding | t
 
 def _unknown(program: str) -> Finding:
     return Finding(f"runs {program} with a subcommand or prompt forge cannot know before it "
-                   f"runs, which may switch forge off; write it out in the command", _ENTRY)
+                   f"runs: {SWITCH_OFF} if it is `plugin disable`; write the words out in "
+                   "the command", _ENTRY)
 
 
 def _check_claude_plugin(words: list[str | None], ctx: Context) -> Finding | tuple:
@@ -128,16 +128,16 @@ def _check_claude_plugin(words: list[str | None], ctx: Context) -> Finding | tup
     if action in REMOVERS:
         if "-a" in words or "--all" in words:
             return _off(f"claude plugin {action} --all")
-        targets = operands[1:] or [None]
-        if any(_is_forge(target, frozenset({FORGE})) for target in targets):
+        targets = operands[1:]
+        if any(_is_forge(target, frozenset({FORGE})) for target in targets or [None]):
             return _off(f"claude plugin {action} {_named(targets)}")
         return True, False
     if action == "marketplace":
         sub = operands[1] if len(operands) > 1 else "list"
         if sub is None or sub in ("remove", "rm"):
-            targets = operands[2:] or [None]
+            targets = operands[2:]
             ours = forge_marketplaces(ctx)
-            if sub is None or any(_is_forge(target, ours) for target in targets):
+            if sub is None or any(_is_forge(target, ours) for target in targets or [None]):
                 return _off(f"claude plugin marketplace {sub or '?'} {_named(targets)}",
                             " (forge is installed from it)")
         return True, False
@@ -198,7 +198,7 @@ def check_codex(name: str, args: list[str], ctx: Context, child) -> Finding | tu
         action = operands[1] if len(operands) > 1 else None
         if action is None or action == "remove" and any(
                 _is_forge(target, frozenset({FORGE})) for target in operands[2:] or [None]):
-            return _off(f"codex plugin {action or '?'} (forge)")
+            return _off(f"codex plugin {action or '?'} {_named(operands[2:])}")
         if action == "marketplace" and (len(operands) < 3 or operands[2] in (None, "remove")):
             targets = operands[3:] or [None]
             if any(_is_forge(target, frozenset({FORGE})) for target in targets):
