@@ -161,3 +161,23 @@ def test_a_refusal_says_what_it_protects_and_how_a_person_does_it(world):
 ])
 def test_ordinary_use_of_the_host_clis_is_allowed(world, command):
     assert ask(world, command) is None, command
+
+
+def test_symlinked_settings_are_protected_as_links_and_as_what_they_point_to(world, tmp_path):
+    _, home = world
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    (dotfiles / "settings.json").write_text('{"enabledPlugins": {"forge@forge": true}}')
+    claude = home / ".claude"
+    (claude / "settings.local.json").symlink_to(dotfiles / "settings.json")
+    for command in ("rm ~/.claude/settings.local.json", "unlink ~/.claude/settings.local.json",
+                    f"echo '{{}}' > {dotfiles / 'settings.json'}",
+                    "mv ~/.claude/settings.local.json ../x"):
+        assert ask(world, command) is not None, command
+    linked_home = tmp_path / "linked-home"
+    linked_home.mkdir()
+    (linked_home / ".claude").symlink_to(dotfiles)
+    for command in ("rm ~/.claude", "mv ~/.claude ~/.claude.off",
+                    "echo '{}' > ~/.claude/settings.json"):
+        assert ask(world, command, HOME=str(linked_home)) is not None, command
+    assert ask(world, "cat ~/.claude/settings.json", HOME=str(linked_home)) is None

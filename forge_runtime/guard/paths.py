@@ -132,39 +132,58 @@ def host_paths(root: str, env) -> list[Protected]:
     if env.get("CLAUDE_CONFIG_DIR"):
         claude_dirs.append(env["CLAUDE_CONFIG_DIR"])
     project_claude = os.path.join(root, ".claude")
-    settings = [(os.path.join(project_claude, "settings.json"), "project"),
-                (os.path.join(project_claude, "settings.local.json"), "local"),
-                (os.path.join(MANAGED_DIR, "managed-settings.json"), "managed")]
-    trees = [(os.path.join(MANAGED_DIR, "managed-settings.d"), "the host's managed settings")]
-    for directory in claude_dirs:
-        settings += [(os.path.join(directory, "settings.json"), "user"),
-                     (os.path.join(directory, "settings.local.json"), "user")]
-        trees.append((os.path.join(directory, "plugins"),
-                      "the host's plugin tree, which holds forge's code, data and forge-env"))
+    codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    settings = [(project_claude, "settings.json", "project"),
+                (project_claude, "settings.local.json", "local"),
+                (MANAGED_DIR, "managed-settings.json", "managed")]
+    settings += [(directory, name, "user") for directory in claude_dirs
+                 for name in ("settings.json", "settings.local.json")]
+    plugins = "the host's plugin tree, which holds forge's code, data and forge-env"
+    items = [(directory, name, f"the host's {scope} settings", SETTINGS)
+             for directory, name, scope in settings]
+    items += [(directory, name + ".forge-record", "forge's sandbox record", TREE)
+              for directory, name, _ in settings]
+    items += [(os.path.join(root, ".codex"), "config.toml", "Codex's project config",
+               CODEX_CONFIG),
+              (codex_home, "config.toml", "Codex's user config", CODEX_CONFIG),
+              (MANAGED_DIR, "managed-settings.d", "the host's managed settings", TREE),
+              (os.path.join(root, ".codex"), "hooks.json", "Codex's project hooks", TREE),
+              *((directory, "plugins", plugins, TREE) for directory in claude_dirs)]
+    trees = [(codex_home, "Codex's home, which holds its hooks, goal store and profiles")]
     if env.get("CLAUDE_PLUGIN_DATA"):
         trees.append((env["CLAUDE_PLUGIN_DATA"], "forge's plugin data, which holds its forge-env"))
-    codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    resolved: dict[str, str] = {}
     found = []
-    for path, scope in settings:
-        found += _spellings(path, f"the host's {scope} settings", SETTINGS)
-        found += _spellings(path + ".forge-record", "forge's sandbox record", TREE)
-    for path, scope in ((os.path.join(root, ".codex", "config.toml"), "project"),
-                        (os.path.join(codex_home, "config.toml"), "user")):
-        found += _spellings(path, f"Codex's {scope} config", CODEX_CONFIG)
-    trees += [(os.path.join(root, ".codex", "hooks.json"), "Codex's project hooks"),
-              (codex_home, "Codex's home, which holds its hooks, goal store and profiles")]
-    for path, label in trees:
-        found += _spellings(path, label, TREE)
+    for directory, name, label, kind in items:
+        found += _spellings(_resolved(directory, resolved, found), name, label, kind)
+    for directory, label in trees:
+        found.append(Protected(_resolved(directory, resolved, found), label, TREE, HOST_FIX,
+                               HOST_RATIONALE))
     return found
 
 
-def _spellings(path: str, label: str, kind: str) -> list[Protected]:
-    real = os.path.realpath(path)
-    entries = [Protected(real, label, kind, HOST_FIX, HOST_RATIONALE)]
-    plain = os.path.normpath(path)
-    if plain != real and os.path.islink(plain):
-        entries.append(Protected(plain, label, TREE, HOST_FIX, HOST_RATIONALE))
-    return entries
+def _resolved(directory: str, resolved: dict[str, str], found: list[Protected]) -> str:
+    """`directory` resolved once per call of `host_paths` (a `realpath` is one system call
+    per part of the path, and the hook pays it on every Bash call); a directory that is a
+    symlink (dotfiles kept elsewhere) is protected as the link too, since removing it
+    removes everything the host reads there."""
+    if directory not in resolved:
+        real = resolved[directory] = os.path.realpath(directory)
+        plain = os.path.normpath(directory)
+        if plain != real and os.path.islink(plain):
+            found.append(Protected(plain, "a link to the host's settings", TREE, HOST_FIX,
+                                   HOST_RATIONALE))
+    return resolved[directory]
+
+
+def _spellings(directory: str, name: str, label: str, kind: str) -> list[Protected]:
+    """The file `name` in the resolved `directory`; when it is a symlink, both what it
+    points to (judged as `kind`) and the link itself (any write refused)."""
+    plain = os.path.join(directory, name)
+    if not os.path.islink(plain):
+        return [Protected(plain, label, kind, HOST_FIX, HOST_RATIONALE)]
+    return [Protected(os.path.realpath(plain), label, kind, HOST_FIX, HOST_RATIONALE),
+            Protected(plain, label, TREE, HOST_FIX, HOST_RATIONALE)]
 
 
 def expand(word: str, cwd: str, env: dict[str, str], *, follow: bool = True) -> str | None:
