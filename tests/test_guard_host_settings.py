@@ -244,3 +244,24 @@ def test_apply_patch_on_a_settings_file_is_judged_on_its_result(world):
     allow = ask(world, "apply_patch", {"command": patch('      "Bash(git status)"',
                                                         '      "Bash(git status)", "Bash(ls)"')})
     assert allow is None
+
+
+def test_forges_own_code_is_protected_unless_the_project_is_forge(world, tmp_path):
+    plugin = tmp_path / "marketplace-clone"
+    (plugin / "forge_runtime" / "guard").mkdir(parents=True)
+    target = str(plugin / "forge_runtime" / "guard" / "decide.py")
+    assert ask(world, "Write", {"file_path": target, "content": ""},
+               CLAUDE_PLUGIN_ROOT=str(plugin)) is not None
+    package = os.path.dirname(paths.__file__)
+    assert ask(world, "Write", {"file_path": os.path.join(package, "decide.py"),
+                                "content": ""}) is not None
+    project, _ = world
+    assert ask(world, "Write", {"file_path": str(project / "src" / "app.py"), "content": ""},
+               CLAUDE_PLUGIN_ROOT=str(project)) is None
+
+
+def test_an_mcp_tool_naming_the_hosts_files_is_refused(world):
+    for value in ("~/.claude/settings.json", ".claude/settings.local.json",
+                  "~/.codex/config.toml", "~/.claude/plugins/data/x"):
+        assert ask(world, "mcp__files__write_file", {"path": value, "content": "{}"}), value
+    assert ask(world, "mcp__files__write_file", {"path": "notes.md", "content": "{}"}) is None

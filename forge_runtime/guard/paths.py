@@ -10,7 +10,8 @@ Protected, for every role including an unguarded main session:
   sends forge to another ledger) and, in a linked worktree, its `.git` file;
 - the host's own off switches (`host_paths`): its settings files at every scope, the
   plugin install tree and data (forge's code and its hook interpreter, forge-env), and
-  Codex's home (config, hooks, goal store) and the project's `.codex` config and hooks.
+  Codex's home (config, hooks, goal store) and the project's `.codex` config and hooks,
+  and the code forge's hooks run (its plugin directory and this package).
   A settings file or a Codex `config.toml` may still be edited with the file tools: the
   resulting content is judged (`host_settings`); every other write is refused.
 
@@ -125,7 +126,8 @@ def host_paths(root: str, env) -> list[Protected]:
     file's `.forge-record` (what `forge sandbox disable` restores). Codex: `config.toml`
     of the project and of `$CODEX_HOME` (default `~/.codex`), whose other files (hooks,
     the goal store `goals_*.sqlite` and its journals, profiles, rules) form a tree, and
-    the project's `.codex/hooks.json`.
+    the project's `.codex/hooks.json`. forge's own code: `$CLAUDE_PLUGIN_ROOT` and the
+    `forge_runtime` package, unless the project is that code.
     """
     home = env.get("HOME") or os.path.expanduser("~")
     claude_dirs = [os.path.join(home, ".claude")]
@@ -152,6 +154,13 @@ def host_paths(root: str, env) -> list[Protected]:
     trees = [(codex_home, "Codex's home, which holds its hooks, goal store and profiles")]
     if env.get("CLAUDE_PLUGIN_DATA"):
         trees.append((env["CLAUDE_PLUGIN_DATA"], "forge's plugin data, which holds its forge-env"))
+    # The code forge's hooks run: the plugin (a local marketplace's runs from its own
+    # directory) and this package (a pip install's site-packages). Not when it and the
+    # project hold one another: then the project is forge itself, being worked on.
+    for code in (env.get("CLAUDE_PLUGIN_ROOT"), os.path.dirname(os.path.dirname(__file__))):
+        real = os.path.realpath(code) if code else None
+        if real and not (inside(os.fspath(root), real) or inside(real, os.fspath(root))):
+            trees.append((real, "forge's own code, which its hooks run"))
     resolved: dict[str, str] = {}
     found = []
     for directory, name, label, kind in items:
