@@ -104,6 +104,9 @@ def test_every_host_off_switch_of_the_corpus_is_refused(world, command):
     "codex plugin remove forge",
     "codex $SUB",
     "python3 -c 'import os; os.system(\"codex features disable hooks\")'",
+    "forge sandbox disable",
+    "forge sandbox disable --scope user",
+    "python3 -m forge_runtime sandbox disable",
 ])
 def test_the_host_cli_aimed_at_forge_is_refused(world, command):
     hint = ask(world, command)
@@ -153,6 +156,8 @@ def test_a_refusal_says_what_it_protects_and_how_a_person_does_it(world):
     "codex --sandbox read-only exec hi",
     "codex exec 'fix the tests'",
     "codex plugin list",
+    "forge sandbox enable",
+    "forge sandbox status",
     "cat ~/.claude/settings.json",
     "jq . .claude/settings.json",
     "jq '.permissions' ~/.claude/settings.local.json",
