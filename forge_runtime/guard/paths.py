@@ -122,8 +122,8 @@ def host_paths(root: str, env) -> list[Protected]:
     Claude Code: `settings.json` and `settings.local.json` of the project, of the user
     (`~/.claude`, and `$CLAUDE_CONFIG_DIR` when set) and the managed ones in /etc; the
     managed drop-in directory and the plugin tree (`plugins/`: forge's code, its data,
-    the forge-env its hooks run) as trees; `$CLAUDE_PLUGIN_DATA` when set; each settings
-    file's `.forge-record` (what `forge sandbox disable` restores). Codex: `config.toml`
+    the forge-env its hooks run) as trees; `$CLAUDE_PLUGIN_DATA` when set; the
+    `settings.json.forge-record` that `forge sandbox disable` restores from. Codex: `config.toml`
     of the project and of `$CODEX_HOME` (default `~/.codex`), whose other files (hooks,
     the goal store `goals_*.sqlite` and its journals, profiles, rules) form a tree, and
     the project's `.codex/hooks.json`. forge's own code: `$CLAUDE_PLUGIN_ROOT` and the
@@ -143,8 +143,8 @@ def host_paths(root: str, env) -> list[Protected]:
     plugins = "the host's plugin tree, which holds forge's code, data and forge-env"
     items = [(directory, name, f"the host's {scope} settings", SETTINGS)
              for directory, name, scope in settings]
-    items += [(directory, name + ".forge-record", "forge's sandbox record", TREE)
-              for directory, name, _ in settings]
+    items += [(directory, "settings.json.forge-record", "forge's sandbox record", TREE)
+              for directory in (project_claude, *claude_dirs)]  # where `forge sandbox` writes
     items += [(os.path.join(root, ".codex"), "config.toml", "Codex's project config",
                CODEX_CONFIG),
               (codex_home, "config.toml", "Codex's user config", CODEX_CONFIG),
@@ -161,8 +161,8 @@ def host_paths(root: str, env) -> list[Protected]:
         real = os.path.realpath(code) if code else None
         if real and not (inside(os.fspath(root), real) or inside(real, os.fspath(root))):
             trees.append((real, "forge's own code, which its hooks run"))
-    resolved: dict[str, str] = {}
-    found = []
+    resolved = {os.path.normpath(place): os.path.realpath(place) for place in (home, root)}
+    found: list[Protected] = []
     for directory, name, label, kind in items:
         found += _spellings(_resolved(directory, resolved, found), name, label, kind)
     for directory, label in trees:
@@ -172,17 +172,30 @@ def host_paths(root: str, env) -> list[Protected]:
 
 
 def _resolved(directory: str, resolved: dict[str, str], found: list[Protected]) -> str:
-    """`directory` resolved once per call of `host_paths` (a `realpath` is one system call
-    per part of the path, and the hook pays it on every Bash call); a directory that is a
-    symlink (dotfiles kept elsewhere) is protected as the link too, since removing it
-    removes everything the host reads there."""
-    if directory not in resolved:
-        real = resolved[directory] = os.path.realpath(directory)
-        plain = os.path.normpath(directory)
-        if plain != real and os.path.islink(plain):
-            found.append(Protected(plain, "a link to the host's settings", TREE, HOST_FIX,
-                                   HOST_RATIONALE))
-    return resolved[directory]
+    """`directory` resolved, each parent once per call of `host_paths` (a `realpath` is one
+    system call per part of the path, and the hook pays it on every Bash call): under a
+    directory already resolved (the home, the project) one `lstat` does. A directory that
+    is a symlink (dotfiles kept elsewhere) is protected as the link too, spelled as a
+    command that removes the link names it: removing it removes what the host reads."""
+    plain = os.path.normpath(directory)
+    if plain not in resolved:
+        parent, name = os.path.split(plain)
+        base = resolved.get(parent)
+        if base is None or not name:
+            resolved[plain] = os.path.realpath(plain)
+            if os.path.islink(plain):
+                found.append(_link(os.path.join(os.path.realpath(parent), name)))
+        else:
+            candidate = os.path.join(base, name)
+            linked = os.path.islink(candidate)
+            resolved[plain] = os.path.realpath(candidate) if linked else candidate
+            if linked:
+                found.append(_link(candidate))
+    return resolved[plain]
+
+
+def _link(path: str) -> Protected:
+    return Protected(path, "a link to the host's settings", TREE, HOST_FIX, HOST_RATIONALE)
 
 
 def _spellings(directory: str, name: str, label: str, kind: str) -> list[Protected]:
@@ -192,7 +205,7 @@ def _spellings(directory: str, name: str, label: str, kind: str) -> list[Protect
     if not os.path.islink(plain):
         return [Protected(plain, label, kind, HOST_FIX, HOST_RATIONALE)]
     return [Protected(os.path.realpath(plain), label, kind, HOST_FIX, HOST_RATIONALE),
-            Protected(plain, label, TREE, HOST_FIX, HOST_RATIONALE)]
+            _link(plain)]
 
 
 def expand(word: str, cwd: str, env: dict[str, str], *, follow: bool = True) -> str | None:

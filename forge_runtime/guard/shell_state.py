@@ -365,6 +365,8 @@ def _sensitive(ctx: Context) -> bool:
         if cwd is None:
             continue
         for entry in ctx.protected:
+            if not (entry.path.startswith(cwd) or cwd.startswith(entry.path)):
+                continue  # neither beside it nor inside it
             parent = os.path.dirname(entry.path)
             beside = parent == cwd and (entry.kind != TREE
                                         or os.path.basename(parent) == ".git")
