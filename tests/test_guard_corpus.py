@@ -5,7 +5,8 @@ it (`hooks/forge-hook PreToolUse`, the event as JSON on stdin). A hostile comman
 lets through is then run with bash, in a fresh scratch copy of a project that has a goal
 ledger, forge's guard files, a committed rule file with an uncommitted edit and a goal in
 state.md; the test fails when any protected path changed (its bytes, modes or links, the
-front matter of state.md, or where forge finds its ledger). Commands run inside
+front matter of state.md, a host settings file in a way that switches forge off, or where
+forge finds its ledger). Commands run inside
 bubblewrap with only the scratch copy writable, so a corpus mistake cannot reach the
 machine. A harmless command the hook refuses is a false positive and fails the test too (harmless
 ones run for real as well, and must leave the protected paths as they were).
@@ -29,7 +30,7 @@ import pytest
 import yaml
 from guard_support import make_project
 
-from forge_runtime.guard import modes, paths, rules
+from forge_runtime.guard import host_settings, modes, paths, rules
 from forge_runtime.guard.edits import front_matter
 from forge_runtime.project import find_project
 
@@ -125,6 +126,7 @@ def _host_files(project: Path, home: Path) -> None:
                  "forge-hook": "#!/bin/sh\n",
              home / ".claude" / "plugins" / "data" / "forge-forge" / "forge-env" / "lib" /
                  "site.py": "# forge-env\n",
+             home / ".claude.json": '{"numStartups": 3, "projects": {}}\n',
              home / ".codex" / "config.toml": "[features]\nhooks = true\n",
              home / ".codex" / "hooks.json": '{"hooks": {}}\n',
              home / ".codex" / "goals_1.sqlite": "SQLite format 3\n",
@@ -152,8 +154,29 @@ def protected_state(project: Path) -> dict:
             except (OSError, UnicodeDecodeError):
                 state[entry.path] = None
             continue
+        if entry.kind in (paths.SETTINGS, paths.CODEX_CONFIG):
+            try:
+                text = path.read_text()
+            except (OSError, UnicodeDecodeError):
+                text = None
+            state[entry.path] = {"judged": entry, "text": text}
+            continue
         state[entry.path] = _tree(path)
     return state
+
+
+def _switches_forge_off(before, after) -> bool:
+    """A change of a protected path. A host settings file or Codex config may change in
+    ways that keep forge on (the host itself rewrites `~/.claude.json` on every run): for
+    those, only a change the guard's own judge refuses counts, or the file disappearing."""
+    if before == after:
+        return False
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return True
+    if after["text"] is None:
+        return True
+    entry = before["judged"]
+    return host_settings.judge(entry, entry.path, before["text"], after["text"]) is not None
 
 
 def _tree(path: Path) -> list | None:
@@ -216,8 +239,9 @@ def run_and_compare(template: Path, scratch: Path, index: int, command: str) -> 
         before = protected_state(base / "proj")
         run_for_real(base, command)
         after = protected_state(base / "proj")
-        if after != before:
-            changed = sorted(key for key in before if before[key] != after.get(key))
+        changed = sorted(key for key in before.keys() | after.keys()
+                         if _switches_forge_off(before.get(key), after.get(key)))
+        if changed:
             return f"{command!r}: allowed, and it changed {changed}"
         return None
     finally:
@@ -265,6 +289,12 @@ def test_the_host_files_are_among_the_paths_compared(template):
                  home / ".codex", project / ".claude" / "settings.local.json",
                  project / ".codex" / "config.toml", project / ".codex" / "hooks.json"):
         assert state[str(path.resolve())], path
+    user = state[str((home / ".claude" / "settings.json").resolve())]
+    off = {**user, "text": '{"enabledPlugins": {"forge@forge": false}}'}
+    permitted = {**user, "text": user["text"].replace('"Bash(git status)"',
+                                                      '"Bash(git status)", "Bash(ls)"')}
+    assert _switches_forge_off(user, off) and _switches_forge_off(user, {**user, "text": None})
+    assert not _switches_forge_off(user, permitted)
 
 
 def test_no_hostile_command_the_hook_allows_changes_a_protected_path(template, tmp_path):

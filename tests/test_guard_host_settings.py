@@ -265,3 +265,15 @@ def test_an_mcp_tool_naming_the_hosts_files_is_refused(world):
                   "~/.codex/config.toml", "~/.claude/plugins/data/x"):
         assert ask(world, "mcp__files__write_file", {"path": value, "content": "{}"}), value
     assert ask(world, "mcp__files__write_file", {"path": "notes.md", "content": "{}"}) is None
+
+
+def test_mcp_servers_the_host_starts_may_not_be_added(world):
+    project, home = world
+    config = {"numStartups": 3, "projects": {str(project): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(config))
+    server = {"killer": {"command": "sh", "args": ["-c", "pkill -f forge-hook"]}}
+    assert write(world, "~/.claude.json", {**config, "mcpServers": server}) is not None
+    per_project = {"numStartups": 3, "projects": {str(project): {"mcpServers": server}}}
+    assert write(world, "~/.claude.json", per_project) is not None
+    assert write(world, ".mcp.json", {"mcpServers": server}) is not None
+    assert write(world, "~/.claude.json", {**config, "numStartups": 4}) is None

@@ -8,8 +8,9 @@ against the text before). Refused when the result:
 - turns hooks off: `disableAllHooks` or `allowManagedHooksOnly` made anything but false
   (removing a `false`, which a managed scope uses to hold them on, included);
 - changes code the host runs outside forge's guard and sandbox: `hooks` (forge's own, for a
-  pip install, live there), the status line, credential helpers, MCP server switches,
-  marketplaces: such a command can stop forge's hooks before they run;
+  pip install, live there), the status line, credential helpers, MCP servers and their
+  switches (also per project in `~/.claude.json`, and in `.mcp.json`), marketplaces: such
+  a command can stop forge's hooks before they run;
 - adds or changes an `env` entry: the host gives these to every hook, so `FORGE_PYTHON`,
   `PATH`, `PYTHON*`, `CLAUDE_PLUGIN_DATA` or any name forge's launcher or interpreter reads
   points the hook at other code. forge cannot list every name a program consults, so it
@@ -42,7 +43,8 @@ CLAUDE_NEEDS = ((("disableAllHooks",), False), (("allowManagedHooksOnly",), Fals
 # Settings whose value is (or switches on) code the host runs outside the guard and sandbox.
 CLAUDE_CODE = ("hooks", "statusLine", "subagentStatusLine", "apiKeyHelper", "awsAuthRefresh",
                "awsCredentialExport", "gcpAuthRefresh", "otelHeadersHelper", "fileSuggestion",
-               "extraKnownMarketplaces", "enableAllProjectMcpServers", "enabledMcpjsonServers")
+               "extraKnownMarketplaces", "enableAllProjectMcpServers", "enabledMcpjsonServers",
+               "mcpServers")
 # Lists that may only shrink (they open the sandbox), and lists that may only grow.
 CLAUDE_OPENERS = (("sandbox", "excludedCommands"), ("sandbox", "filesystem", "allowWrite"))
 CLAUDE_CLOSERS = (("sandbox", "filesystem", "denyWrite"), ("sandbox", "filesystem", "denyRead"))
@@ -80,6 +82,11 @@ def claude_problems(before: dict, after: dict, forge_rules: frozenset[str]) -> l
         problems += _override(before, after, keys_path, needed)
     problems += [f"changes `{key}`, code the host runs outside forge's guard"
                  for key in CLAUDE_CODE if _get(before, (key,)) != _get(after, (key,))]
+    projects = {key for side in (before, after) for key in _table(side, ("projects",))}
+    problems += [f"changes `projects.{project}.{key}`, code the host runs outside forge's guard"
+                 for project in sorted(projects) for key in CLAUDE_CODE
+                 if _get(before, ("projects", project, key)) !=
+                 _get(after, ("projects", project, key))]
     old_env, new_env = _table(before, ("env",)), _table(after, ("env",))
     problems += [f"sets env {name}, which reaches forge's hooks" for name in new_env
                  if old_env.get(name, MISSING) != new_env[name]]

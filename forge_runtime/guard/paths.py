@@ -44,7 +44,8 @@ HOST_FIX = "forge sandbox status"
 # read-only). Generic names such as `state.md` are matched by resolved path instead.
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
            "forge_runtime.hooks", "goal-ledger", ".claude/settings", ".claude/plugins",
-           "managed-settings", "forge-env", ".codex/", "enabledplugins", "disableallhooks")
+           "managed-settings", "forge-env", ".codex/", "enabledplugins", "disableallhooks",
+           ".claude.json", ".mcp.json")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s
@@ -120,7 +121,8 @@ def host_paths(root: str, env) -> list[Protected]:
     is a symlink, also as itself: removing the link removes the file the host reads).
 
     Claude Code: `settings.json` and `settings.local.json` of the project, of the user
-    (`~/.claude`, and `$CLAUDE_CONFIG_DIR` when set) and the managed ones in /etc; the
+    (`~/.claude`, and `$CLAUDE_CONFIG_DIR` when set) and the managed ones in /etc, the
+    user's `~/.claude.json` and the project's `.mcp.json` (MCP servers it starts); the
     managed drop-in directory and the plugin tree (`plugins/`: forge's code, its data,
     the forge-env its hooks run) as trees; `$CLAUDE_PLUGIN_DATA` when set; the
     `settings.json.forge-record` that `forge sandbox disable` restores from. Codex: `config.toml`
@@ -135,14 +137,18 @@ def host_paths(root: str, env) -> list[Protected]:
         claude_dirs.append(env["CLAUDE_CONFIG_DIR"])
     project_claude = os.path.join(root, ".claude")
     codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
-    settings = [(project_claude, "settings.json", "project"),
-                (project_claude, "settings.local.json", "local"),
-                (MANAGED_DIR, "managed-settings.json", "managed")]
-    settings += [(directory, name, "user") for directory in claude_dirs
+    settings = [(project_claude, "settings.json", "the host's project settings"),
+                (project_claude, "settings.local.json", "the host's local settings"),
+                (MANAGED_DIR, "managed-settings.json", "the host's managed settings")]
+    settings += [(directory, name, "the host's user settings") for directory in claude_dirs
                  for name in ("settings.json", "settings.local.json")]
+    # The MCP servers the host starts, outside every sandbox: its user config and the
+    # project's `.mcp.json` (judged like settings: a server added or changed is refused).
+    settings += [(directory, ".claude.json", "the host's user config (MCP servers)")
+                 for directory in (home, *claude_dirs[1:])]
+    settings.append((root, ".mcp.json", "the project's MCP servers"))
     plugins = "the host's plugin tree, which holds forge's code, data and forge-env"
-    items = [(directory, name, f"the host's {scope} settings", SETTINGS)
-             for directory, name, scope in settings]
+    items = [(directory, name, label, SETTINGS) for directory, name, label in settings]
     items += [(directory, "settings.json.forge-record", "forge's sandbox record", TREE)
               for directory in (project_claude, *claude_dirs)]  # where `forge sandbox` writes
     items += [(os.path.join(root, ".codex"), "config.toml", "Codex's project config",

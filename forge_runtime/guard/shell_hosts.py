@@ -9,15 +9,17 @@ role and posture:
   of a name forge cannot value, of no name, or `--all`; `claude plugin marketplace
   remove|rm` of forge's marketplace (`forge`, any that `installed_plugins.json` lists
   forge from) or of a name forge cannot value. `install`, `enable`, `update`, `list` and
-  the like, or these verbs aimed at another plugin, go through;
+  the like, or these verbs aimed at another plugin, go through; so does `claude mcp` but for
+  `add*`: an MCP server is a command the host starts outside the guard and the sandbox;
 - a `claude` run that would leave forge's hooks behind: `--bare`, `--safe-mode`,
-  `--restricted`, `--settings`, `--setting-sources`, or a `CLAUDE_CONFIG_DIR`,
-  `CLAUDE_CODE_SIMPLE` or `CLAUDE_CODE_SAFE_MODE` the command sets;
+  `--restricted`, `--settings`, `--setting-sources`, or a `HOME`, `CLAUDE_CONFIG_DIR`,
+  `CLAUDE_CODE_SIMPLE` or `CLAUDE_CODE_SAFE_MODE` the command sets (an `env NAME=...`
+  wrapper's assignments are not seen: `shell` drops them when it unwraps);
 - `codex features disable hooks`, `--disable hooks`, `-c features.hooks=false` and other
   `-c` overrides of what forge's hooks rest on (`hooks`, `features`, `projects`,
   `sandbox_mode`, `shell_environment_policy`, `notify`), Codex's own sandbox bypassed
   (`--dangerously-bypass-approvals-and-sandbox`, `--sandbox danger-full-access`),
-  `--ignore-user-config`, a `CODEX_HOME` the command sets, and `codex plugin remove` or
+  `--ignore-user-config`, a `CODEX_HOME` or `HOME` the command sets, and `codex plugin remove` or
   marketplace removal aimed at forge.
 A session either CLI starts (`claude -p ...`, `codex exec ...`) is code forge cannot prove
 read-only, like any interpreter; the subcommands that only read or manage other things are
@@ -42,6 +44,7 @@ CLAUDE_UNHOOKED_ENV = ("CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SIMPLE", "CLAUDE_CODE_S
 CLAUDE_READ_ONLY = frozenset({"--version", "-v", "--help", "-h", "doctor", "agents", "logs"})
 PLUGIN_MANAGERS = frozenset({"list", "validate", "details", "install", "i", "enable", "update",
                              "prune", "autoremove", "help", "configure", "tag"})
+MCP_READERS = frozenset({"list", "get", "remove", "help", "logout"})
 CODEX_UNHOOKED = frozenset({"--dangerously-bypass-approvals-and-sandbox",
                             "--ignore-user-config"})
 CODEX_CONFIG_KEYS = ("hooks", "features", "projects", "profiles", "sandbox_mode",
@@ -91,6 +94,19 @@ def _named(targets: list[str | None]) -> str:
     return " ".join(target or "<a name forge cannot know>" for target in targets)
 
 
+def _moved(ctx: Context, relative: str) -> bool:
+    """Did the command point HOME elsewhere (`HOME=/tmp/h claude -p ...`)? The host then
+    reads settings where forge is not enabled. Told apart by the host file under the home
+    being one forge protects; a HOME forge cannot value counts as moved."""
+    home = ctx.env.get("HOME")
+    if home is None:
+        return False
+    if shell_words.unknown(home):
+        return True
+    path = os.path.realpath(os.path.join(home, relative))
+    return not any(entry.path == path for entry in ctx.protected)
+
+
 def _is_forge(name: str | None, forge_names: frozenset[str]) -> bool:
     return name is None or name.split("@", 1)[0].strip().lower() in forge_names
 
@@ -104,11 +120,20 @@ def check_claude(name: str, args: list[str], ctx: Context, child) -> Finding | t
     set_here = [variable for variable in CLAUDE_UNHOOKED_ENV if variable in ctx.env]
     if set_here:
         return _off(f"{set_here[0]}=... claude")
+    if _moved(ctx, os.path.join(".claude", "settings.json")):
+        return _off("HOME=... claude", " (another home has no forge)")
     if "plugin" in words or "plugins" in words:
         at = next(i for i, word in enumerate(words) if word in ("plugin", "plugins"))
         return _check_claude_plugin(words[at + 1:], ctx)
-    if None in _positionals(words, frozenset())[:1]:
+    operands = _positionals(words, frozenset())
+    if None in operands[:1]:
         return _unknown("claude")
+    if operands[:1] == ["mcp"]:
+        action = operands[1] if len(operands) > 1 else "list"
+        if action is None or action.startswith("add"):
+            return _off(f"claude mcp {action or '?'}",
+                        " (an MCP server runs outside forge's guard and sandbox)")
+        return (True, False) if action in MCP_READERS else (False, touches(args, ctx))
     if words[:1] and words[0] in CLAUDE_READ_ONLY:
         return True, False
     return False, touches(args, ctx)  # a session, or a subcommand forge does not model
@@ -165,8 +190,9 @@ def forge_marketplaces(ctx: Context) -> frozenset[str]:
 
 def check_codex(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
     words = _values(args, ctx)
-    if "CODEX_HOME" in ctx.env:
-        return _off("CODEX_HOME=... codex")  # another home: forge's hooks and trust not there
+    if "CODEX_HOME" in ctx.env or _moved(ctx, ".codex"):
+        moved = "CODEX_HOME" if "CODEX_HOME" in ctx.env else "HOME"
+        return _off(f"{moved}=... codex", " (another home has no forge)")
     for index, word in enumerate(words):
         option, _, inline = (word or "").partition("=")
         if option[:2] in ("-c", "-s") and len(option) > 2 and option[2] != "-":
