@@ -30,7 +30,9 @@ read-only whatever runs (see `forge sandbox`). What the model does:
   work inside `.forge/local`; anything else (an interpreter, `make`) may not run in a
   pipeline that names a protected location, nor beside forge's own entry points;
 - forge's hook-side entry points (`forge ledger activate|charge`, `forge mode exit`,
-  `forge init --force`, the hook launcher) are refused however their words are spelled.
+  `forge init --force`, `forge sandbox disable`, the hook launcher) and the host CLIs' off
+  switches (`claude plugin disable forge`, `codex features disable hooks`: `shell_hosts`)
+  are refused however their words are spelled.
 """
 
 import os
