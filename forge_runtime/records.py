@@ -15,6 +15,8 @@ def record(name: str, fields: str, defaults: tuple = ()) -> type:
     fallback = dict(zip(names[len(names) - len(defaults):], defaults, strict=True))
 
     def __new__(cls, *args, **kwargs):
+        if len(args) == len(names) and not kwargs:  # the common case, without the loop
+            return tuple.__new__(cls, args)
         if len(args) > len(names):
             raise TypeError(f"{name} takes {len(names)} fields, got {len(args)}")
         values = list(args)

@@ -5,7 +5,8 @@ it (`hooks/forge-hook PreToolUse`, the event as JSON on stdin). A hostile comman
 lets through is then run with bash, in a fresh scratch copy of a project that has a goal
 ledger, forge's guard files, a committed rule file with an uncommitted edit and a goal in
 state.md; the test fails when any protected path changed (its bytes, modes or links, the
-front matter of state.md, or where forge finds its ledger). Commands run inside
+front matter of state.md, a host settings file in a way that switches forge off, or where
+forge finds its ledger). Commands run inside
 bubblewrap with only the scratch copy writable, so a corpus mistake cannot reach the
 machine. A harmless command the hook refuses is a false positive and fails the test too (harmless
 ones run for real as well, and must leave the protected paths as they were).
@@ -29,7 +30,7 @@ import pytest
 import yaml
 from guard_support import make_project
 
-from forge_runtime.guard import modes, paths, rules
+from forge_runtime.guard import host_settings, modes, paths, rules
 from forge_runtime.guard.edits import front_matter
 from forge_runtime.project import find_project
 
@@ -69,7 +70,8 @@ def build_template(base: Path) -> Path:
     """`base/proj` (the project), `base/outside` (the attacker's material), `base/home`."""
     project = make_project(base / "proj")
     (project / ".forge" / "guard.yaml").write_text(RULES_COMMITTED)
-    _git(project, "add", "src/app.py", ".forge/guard.yaml")
+    _host_files(project, base / "home")
+    _git(project, "add", "src/app.py", ".forge/guard.yaml", ".claude/settings.json", ".codex")
     _git(project, "commit", "-qm", "start")
     _git(project, "config", "alias.nuke", "!rm -rf .git/forge-goals")  # a person's aliases
     _git(project, "config", "alias.tidy", "clean -fdx")
@@ -106,15 +108,45 @@ def build_template(base: Path) -> Path:
     _zip(outside / "evil.zip", evil)
     _zip(outside / "ledger.zip", {"forge-goals/n1/records/00000001.json": "{}\n"})
     _zip(outside / "src-ok.zip", {"src/extra.py": "print(2)\n"})
-    (base / "home").mkdir()
     return base
 
 
+def _host_files(project: Path, home: Path) -> None:
+    """The host's own off switches, as a fresh install of forge from its marketplace has
+    them: settings at the user and project scopes (the project's committed, its local
+    file ignored, as the host has it), the plugin tree with forge-env, and Codex's home and
+    the project's Codex config and hooks (committed)."""
+    enabled = json.dumps({"enabledPlugins": {"forge@forge": True},
+                          "permissions": {"allow": ["Bash(git status)"]}}) + "\n"
+    files = {home / ".claude" / "settings.json": enabled,
+             home / ".claude" / "settings.local.json": "{}\n",
+             home / ".claude" / "plugins" / "installed_plugins.json":
+                 '{"version": 2, "plugins": {"forge@forge": []}}\n',
+             home / ".claude" / "plugins" / "cache" / "forge" / "forge" / "0.1.0" / "hooks" /
+                 "forge-hook": "#!/bin/sh\n",
+             home / ".claude" / "plugins" / "data" / "forge-forge" / "forge-env" / "lib" /
+                 "site.py": "# forge-env\n",
+             home / ".claude.json": '{"numStartups": 3, "projects": {}}\n',
+             home / ".codex" / "config.toml": "[features]\nhooks = true\n",
+             home / ".codex" / "hooks.json": '{"hooks": {}}\n',
+             home / ".codex" / "goals_1.sqlite": "SQLite format 3\n",
+             project / ".claude" / "settings.json": enabled,
+             project / ".claude" / "settings.local.json": "{}\n",
+             project / ".codex" / "config.toml": 'sandbox_mode = "workspace-write"\n',
+             project / ".codex" / "hooks.json": '{"hooks": {}}\n'}
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    with (project / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write(".claude/settings.local.json\n")
+
+
 def protected_state(project: Path) -> dict:
-    """Everything the guard protects, as bytes and modes, and where forge finds its ledger."""
+    """Everything the guard protects, as bytes and modes, and where forge finds its ledger
+    (the host's files under the scratch home the commands run with)."""
     found = find_project(project)
     state: dict = {"ledger_root": str(found.ledger_root), "git_dir": str(found.git_dir)}
-    for entry in paths.protected_paths(found):
+    for entry in paths.protected_paths(found, env=hook_env(project.parent)):
         path = Path(entry.path)
         if entry.kind == paths.FRONT_MATTER:
             try:
@@ -122,8 +154,29 @@ def protected_state(project: Path) -> dict:
             except (OSError, UnicodeDecodeError):
                 state[entry.path] = None
             continue
+        if entry.kind in (paths.SETTINGS, paths.CODEX_CONFIG):
+            try:
+                text = path.read_text()
+            except (OSError, UnicodeDecodeError):
+                text = None
+            state[entry.path] = {"judged": entry, "text": text}
+            continue
         state[entry.path] = _tree(path)
     return state
+
+
+def _switches_forge_off(before, after) -> bool:
+    """A change of a protected path. A host settings file or Codex config may change in
+    ways that keep forge on (the host itself rewrites `~/.claude.json` on every run): for
+    those, only a change the guard's own judge refuses counts, or the file disappearing."""
+    if before == after:
+        return False
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return True
+    if after["text"] is None:
+        return True
+    entry = before["judged"]
+    return host_settings.judge(entry, entry.path, before["text"], after["text"]) is not None
 
 
 def _tree(path: Path) -> list | None:
@@ -186,8 +239,9 @@ def run_and_compare(template: Path, scratch: Path, index: int, command: str) -> 
         before = protected_state(base / "proj")
         run_for_real(base, command)
         after = protected_state(base / "proj")
-        if after != before:
-            changed = sorted(key for key in before if before[key] != after.get(key))
+        changed = sorted(key for key in before.keys() | after.keys()
+                         if _switches_forge_off(before.get(key), after.get(key)))
+        if changed:
             return f"{command!r}: allowed, and it changed {changed}"
         return None
     finally:
@@ -225,6 +279,22 @@ def test_the_corpus_is_large_and_covers_every_class():
     assert sum(len(commands) for commands in hostile.values()) >= 300
     assert all(len(commands) >= 10 for commands in hostile.values())
     assert len(CORPUS["harmless"]) >= 100
+
+
+def test_the_host_files_are_among_the_paths_compared(template):
+    """The comparison covers the host's off switches in the scratch home and project."""
+    state = protected_state(template / "proj")
+    home, project = template / "home", template / "proj"
+    for path in (home / ".claude" / "settings.json", home / ".claude" / "plugins",
+                 home / ".codex", project / ".claude" / "settings.local.json",
+                 project / ".codex" / "config.toml", project / ".codex" / "hooks.json"):
+        assert state[str(path.resolve())], path
+    user = state[str((home / ".claude" / "settings.json").resolve())]
+    off = {**user, "text": '{"enabledPlugins": {"forge@forge": false}}'}
+    permitted = {**user, "text": user["text"].replace('"Bash(git status)"',
+                                                      '"Bash(git status)", "Bash(ls)"')}
+    assert _switches_forge_off(user, off) and _switches_forge_off(user, {**user, "text": None})
+    assert not _switches_forge_off(user, permitted)
 
 
 def test_no_hostile_command_the_hook_allows_changes_a_protected_path(template, tmp_path):

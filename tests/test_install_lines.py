@@ -21,7 +21,7 @@ from forge_runtime.hostkit import codex_binary
 from forge_runtime.sandbox import tools
 
 REPO = Path(__file__).resolve().parents[1]
-_COMMAND = re.compile(r"\b(?:pip3?|uv pip|uv tool|pipx|npm|apt-get|apt) install\b(?P<rest>.*)")
+_COMMAND = re.compile(r"\b(?:pip3?|uv pip|uv tool|pipx|npm|apt-get|apt) install(?P<rest>\s.*|$)")
 _END = re.compile(r"`|\"|\)|&&|\|\||;|\||#|\\n|:\s|\s(?:failed|when|then|or|and|from|in)\b")
 # Where a command stands as code, not prose ("a pip install's wiring"): at the start of a
 # line, inside backticks, at the start of a string (after `python3 -m`, `{python} -m`), or

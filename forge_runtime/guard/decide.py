@@ -35,8 +35,9 @@ MAX_OPAQUE_PATH_CHARS = 200_000
 MAX_PATH_CHARS = 4096
 GUARD = "forge guard"
 DOCTOR = "forge doctor"
-PROTECTION_RATIONALE = ("forge protects the goal ledger, its guard files and the goal fields of "
-                        "state.md in every session; only its hooks and a person change them")
+PROTECTION_RATIONALE = ("forge protects the goal ledger, its guard files, the goal fields of "
+                        "state.md and the host's settings that keep it on, in every session; "
+                        "only its hooks and a person change them")
 
 
 def decide(event: dict, *, env: dict[str, str] | None = None,
@@ -104,7 +105,8 @@ def _decide(event: dict, env: dict[str, str], role):
         extra_protected = rules.protected
     if not touches_world:
         return None
-    protected = [*paths.protected_paths(dirs, extra_protected), gate_files.gates_entry(dirs)]
+    protected = [*paths.protected_paths(dirs, extra_protected, env),
+                 gate_files.gates_entry(dirs)]
     finding = _protection_finding(tool, tool_input, cwd, env, protected)
     if gate_files.may_be_the_gates_file(finding, tool_input):
         without = _protection_finding(tool, tool_input, cwd, env, protected[:-1])
@@ -117,8 +119,12 @@ def _decide(event: dict, env: dict[str, str], role):
         return None
     from forge_runtime import hints
 
-    fix = finding.entry.fix if finding.entry else "forge guard roles"
-    return hints.error(f"{GUARD}: {tool} {finding.message}", fix, PROTECTION_RATIONALE)
+    entry = finding.entry
+    message = f"{GUARD}: {tool} {finding.message}"
+    if entry is not None and entry.rationale is not None and paths.SWITCH_OFF not in message:
+        message += "; a change there can switch forge off"
+    return hints.error(message, entry.fix if entry else "forge guard roles",
+                       entry.rationale if entry and entry.rationale else PROTECTION_RATIONALE)
 
 
 def _sandbox_escape(ledger_root: str, session_id: str, guarded: bool):

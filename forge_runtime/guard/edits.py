@@ -5,12 +5,22 @@ Every protected tree is off limits. `.forge/local/state.md` is special: its Mark
 not. So an edit of state.md is simulated on the current text and allowed only when the
 front matter comes out byte-for-byte unchanged; a state.md written from nothing may only
 carry `goal: null`. Comparing text, not parsed YAML, keeps this on the standard library
-and leaves no room for two spellings of one value.
+and leaves no room for two spellings of one value. The host's settings files and Codex's
+`config.toml` are simulated the same way, their resulting content judged by
+`host_settings` (a permissions edit goes through, one that switches forge off does not).
 """
 
 from __future__ import annotations
 
-from forge_runtime.guard.paths import FRONT_MATTER, Finding, Protected, expand, hit
+from forge_runtime.guard.paths import (
+    CODEX_CONFIG,
+    FRONT_MATTER,
+    SETTINGS,
+    Finding,
+    Protected,
+    expand,
+    hit,
+)
 
 FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
               "NotebookEdit": "notebook_path"}
@@ -30,9 +40,38 @@ def check(tool: str, tool_input: dict, cwd: str, env: dict[str, str],
     entry = hit(path, protected, destructive=False)
     if entry is None:
         return None
-    if entry.kind == FRONT_MATTER and path == entry.path and tool != "NotebookEdit":
-        return _check_state_edit(tool, tool_input, path, entry)
+    if path == entry.path and tool != "NotebookEdit":
+        if entry.kind == FRONT_MATTER:
+            return _check_state_edit(tool, tool_input, path, entry)
+        if entry.kind in (SETTINGS, CODEX_CONFIG):
+            return _check_host_edit(tool, tool_input, path, entry)
     return Finding(f"would write {entry.label} ({word})", entry)
+
+
+def _check_host_edit(tool: str, tool_input: dict, path: str,
+                     entry: Protected) -> Finding | None:
+    from forge_runtime.guard import host_settings
+
+    current = _current(path)
+    if current is False:
+        return Finding(f"would write {entry.label}, which forge cannot read to tell "
+                       "whether the edit switches forge off", entry)
+    after = _apply(tool, tool_input, current)
+    if after is None:
+        return Finding(f"input for {entry.label} is malformed, so forge cannot tell whether "
+                       "it switches forge off", entry)
+    return host_settings.judge(entry, path, current, after)
+
+
+def _current(path: str) -> str | None | bool:
+    """The file's text; None when it does not exist; False when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def front_matter(text: str) -> str | None:

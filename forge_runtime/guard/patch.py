@@ -5,13 +5,23 @@ lines: `*** Add File: <path>`, `*** Update File: <path>` (optionally followed by
 `*** Move to: <path>`) and `*** Delete File: <path>`. Each named path is checked like a
 Write's `file_path`. `.forge/local/state.md` keeps its rule: an added file may only carry
 `goal: null`, an update is applied to the current text hunk by hunk and allowed only when
-the front matter comes out byte-identical; deleting or moving it is refused.
+the front matter comes out byte-identical; deleting or moving it is refused. A host settings
+file or Codex's `config.toml` is patched the same way and its resulting content judged
+(`host_settings`).
 """
 
 from __future__ import annotations
 
 from forge_runtime.guard.edits import EMPTY_FRONT_MATTER, front_matter
-from forge_runtime.guard.paths import FRONT_MATTER, Finding, Protected, expand, hit
+from forge_runtime.guard.paths import (
+    CODEX_CONFIG,
+    FRONT_MATTER,
+    SETTINGS,
+    Finding,
+    Protected,
+    expand,
+    hit,
+)
 
 ADD, UPDATE, DELETE, MOVE = "*** Add File: ", "*** Update File: ", "*** Delete File: ", \
     "*** Move to: "
@@ -49,9 +59,13 @@ def check(tool_input: dict, cwd: str, env: dict[str, str],
         if entry is None:
             continue
         moved = index + 1 < len(ops) and ops[index + 1][0] == MOVE
-        if entry.kind == FRONT_MATTER and path == entry.path and header in (ADD, UPDATE) \
-                and not moved:
-            finding = _state_patch(header, body, path, entry)
+        if path == entry.path and header in (ADD, UPDATE) and not moved:
+            if entry.kind == FRONT_MATTER:
+                finding = _state_patch(header, body, path, entry)
+            elif entry.kind in (SETTINGS, CODEX_CONFIG):
+                finding = _host_patch(header, body, path, entry)
+            else:
+                finding = Finding(f"would write {entry.label} ({word})", entry)
             if finding is None:
                 continue
             return finding
@@ -64,11 +78,7 @@ def _state_patch(header: str, body: list[str], path: str, entry: Protected) -> F
         before, after = EMPTY_FRONT_MATTER, "".join(line[1:] + "\n" for line in body
                                                     if line.startswith("+"))
     else:
-        try:
-            with open(path, encoding="utf-8", newline="") as handle:
-                current = handle.read()
-        except FileNotFoundError:
-            current = ""
+        current = _read(path) or ""
         before, after = front_matter(current), apply_hunks(current, body)
         if after is None:
             return Finding("patch for state.md does not apply to its current text, so forge "
@@ -77,6 +87,28 @@ def _state_patch(header: str, body: list[str], path: str, entry: Protected) -> F
         return Finding(f"would change {entry.label} (only forge's hooks write the `goal:` "
                        "front matter; patch the checklist below it instead)", entry)
     return None
+
+
+def _host_patch(header: str, body: list[str], path: str, entry: Protected) -> Finding | None:
+    from forge_runtime.guard import host_settings
+
+    current = _read(path)
+    if header == ADD:
+        after = "".join(line[1:] + "\n" for line in body if line.startswith("+"))
+    else:
+        after = apply_hunks(current or "", body)
+        if after is None:
+            return Finding(f"patch for {entry.label} does not apply to its current text, so "
+                           "forge cannot tell whether it switches forge off", entry)
+    return host_settings.judge(entry, path, current, after)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
 
 
 def apply_hunks(text: str, body: list[str]) -> str | None:

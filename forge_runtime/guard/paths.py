@@ -7,7 +7,13 @@ Protected, for every role including an unguarded main session:
 - the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
 - the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`);
 - the files that tell forge where the ledger is: the git dir's `commondir` (rewritten, it
-  sends forge to another ledger) and, in a linked worktree, its `.git` file.
+  sends forge to another ledger) and, in a linked worktree, its `.git` file;
+- the host's own off switches (`host_paths`): its settings files at every scope, the
+  plugin install tree and data (forge's code and its hook interpreter, forge-env), and
+  Codex's home (config, hooks, goal store) and the project's `.codex` config and hooks,
+  and the code forge's hooks run (its plugin directory and this package).
+  A settings file or a Codex `config.toml` may still be edited with the file tools: the
+  resulting content is judged (`host_settings`); every other write is refused.
 
 A path is compared after what the shell or the host would do to it: `~` and `$VAR`
 expansion, joining a relative path to the working directory, `..` and symlinks resolved
@@ -28,11 +34,18 @@ LEDGER_LABEL = "the goal ledger"
 WITNESS_LABEL = "forge's goal witness"
 TREE = "tree"
 FRONT_MATTER = "front matter"
+SETTINGS = "host settings"  # a Claude Code settings JSON file: its resulting content decides
+CODEX_CONFIG = "codex config"  # a Codex config.toml: its resulting content decides
+MANAGED_DIR = "/etc/claude-code"
+SWITCH_OFF = "this would switch forge off"
+HOST_FIX = "forge sandbox status"
 
 # Words whose mere mention makes a shell command sensitive (it must then be provably
 # read-only). Generic names such as `state.md` are matched by resolved path instead.
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
-           "forge_runtime.hooks", "goal-ledger")
+           "forge_runtime.hooks", "goal-ledger", ".claude/settings", ".claude/plugins",
+           "managed-settings", "forge-env", ".codex/", "enabledplugins", "disableallhooks",
+           ".claude.json", ".mcp.json")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s
@@ -40,8 +53,9 @@ MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-
 
 # Records (forge_runtime/records.py), not dataclasses or named tuples: `dataclasses` imports
 # `inspect`, `collections` a few modules more, which every tool call would pay.
-class Protected(record("Protected", "path label kind fix")):
-    """One protected path: what it is called in messages and the command to use instead."""
+class Protected(record("Protected", "path label kind fix rationale", defaults=(None,))):
+    """One protected path: what it is called in messages, the command to use instead and
+    (when not the ledger's) why it is protected."""
 
     __slots__ = ()
 
@@ -65,9 +79,11 @@ def rule_file(project) -> str:
     return os.path.join(project[0], FORGE_DIR, RULE_FILE)
 
 
-def protected_paths(project, extra: tuple[str, ...] = ()) -> list[Protected]:
+def protected_paths(project, extra: tuple[str, ...] = (),
+                    env: dict[str, str] | None = None) -> list[Protected]:
     """Every protected path of `project` (a Project or `roots.locate()`'s strings: the guard
-    decides without `pathlib`), resolved; `extra` are project-rule additions."""
+    decides without `pathlib`), resolved; `extra` are project-rule additions; `env` is
+    where the host's home directories are read from (the hook's environment)."""
     root, git_dir, git_common_dir = project
     found = [
         Protected(os.path.realpath(ledger_root(root, git_common_dir)), LEDGER_LABEL, TREE,
@@ -92,7 +108,110 @@ def protected_paths(project, extra: tuple[str, ...] = ()) -> list[Protected]:
         path = os.path.realpath(os.path.join(root, relative))
         found.append(Protected(path, f"the protected path {relative}", TREE,
                                "forge guard roles"))
+    return found + host_paths(root, os.environ if env is None else env)
+
+
+HOST_RATIONALE = ("the host's settings, its plugin tree and Codex's config and hooks are what "
+                  "keep forge on; an agent may not switch it off in any session, so a person "
+                  "makes such a change in their own terminal or editor")
+
+
+def host_paths(root: str, env) -> list[Protected]:
+    """The host's own off switches for the project at `root`, each resolved (and, when it
+    is a symlink, also as itself: removing the link removes the file the host reads).
+
+    Claude Code: `settings.json` and `settings.local.json` of the project, of the user
+    (`~/.claude`, and `$CLAUDE_CONFIG_DIR` when set) and the managed ones in /etc, the
+    user's `~/.claude.json` and the project's `.mcp.json` (MCP servers it starts); the
+    managed drop-in directory and the plugin tree (`plugins/`: forge's code, its data,
+    the forge-env its hooks run) as trees; `$CLAUDE_PLUGIN_DATA` when set; the
+    `settings.json.forge-record` that `forge sandbox disable` restores from. Codex: `config.toml`
+    of the project and of `$CODEX_HOME` (default `~/.codex`), whose other files (hooks,
+    the goal store `goals_*.sqlite` and its journals, profiles, rules) form a tree, and
+    the project's `.codex/hooks.json`. forge's own code: `$CLAUDE_PLUGIN_ROOT` and the
+    `forge_runtime` package, unless the project is that code.
+    """
+    home = env.get("HOME") or os.path.expanduser("~")
+    claude_dirs = [os.path.join(home, ".claude")]
+    if env.get("CLAUDE_CONFIG_DIR"):
+        claude_dirs.append(env["CLAUDE_CONFIG_DIR"])
+    project_claude = os.path.join(root, ".claude")
+    codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    settings = [(project_claude, "settings.json", "the host's project settings"),
+                (project_claude, "settings.local.json", "the host's local settings"),
+                (MANAGED_DIR, "managed-settings.json", "the host's managed settings")]
+    settings += [(directory, name, "the host's user settings") for directory in claude_dirs
+                 for name in ("settings.json", "settings.local.json")]
+    # The MCP servers the host starts, outside every sandbox: its user config and the
+    # project's `.mcp.json` (judged like settings: a server added or changed is refused).
+    settings += [(directory, ".claude.json", "the host's user config (MCP servers)")
+                 for directory in (home, *claude_dirs[1:])]
+    settings.append((root, ".mcp.json", "the project's MCP servers"))
+    plugins = "the host's plugin tree, which holds forge's code, data and forge-env"
+    items = [(directory, name, label, SETTINGS) for directory, name, label in settings]
+    items += [(directory, "settings.json.forge-record", "forge's sandbox record", TREE)
+              for directory in (project_claude, *claude_dirs)]  # where `forge sandbox` writes
+    items += [(os.path.join(root, ".codex"), "config.toml", "Codex's project config",
+               CODEX_CONFIG),
+              (codex_home, "config.toml", "Codex's user config", CODEX_CONFIG),
+              (MANAGED_DIR, "managed-settings.d", "the host's managed settings", TREE),
+              (os.path.join(root, ".codex"), "hooks.json", "Codex's project hooks", TREE),
+              *((directory, "plugins", plugins, TREE) for directory in claude_dirs)]
+    trees = [(codex_home, "Codex's home, which holds its hooks, goal store and profiles")]
+    if env.get("CLAUDE_PLUGIN_DATA"):
+        trees.append((env["CLAUDE_PLUGIN_DATA"], "forge's plugin data, which holds its forge-env"))
+    # The code forge's hooks run: the plugin (a local marketplace's runs from its own
+    # directory) and this package (a pip install's site-packages). Not when it and the
+    # project hold one another: then the project is forge itself, being worked on.
+    for code in (env.get("CLAUDE_PLUGIN_ROOT"), os.path.dirname(os.path.dirname(__file__))):
+        real = os.path.realpath(code) if code else None
+        if real and not (inside(os.fspath(root), real) or inside(real, os.fspath(root))):
+            trees.append((real, "forge's own code, which its hooks run"))
+    resolved = {os.path.normpath(place): os.path.realpath(place) for place in (home, root)}
+    found: list[Protected] = []
+    for directory, name, label, kind in items:
+        found += _spellings(_resolved(directory, resolved, found), name, label, kind)
+    for directory, label in trees:
+        found.append(Protected(_resolved(directory, resolved, found), label, TREE, HOST_FIX,
+                               HOST_RATIONALE))
     return found
+
+
+def _resolved(directory: str, resolved: dict[str, str], found: list[Protected]) -> str:
+    """`directory` resolved, each parent once per call of `host_paths` (a `realpath` is one
+    system call per part of the path, and the hook pays it on every Bash call): under a
+    directory already resolved (the home, the project) one `lstat` does. A directory that
+    is a symlink (dotfiles kept elsewhere) is protected as the link too, spelled as a
+    command that removes the link names it: removing it removes what the host reads."""
+    plain = os.path.normpath(directory)
+    if plain not in resolved:
+        parent, name = os.path.split(plain)
+        base = resolved.get(parent)
+        if base is None or not name:
+            resolved[plain] = os.path.realpath(plain)
+            if os.path.islink(plain):
+                found.append(_link(os.path.join(os.path.realpath(parent), name)))
+        else:
+            candidate = os.path.join(base, name)
+            linked = os.path.islink(candidate)
+            resolved[plain] = os.path.realpath(candidate) if linked else candidate
+            if linked:
+                found.append(_link(candidate))
+    return resolved[plain]
+
+
+def _link(path: str) -> Protected:
+    return Protected(path, "a link to the host's settings", TREE, HOST_FIX, HOST_RATIONALE)
+
+
+def _spellings(directory: str, name: str, label: str, kind: str) -> list[Protected]:
+    """The file `name` in the resolved `directory`; when it is a symlink, both what it
+    points to (judged as `kind`) and the link itself (any write refused)."""
+    plain = os.path.join(directory, name)
+    if not os.path.islink(plain):
+        return [Protected(plain, label, kind, HOST_FIX, HOST_RATIONALE)]
+    return [Protected(os.path.realpath(plain), label, kind, HOST_FIX, HOST_RATIONALE),
+            _link(plain)]
 
 
 def expand(word: str, cwd: str, env: dict[str, str], *, follow: bool = True) -> str | None:

@@ -30,7 +30,9 @@ read-only whatever runs (see `forge sandbox`). What the model does:
   work inside `.forge/local`; anything else (an interpreter, `make`) may not run in a
   pipeline that names a protected location, nor beside forge's own entry points;
 - forge's hook-side entry points (`forge ledger activate|charge`, `forge mode exit`,
-  `forge init --force`, the hook launcher) are refused however their words are spelled.
+  `forge init --force`, `forge sandbox disable`, the hook launcher) and the host CLIs' off
+  switches (`claude plugin disable forge`, `codex features disable hooks`: `shell_hosts`)
+  are refused however their words are spelled.
 """
 
 import os
@@ -108,7 +110,14 @@ _SUBSTITUTIONS_LIMIT = 512
 # forge's hook-side entry points named anywhere in a command, even inside a script it writes
 # or in an interpreter's code (`main(['mode', 'exit'])`): a first word, then a second one
 # after up to this many other characters, or one dotted name.
-_ENTRY_POINTS = (("mode", ("exit",)), ("ledger", ("activate", "charge")))
+# The host CLIs' off switches too (`claude plugin disable`, `codex features disable hooks`):
+# named beside code forge cannot read, or after a command word it cannot name, they are
+# refused (shell_hosts models `claude` and `codex` themselves).
+_ENTRY_POINTS = (("mode", ("exit",)), ("ledger", ("activate", "charge")),
+                 ("plugin", ("disable", "uninstall", "remove")),
+                 ("plugins", ("disable", "uninstall", "remove")),
+                 ("marketplace", ("remove", "rm")), ("features", ("disable",)),
+                 ("disable", ("hooks",)))
 _ENTRY_POINT_GAP = 8
 _ENTRY_POINT_NAME = "modes.leave"
 
@@ -176,9 +185,9 @@ def _analyse(command: str, ctx: Context) -> Finding | None:
             return Finding(f"names a protected location and runs {unproven}, which forge "
                            "cannot prove read-only")
         if unproven and names_entry_point:
-            return Finding(f"names forge's hook-side commands (`forge mode exit`, `forge "
-                           f"ledger charge`) and runs {unproven}, which forge cannot prove "
-                           "read-only")
+            return Finding(f"names forge's hook-side commands or the host's off switches "
+                           f"(`forge mode exit`, `claude plugin disable`) and runs {unproven}, "
+                           "which forge cannot prove read-only")
         pending = _next_state(pipeline, ctx, before, pending)
     if pending is not None:
         ctx.restore(union(ctx.snapshot(), pending))

@@ -45,7 +45,8 @@ FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
                              "-iregex", "-lname", "-ilname"})
 FIND_OPERATORS = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "-prune"})
-FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"))
+FORBIDDEN_FORGE = (("ledger", "activate"), ("ledger", "charge"), ("mode", "exit"),
+                   ("sandbox", "disable"))
 COPY_VALUE_OPTIONS = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S",
                                 "--suffix", "-e", "--rsh", "--exclude", "--include", "-f",
                                 "--filter", "--chmod", "--chown"})
@@ -80,6 +81,10 @@ def check_command(name: str, args: list[str], ctx: Context,
         from forge_runtime.guard import shell_archives
 
         model = shell_archives.MODELS[name]
+    if name in HOST_CLIS:
+        from forge_runtime.guard import shell_hosts
+
+        model = shell_hosts.MODELS[name]
     if model is not None:
         return model(name, args, ctx, child)
     return check_unmodelled(name, args, ctx)
@@ -540,6 +545,8 @@ _MODELS = {
     "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
     **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
 }
+# The host CLIs (their off switches) live in `shell_hosts`, imported only when one runs.
+HOST_CLIS = frozenset({"claude", "codex"})
 # Archivers and patch live in `shell_archives`, imported only when one runs.
 ARCHIVERS = frozenset({"tar", "unzip", "cpio", "zip", "patch", "gzip", "gunzip", "pigz",
                        "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress",

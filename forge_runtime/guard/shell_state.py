@@ -12,7 +12,16 @@ path.
 import os
 
 from forge_runtime.guard import shell_words
-from forge_runtime.guard.paths import FRONT_MATTER, MARKERS, Finding, Protected, hit, holds, inside
+from forge_runtime.guard.paths import (
+    FRONT_MATTER,
+    MARKERS,
+    TREE,
+    Finding,
+    Protected,
+    hit,
+    holds,
+    inside,
+)
 from forge_runtime.guard.shell_lexer import is_word_char
 
 UNKNOWN_VALUE = "`?`"  # what a lifted `$(...)` leaves; a variable holding it is unknown
@@ -340,10 +349,13 @@ def touches(words: list[str], ctx: Context, *, follow: bool = True) -> bool:
 
 
 def in_sensitive_dir(ctx: Context) -> bool:
-    """Working inside a protected tree, or in `.forge/local` or the git dir beside one.
+    """Working inside a protected tree, in `.forge/local` or a host directory (`.claude`,
+    `~/.claude`: one that holds a protected file judged by its content), or in the git
+    dir beside a protected path.
 
-    From there a bare relative name (`state.md`, `forge-goals`) reaches a protected path
-    through code forge cannot read. The project root is not counted, or nothing would run.
+    From there a bare relative name (`state.md`, `settings.json`) reaches a protected path
+    through code forge cannot read. The project root and the home are not counted (they
+    hold `.mcp.json` and `~/.claude.json`), or nothing would run.
     """
     key = ("sensitive", ctx.cwds)
     if key not in ctx.cache:
@@ -356,9 +368,12 @@ def _sensitive(ctx: Context) -> bool:
         if cwd is None:
             continue
         for entry in ctx.protected:
+            if not (entry.path.startswith(cwd) or cwd.startswith(entry.path)):
+                continue  # neither beside it nor inside it
             parent = os.path.dirname(entry.path)
-            beside = parent == cwd and (entry.kind == FRONT_MATTER
-                                        or os.path.basename(parent) == ".git")
+            name = os.path.basename(parent)
+            beside = parent == cwd and (entry.kind == FRONT_MATTER or name == ".git" or (
+                entry.kind != TREE and name.startswith(".")))
             if beside or inside(cwd, entry.path):
                 return True
     return False

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 
 from forge_runtime.errors import ForgeError
+from forge_runtime.guard import paths
 from forge_runtime.project import Project
 
 PROJECT, USER, MANAGED = "project", "user", "managed"
 SCOPES = (PROJECT, USER, MANAGED)
 LOCAL = "local"
-MANAGED_DIR = "/etc/claude-code"
+MANAGED_DIR = paths.MANAGED_DIR
 MANAGED_DROP_IN = "50-forge.json"
 
 

@@ -35,7 +35,10 @@ RELOCATE = ("echo /tmp/elsewhere | python3 -c \"import sys; "
 # A denied path that does not exist yet is protected too (measured: EACCES on creation).
 PYTHON_RELOCATE = "python3 -c \"open(chr(46) + 'git/' + 'commondir', 'w').write('/tmp')\""
 ENTER_MODE = "forge mode enter clarifier"
-UNHOOK = "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json"
+# The guard refuses the plain spelling (`echo ... > .claude/settings.local.json`); this one
+# builds the path at run time, as an attacker past the guard would.
+UNHOOK = ("python3 -c \"open(chr(46) + 'claude/settings.' + 'local.json', 'w')"
+          ".write('{\\\"disable' + 'AllHooks\\\": true}')\"")
 SCRIPT = {"rules": [
     {"name": "the model reads the results", "when": {"last_is_tool_result": True},
      "reply": {"text": "SANDBOX-DONE"}},
@@ -116,13 +119,13 @@ def test_the_sandbox_keeps_obfuscated_writes_off_the_ledger_and_forge_hooked(
         assert "Read-only file system" in results[command], results[command]
     for command in (PYTHON_RELOCATE, RELOCATE):
         assert "Permission denied: '.git/commondir'" in results[command], results[command]
-    # the deny rule, matched on the command's target
-    assert "has been denied" in results[UNHOOK], results[UNHOOK]
+    # a path denied that does not exist yet: EACCES on creation, as for commondir
+    assert "Permission denied: '.claude/settings.local.json'" in results[UNHOOK], results[UNHOOK]
     # forge's own command meets its own kernel layer: a clear refusal, never a traceback.
     assert "Error: cannot write forge's guard directory" in results[ENTER_MODE]
     assert "Fix: forge mode enter clarifier --session " in results[ENTER_MODE]
     assert "Traceback" not in results[ENTER_MODE]
-    for tool in ("Write", "Edit"):
+    for tool in ("Write", "Edit"):  # the host's deny rule answers before any hook runs
         assert "denied by your permission settings" in results[tool], results[tool]
     assert all(session.hooks_for(event) for event in ("Stop", "SessionEnd")), "hooks ran"
 
