@@ -16,6 +16,7 @@ from bench import (
     host_latency,
     imports,
     lean,
+    mix,
     report,
     scenarios,
     suite,
@@ -54,6 +55,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
                         help="run only the scenarios whose key starts with KEY (repeatable; "
                              "`artifacts` adds the MCP round trip and concurrent forge new; "
+                             "`mix`: forge's processes and ms per 100 tool calls of a session; "
                              "`adversarial`: the slow-input corpus; `host-latency`: as --host; "
                              "`bootstrap` alone: the time to build the hooks' forge-env with pip "
                              "and with uv, printed only)")
@@ -161,6 +163,12 @@ def main(argv: list[str] | None = None) -> int:
         # asked for with --only artifacts; the quick run CI uses leaves them out.
         wanted = "artifacts" in args.only or not (args.only or args.quick)
         at_scale = artifacts.measure(settings, base, rounds=plan["rounds"]) if wanted else None
+        # What a session pays per 100 tool calls, in the plugin's own lean interpreter when
+        # there is one: in a full run, or when asked for with --only mix.
+        mix_settings = dataclasses.replace(settings, python=lean_python) if lean_python \
+            else settings
+        session_mix = mix.measure(mix_settings, base, rounds=plan["rounds"]) \
+            if "mix" in args.only or not (args.only or args.quick) else None
         slow = adversarial.measure(settings, base, plan["adversarial_runs"]) \
             if not args.only or any(p.startswith("adv") for p in args.only) else None
         on_host = None
@@ -172,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             on_host["interpreter"] = report.describe(lean_python)
         result = report.Report(passes, mode="quick" if args.quick else "full", runs=runs,
                                warmup=plan["warmup"], concurrency=together,
-                               artifacts=at_scale, adversarial=slow, host_latency=on_host)
+                               artifacts=at_scale, adversarial=slow, host_latency=on_host,
+                               session_mix=session_mix)
         report.print_text(result)
         args.out.mkdir(parents=True, exist_ok=True)
         report.write_json(result, args.out / "results.json")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import adversarial, artifacts, host_latency
+from bench import adversarial, artifacts, host_latency, mix
 from bench.suite import MEASURED, Outcome
 from bench.targets import FLOOR_KEY, Check, peak_mb
 
@@ -88,6 +88,7 @@ class Report:
     artifacts: dict | None = None
     adversarial: dict | None = None
     host_latency: dict | None = None
+    session_mix: dict | None = None
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -195,6 +196,8 @@ def text(report: Report) -> str:
         out += ["", _concurrency_line(report.concurrency)]
     if report.artifacts:
         out += ["", artifacts.line(report.artifacts)]
+    if report.session_mix:
+        out += ["", mix.line(report.session_mix)]
     if report.adversarial:
         out += ["", redact(adversarial.line(report.adversarial))]
     if report.host_latency:
@@ -242,6 +245,7 @@ def as_json(report: Report) -> dict:
                 key: redact(value) if isinstance(value, str) else value
                 for key, value in report.concurrency.items()},
             "artifacts": report.artifacts,
+            "session_mix": report.session_mix,
             "adversarial": report.adversarial and {
                 key: redact(value) if isinstance(value, str) else value
                 for key, value in report.adversarial.items()},
@@ -340,6 +344,8 @@ def markdown(report: Report) -> str:
         out += ["", "## Concurrency", "", _concurrency_line(report.concurrency) + "."]
     if report.artifacts:
         out += ["", "## Artifacts", "", artifacts.line(report.artifacts) + "."]
+    if report.session_mix:
+        out += ["", "## A session's tool calls", "", mix.line(report.session_mix) + "."]
     if report.adversarial:
         out += ["", "## Slow input", "", redact(adversarial.line(report.adversarial)) + ".",
                 "", *adversarial.table(report.adversarial)]

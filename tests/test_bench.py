@@ -244,3 +244,21 @@ def test_snapshot_puts_back_exactly_what_a_run_changed(tmp_path):
     state.unlink()
     snapshot.restore()
     assert _tree(tmp_path) == before
+
+
+def test_the_session_mix_starts_the_hooks_the_hosts_matchers_start():
+    """bench/mix.py counts the processes the host would start, from hooks.json itself."""
+    from bench import mix
+
+    registrations = json.loads((Path(__file__).resolve().parents[1] / "hooks" / "hooks.json")
+                               .read_text())["hooks"]
+    assert mix.started(registrations, "Read", {"file_path": "src/a.py"}) == []
+    assert mix.started(registrations, "Grep", {"pattern": "x"}) == []
+    assert mix.started(registrations, "Bash", {"command": "ls"}) == ["PreToolUse"]
+    assert mix.started(registrations, "mcp__files__write", {}) == ["PreToolUse"]
+    assert mix.started(registrations, "Agent", {}) == ["PreToolUse", "PostToolUse"]
+    assert mix.started(registrations, "Read", {
+        "file_path": "/r/.git/forge-goals/gates/receipt.key"}) == ["PreToolUse"]
+    every = mix._every_tool(registrations)
+    assert mix.started(every, "Read", {"file_path": "src/a.py"}) == ["PreToolUse"]
+    assert len(mix.MIX) == 100
