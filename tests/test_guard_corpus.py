@@ -119,6 +119,10 @@ def build_template(base: Path, variant: str = "edited") -> Path:
     (outside / "cd.sh").write_text("cd .git\n")
     (outside / "evil.sh").write_text("rm -rf .git/forge-goals .forge/guard.yaml\n")
     (outside / "list.txt").write_text(".git/forge-goals\n.forge/guard.yaml\n")
+    (outside / "activate").write_text(  # what a virtualenv's activate script does
+        'VIRTUAL_ENV=/x/venv; export VIRTUAL_ENV\n_OLD_VIRTUAL_PS1="${PS1:-}"\n'
+        'PS1="(venv) ${PS1:-}"; export PS1\nPATH="$VIRTUAL_ENV/bin:$PATH"; export PATH\n'
+        'hash -r 2>/dev/null\n')
     (outside / "cfg").write_text("[core]\n\tfsmonitor = rm -rf .git/forge-goals\n")
     (outside / "hex.txt").write_text("2d2d2d0a676f616c3a206e756c6c0a2d2d2d0a\n")
     (outside / "evil.diff").write_text(

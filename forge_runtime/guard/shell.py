@@ -92,11 +92,14 @@ CHDIR_OPTIONS = frozenset({"-C", "--chdir", "-D"})  # env -C DIR, sudo -D DIR
 WRAPPER_OPERAND = frozenset({"timeout", "flock", "chroot"})
 ARGUMENT_FEEDERS = frozenset({"xargs", "parallel"})
 STDIN_RUNNERS = frozenset({"at", "batch"})
-# Variables whose value a program runs as shell code (git, pagers, editors, bash's prompts).
+# Variables whose value a program runs as shell code (git, pagers, editors, bash).
 CODE_VARIABLES = frozenset({"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_SSH_COMMAND",
                             "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_SSH", "SSH_ASKPASS",
                             "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE",
-                            "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4"})
+                            "PROMPT_COMMAND"})
+# Variables bash expands as a double-quoted word, substitutions and all (`bash -x` prints
+# PS4 before each command); the interactive prompts do not apply to the Bash tool.
+PROMPT_VARIABLES = frozenset({"PS4"})
 # Variables naming a file a shell runs before its own code (`BASH_ENV=x bash -c ...`).
 SCRIPT_VARIABLES = frozenset({"BASH_ENV", "ENV"})
 # Variables that load code forge cannot read into every program, or change how git reads
@@ -371,6 +374,8 @@ def check_assignment(word: str, ctx: Context) -> Finding | None:
     name = name.rstrip("+")
     if name in CODE_VARIABLES:
         return run_for_you(code, ctx, f"${name}")
+    if name in PROMPT_VARIABLES:
+        return _in_child_shell('echo "' + code.replace('"', '\\"') + '"', ctx)
     if name in SCRIPT_VARIABLES:
         outcome = _run_script([code], ctx, same_shell=False)
         return outcome if isinstance(outcome, Finding) else None
@@ -645,8 +650,12 @@ def _run_input(name: str, ctx: Context) -> Finding | tuple[bool, bool]:
     heredocs, `<` files, `echo`/`printf`/`cat FILE` before it in the pipeline, as forge
     reads them; anything else (`curl ... | sh`, `base64 -d | bash`) is code it cannot read."""
     here, reads, before = ctx.feed
+    if not here and not reads and before is None:
+        # nothing in sight: what the shell reads comes from around it (`{ sh; } < x`,
+        # `bash -c sh < x`), which forge does not follow
+        return _unknown_code(f"{name} reading its program from its input", ctx)
     texts: list[str | None] = list(here)
-    texts += [_script_text(path, ctx) for word in reads
+    texts += ["" if word == "/dev/null" else _script_text(path, ctx) for word in reads
               for path in expansions(word, ctx)]
     if before is not None:
         texts += _printed_text(before, ctx)

@@ -347,7 +347,7 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
     finding = _check_copy_options(name, args, ctx)
     if finding:
         return finding
-    operands, into = _copy_operands(args)
+    operands, into = _copy_operands(name, args)
     whole = "--no-target-directory" in args or (name in ("cp", "install", "mv") and any(
         a.startswith("-") and not a.startswith("--") and "T" in a for a in args))
     if into is None and len(operands) >= 2:
@@ -415,7 +415,7 @@ def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | N
             return Finding(f"runs {name} --read-batch, which applies changes forge cannot "
                            "read, from a directory that holds a protected path")
     if linking:
-        operands, into = _copy_operands(args)
+        operands, into = _copy_operands(name, args)
         for word in operands if into else operands[:-1] or operands:
             finding = check_path(word, ctx, destructive=True, verb=f"runs {name} linking",
                                  must_know=True)
@@ -424,25 +424,23 @@ def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | N
     return None
 
 
-def _copy_operands(args: list[str]) -> tuple[list[str], str | None]:
-    """The file operands of a copy, and its `-t DIR` / `--target-directory=DIR` if given."""
-    operands: list[str] = []
+# The short options of each copy that take a value (`-Dt DIR`, `-m 644`, `-e ssh`).
+_COPY_VALUE_LETTERS = {"cp": "tS", "mv": "tS", "install": "tSmog", "rsync": "efTBM",
+                       "scp": "FiJloPScDX"}
+
+
+def _copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None]:
+    """The file operands of a copy, and its `-t DIR` / `--target-directory=DIR` if given
+    (also inside a cluster: `install -Dt DIR`)."""
+    long_values = COPY_VALUE_OPTIONS | {"--target-directory"}
+    operands, found = options(args, _COPY_VALUE_LETTERS.get(name, ""),
+                              frozenset(option for option in long_values
+                                        if option.startswith("--")))
     into = None
-    position = 0
-    while position < len(args):
-        arg = args[position]
-        position += 1
-        if arg in ("-t", "--target-directory") and position < len(args):
-            into = args[position]
-            position += 1
-        elif arg.startswith("--target-directory="):
-            into = arg.split("=", 1)[1]
-        elif arg.startswith("-t") and len(arg) > 2 and not arg.startswith("--"):
-            into = arg[2:]
-        elif arg in COPY_VALUE_OPTIONS:
-            position += 1
-        elif not arg.startswith("-"):
-            operands.append(arg)
+    for option, value in found:
+        if value is not None and (option == "--target-directory" or (
+                option == "-t" and name != "rsync")):
+            into = value
     return operands, into
 
 
@@ -764,7 +762,7 @@ def _xargs_input(settings: dict, simple, before, ctx: Context) -> str | None:
     if simple.reads:
         return small_text(simple.reads[-1], ctx)
     if not before:
-        return ""  # the Bash tool's own input: nothing
+        return None  # what surrounds it (`{ xargs rm; } < x`, `sh -c xargs < x`)
     words = [word for word in before[-1].words]
     if len(before) == 1 and words and os.path.basename(words[0]) in ("echo", "printf"):
         return "\n".join(_printed_words(words[1:])) + "\n"

@@ -371,6 +371,8 @@ def _judge(sub, flags, values, words, paths, tree: Tree) -> Finding | str:
         if not flags & {"--hard", "--merge", "--keep"}:
             return CHANGES  # the index only
         return _reset(sub, words[0] if words else "HEAD", scope, tree)
+    if "--abort" in flags and not _in_progress(sub, tree):
+        return READS  # nothing to abort: git says so and stops
     if sub in ("merge", "rebase"):
         if flags & {"--abort"}:
             return _reset(sub, "ORIG_HEAD" if sub == "rebase" else "HEAD", scope, tree)
@@ -402,6 +404,22 @@ def _judge(sub, flags, values, words, paths, tree: Tree) -> Finding | str:
         changed = differs(written, on_disk(tree, list(written)), within=written)
         return refusal(sub, changed, tree) if changed else PROBED
     raise GitUnreadable
+
+
+# What git keeps while each operation is under way (in the git dir).
+_IN_PROGRESS = {"merge": ("MERGE_HEAD",), "cherry-pick": ("CHERRY_PICK_HEAD", "sequencer"),
+                "revert": ("REVERT_HEAD", "sequencer"),
+                "rebase": ("rebase-merge", "rebase-apply"), "am": ("rebase-apply",)}
+
+
+def _in_progress(sub: str, tree: Tree) -> bool:
+    names = _IN_PROGRESS.get(sub, ())
+    if not names:
+        return True
+    found = _git(tree.top, tree.ctx, "rev-parse",
+                 *(part for name in names for part in ("--git-path", name)))
+    return any(os.path.lexists(os.path.join(tree.top, path))
+               for path in found.split("\n") if path)
 
 
 def _switch_to(sub: str, targets: list[str], scope: list[str], tree: Tree, *,
