@@ -152,3 +152,22 @@ def test_asking_git_runs_none_of_the_repository_s_code(tmp_path):
     for command in ("git stash", "git checkout old", "git clean -fd", "git stash pop"):
         verdict(root, command)
     assert not marker.exists()
+
+
+def test_two_commands_that_rely_on_git_are_refused_together(tmp_path):
+    """`git stash` makes stash@{0} stash@{1}: what git said of each command beforehand no
+    longer holds once the other has run."""
+    root = repository(tmp_path, rules_edited=False)
+    (root / "src" / "app.py").write_text("print('wip')\n")
+    git(root, "stash", "push", "-q", "--", "src/app.py")  # stash@{1}: src only
+    (root / ".forge" / "guard.yaml").write_text("roles: {x: {tools: [Bash]}}\n")
+    git(root, "stash", "push", "-q")  # stash@{0}: the rule file
+    (root / "src" / "app.py").write_text("print('more')\n")
+    assert verdict(root, "git stash") is None
+    assert verdict(root, "git stash apply stash@{1}") is None
+    assert verdict(root, "git stash apply stash@{0}") is not None
+    combined = "git stash -q; git stash apply -q stash@{1}"
+    assert verdict(root, combined) is not None
+    subprocess.run(["bash", "-c", combined], cwd=root, capture_output=True,
+                   env={**os.environ, **ENV})
+    assert "Bash" in (root / ".forge" / "guard.yaml").read_text()  # what it would have done

@@ -29,6 +29,15 @@ read-only whatever runs (see `forge sandbox`). What the model does:
 - commands it models only (readers, `cp`, `mv`, `tar`, `sed`, `git`, `find`, ...) may
   work inside `.forge/local`; anything else (an interpreter, `make`) may not run in a
   pipeline that names a protected location, nor beside forge's own entry points;
+- code it cannot read is refused where it could reach a protected path: a shell reading
+  its program from its input (`curl ... | sh`) or from a file the command makes, a
+  process substitution, `BASH_ENV`, a variable that loads code or another repository, and
+  code a program runs for you (`core.sshCommand`, `tar -I`) that is not code forge
+  models (`run_for_you`); so is a tar or unzip option forge does not know (its members
+  may not land where their names say), a global git option or a GIT_* variable it does
+  not know;
+- git that writes the work tree from history is judged on what git itself says
+  (`shell_git_tree`), and only when nothing else in the command changes git's state;
 - forge's hook-side entry points (`forge ledger activate|charge`, `forge mode exit`,
   `forge init --force`, the hook launcher) are refused however their words are spelled.
 """
@@ -156,11 +165,12 @@ def analyse(command: str, cwd: str, env: dict[str, str],
     except OutOfTime:
         return Finding(f"takes forge longer than {_TIME_BUDGET_SECONDS:g} s to read, and the "
                        "host would let it through unread; split it into simpler commands")
-    if finding is None and ctx.probed and ctx.effects:
-        return Finding(f"runs {ctx.probed[0]}, which forge lets through only on what git says "
+    if finding is None and ctx.probed and (ctx.effects or len(ctx.probed) > 1):
+        # each one changes what the next would find (HEAD, the index, what stash@{1} is)
+        return Finding(f"runs {ctx.probed[-1]}, which forge lets through only on what git says "
                        "before the command runs, beside commands that may change git's state "
-                       "first (a commit, a moved ref, a write into the git dir, a program "
-                       f"forge does not model); run {ctx.probed[0]} on its own")
+                       "first (a commit, a moved ref, another checkout or stash, a write into "
+                       "the git dir, a program forge does not model); run it on its own")
     return finding
 
 

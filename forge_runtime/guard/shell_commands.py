@@ -5,8 +5,9 @@ command's effects modelled, does it name a protected path). "Modelled" means eve
 writes was checked, so it may run even beside a protected location (`touch
 .forge/local/notes.md`); anything else is code forge cannot prove read-only. Readers that
 can write (`sed w`, `xxd IN OUT`, `sort -o`, `tree -o`), archivers (`tar -C`, `unzip -d`,
-`zip -m`, `gzip -r`, `cpio`), copies (`cp --parents`, `rsync --delete`), `find -exec`,
-`xargs` feeds and forge's own entry points are modelled here; git in `shell_git`,
+`zip -m`, `gzip -r`, `cpio`), copies (`cp --parents`, `rsync --delete`, links made by
+`cp -l`/`-s`, `ln -t`, `rsync --link-dest`), `find -exec`, what `xargs` runs (its input
+read when forge can) and forge's own entry points are modelled here; git in `shell_git`,
 archivers and `patch` in `shell_archives` (imported only when such a command runs).
 """
 

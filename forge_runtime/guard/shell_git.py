@@ -72,6 +72,21 @@ _GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "-p", "--paginate", "--bare",
                            "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks",
                            "--version", "--help", "--html-path", "--man-path", "--info-path",
                            "--no-lazy-fetch", "--no-advice"})
+# GIT_* variables that only carry data (names, dates, output switches); any other one the
+# command sets may make git read another repository, config or attributes, or write a
+# file (GIT_TRACE=PATH), and is unknown. Code-valued ones are judged where they are set.
+_GIT_DATA_VARIABLES = frozenset({
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS",
+    "GIT_MERGE_AUTOEDIT", "GIT_FLUSH", "GIT_PROGRESS_DELAY", "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
+    "GIT_NO_REPLACE_OBJECTS", "GIT_CONFIG_NOSYSTEM", "GIT_ADVICE", "GIT_DEFAULT_HASH",
+    "GIT_HTTP_USER_AGENT", "GIT_SSL_NO_VERIFY", "GIT_CURL_VERBOSE", "GIT_REDACT_COOKIES",
+    "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_REFLOG_ACTION",
+    "GIT_DIFF_OPTS", "GIT_LFS_SKIP_SMUDGE", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER",
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_MERGE_VERBOSITY",
+})
+_TRACE_SWITCHES = frozenset({"", "0", "1", "2", "true", "false"})
 # Options that make a transport run a command (fetch, pull, clone, push, ls-remote, archive).
 _TRANSPORT_CODE = ("--upload-pack", "--receive-pack", "--exec")
 _CONFIG_BYTES_LIMIT = 200_000
@@ -80,6 +95,9 @@ _CONFIG_BYTES_LIMIT = 200_000
 def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, bool]:
     """git's global options (`-C`, `-c key=value`, `--config-env`, `--git-dir`,
     `--work-tree`), code it runs for you, and the subcommands that write the work tree."""
+    finding = _check_git_variables(ctx)
+    if finding:
+        return finding
     rest = list(args)
     state = ctx.snapshot()
     elsewhere = None  # a global option that points git at another repository or tree
@@ -122,6 +140,26 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
         return _check_git_subcommand(rest[0], rest[1:], ctx, child)
     finally:
         ctx.restore(state)
+
+
+def _check_git_variables(ctx: Context) -> Finding | None:
+    """The GIT_* variables the command set: data, a trace file (a write), or unknown."""
+    for name, value in ctx.env.items():
+        if not name.startswith("GIT_") or name in _GIT_DATA_VARIABLES:
+            continue
+        if name.startswith("GIT_TRACE") and value is not None and \
+                value.lower() in _TRACE_SWITCHES:
+            continue
+        if name.startswith("GIT_TRACE") and value is not None and value.startswith("/"):
+            finding = check_write(value, ctx, verb=f"makes git write its {name} to")
+            if finding:
+                return finding
+            continue
+        if risky_unknown("", ctx):
+            return Finding(f"runs git with {name} set, a variable forge does not model (it "
+                           "may point git at another repository, config or file), from a "
+                           "directory that holds a protected path")
+    return None
 
 
 def runs_code(key: str) -> bool:

@@ -22,6 +22,7 @@ from forge_runtime.guard.paths import Finding, inside
 from forge_runtime.guard.shell_state import Context, check_deadline, expansions, risky_unknown
 
 PROBE_SECONDS = 0.5
+HISTORY_COMMANDS_LIMIT = 16  # history-writing git commands one Bash call may have checked
 _WALK_LIMIT = 500
 _GLOB_CHARS = "*?["
 
@@ -344,6 +345,10 @@ def check_history(sub: str, operands: list[str], ctx: Context) -> Finding | str:
         return unknown(sub, "writes files forge does not model", ctx) or CHANGES
     if "--pathspec-from-file" in values:
         return unknown(sub, "takes its paths from a file", ctx) or CHANGES
+    checked = ctx.cache["git history"] = int(ctx.cache.get("git history", 0)) + 1
+    if checked > HISTORY_COMMANDS_LIMIT:
+        return Finding(f"runs more than {HISTORY_COMMANDS_LIMIT} git commands that write the "
+                       "work tree, more than forge checks in one call; split it")
     try:
         tree = open_tree(ctx)
     except GitUnreadable:
