@@ -101,6 +101,7 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
     rest = list(args)
     state = ctx.snapshot()
     elsewhere = None  # a global option that points git at another repository or tree
+    aliases: dict[str, str] = {}
     try:
         while rest and rest[0].startswith("-"):
             option = rest.pop(0)
@@ -108,9 +109,12 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
             if option == "-C" and rest:
                 change_dir([rest.pop(0)], ctx)
             elif option == "-c" and rest:
-                finding = _check_git_config(*rest.pop(0).partition("=")[::2], ctx, child)
+                key, _, value = rest.pop(0).partition("=")
+                finding = _check_git_config(key, value, ctx, child)
                 if finding:
                     return finding
+                if key.lower().startswith("alias."):  # for this one git: `-c alias.co=checkout co`
+                    aliases[key.lower()[len("alias."):]] = value
             elif name == "--config-env":
                 key, _, variable = (value if equals else (rest.pop(0) if rest else "")) \
                     .partition("=")
@@ -137,7 +141,7 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
                                "repository, work tree or programs forge does not read, from "
                                "a directory that holds a protected path")
             return False, False
-        return _check_git_subcommand(rest[0], rest[1:], ctx, child)
+        return _check_git_subcommand(rest[0], rest[1:], ctx, child, aliases)
     finally:
         ctx.restore(state)
 
@@ -219,8 +223,8 @@ def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Find
     return None
 
 
-def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
-                          child) -> Finding | tuple[bool, bool]:
+def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
+                          aliases: dict[str, str]) -> Finding | tuple[bool, bool]:
     if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
         from forge_runtime.guard import shell_archives  # only for `git apply`
 
@@ -273,7 +277,8 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
         return True, touches(candidates(operands), ctx)
     if sub == "worktree":
         return _check_worktree(operands, ctx)
-    alias = None if sub in GIT_READERS or sub in _GIT_MODELLED else _git_alias(sub, ctx)
+    alias = None if sub in GIT_READERS or sub in _GIT_MODELLED else (
+        aliases.get(sub.lower()) or _git_alias(sub, ctx))
     if alias is not None:  # git runs `!code` in a shell, anything else as its own arguments
         code = alias[1:] if alias.startswith("!") else "git " + alias
         return child(" ".join([code, *(quote(a) for a in operands)]), ctx) or (

@@ -18,6 +18,7 @@ a moved ref, a write into the git dir, a program forge does not model).
 
 import os
 
+from forge_runtime.guard import shell_words
 from forge_runtime.guard.paths import Finding, inside
 from forge_runtime.guard.shell_state import Context, check_deadline, expansions, risky_unknown
 
@@ -345,6 +346,9 @@ def check_history(sub: str, operands: list[str], ctx: Context) -> Finding | str:
         return unknown(sub, "writes files forge does not model", ctx) or CHANGES
     if "--pathspec-from-file" in values:
         return unknown(sub, "takes its paths from a file", ctx) or CHANGES
+    if any(shell_words.value(word, ctx.env) is None for word in words + (paths or [])):
+        return unknown(sub, "names a commit or path forge cannot know before it runs", ctx) \
+            or CHANGES
     checked = ctx.cache["git history"] = int(ctx.cache.get("git history", 0)) + 1
     if checked > HISTORY_COMMANDS_LIMIT:
         return Finding(f"runs more than {HISTORY_COMMANDS_LIMIT} git commands that write the "
