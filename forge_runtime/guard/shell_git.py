@@ -66,7 +66,8 @@ _COMMAND_LAST = ("cmd", "command", "textconv", "clean", "smudge", "process", "dr
                  "proxy", "external", "difffilter", "sshcommand", "editor", "pager",
                  "askpass", "gitproxy", "fsmonitor", "browser")
 _GIT_FILE_KEYS = ("core.hookspath", "core.worktree", "include.path")
-# Global options git takes before the subcommand; the ones that take a value.
+# Global options git takes before the subcommand that take no value and change nothing
+# about which repository, work tree or programs it uses.
 _GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "-p", "--paginate", "--bare",
                            "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs",
                            "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks",
