@@ -247,13 +247,19 @@ def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tupl
 
 def check_unknown_command(word: str, args: list[str], ctx: Context) -> Finding | tuple:
     """A command whose name is a substitution or an unknown variable may be `rm`: its
-    arguments are judged as a deletion would be."""
+    arguments are judged as a deletion would be. It may also be a whole program held in
+    a variable (`x=$(cat f); eval "$x"`, `bash -c "$x"`): code forge cannot read, refused
+    where it could reach a protected path."""
     for candidate in candidates(args):
         finding = check_path(candidate, ctx, destructive=True,
                              verb=f"runs `{word}`, a command forge cannot name before it "
                                   "runs, on")
         if finding:
             return finding
+    if risky_unknown("", ctx):
+        return Finding(f"runs `{word}`, a command forge cannot name before it runs (a "
+                       "substitution or a variable it cannot know), from a directory that "
+                       "holds a protected path")
     return False, touches(candidates(args), ctx)
 
 
