@@ -474,8 +474,14 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
             return True, False
     name = os.path.basename(words[0])
     args = _split_fields(words[1:], ctx)
-    if ctx.runs_code and name not in commands.READERS:
-        return False, touches(commands.candidates(args), ctx)
+    outcome = _check_named(name, args, ctx, via_xargs)
+    if ctx.runs_code and name not in commands.READERS and not isinstance(outcome, Finding):
+        return False, outcome[1]  # its effects are modelled, what the variable runs is not
+    return outcome
+
+
+def _check_named(name: str, args: list[str], ctx: Context,
+                 via_xargs: bool) -> Finding | tuple[bool, bool]:
     state_change = _change_state(name, args, ctx)
     if state_change is not None:
         return state_change

@@ -306,7 +306,8 @@ def _check_worktree(operands: list[str], ctx: Context) -> Finding | tuple[bool, 
         return True, False
     ctx.effects += 1
     if action == "add" and words:
-        return check_write(words[0], ctx, verb="runs git worktree add into") or (True, False)
+        return check_path(words[0], ctx, destructive=True, must_know=True,
+                          verb="runs git worktree add into") or (True, False)
     if risky_unknown("", ctx):
         return Finding(f"runs git worktree {action}, which moves or rewrites work trees and "
                        "the files that say where forge's ledger is, from a directory that "

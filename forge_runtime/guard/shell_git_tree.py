@@ -407,8 +407,17 @@ def _judge(sub, flags, values, words, paths, tree: Tree) -> Finding | str:
                     return refusal(sub, changed, tree)
         return PROBED
     if sub == "checkout-index":
-        if "--prefix" in values or "--temp" in flags:
-            return CHANGES  # written elsewhere (the prefix is checked as a write)
+        if "--temp" in flags:
+            return CHANGES  # temporary files, named on its output
+        if "--prefix" in values:
+            # the index written under another directory: refused where that lands in the
+            # work tree, where forge would have to follow each file
+            prefix = os.path.dirname(values["--prefix"] + "x") or "."
+            if any(path is None or inside(path, tree.top)
+                   for path in expansions(prefix, tree.ctx)):
+                return unknown(sub, "writes the index under a directory of the work tree",
+                               tree.ctx) or CHANGES
+            return CHANGES
         written = staged(tree, in_scope(tree, words + (paths or []) or None))
         changed = differs(written, on_disk(tree, list(written)), within=written)
         return refusal(sub, changed, tree) if changed else PROBED
