@@ -638,7 +638,12 @@ def _check_shell(name: str, args: list[str], ctx: Context) -> Finding | tuple[bo
         elif option in ("-o", "+o", "-O", "+O") and position < len(args):
             if option == "-O" and args[position] in GLOB_OPTIONS:
                 options |= {args[position]}
+            if option == "-o" and args[position] == "noexec":
+                return True, False  # reads the program, runs none of it: a dry run
             position += 1
+        elif option.startswith("-") and not option.startswith("--") and "n" in option \
+                and "i" not in option:
+            return True, False  # `bash -n`: reads the program, runs none of it
         elif not option.startswith("--") and "c" in option:
             runs_code = True
         elif not option.startswith("--") and "s" in option:

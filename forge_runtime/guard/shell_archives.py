@@ -166,8 +166,11 @@ def _check_ar(name: str, args: list[str], ctx: Context, child) -> Finding | tupl
 def _check_cpio(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
     operands, found = options(args, "EFHIMORDe")
     names = {option for option, _ in found}
-    if "-i" in names or "--extract" in names:
-        return _check_unpack(name, None, ".", ctx, absolute=False)
+    if "-i" in names or "--extract" in names:  # GNU cpio keeps absolute names unless told
+        into = next((value for option, value in found if option in ("-D", "--directory")
+                     and value), ".")
+        return _check_unpack(name, None, into, ctx,
+                             absolute="--no-absolute-filenames" not in names)
     if "-p" in names or "--pass-through" in names:
         return _check_unpack(name, None, operands[0] if operands else ".", ctx,
                              absolute=False)
@@ -181,23 +184,24 @@ def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
     they land where their names say (less `strip` leading parts, or by base name when
     `flatten`); otherwise refused where the directory holds a protected path, and where
     the command runs from one when members may leave it (`-P`, `unzip -:`)."""
-    members = None if absolute or renamed or strip is None or archive is None \
-        else _members(archive, ctx)
+    members = None if renamed or strip is None or archive is None \
+        else _members(archive, ctx, escaping=absolute)
     if members is not None:
         for member in members:
             parts = member.split("/")[strip:]
             if not parts or not "".join(parts):
                 continue
             landed = parts[-1] if flatten else "/".join(parts)
+            if landed.startswith("/") and not absolute:
+                landed = landed.lstrip("/")
             finding = check_write(os.path.join(into, landed), ctx,
                                   verb=f"runs {name} to unpack {member} into")
             if finding:
                 return finding
         return True, False
-    if absolute and risky_unknown("", ctx):
-        return Finding(f"runs {name} on an archive whose members may land outside {into} "
-                       "(absolute or `..` names), from a directory that holds a protected "
-                       "path")
+    if absolute:  # members may land anywhere: every protected path is in reach
+        return Finding(f"runs {name} on an archive forge cannot list whose members may land "
+                       f"outside {into} (absolute or `..` names are honoured)")
     for path in expansions(into, ctx):
         if path is None:
             if risky_unknown(into, ctx):
@@ -211,10 +215,10 @@ def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
     return True, False
 
 
-def _members(archive: str, ctx: Context) -> list[str] | None:
+def _members(archive: str, ctx: Context, *, escaping: bool = False) -> list[str] | None:
     """The member names of an archive on disk; None when forge cannot list them in time
-    (missing, too large, unreadable) or a member could land outside its own name (a link,
-    an absolute or `..` name)."""
+    (missing, too large, unreadable) or a member could land outside its own name (a link;
+    an absolute or `..` name, unless the unpacker honours them: `escaping`)."""
     paths = expansions(archive, ctx)
     if len(paths) != 1 or paths[0] is None or not os.path.isfile(paths[0]) \
             or os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT:
@@ -235,7 +239,7 @@ def _members(archive: str, ctx: Context) -> list[str] | None:
                 names = [member.name for member in members]
     except Exception:  # noqa: BLE001 - an archive forge cannot read is one it cannot list
         return None
-    if len(names) > _ARCHIVE_MEMBERS_LIMIT or any(
+    if len(names) > _ARCHIVE_MEMBERS_LIMIT or not escaping and any(
             name.startswith("/") or ".." in name.split("/") for name in names):
         return None
     return names
