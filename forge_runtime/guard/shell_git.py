@@ -190,8 +190,8 @@ def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | No
                        "forge cannot read")
     if key.startswith("alias.") and not value.startswith("!"):
         return child("git " + value, ctx)
-    if key.startswith("protocol.") or key.rsplit(".", 1)[-1] in _COMMAND_LAST or \
-            key.startswith("alias."):
+    if key.startswith(("protocol.", "alias.", "pager.")) or \
+            key.rsplit(".", 1)[-1] in _COMMAND_LAST:
         from forge_runtime.guard.shell import run_for_you
 
         return run_for_you(value.lstrip("!"), ctx, f"git's {key}")
@@ -240,7 +240,8 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
             if finding:
                 return finding
     finding = _check_transport(sub, operands, ctx, child) if sub in (
-        "fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule", "remote") \
+        "fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule", "remote",
+        "send-pack", "fetch-pack", "upload-archive") \
         else None
     if finding:
         return finding
