@@ -398,15 +398,21 @@ def check_assignment(word: str, ctx: Context) -> Finding | None:
     return None
 
 
+def known_program(code: str) -> bool:
+    """A bare pager, editor or credential helper (`less`, `vim`, `true`), or `ssh` with no
+    option that runs a command of its own."""
+    words = commands.split(code)
+    return bool(words) and os.path.basename(words[0]) in KNOWN_PROGRAMS and (
+        len(words) == 1 or (os.path.basename(words[0]) == "ssh" and not any(
+            word.lower().startswith(_SSH_CODE_OPTIONS) or word.startswith("-F")
+            for word in words[1:])))
+
+
 def run_for_you(code: str, ctx: Context, what: str) -> Finding | None:
     """Code a program runs for you (a pager, an editor, `core.sshCommand`, `tar -I`): judged
     as a child shell would run it; where it could reach a protected path it must be code
     forge can read and prove, not a program it does not model (`../x.sh`, `python -c`)."""
-    words = commands.split(code)
-    if words and os.path.basename(words[0]) in KNOWN_PROGRAMS and (
-            len(words) == 1 or (os.path.basename(words[0]) == "ssh" and not any(
-                word.lower().startswith(_SSH_CODE_OPTIONS) or word.startswith("-F")
-                for word in words[1:]))):
+    if known_program(code):
         return None
     before = ctx.unproven
     finding = _in_child_shell(code or LIFTED, ctx)
@@ -442,9 +448,9 @@ def _set_variable(assignment: str, ctx: Context) -> None:
     ctx.env[name] = UNKNOWN_VALUE if value is None else value
     if name == "GLOBIGNORE":
         ctx.globs |= {"dotglob"}  # bash: a non-empty GLOBIGNORE turns dotglob on
-    if name in CODE_VARIABLES or name in SCRIPT_VARIABLES or name in LOADER_VARIABLES or \
-            name in SOFT_CODE_VARIABLES:
-        ctx.runs_code = True
+    if (name in CODE_VARIABLES and not known_program(text)) or name in SCRIPT_VARIABLES \
+            or name in LOADER_VARIABLES or name in SOFT_CODE_VARIABLES:
+        ctx.runs_code = True  # what it runs was judged where it was set, not proven
 
 
 def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
