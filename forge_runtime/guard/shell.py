@@ -71,7 +71,12 @@ from forge_runtime.guard.shell_syntax import (
     strip_reserved,
 )
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "rbash", "mksh", "yash"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "rbash", "mksh", "yash",
+                    "ash", "csh", "tcsh", "posh"})
+# Programs that run a shell command given as an option (`script -c CMD`; `flock F -c CMD`
+# is unwrapped) or as their operands (`tmux new CMD`, `screen -dm CMD`).
+COMMAND_OPTIONS = {"script": ("-c", "--command")}
+MULTIPLEXERS = frozenset({"tmux", "screen"})
 DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Builtins that set variables to values forge cannot know: name options, then names.
 READERS_OF_INPUT = {"read": "adnNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc",
@@ -96,6 +101,7 @@ WRAPPERS = {
     "runuser": frozenset({"-u", "-g", "-G", "--user", "--group"}),
     "watch": frozenset({"-n", "--interval"}), "chroot": frozenset(),
     "unshare": frozenset(), "nsenter": frozenset({"-t"}), "fakeroot": frozenset(),
+    "unbuffer": frozenset(),
 }
 CHDIR_OPTIONS = frozenset({"-C", "--chdir", "-D"})  # env -C DIR, sudo -D DIR
 WRAPPER_OPERAND = frozenset({"timeout", "flock", "chroot"})
@@ -498,6 +504,8 @@ def _check_named(name: str, args: list[str], ctx: Context,
         return outcome if isinstance(outcome, Finding) or not via_xargs else (False, False)
     if name in SHELLS or name == "su":
         return _check_shell(name, args, ctx)
+    if name in COMMAND_OPTIONS or name in MULTIPLEXERS:
+        return _check_command_runner(name, args, ctx)
     if name in STDIN_RUNNERS:
         script = args[args.index("-f") + 1:][:1] if "-f" in args else []
         return _run_script(script, ctx, same_shell=False) if script else \
@@ -672,6 +680,31 @@ def _check_shell(name: str, args: list[str], ctx: Context) -> Finding | tuple[bo
     return _run_input(name, ctx)
 
 
+def _check_command_runner(name: str, args: list[str], ctx: Context) -> Finding | tuple:
+    """`script -c CMD [FILE]`: CMD runs in `sh -c`
+    (and script writes its typescript FILE); `tmux`/`screen` run their operands as a
+    command, judged when forge can read them."""
+    if name in MULTIPLEXERS:
+        if any(shell_words.value(arg, ctx.env) is None for arg in args):
+            return _unknown_code(f"{name} on a command made at run time", ctx)
+        return False, touches(commands.candidates(args), ctx)
+    code = None
+    for index, arg in enumerate(args):
+        option, equals, value = arg.partition("=")
+        if option in COMMAND_OPTIONS[name]:
+            code = value if equals else (args[index + 1] if index + 1 < len(args) else "")
+            break
+    if name == "script":
+        operands = [arg for arg in args if not arg.startswith("-") and arg != code]
+        for word in operands[-1:] or ["typescript"]:
+            finding = commands.check_write(word, ctx, verb="runs script writing")
+            if finding:
+                return finding
+    if code is None:
+        return _run_input(name, ctx) if name == "script" else (False, False)
+    return _check_shell("sh", ["-c", code], ctx)
+
+
 def _run_input(name: str, ctx: Context) -> Finding | tuple[bool, bool]:
     """A shell (or `at`) running the program it reads on its input: here-strings and
     heredocs, `<` files, `echo`/`printf`/`cat FILE` before it in the pipeline, as forge
@@ -795,6 +828,8 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool, str | None, list[str]]:
                     chdir = value if (wrapper, option) != ("sudo", "-C") else chdir
         if wrapper in WRAPPER_OPERAND and rest:
             rest.pop(0)
+        if wrapper == "flock" and rest[:1] in (["-c"], ["--command"]):
+            rest = ["sh", "-c", *rest[1:]]  # `flock FILE -c CMD` runs CMD in a shell
         if wrapper == "nice" and rest and rest[0].lstrip("-").isdigit():
             rest.pop(0)
         if wrapper in ARGUMENT_FEEDERS:
