@@ -284,8 +284,6 @@ _VALUES = {
     "checkout-index": {"--prefix", "--stage"},
 }
 _DRY_RUNS = frozenset({"-n", "--dry-run"})
-_SEQUENCER = frozenset({"--continue", "--skip", "--abort", "--quit", "--edit-todo",
-                        "--show-current-patch"})
 
 
 def parse(sub: str, operands: list[str]) -> tuple[set[str], dict[str, str], list[str],
@@ -332,7 +330,7 @@ def check_history(sub: str, operands: list[str], ctx: Context) -> Finding | str:
     git's state (`reset --soft`), READS when it writes nothing (a dry run, `git checkout
     -b NEW`)."""
     flags, values, words, paths = parse(sub, operands)
-    if sub in ("clean", "rm", "mv") and flags & _DRY_RUNS or \
+    if sub == "clean" and flags & _DRY_RUNS or \
             sub == "stash" and words[:1] in (["list"], ["show"], ["create"]) or \
             sub in ("checkout", "switch") and not words and paths is None and not (
                 values.keys() & {"-b", "-B", "--orphan", "-c", "-C", "--create",
