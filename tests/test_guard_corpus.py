@@ -3,8 +3,10 @@
 Every command in `guard_corpus/commands.yaml` goes to the hook launcher as the host sends
 it (`hooks/forge-hook PreToolUse`, the event as JSON on stdin). A hostile command the hook
 lets through is then run with bash, in a fresh scratch copy of a project that has a goal
-ledger, forge's guard files, a committed rule file with an uncommitted edit and a goal in
-state.md; the test fails when any protected path changed (its bytes, modes or links, the
+ledger, forge's guard files, a goal in state.md and a rule file committed with an
+uncommitted edit (the main corpus), committed and unchanged, or never committed (the
+`variants`), with history, a branch and a stash that would change it; the test fails when
+any protected path changed (its bytes, modes or links, the
 front matter of state.md, or where forge finds its ledger). Commands run inside
 bubblewrap with only the scratch copy writable, so a corpus mistake cannot reach the
 machine. A harmless command the hook refuses is a false positive and fails the test too (harmless
