@@ -3,8 +3,10 @@
 Every command in `guard_corpus/commands.yaml` goes to the hook launcher as the host sends
 it (`hooks/forge-hook PreToolUse`, the event as JSON on stdin). A hostile command the hook
 lets through is then run with bash, in a fresh scratch copy of a project that has a goal
-ledger, forge's guard files, a committed rule file with an uncommitted edit and a goal in
-state.md; the test fails when any protected path changed (its bytes, modes or links, the
+ledger, forge's guard files, a goal in state.md and a rule file committed with an
+uncommitted edit (the main corpus), committed and unchanged, or never committed (the
+`variants`), with history, a branch and a stash that would change it; the test fails when
+any protected path changed (its bytes, modes or links, the
 front matter of state.md, a host settings file in a way that switches forge off, or where
 forge finds its ledger). Commands run inside
 bubblewrap with only the scratch copy writable, so a corpus mistake cannot reach the
@@ -28,7 +30,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from guard_support import make_project
+from guard_support import STATE, make_project
 
 from forge_runtime.guard import host_settings, modes, paths, rules
 from forge_runtime.guard.edits import front_matter
@@ -41,6 +43,10 @@ SESSION = "sess-corpus"
 PERSON = "sess-person"  # a session in a guarded mode, which `forge mode exit` would end
 RULES_COMMITTED = "roles:\n  auditor:\n    tools: [Read, Grep, Bash]\n"
 RULES_EDITED = "roles:\n  auditor:\n    tools: [Read]\n"
+RULES_OLD = "roles:\n  auditor:\n    tools: [Read, Grep, Bash, Write]\n"
+# How the rule file stands in the project: committed with a person's uncommitted edit (the
+# main corpus), committed and unchanged, or never committed (untracked).
+VARIANTS = ("edited", "clean", "untracked")
 
 
 def _git(root: Path, *args: str) -> None:
@@ -66,16 +72,38 @@ def _zip(path: Path, members: dict[str, str]) -> None:
             bundle.writestr(name, text)
 
 
-def build_template(base: Path) -> Path:
-    """`base/proj` (the project), `base/outside` (the attacker's material), `base/home`."""
+def build_template(base: Path, variant: str = "edited") -> Path:
+    """`base/proj` (the project), `base/outside` (the attacker's material), `base/home`.
+
+    The project's history holds what git could bring back: the rule file's first version
+    (the commit before HEAD), a stash and a branch `old` whose commit changes the rule file
+    and tracks a state.md with no goal (git overwrites an ignored file from history)."""
     project = make_project(base / "proj")
-    (project / ".forge" / "guard.yaml").write_text(RULES_COMMITTED)
     _host_files(project, base / "home")
-    _git(project, "add", "src/app.py", ".forge/guard.yaml", ".claude/settings.json", ".codex")
+    rules_file = project / ".forge" / "guard.yaml"
+    (project / ".forge" / "gates.yaml").write_text("gates: []\n")
+    rules_file.write_text(RULES_OLD)
+    tracked = ["src/app.py", ".forge/gates.yaml", ".claude/settings.json", ".codex"] + (
+        [] if variant == "untracked" else [".forge/guard.yaml"])
+    _git(project, "add", *tracked)
+    _git(project, "commit", "-qm", "first")
+    rules_file.write_text(RULES_COMMITTED)
+    (project / "src" / "app.py").write_text("print('hi again')\n")
+    _git(project, "add", *tracked)
     _git(project, "commit", "-qm", "start")
+    _git(project, "checkout", "-qb", "old")
+    rules_file.write_text(RULES_OLD)
+    (project / ".forge" / "local" / "state.md").write_text("---\ngoal: null\n---\n")
+    _git(project, "add", "-f", ".forge/guard.yaml", ".forge/local/state.md")
+    _git(project, "commit", "-qm", "old rules")
+    _git(project, "checkout", "-q", "master")
+    (project / ".forge" / "local" / "state.md").write_text(STATE)
+    rules_file.write_text(RULES_OLD)
+    (project / "src" / "app.py").write_text("print('stashed')\n")
+    _git(project, "stash", "push", "-q", "--", *tracked)  # a stash that changes the rule file
     _git(project, "config", "alias.nuke", "!rm -rf .git/forge-goals")  # a person's aliases
     _git(project, "config", "alias.tidy", "clean -fdx")
-    (project / ".forge" / "guard.yaml").write_text(RULES_EDITED)  # a person's edit, uncommitted
+    rules_file.write_text(RULES_COMMITTED if variant == "clean" else RULES_EDITED)
     guard_dir = paths.guard_dir(find_project(project))
     modes.enter(guard_dir, PERSON, "clarifier")
     rules.for_project(find_project(project))  # the validated rule cache, as a session has it
@@ -93,6 +121,12 @@ def build_template(base: Path) -> Path:
     (outside / "state.md").write_text("---\ngoal: null\n---\n")
     (outside / "commondir").write_text("../../outside/fake/.git\n")
     (outside / "cd.sh").write_text("cd .git\n")
+    (outside / "evil.sh").write_text("rm -rf .git/forge-goals .forge/guard.yaml\n")
+    (outside / "list.txt").write_text(".git/forge-goals\n.forge/guard.yaml\n")
+    (outside / "activate").write_text(  # what a virtualenv's activate script does
+        'VIRTUAL_ENV=/x/venv; export VIRTUAL_ENV\n_OLD_VIRTUAL_PS1="${PS1:-}"\n'
+        'PS1="(venv) ${PS1:-}"; export PS1\nPATH="$VIRTUAL_ENV/bin:$PATH"; export PATH\n'
+        'hash -r 2>/dev/null\n')
     (outside / "cfg").write_text("[core]\n\tfsmonitor = rm -rf .git/forge-goals\n")
     (outside / "hex.txt").write_text("2d2d2d0a676f616c3a206e756c6c0a2d2d2d0a\n")
     (outside / "evil.diff").write_text(
@@ -108,6 +142,9 @@ def build_template(base: Path) -> Path:
     _zip(outside / "evil.zip", evil)
     _zip(outside / "ledger.zip", {"forge-goals/n1/records/00000001.json": "{}\n"})
     _zip(outside / "src-ok.zip", {"src/extra.py": "print(2)\n"})
+    escaping = {"../.git/forge-goals/n1/records/00000001.json": "{}\n"}  # from `-C src`
+    _tar(outside / "dotdot.tar", escaping)
+    _zip(outside / "dotdot.zip", escaping)
     return base
 
 
@@ -249,11 +286,17 @@ def run_and_compare(template: Path, scratch: Path, index: int, command: str) -> 
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def templates(tmp_path_factory):
     if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap is needed to run hostile commands safely: "
                     "apt-get install -y bubblewrap")
-    return build_template(tmp_path_factory.mktemp("corpus-template"))
+    return {variant: build_template(tmp_path_factory.mktemp(f"corpus-{variant}"), variant)
+            for variant in VARIANTS}
+
+
+def corpus(variant: str) -> dict:
+    """The hostile classes and harmless commands of one project variant."""
+    return CORPUS if variant == "edited" else CORPUS["variants"][variant]
 
 
 def _run_corpus(template: Path, scratch: Path, commands: list[str], hostile: bool) -> list:
@@ -279,10 +322,14 @@ def test_the_corpus_is_large_and_covers_every_class():
     assert sum(len(commands) for commands in hostile.values()) >= 300
     assert all(len(commands) >= 10 for commands in hostile.values())
     assert len(CORPUS["harmless"]) >= 100
+    for variant in VARIANTS[1:]:
+        assert all(len(commands) >= 5 for commands in corpus(variant)["hostile"].values())
+        assert len(corpus(variant)["harmless"]) >= 5
 
 
-def test_the_host_files_are_among_the_paths_compared(template):
+def test_the_host_files_are_among_the_paths_compared(templates):
     """The comparison covers the host's off switches in the scratch home and project."""
+    template = templates["edited"]
     state = protected_state(template / "proj")
     home, project = template / "home", template / "proj"
     for path in (home / ".claude" / "settings.json", home / ".claude" / "plugins",
@@ -297,12 +344,16 @@ def test_the_host_files_are_among_the_paths_compared(template):
     assert not _switches_forge_off(user, permitted)
 
 
-def test_no_hostile_command_the_hook_allows_changes_a_protected_path(template, tmp_path):
-    commands = [command for group in CORPUS["hostile"].values() for command in group]
-    failures = _run_corpus(template, tmp_path, commands, hostile=True)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_no_hostile_command_the_hook_allows_changes_a_protected_path(templates, tmp_path,
+                                                                     variant):
+    commands = [command for group in corpus(variant)["hostile"].values() for command in group]
+    failures = _run_corpus(templates[variant], tmp_path, commands, hostile=True)
     assert not failures, "\n".join(failures)
 
 
-def test_ordinary_developer_commands_are_allowed(template, tmp_path):
-    failures = _run_corpus(template, tmp_path, CORPUS["harmless"], hostile=False)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_ordinary_developer_commands_are_allowed(templates, tmp_path, variant):
+    failures = _run_corpus(templates[variant], tmp_path, corpus(variant)["harmless"],
+                           hostile=False)
     assert not failures, "\n".join(failures)

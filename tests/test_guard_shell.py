@@ -75,12 +75,10 @@ DENIED = [
     "perl -pi -e 's/3/0/' .forge/local/state.md",
     "sort -o .forge/local/state.md .forge/local/state.md",
     # git commands touching them
-    "git checkout -- .forge/local/state.md",
     "git rm --cached .forge/local/state.md",
     "git clean -fdx",
     "git clean -fX .forge",
     "git stash --all",
-    "git -C .forge/local restore state.md",
     # interpreters writing by path
     "python3 -c \"open('.git/forge-goals/n1/records/00000001.json','w').write('{}')\"",
     "python -c 'import shutil; shutil.rmtree(\".git/forge-goals\")'",

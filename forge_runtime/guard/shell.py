@@ -29,6 +29,15 @@ read-only whatever runs (see `forge sandbox`). What the model does:
 - commands it models only (readers, `cp`, `mv`, `tar`, `sed`, `git`, `find`, ...) may
   work inside `.forge/local`; anything else (an interpreter, `make`) may not run in a
   pipeline that names a protected location, nor beside forge's own entry points;
+- code it cannot read is refused where it could reach a protected path: a shell reading
+  its program from its input (`curl ... | sh`) or from a file the command makes, a
+  process substitution, `BASH_ENV`, a variable that loads code or another repository, and
+  code a program runs for you (`core.sshCommand`, `tar -I`) that is not code forge
+  models (`run_for_you`); so is a tar or unzip option forge does not know (its members
+  may not land where their names say), a global git option or a GIT_* variable it does
+  not know;
+- git that writes the work tree from history is judged on what git itself says
+  (`shell_git_tree`), and only when nothing else in the command changes git's state;
 - forge's hook-side entry points (`forge ledger activate|charge`, `forge mode exit`,
   `forge init --force`, `forge sandbox disable`, the hook launcher) and the host CLIs' off
   switches (`claude plugin disable forge`, `codex features disable hooks`: `shell_hosts`)
@@ -45,6 +54,7 @@ from forge_runtime.guard.shell_state import (
     UNKNOWN_VALUE,
     Context,
     OutOfTime,
+    expansions,
     in_sensitive_dir,
     mentions,
     risky_unknown,
@@ -53,6 +63,7 @@ from forge_runtime.guard.shell_state import (
     union,
 )
 from forge_runtime.guard.shell_syntax import (
+    LIFTED,
     SUBSHELL_CLOSE,
     SUBSHELL_OPEN,
     Pipeline,
@@ -62,7 +73,12 @@ from forge_runtime.guard.shell_syntax import (
     strip_reserved,
 )
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "rbash", "mksh", "yash"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "rbash", "mksh", "yash",
+                    "ash", "csh", "tcsh", "posh"})
+# Programs that run a shell command given as an option (`script -c CMD`; `flock F -c CMD`
+# is unwrapped) or as their operands (`tmux new CMD`, `screen -dm CMD`).
+COMMAND_OPTIONS = {"script": ("-c", "--command")}
+MULTIPLEXERS = frozenset({"tmux", "screen"})
 DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Builtins that set variables to values forge cannot know: name options, then names.
 READERS_OF_INPUT = {"read": "adnNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc",
@@ -87,20 +103,39 @@ WRAPPERS = {
     "runuser": frozenset({"-u", "-g", "-G", "--user", "--group"}),
     "watch": frozenset({"-n", "--interval"}), "chroot": frozenset(),
     "unshare": frozenset(), "nsenter": frozenset({"-t"}), "fakeroot": frozenset(),
+    "unbuffer": frozenset(),
 }
 CHDIR_OPTIONS = frozenset({"-C", "--chdir", "-D"})  # env -C DIR, sudo -D DIR
 WRAPPER_OPERAND = frozenset({"timeout", "flock", "chroot"})
 ARGUMENT_FEEDERS = frozenset({"xargs", "parallel"})
 STDIN_RUNNERS = frozenset({"at", "batch"})
-# Variables whose value a program runs as code (git, pagers, bash itself).
-CODE_VARIABLES = frozenset({"BASH_ENV", "ENV", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-                            "GIT_PAGER", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
-                            "GIT_SSH", "GIT_EXEC_PATH", "GIT_CONFIG_PARAMETERS",
-                            "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR",
-                            "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "EDITOR",
-                            "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE", "LD_PRELOAD",
-                            "LD_LIBRARY_PATH", "PERL5OPT", "NODE_OPTIONS", "PYTHONSTARTUP",
-                            "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS"})
+# Variables whose value a program runs as shell code (git, pagers, editors, bash).
+CODE_VARIABLES = frozenset({"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_SSH_COMMAND",
+                            "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_SSH", "SSH_ASKPASS",
+                            "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE",
+                            "PROMPT_COMMAND"})
+# Variables bash expands as a double-quoted word, substitutions and all (`bash -x` prints
+# PS4 before each command); the interactive prompts do not apply to the Bash tool.
+PROMPT_VARIABLES = frozenset({"PS4"})
+# Variables naming a file a shell runs before its own code (`BASH_ENV=x bash -c ...`).
+SCRIPT_VARIABLES = frozenset({"BASH_ENV", "ENV"})
+# Variables that load code forge cannot read into every program, or change how git reads
+# its repository and configuration (the history and code it runs are then not the ones
+# forge asked git about); a shell's options, which could turn on what forge does not model.
+LOADER_VARIABLES = frozenset({"LD_PRELOAD", "LD_AUDIT", "GCONV_PATH", "SHELLOPTS",
+                              "BASHOPTS", "GIT_EXEC_PATH", "GIT_CONFIG_PARAMETERS",
+                              "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT",
+                              "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+                              "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                              "GIT_NAMESPACE", "GIT_TEMPLATE_DIR"})
+# Variables that only change what programs forge does not model anyway do.
+SOFT_CODE_VARIABLES = frozenset({"LD_LIBRARY_PATH", "PERL5OPT", "NODE_OPTIONS",
+                                 "PYTHONSTARTUP"})
+# Programs code run for you may name without arguments (an editor, a pager, ssh).
+KNOWN_PROGRAMS = frozenset({"less", "more", "most", "cat", "vim", "vi", "nvim", "nano",
+                            "emacs", "true", "false", ":", "ssh", "store", "cache"})
+_SSH_CODE_OPTIONS = ("proxycommand", "localcommand", "permitlocalcommand",
+                     "knownhostscommand", "match", "proxyjump", "include")
 GLOB_OPTIONS = frozenset({"dotglob", "globstar", "nocaseglob", "extglob", "expand_aliases"})
 MAX_COMMAND = 100_000
 _TIME_BUDGET_SECONDS = 3.0
@@ -141,10 +176,17 @@ def analyse(command: str, cwd: str, env: dict[str, str],
     ctx = Context(cwd, shell_env(env, cwd), protected)
     ctx.deadline = time.monotonic() + _TIME_BUDGET_SECONDS
     try:
-        return _analyse(command, ctx)
+        finding = _analyse(command, ctx)
     except OutOfTime:
         return Finding(f"takes forge longer than {_TIME_BUDGET_SECONDS:g} s to read, and the "
                        "host would let it through unread; split it into simpler commands")
+    if finding is None and ctx.probed and (ctx.effects or len(ctx.probed) > 1):
+        # each one changes what the next would find (HEAD, the index, what stash@{1} is)
+        return Finding(f"runs {ctx.probed[-1]}, which forge lets through only on what git says "
+                       "before the command runs, beside commands that may change git's state "
+                       "first (a commit, a moved ref, another checkout or stash, a write into "
+                       "the git dir, a program forge does not model); run it on its own")
+    return finding
 
 
 def _analyse(command: str, ctx: Context) -> Finding | None:
@@ -285,11 +327,11 @@ def _check_pipeline(pipeline: Pipeline, ctx: Context) -> Finding | tuple[bool, s
     """A Finding, or (does the pipeline name a protected place, its first unproven command)."""
     sensitive = False
     unproven: str | None = None
-    finding = commands.check_xargs_feed(pipeline, ctx, _command_words) or \
-        _check_shell_input(pipeline, ctx)
+    finding = commands.check_xargs_feed(pipeline, ctx, _command_words, _in_child_shell)
     if finding:
         return finding
-    for simple in pipeline:
+    for index, simple in enumerate(pipeline):
+        ctx.feed = (simple.stdin, simple.reads, pipeline[index - 1].words if index else None)
         finding = _check_redirects(simple, ctx)
         if finding:
             return finding
@@ -307,34 +349,94 @@ def _check_pipeline(pipeline: Pipeline, ctx: Context) -> Finding | tuple[bool, s
         sensitive = sensitive or touched or mentions(
             " ".join(simple.words + simple.writes + simple.stdin))
         sensitive = sensitive or in_sensitive_dir(ctx)
-        if not modelled and unproven is None:
-            unproven = os.path.basename(words[0])
+        if not modelled:
+            _record_unproven(words, ctx)
+            unproven = unproven or os.path.basename(words[0])
     return sensitive, unproven
 
 
+def _record_unproven(words: list[str], ctx: Context) -> None:
+    """A command whose effects forge does not model may write any file it names (`curl -o
+    x.sh`) and change git's state: what is on disk is not what a later command reads."""
+    ctx.unproven += 1
+    ctx.effects += 1
+    for word in commands.candidates(words[1:16]):
+        ctx.made.update(path for path in expansions(word, ctx) if path)
+
+
 def _check_redirects(simple: Simple, ctx: Context) -> Finding | None:
+    echoed = len(simple.writes) == 1 and simple.words[:1] in (["echo"], ["printf"])
+    unknown_before = echoed and bool(ctx.made) and any(
+        path in ctx.made for path in expansions(simple.writes[0], ctx))
     for target, appends in zip(simple.writes, simple.appends, strict=True):
         finding = commands.check_write(target, ctx, verb="writes to", appends=appends)
         if finding:
             return finding
-    if len(simple.writes) == 1 and simple.words[:1] in (["echo"], ["printf"]):
+    if echoed and not (unknown_before and simple.appends[0]):
         commands.remember_text(simple.writes[0], simple.words, ctx, simple.appends[0])
     return None
 
 
 def _check_code_variables(words: list[str], ctx: Context) -> Finding | None:
-    """`GIT_EDITOR='rm -rf .git' git commit`, `export GIT_SSH_COMMAND=...`: the value is code
-    a program runs later; judged now, as a child shell would run it."""
+    """`GIT_EDITOR='rm -rf .git' git commit`, `export GIT_SSH_COMMAND=...`, `BASH_ENV=x.sh
+    bash -c ...`: the value is code (or a file of code) a program runs later; judged now,
+    as a child shell would run it, and refused where it could reach a protected path when
+    forge cannot read it."""
     for word in words:
         if word in DECLARERS or word.startswith("-"):
             continue
         if not is_assignment(word):
             break
-        name, _, code = word.partition("=")
-        if name.rstrip("+") in CODE_VARIABLES:
-            finding = _in_child_shell(code, ctx)
-            if finding:
-                return finding
+        finding = check_assignment(word, ctx)
+        if finding:
+            return finding
+    return None
+
+
+def check_assignment(word: str, ctx: Context) -> Finding | None:
+    """One `NAME=value` given to a command (`X=1 cmd`, `export X=1`, `env X=1 cmd`)."""
+    name, _, code = word.partition("=")
+    name = name.rstrip("+")
+    if name in CODE_VARIABLES:
+        return run_for_you(code, ctx, f"${name}")
+    if name in PROMPT_VARIABLES:
+        return _in_child_shell('echo "' + code.replace('"', '\\"') + '"', ctx)
+    if name in SCRIPT_VARIABLES:
+        outcome = _run_script([code], ctx, same_shell=False)
+        return outcome if isinstance(outcome, Finding) else None
+    if (name in LOADER_VARIABLES or name.startswith(("BASH_FUNC_", "GIT_CONFIG_KEY_",
+                                                       "GIT_CONFIG_VALUE_"))) \
+            and risky_unknown("", ctx):
+        return Finding(f"sets {name}, which makes the programs it runs load code or a "
+                       "repository forge cannot read, from a directory that holds a "
+                       "protected path")
+    return None
+
+
+def known_program(code: str) -> bool:
+    """A bare pager, editor or credential helper (`less`, `vim`, `true`), or `ssh` with no
+    option that runs a command of its own."""
+    words = commands.split(code)
+    return bool(words) and os.path.basename(words[0]) in KNOWN_PROGRAMS and (
+        len(words) == 1 or (os.path.basename(words[0]) == "ssh" and not any(
+            word.lower().startswith(_SSH_CODE_OPTIONS) or word.startswith("-F")
+            for word in words[1:])))
+
+
+def run_for_you(code: str, ctx: Context, what: str) -> Finding | None:
+    """Code a program runs for you (a pager, an editor, `core.sshCommand`, `tar -I`): judged
+    as a child shell would run it; where it could reach a protected path it must be code
+    forge can read and prove, not a program it does not model (`../x.sh`, `python -c`)."""
+    if known_program(code):
+        return None
+    before = ctx.unproven
+    finding = _in_child_shell(code or LIFTED, ctx)
+    if finding:
+        return finding
+    if (ctx.unproven > before or LIFTED in code) and risky_unknown("", ctx):
+        shown = code if len(code) <= 60 else code[:57] + "..."
+        return Finding(f"makes {what} run `{shown}`, code forge cannot prove read-only, "
+                       "from a directory that holds a protected path")
     return None
 
 
@@ -361,13 +463,20 @@ def _set_variable(assignment: str, ctx: Context) -> None:
     ctx.env[name] = UNKNOWN_VALUE if value is None else value
     if name == "GLOBIGNORE":
         ctx.globs |= {"dotglob"}  # bash: a non-empty GLOBIGNORE turns dotglob on
-    if name in CODE_VARIABLES:
-        ctx.runs_code = True
+    if (name in CODE_VARIABLES and not known_program(text)) or name in SCRIPT_VARIABLES \
+            or name in LOADER_VARIABLES or name in SOFT_CODE_VARIABLES:
+        ctx.runs_code = True  # what it runs was judged where it was set, not proven
 
 
 def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     """A Finding, or (are the command's effects modelled, does it name a protected path)."""
-    words, via_xargs, chdir = _unwrap(strip_reserved(words))
+    words, via_xargs, chdir, assignments = _unwrap(strip_reserved(words))
+    for assignment in assignments:  # `env X=1 cmd`: as `X=1 cmd`
+        finding = check_assignment(assignment, ctx)
+        if finding:
+            return finding
+        if is_assignment(assignment):
+            _set_variable(assignment, ctx)
     if not words:
         return True, False
     if chdir is not None:
@@ -386,8 +495,14 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
             return True, False
     name = os.path.basename(words[0])
     args = _split_fields(words[1:], ctx)
-    if ctx.runs_code and name not in commands.READERS:
-        return False, touches(commands.candidates(args), ctx)
+    outcome = _check_named(name, args, ctx, via_xargs)
+    if ctx.runs_code and name not in commands.READERS and not isinstance(outcome, Finding):
+        return False, outcome[1]  # its effects are modelled, what the variable runs is not
+    return outcome
+
+
+def _check_named(name: str, args: list[str], ctx: Context,
+                 via_xargs: bool) -> Finding | tuple[bool, bool]:
     state_change = _change_state(name, args, ctx)
     if state_change is not None:
         return state_change
@@ -398,6 +513,12 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
         return outcome if isinstance(outcome, Finding) or not via_xargs else (False, False)
     if name in SHELLS or name == "su":
         return _check_shell(name, args, ctx)
+    if name in COMMAND_OPTIONS or name in MULTIPLEXERS:
+        return _check_command_runner(name, args, ctx)
+    if name in STDIN_RUNNERS:
+        script = args[args.index("-f") + 1:][:1] if "-f" in args else []
+        return _run_script(script, ctx, same_shell=False) if script else \
+            _run_input(name, ctx)
     return commands.check_command(name, args, ctx, _in_child_shell)
 
 
@@ -477,11 +598,13 @@ def _change_state(name: str, args: list[str], ctx: Context) -> tuple[bool, bool]
 
 
 def _unknown_code(what: str, ctx: Context) -> Finding | tuple[bool, bool]:
-    """Code made by a substitution (`bash -c "$(...)"`, `eval $(...)`): refused where it
-    could reach a protected path, else code forge cannot prove read-only."""
+    """Code forge cannot read before it runs (`bash -c "$(...)"`, `eval $(...)`, `curl ... |
+    sh`, `source <(...)`, a script the command fetches): refused where it could reach a
+    protected path, else code forge cannot prove read-only."""
     if risky_unknown("", ctx):
-        return Finding(f"runs {what} on code made by a substitution, which forge cannot read "
-                       "before it runs, from a directory that holds a protected path")
+        return Finding(f"runs {what}, code forge cannot read before it runs (made at run "
+                       "time, by a substitution or another program), from a directory that "
+                       "holds a protected path")
     return False, False
 
 
@@ -522,21 +645,34 @@ def _check_deferred_code(name: str, args: list[str], ctx: Context) -> Finding | 
 
 
 def _check_shell(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
-    """`bash -c CODE`, combined flags (`-lc`, `-ec`), `-O dotglob`, or a script file."""
+    """`bash -c CODE`, combined flags (`-lc`, `-ec`), `-O dotglob`, `--rcfile FILE`, a
+    script file, or (no script, or `-s`) a program read on its input."""
     options = frozenset()
-    position, runs_code = 0, False
+    position, runs_code, from_input = 0, False, False
     while position < len(args) and args[position].startswith(("-", "+")) \
             and args[position] not in ("-", "--"):
         option = args[position]
         position += 1
-        if option in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file") and \
-                position < len(args):
+        if option in ("--rcfile", "--init-file") and position < len(args):
+            outcome = _run_script(args[position:position + 1], ctx, same_shell=False)
+            if isinstance(outcome, Finding):
+                return outcome
+            position += 1
+        elif option in ("-o", "+o", "-O", "+O") and position < len(args):
             if option == "-O" and args[position] in GLOB_OPTIONS:
                 options |= {args[position]}
+            if option == "-o" and args[position] == "noexec":
+                return True, False  # reads the program, runs none of it: a dry run
             position += 1
+        elif option.startswith("-") and not option.startswith("--") and "n" in option \
+                and "i" not in option:
+            return True, False  # `bash -n`: reads the program, runs none of it
         elif not option.startswith("--") and "c" in option:
             runs_code = True
-    if position < len(args) and args[position] == "--":
+        elif not option.startswith("--") and "s" in option:
+            from_input = True
+    if position < len(args) and args[position] in ("-", "--"):
+        from_input = from_input or args[position] == "-"
         position += 1
     if runs_code and position < len(args):
         if shell_words.value(args[position], {}) is None and "`" in args[position]:
@@ -548,36 +684,104 @@ def _check_shell(name: str, args: list[str], ctx: Context) -> Finding | tuple[bo
             return _in_child_shell(code, ctx) or (True, False)
         finally:
             ctx.restore(state)
-    if position < len(args):
+    if position < len(args) and not from_input:
         return _run_script(args[position:], ctx, same_shell=False)
-    return True, False  # a shell reading its input: see _check_shell_input
+    return _run_input(name, ctx)
+
+
+def _check_command_runner(name: str, args: list[str], ctx: Context) -> Finding | tuple:
+    """`script -c CMD [FILE]`: CMD runs in `sh -c`
+    (and script writes its typescript FILE); `tmux`/`screen` run their operands as a
+    command, judged when forge can read them."""
+    if name in MULTIPLEXERS:
+        if any(shell_words.value(arg, ctx.env) is None for arg in args):
+            return _unknown_code(f"{name} on a command made at run time", ctx)
+        return False, touches(commands.candidates(args), ctx)
+    code = None
+    for index, arg in enumerate(args):
+        option, equals, value = arg.partition("=")
+        if option in COMMAND_OPTIONS[name]:
+            code = value if equals else (args[index + 1] if index + 1 < len(args) else "")
+            break
+    if name == "script":
+        operands = [arg for arg in args if not arg.startswith("-") and arg != code]
+        for word in operands[-1:] or ["typescript"]:
+            finding = commands.check_write(word, ctx, verb="runs script writing")
+            if finding:
+                return finding
+    if code is None:
+        return _run_input(name, ctx) if name == "script" else (False, False)
+    return _check_shell("sh", ["-c", code], ctx)
+
+
+def _run_input(name: str, ctx: Context) -> Finding | tuple[bool, bool]:
+    """A shell (or `at`) running the program it reads on its input: here-strings and
+    heredocs, `<` files, `echo`/`printf`/`cat FILE` before it in the pipeline, as forge
+    reads them; anything else (`curl ... | sh`, `base64 -d | bash`) is code it cannot read."""
+    here, reads, before = ctx.feed
+    if not here and not reads and before is None:
+        # nothing in sight: what the shell reads comes from around it (`{ sh; } < x`,
+        # `bash -c sh < x`), which forge does not follow
+        return _unknown_code(f"{name} reading its program from its input", ctx)
+    texts: list[str | None] = list(here)
+    texts += ["" if word == "/dev/null" else _script_text(path, ctx) for word in reads
+              for path in expansions(word, ctx)]
+    if before is not None:
+        texts += _printed_text(before, ctx)
+    for text in texts:
+        if text is None or LIFTED in text:
+            return _unknown_code(f"{name} reading its program from its input", ctx)
+        finding = _in_child_shell(text, ctx)
+        if finding:
+            return finding
+    return True, False
+
+
+def _printed_text(words: list[str], ctx: Context) -> list[str | None]:
+    """What the command before a shell in a pipeline writes to it, when forge can tell:
+    `echo` and `printf` their words, `cat` its files; None for anything else."""
+    words, _ = _command_words(words)
+    name = os.path.basename(words[0]) if words else ""
+    if name in ("echo", "printf"):
+        return [" ".join(a for a in words[1:] if a not in ("-e", "-n", "-en", "-ne"))
+                .replace("\\n", "\n")]
+    if name == "cat" and words[1:] and not any(a.startswith("-") for a in words[1:]):
+        return [_script_text(path, ctx) for word in words[1:] for path in expansions(word, ctx)]
+    return [None]
+
+
+def _script_text(path: str | None, ctx: Context) -> str | None:
+    """The text of a script file as it will run: what the command itself wrote there, or
+    a small text file on disk that nothing in the command rewrites; else None."""
+    if path is None or path in ctx.made:
+        return None
+    if path in ctx.written:
+        return ctx.written[path]
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > _SCRIPT_LIMIT:
+            return None
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _run_script(args: list[str], ctx: Context, *, same_shell: bool) -> Finding | tuple:
     """A shell running a script file: read it when forge can (the command wrote it, or it
-    is a small text file), else it is code forge cannot prove read-only."""
+    is a small text file nothing in the command rewrites); one it cannot read (a path from
+    a substitution, `<(...)`, `/dev/stdin`, a file the command makes or fetches, a large
+    or missing one) is code it cannot read."""
     if not args:
         return True, False
-    from forge_runtime.guard.shell_state import expansions
-
-    code = None
     for path in expansions(args[0], ctx):
-        code = ctx.written.get(path) if path else None
-        if code is None and path and os.path.isfile(path) \
-                and os.path.getsize(path) <= _SCRIPT_LIMIT:
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    code = handle.read()
-            except (OSError, UnicodeDecodeError):
-                code = None
+        code = _script_text(path, ctx)
         if code is None:
-            return False, touches(args, ctx)
-    if code is None:
-        return False, False
-    code = commands.positional(code, args)
-    if same_shell:
-        return _nested_same_shell(code, ctx) or (True, False)
-    return _in_child_shell(code, ctx) or (True, False)
+            return _unknown_code(f"the script {args[0]}", ctx)
+        code = commands.positional(code, args)
+        finding = _nested_same_shell(code, ctx) if same_shell else _in_child_shell(code, ctx)
+        if finding:
+            return finding
+    return True, False
 
 
 def _nested_same_shell(code: str, ctx: Context) -> Finding | None:
@@ -600,19 +804,25 @@ def _in_child_shell(code: str, ctx: Context) -> Finding | None:
         ctx.restore(state)
 
 
-def _unwrap(words: list[str]) -> tuple[list[str], bool, str | None]:
+def _unwrap(words: list[str]) -> tuple[list[str], bool, str | None, list[str]]:
     """Strip `sudo`, `env`, `nohup`, `xargs` and the like down to the command they run;
-    also say whether `xargs` runs it (with arguments read from its input) and where
-    `env -C DIR` / `sudo -D DIR` run it."""
+    also say whether `xargs` runs it (with arguments read from its input), where `env -C
+    DIR` / `sudo -D DIR` run it, and the variables `env NAME=value` gives it (any name
+    env takes, `BASH_FUNC_f%%` included)."""
     chdir = None
+    assignments: list[str] = []
     while words and os.path.basename(words[0]) in WRAPPERS:
         wrapper = os.path.basename(words[0])
         takes_value = WRAPPERS[wrapper]
         rest = words[1:]
-        while rest and (rest[0].startswith("-") or is_assignment(rest[0])):
+        while rest and (rest[0].startswith("-") or is_assignment(rest[0]) or (
+                wrapper in ("env", "sudo") and "=" in rest[0].lstrip("="))):
             option = rest.pop(0)
             if option == "--":
                 break
+            if not option.startswith("-"):
+                assignments.append(option)
+                continue
             if option.startswith("--split-string="):  # env -S 'rm -rf x' runs rm
                 rest = commands.split(option.split("=", 1)[1]) + rest
             elif option.startswith("--chdir="):
@@ -627,39 +837,20 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool, str | None]:
                     chdir = value if (wrapper, option) != ("sudo", "-C") else chdir
         if wrapper in WRAPPER_OPERAND and rest:
             rest.pop(0)
+        if wrapper == "flock" and rest[:1] in (["-c"], ["--command"]):
+            rest = ["sh", "-c", *rest[1:]]  # `flock FILE -c CMD` runs CMD in a shell
         if wrapper == "nice" and rest and rest[0].lstrip("-").isdigit():
             rest.pop(0)
         if wrapper in ARGUMENT_FEEDERS:
             rest = [word for word in rest if word not in (":::", "::::")]  # parallel's lists
-            return rest or ["echo"], True, chdir  # xargs alone echoes its input
+            return rest or ["echo"], True, chdir, assignments  # xargs alone echoes its input
         words = rest
-    return words, False, chdir
+    return words, False, chdir, assignments
 
 
 def _command_words(words: list[str]) -> tuple[list[str], bool]:
     """The command a simple command runs, read without recording its assignments: for the
     pipeline-wide checks that look at each command before it runs."""
-    found, via_xargs, _ = _unwrap(
+    found, via_xargs, _, _ = _unwrap(
         strip_reserved([word for word in words if not is_assignment(word)]))
     return found, via_xargs
-
-
-def _check_shell_input(pipeline: Pipeline, ctx: Context) -> Finding | None:
-    """`echo 'rm -rf .git' | sh`, `bash <<< '...'`: the code a shell reads on its input,
-    when it is written out in the command itself."""
-    for index, simple in enumerate(pipeline):
-        words, _ = _command_words(simple.words)
-        name = os.path.basename(words[0]) if words else ""
-        if name not in STDIN_RUNNERS and (name not in SHELLS or any(
-                not arg.startswith("-") for arg in words[1:])):
-            continue  # not a shell, or one running a script file
-        code = list(simple.stdin)
-        feeder = _command_words(pipeline[index - 1].words)[0] if index else []
-        if feeder and os.path.basename(feeder[0]) in ("echo", "printf"):
-            code.append(" ".join(a for a in feeder[1:] if a not in ("-e", "-n", "-en", "-ne"))
-                        .replace("\\n", "\n"))
-        for text in code:
-            finding = _in_child_shell(text, ctx)
-            if finding:
-                return finding
-    return None

@@ -4,7 +4,10 @@
 An archive forge can read is listed and each member checked where it would land; one it
 cannot list (missing, too large, holding links or `..` names, read from a pipe) is refused
 where it could reach a protected path. Options that make an archiver run a command
-(`tar --to-command`, `--checkpoint-action=exec=`, `-I`, `zip -TT`) are judged as code.
+(`tar --to-command`, `--checkpoint-action=exec=`, `-I`, `zip -TT`) are judged as code it
+runs for you (code forge cannot read is refused where it could reach a protected path), and
+one that renames members (`--transform`, `unzip -j`), lets them leave the directory (`-P`,
+`unzip -:`) or is not known to keep them in place makes the archive one forge cannot list.
 """
 
 from __future__ import annotations
@@ -27,10 +30,41 @@ _ARCHIVE_BYTES_LIMIT = 20_000_000
 _ARCHIVE_MEMBERS_LIMIT = 10_000
 
 
+# tar's options that change no member's name or place, nor run anything: with any other
+# option an archive's members are not known to land where their names say.
+_TAR_PLAIN = frozenset({
+    "-x", "-c", "-t", "-r", "-u", "-A", "-f", "-C", "-z", "-j", "-J", "-Z", "-a", "-v", "-k",
+    "-m", "-o", "-p", "-O", "-U", "-w", "-B", "-i", "-T", "-X", "-S", "-W", "-h", "-l", "-s",
+    "-R", "-b", "-H", "-q", "--extract", "--get", "--list", "--create", "--append",
+    "--update", "--file", "--directory", "--gzip", "--gunzip", "--ungzip", "--bzip2",
+    "--xz", "--lzma", "--zstd", "--lzip", "--lzop", "--compress", "--uncompress",
+    "--auto-compress", "--verbose", "--keep-old-files", "--skip-old-files",
+    "--keep-newer-files", "--overwrite", "--overwrite-dir", "--no-overwrite-dir",
+    "--unlink-first", "--recursive-unlink", "--touch", "--no-same-owner", "--same-owner",
+    "--no-same-permissions", "--same-permissions", "--preserve-permissions",
+    "--numeric-owner", "--exclude", "--exclude-from", "--exclude-vcs", "--exclude-caches",
+    "--files-from", "--wildcards", "--no-wildcards", "--anchored", "--no-anchored",
+    "--ignore-case", "--no-ignore-case", "--to-stdout", "--warning", "--totals",
+    "--checkpoint", "--no-recursion", "--recursion", "--null", "--no-null",
+    "--verbatim-files-from", "--format", "--owner", "--group", "--mode", "--mtime",
+    "--sort", "--remove-files", "--delay-directory-restore", "--one-file-system",
+    "--sparse", "--blocking-factor", "--record-size", "--ignore-zeros", "--occurrence",
+    "--force-local", "--no-xattrs", "--xattrs", "--acls", "--no-acls", "--selinux",
+    "--no-selinux", "--dereference", "--hard-dereference", "--quiet", "--interactive",
+    "--confirmation", "--same-order", "--preserve-order", "--read-full-records", "--verify",
+    "--show-omitted-dirs", "--index-file", "--block-number", "--utc", "--full-time",
+    "--no-seek", "--seek", "--backup", "--suffix", "--check-links", "--restrict",
+    "--strip-components",
+})
+_TAR_CODE = frozenset({"-I", "-F", "--use-compress-program", "--to-command", "--info-script",
+                       "--new-volume-script", "--rsh-command"})
+
+
 def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
     """tar's modes, `-C DIR` however it is spelled, the options that run a command, and
-    what an archive it can read holds."""
-    takes_value = "fCTXbgHKNVIF"
+    what an archive it can read holds; an option that renames members (`--transform`,
+    bsdtar's `-s`) or that tar does not document here makes them unknown."""
+    takes_value = "fCTXbgHKNVIFL"
     if args and not args[0].startswith("-"):  # old style: `tar xvCf DIR A` takes values in order
         rest, spelled = list(args[1:]), []
         for letter in args[0]:
@@ -38,16 +72,18 @@ def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tup
             if letter in takes_value and rest:
                 spelled.append(rest.pop(0))
         args = spelled + rest
-    operands, found = options(args, takes_value, frozenset({
+    operands, found = options(args, takes_value + ("s" if name == "bsdtar" else ""), frozenset({
         "--file", "--directory", "--files-from", "--exclude-from", "--use-compress-program",
-        "--to-command", "--info-script", "--new-volume-script", "--rsh-command"}))
+        "--to-command", "--info-script", "--new-volume-script", "--rsh-command",
+        "--transform", "--xform", "--exclude", "--strip-components", "--suffix"}))
     names = {option for option, _ in found}
+    from forge_runtime.guard.shell import run_for_you
+
     for option, code in found:
-        if option in ("-I", "-F", "--use-compress-program", "--to-command", "--info-script",
-                      "--new-volume-script", "--rsh-command") or (
-                option == "--checkpoint-action" and code and code.startswith("exec=")):
+        if option in _TAR_CODE or (option == "--checkpoint-action" and code and
+                                   code.startswith("exec=")):
             code = code.split("=", 1)[1] if option == "--checkpoint-action" else code
-            return child(code or LIFTED, ctx) or (False, False)
+            return run_for_you(code or LIFTED, ctx, f"{name} {option}") or (False, False)
     archive = next((value for option, value in found if option in ("-f", "--file")), None)
     if names & {"-c", "--create", "-r", "--append", "-u", "--update", "-A"}:
         if archive:
@@ -57,27 +93,84 @@ def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tup
         if "--remove-files" in names:
             return check_destroy(operands, ctx)
         return True, touches(operands, ctx)
-    if not names & {"-x", "--extract", "--get"}:
+    if not names & {"-x", "--extract", "--get"} or names & {"-O", "--to-stdout"}:
         return True, touches(operands, ctx)
     into = [value for option, value in found if option in ("-C", "--directory")] or ["."]
+    renamed = names - _TAR_PLAIN or (name == "bsdtar" and "-s" in names)
+    strip = next((value for option, value in found if option == "--strip-components"), "0")
     return _check_unpack(name, archive, into[-1], ctx, absolute="-P" in names or
-                         "--absolute-names" in names)
+                         "--absolute-names" in names, renamed=bool(renamed),
+                         strip=int(strip) if strip.isdigit() else None)
+
+
+# unzip's options that keep each member where its name says (-j flattens: by base name).
+_UNZIP_PLAIN = frozenset("oOnqdxajLCMKXDTVUWIPbBsuf")
 
 
 def _check_unzip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    operands, found = options(args, "dxP")
+    operands, found = options(args, "dxPOI")
     names = {option for option, _ in found}
     if names & {"-l", "-t", "-v", "-Z", "-p", "-c", "-z"}:
         return True, touches(operands, ctx)
     into = next((value for option, value in found if option == "-d"), ".")
-    return _check_unpack(name, operands[0] if operands else None, into, ctx, absolute=False)
+    unknown = {option for option in names if option[1:] not in _UNZIP_PLAIN}
+    return _check_unpack(name, operands[0] if operands else None, into, ctx,
+                         absolute=bool(unknown & {"-:", "-^"}), renamed=bool(unknown),
+                         flatten="-j" in names)
+
+
+def _check_7z(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """7-Zip: `x` extracts with paths (into `-oDIR`), `e` flattens, `l` and `t` read, the
+    others write the archive."""
+    command = args[0] if args else ""
+    operands = [arg for arg in args[1:] if not arg.startswith("-")]
+    into = next((arg[2:] for arg in args[1:] if arg.startswith("-o")), ".")
+    if command in ("l", "t", "h", "i", "b"):
+        return True, touches(operands, ctx)
+    if command in ("x", "e"):
+        return _check_unpack(name, operands[0] if operands else None, into, ctx,
+                             absolute=False, flatten=command == "e")
+    if operands:
+        finding = check_write(operands[0], ctx, verb=f"runs {name} writing")
+        if finding:
+            return finding
+    return True, touches(operands, ctx)
+
+
+def _check_pax(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """pax reads (`-r`, from `-f` or its input), writes an archive (`-w`), or copies into a
+    directory (`-rw`); `-s` renames members."""
+    operands, found = options(args, "fsxobBEGTUp")
+    names = {option for option, _ in found}
+    archive = next((value for option, value in found if option == "-f"), None)
+    if "-r" in names and "-w" in names:
+        return _check_unpack(name, None, operands[-1] if operands else ".", ctx,
+                             absolute=True)
+    if "-r" in names:
+        return _check_unpack(name, archive, ".", ctx, absolute=True, renamed="-s" in names)
+    if "-w" in names and archive:
+        return check_write(archive, ctx, verb="runs pax writing") or (True, False)
+    return True, touches(operands, ctx)
+
+
+def _check_ar(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """ar: `x` extracts every member into the working directory, `t`/`p` read."""
+    keys = args[0].lstrip("-") if args else ""
+    if "x" in keys:
+        return _check_unpack(name, None, ".", ctx, absolute=False)
+    if any(key in keys for key in "rqdmsu") and len(args) > 1:
+        return check_write(args[1], ctx, verb="runs ar writing") or (True, False)
+    return True, touches(args[1:], ctx)
 
 
 def _check_cpio(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
     operands, found = options(args, "EFHIMORDe")
     names = {option for option, _ in found}
-    if "-i" in names or "--extract" in names:
-        return _check_unpack(name, None, ".", ctx, absolute=False)
+    if "-i" in names or "--extract" in names:  # GNU cpio keeps absolute names unless told
+        into = next((value for option, value in found if option in ("-D", "--directory")
+                     and value), ".")
+        return _check_unpack(name, None, into, ctx,
+                             absolute="--no-absolute-filenames" not in names)
     if "-p" in names or "--pass-through" in names:
         return _check_unpack(name, None, operands[0] if operands else ".", ctx,
                              absolute=False)
@@ -85,17 +178,30 @@ def _check_cpio(name: str, args: list[str], ctx: Context, child) -> Finding | tu
 
 
 def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
-                  absolute: bool) -> Finding | tuple:
-    """An archive unpacked into `into`: each member it holds, when forge can list them;
-    otherwise refused where the directory holds a protected path."""
-    members = None if absolute or archive is None else _members(archive, ctx)
+                  absolute: bool, renamed: bool = False, flatten: bool = False,
+                  strip: int | None = 0) -> Finding | tuple:
+    """An archive unpacked into `into`: each member it holds, when forge can list them and
+    they land where their names say (less `strip` leading parts, or by base name when
+    `flatten`); otherwise refused where the directory holds a protected path, and where
+    the command runs from one when members may leave it (`-P`, `unzip -:`)."""
+    members = None if renamed or strip is None or archive is None \
+        else _members(archive, ctx, escaping=absolute)
     if members is not None:
         for member in members:
-            finding = check_write(os.path.join(into, member), ctx,
+            parts = member.split("/")[strip:]
+            if not parts or not "".join(parts):
+                continue
+            landed = parts[-1] if flatten else "/".join(parts)
+            if landed.startswith("/") and not absolute:
+                landed = landed.lstrip("/")
+            finding = check_write(os.path.join(into, landed), ctx,
                                   verb=f"runs {name} to unpack {member} into")
             if finding:
                 return finding
         return True, False
+    if absolute:  # members may land anywhere: every protected path is in reach
+        return Finding(f"runs {name} on an archive forge cannot list whose members may land "
+                       f"outside {into} (absolute or `..` names are honoured)")
     for path in expansions(into, ctx):
         if path is None:
             if risky_unknown(into, ctx):
@@ -109,10 +215,10 @@ def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
     return True, False
 
 
-def _members(archive: str, ctx: Context) -> list[str] | None:
+def _members(archive: str, ctx: Context, *, escaping: bool = False) -> list[str] | None:
     """The member names of an archive on disk; None when forge cannot list them in time
-    (missing, too large, unreadable) or a member could land outside its own name (a link,
-    an absolute or `..` name)."""
+    (missing, too large, unreadable) or a member could land outside its own name (a link;
+    an absolute or `..` name, unless the unpacker honours them: `escaping`)."""
     paths = expansions(archive, ctx)
     if len(paths) != 1 or paths[0] is None or not os.path.isfile(paths[0]) \
             or os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT:
@@ -133,7 +239,7 @@ def _members(archive: str, ctx: Context) -> list[str] | None:
                 names = [member.name for member in members]
     except Exception:  # noqa: BLE001 - an archive forge cannot read is one it cannot list
         return None
-    if len(names) > _ARCHIVE_MEMBERS_LIMIT or any(
+    if len(names) > _ARCHIVE_MEMBERS_LIMIT or not escaping and any(
             name.startswith("/") or ".." in name.split("/") for name in names):
         return None
     return names
@@ -143,7 +249,9 @@ def _check_zip(name: str, args: list[str], ctx: Context, child) -> Finding | tup
     for index, arg in enumerate(args):  # `-TT CMD`: the command zip tests the archive with
         if arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command="):
             code = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args) else "")
-            return child(code or LIFTED, ctx) or (False, False)
+            from forge_runtime.guard.shell import run_for_you
+
+            return run_for_you(code or LIFTED, ctx, f"{name} -TT") or (False, False)
     operands, found = options(args, "bDnOPtxiZ")
     names = {option for option, _ in found}
     if operands:
@@ -180,7 +288,7 @@ def check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tu
     diff = diff or (operands[1] if len(operands) >= 2 else ctx.stdin)
     if operands:  # `patch FILE [DIFF]`: FILE is the one written
         return check_write(operands[0], ctx, verb="runs patch on") or (True, False)
-    text = _small_text(diff, ctx) if diff else None
+    text = small_text(diff, ctx) if diff else None
     if text is None:
         if risky_unknown("", ctx):
             return Finding("runs patch with a diff forge cannot read, which may write any "
@@ -197,9 +305,10 @@ def check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tu
     return True, False
 
 
-def _small_text(word: str, ctx: Context) -> str | None:
+def small_text(word: str, ctx: Context) -> str | None:
+    """The text of a small file forge can read as it will be read (see `shell._script_text`)."""
     paths = expansions(word, ctx)
-    if len(paths) != 1 or paths[0] is None:
+    if len(paths) != 1 or paths[0] is None or paths[0] in ctx.made:
         return None
     if paths[0] in ctx.written:
         return ctx.written[paths[0]]
@@ -212,6 +321,7 @@ def _small_text(word: str, ctx: Context) -> str | None:
         return None
 
 
-MODELS = {"tar": _check_tar, "unzip": _check_unzip, "cpio": _check_cpio, "zip": _check_zip,
-          "patch": check_patch,
+MODELS = {"tar": _check_tar, "bsdtar": _check_tar, "gtar": _check_tar, "unzip": _check_unzip,
+          "cpio": _check_cpio, "zip": _check_zip, "patch": check_patch, "pax": _check_pax,
+          "ar": _check_ar, **dict.fromkeys(("7z", "7za", "7zr", "7zz"), _check_7z),
           **dict.fromkeys(COMPRESSORS | KEEPING_COMPRESSORS, _check_compressor)}

@@ -5,8 +5,9 @@ command's effects modelled, does it name a protected path). "Modelled" means eve
 writes was checked, so it may run even beside a protected location (`touch
 .forge/local/notes.md`); anything else is code forge cannot prove read-only. Readers that
 can write (`sed w`, `xxd IN OUT`, `sort -o`, `tree -o`), archivers (`tar -C`, `unzip -d`,
-`zip -m`, `gzip -r`, `cpio`), copies (`cp --parents`, `rsync --delete`), `find -exec`,
-`xargs` feeds and forge's own entry points are modelled here; git in `shell_git`,
+`zip -m`, `gzip -r`, `cpio`), copies (`cp --parents`, `rsync --delete`, links made by
+`cp -l`/`-s`, `ln -t`, `rsync --link-dest`), `find -exec`, what `xargs` runs (its input
+read when forge can) and forge's own entry points are modelled here; git in `shell_git`,
 archivers and `patch` in `shell_archives` (imported only when such a command runs).
 """
 
@@ -40,7 +41,7 @@ COPIERS = frozenset({"cp", "install", "rsync", "scp", "mv"})
 REPERMISSIONERS = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
 # Writers of every operand (after their options), and the options that take a value.
 WRITERS = {"touch": "dtr", "mkdir": "m", "truncate": "sr", "tee": "", "mkfifo": "m",
-           "mknod": "m", "ln": "St"}
+           "mknod": "m", "ln": "St", "link": ""}
 FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
                              "-iregex", "-lname", "-ilname"})
@@ -185,6 +186,7 @@ def remember_text(target: str, words: list[str], ctx: Context, appends: bool) ->
     text = " ".join(_unescaped(word) if escapes else word
                     for word in words[1:] if word not in ("-e", "-n")) + "\n"
     ctx.written[paths[0]] = (ctx.written.get(paths[0], "") if appends else "") + text
+    ctx.made.discard(paths[0])
 
 
 def check_destroy(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
@@ -196,14 +198,19 @@ def check_destroy(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
 
 
 def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    operands, found = options(args, WRITERS[name])
+    operands, found = options(args, WRITERS[name], frozenset({"--target-directory",
+                                                              "--suffix", "-S"}))
     appends = name == "tee" and any(option in ("-a", "--append") for option, _ in found)
-    if name == "ln":
-        for word in operands:  # a hard link to a protected file is that file
+    if name in ("ln", "link"):
+        into = [value for option, value in found if option in ("-t", "--target-directory")]
+        links = [os.path.join(into[-1], os.path.basename(word.rstrip("/")))
+                 for word in operands] if into else []
+        for word in operands + links:  # a hard link to a protected file is that file
             finding = check_path(word, ctx, destructive=False, verb="links", must_know=True)
             if finding:
                 return finding
-        _record_symlink(operands, found, ctx)
+        if not into:
+            _record_symlink(operands, found, ctx)
         return True, touches(operands, ctx)
     for word in operands[:1] if name == "mknod" else operands:
         finding = check_write(word, ctx, verb=f"runs {name} on", appends=appends,
@@ -245,13 +252,19 @@ def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tupl
 
 def check_unknown_command(word: str, args: list[str], ctx: Context) -> Finding | tuple:
     """A command whose name is a substitution or an unknown variable may be `rm`: its
-    arguments are judged as a deletion would be."""
+    arguments are judged as a deletion would be. It may also be a whole program held in
+    a variable (`x=$(cat f); eval "$x"`, `bash -c "$x"`): code forge cannot read, refused
+    where it could reach a protected path."""
     for candidate in candidates(args):
         finding = check_path(candidate, ctx, destructive=True,
                              verb=f"runs `{word}`, a command forge cannot name before it "
                                   "runs, on")
         if finding:
             return finding
+    if risky_unknown("", ctx):
+        return Finding(f"runs `{word}`, a command forge cannot name before it runs (a "
+                       "substitution or a variable it cannot know), from a directory that "
+                       "holds a protected path")
     return False, touches(candidates(args), ctx)
 
 
@@ -340,7 +353,13 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
     there (its whole relative path with `--parents`), and a directory's contents (`src/.`,
     rsync's `src/`) land in it directly; `mv` and `--remove-source-files` delete the
     sources, `rsync --delete` what the destination holds."""
-    operands, into = _copy_operands(args)
+    if name == "rsync" and ("--dry-run" in args or "--list-only" in args or any(
+            a.startswith("-") and not a.startswith("--") and "n" in a for a in args)):
+        return True, touches(candidates(args), ctx)  # a dry run writes nothing
+    finding = _check_copy_options(name, args, ctx)
+    if finding:
+        return finding
+    operands, into = _copy_operands(name, args)
     whole = "--no-target-directory" in args or (name in ("cp", "install", "mv") and any(
         a.startswith("-") and not a.startswith("--") and "T" in a for a in args))
     if into is None and len(operands) >= 2:
@@ -369,25 +388,71 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
     return True, touches(operands, ctx)
 
 
-def _copy_operands(args: list[str]) -> tuple[list[str], str | None]:
-    """The file operands of a copy, and its `-t DIR` / `--target-directory=DIR` if given."""
-    operands: list[str] = []
+# Options that make a copy link to its sources (writing the copy then writes them) or to
+# another tree (`rsync --link-dest=DIR`), run a program, or write a file of their own.
+_LINKING = ("--link", "--symbolic-link", "--link-dest", "--copy-dest", "--compare-dest")
+_COPY_CODE = ("--strip-program", "--rsh", "-e", "--rsync-path")
+_COPY_WRITES = ("--backup-dir", "--temp-dir", "--partial-dir", "--log-file", "--write-batch",
+                "--only-write-batch")
+
+
+def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | None:
+    """`cp -l`/`-s`/`-al`, `rsync --link-dest`: a protected source (or a tree that holds one)
+    would be linked, not copied; `install --strip-program`, `rsync -e`: code it runs;
+    `rsync --log-file` and kin: files it writes; `--read-batch` applies changes forge
+    cannot read."""
+    short = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    linking = name == "cp" and ("l" in short or "s" in short)
+    for index, arg in enumerate(args):
+        option, equals, value = arg.partition("=")
+        value = value if equals else (args[index + 1] if index + 1 < len(args) else "")
+        if option.startswith(_LINKING[:2]) and name == "cp":
+            linking = True
+        elif option in _LINKING[2:]:
+            finding = check_path(value, ctx, destructive=True, verb=f"runs {name} {option} to",
+                                 must_know=True)
+            if finding:
+                return finding
+        elif option in _COPY_CODE and (option != "-e" or name in ("rsync", "scp")):
+            from forge_runtime.guard.shell import run_for_you
+
+            finding = option != "--rsync-path" and run_for_you(value, ctx, f"{name} {option}")
+            if finding:
+                return finding
+        elif option in _COPY_WRITES:
+            finding = check_write(value, ctx, verb=f"runs {name} {option} writing")
+            if finding:
+                return finding
+        elif option == "--read-batch" and risky_unknown("", ctx):
+            return Finding(f"runs {name} --read-batch, which applies changes forge cannot "
+                           "read, from a directory that holds a protected path")
+    if linking:
+        operands, into = _copy_operands(name, args)
+        for word in operands if into else operands[:-1] or operands:
+            finding = check_path(word, ctx, destructive=True, verb=f"runs {name} linking",
+                                 must_know=True)
+            if finding:
+                return finding
+    return None
+
+
+# The short options of each copy that take a value (`-Dt DIR`, `-m 644`, `-e ssh`).
+_COPY_VALUE_LETTERS = {"cp": "tS", "mv": "tS", "install": "tSmog", "rsync": "efTBM",
+                       "scp": "FiJloPScDX"}
+
+
+def _copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None]:
+    """The file operands of a copy, and its `-t DIR` / `--target-directory=DIR` if given
+    (also inside a cluster: `install -Dt DIR`)."""
+    long_values = COPY_VALUE_OPTIONS | {"--target-directory"}
+    operands, found = options(args, _COPY_VALUE_LETTERS.get(name, ""),
+                              frozenset(option for option in long_values
+                                        if option.startswith("--")))
     into = None
-    position = 0
-    while position < len(args):
-        arg = args[position]
-        position += 1
-        if arg in ("-t", "--target-directory") and position < len(args):
-            into = args[position]
-            position += 1
-        elif arg.startswith("--target-directory="):
-            into = arg.split("=", 1)[1]
-        elif arg.startswith("-t") and len(arg) > 2 and not arg.startswith("--"):
-            into = arg[2:]
-        elif arg in COPY_VALUE_OPTIONS:
-            position += 1
-        elif not arg.startswith("-"):
-            operands.append(arg)
+    for option, value in found:
+        if value is not None and (option == "--target-directory" or (
+                option == "-t" and name != "rsync")):
+            into = value
     return operands, into
 
 
@@ -548,7 +613,8 @@ _MODELS = {
 # The host CLIs (their off switches) live in `shell_hosts`, imported only when one runs.
 HOST_CLIS = frozenset({"claude", "codex"})
 # Archivers and patch live in `shell_archives`, imported only when one runs.
-ARCHIVERS = frozenset({"tar", "unzip", "cpio", "zip", "patch", "gzip", "gunzip", "pigz",
+ARCHIVERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "cpio", "zip", "patch", "pax", "ar",
+                       "7z", "7za", "7zr", "7zz", "gzip", "gunzip", "pigz",
                        "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress",
                        "uncompress", "lzip", "zstd", "unzstd", "lz4", "brotli"})
 
@@ -631,15 +697,124 @@ def _find_may_match(start: str, root: str, patterns: list[str]) -> bool:
                for pattern in patterns)
 
 
-def check_xargs_feed(pipeline, ctx: Context, command_words) -> Finding | None:
-    """`find . -name x | xargs rm`: the paths xargs hands to a command that is not read-only
-    come from the commands before it, judged as if they deleted what they list."""
-    consumers = [index for index, simple in enumerate(pipeline)
-                 if _xargs_writes(command_words(simple.words)) and not simple.stdin
-                 and not {":::", "::::"} & set(simple.words)]
-    if not consumers:
+def check_xargs_feed(pipeline, ctx: Context, command_words, child) -> Finding | None:
+    """`xargs rm <<< x`, `xargs -a LIST rm`, `find . -name x | xargs rm`: what xargs hands
+    its command. Input forge can read (a here-string or heredoc, an `-a`/`--arg-file`
+    file, a `<` file, `echo` before it) is split as xargs splits it and the command xargs
+    would run is judged (`-I` templates filled in); other input comes from the commands
+    before it, judged as if they deleted what they list, or is unknown."""
+    for index, simple in enumerate(pipeline):
+        words, via_xargs = command_words(simple.words)
+        if not via_xargs or {":::", "::::"} & set(simple.words):
+            continue
+        settings = _xargs_settings(simple.words)
+        if settings is None:
+            continue
+        text = _xargs_input(settings, simple, pipeline[:index], ctx)
+        if text is not None:
+            finding = _check_xargs_commands(settings, words, text, ctx, child)
+            if not finding and index and _xargs_writes((words, via_xargs)):
+                finding = _check_feeders(pipeline[:index], ctx, command_words)
+        elif settings["file"] is not None or simple.stdin or simple.reads or not index:
+            finding = _unknown_listing("its input", ctx) if _xargs_writes(
+                (words, via_xargs)) else None
+        elif _xargs_writes((words, via_xargs)):
+            finding = _check_feeders(pipeline[:index], ctx, command_words)
+        else:
+            finding = None
+        if finding:
+            return finding
+    return None
+
+
+_XARGS_VALUES = frozenset("IaEdeLlnPs")
+_XARGS_LONG_VALUES = frozenset({"--arg-file", "--delimiter", "--eof", "--max-args",
+                                "--max-lines", "--max-procs", "--max-chars", "--replace",
+                                "--process-slot-var"})
+
+
+def _xargs_settings(words: list[str]) -> dict | None:
+    """The options of the (first) xargs or parallel in `words` that decide what it runs:
+    its input file, its `-I` replacement string, its delimiter."""
+    position = next((i for i, word in enumerate(words)
+                     if os.path.basename(word) in ("xargs", "parallel")), None)
+    if position is None:
         return None
-    feeders = [command_words(simple.words)[0] for simple in pipeline[:consumers[-1]]]
+    settings: dict = {"file": None, "replace": None, "delimiter": None}
+    rest = words[position + 1:]
+    while rest and rest[0].startswith("-") and rest[0] != "--":
+        option = rest.pop(0)
+        name, equals, value = option.partition("=")
+        if option.startswith("--"):
+            if not equals and name in _XARGS_LONG_VALUES and name != "--replace" and rest:
+                value = rest.pop(0)
+        else:
+            name, value = option[:2], option[2:]
+            if name[1:] in _XARGS_VALUES and not value and name not in ("-i", "-e", "-l") \
+                    and rest:
+                value = rest.pop(0)
+        if name in ("-a", "--arg-file"):
+            settings["file"] = value
+        elif name in ("-I", "-i", "--replace"):
+            settings["replace"] = value or "{}"
+        elif name in ("-d", "--delimiter"):
+            settings["delimiter"] = _unescaped(value)[:1] or "\n"
+        elif name in ("-0", "--null"):
+            settings["delimiter"] = "\0"
+    return settings
+
+
+def _xargs_input(settings: dict, simple, before, ctx: Context) -> str | None:
+    """The text xargs reads, when forge can read it; None otherwise."""
+    from forge_runtime.guard.shell_archives import small_text
+
+    if settings["file"] is not None:
+        return small_text(settings["file"], ctx)
+    if simple.stdin:
+        text = "\n".join(simple.stdin)
+        return None if LIFTED in text else text + "\n"
+    if simple.reads:
+        return small_text(simple.reads[-1], ctx)
+    if not before:
+        return None  # what surrounds it (`{ xargs rm; } < x`, `sh -c xargs < x`)
+    words = [word for word in before[-1].words]
+    if len(before) == 1 and words and os.path.basename(words[0]) in ("echo", "printf"):
+        return "\n".join(_printed_words(words[1:])) + "\n"
+    return None
+
+
+_XARGS_ITEMS_LIMIT = 64
+
+
+def _check_xargs_commands(settings: dict, words: list[str], text: str, ctx: Context,
+                          child) -> Finding | None:
+    """Judge the command(s) xargs builds from `text`."""
+    delimiter = settings["delimiter"]
+    if settings["replace"] is not None and delimiter is None:
+        items = [line.strip() for line in text.split("\n") if line.strip()]
+    elif delimiter is not None:
+        items = [item.strip() for item in text.split(delimiter) if item.strip()]
+    else:
+        try:
+            items = shell_lexer.split(text)
+        except ValueError:
+            items = text.split()
+    if len(items) > _XARGS_ITEMS_LIMIT:
+        return _unknown_listing("its input", ctx) if _xargs_writes((words, True)) else None
+    if not items:
+        return None
+    replace = settings["replace"]
+    commands = ([[word.replace(replace, item) for word in words] for item in items]
+                if replace else [[*words, *items]])
+    for command in commands:
+        finding = child(" ".join(quote(word) for word in command), ctx)
+        if finding:
+            return finding
+    return None
+
+
+def _check_feeders(before, ctx: Context, command_words) -> Finding | None:
+    feeders = [command_words(simple.words)[0] for simple in before]
     feeders = [words for words in feeders if words]
     if not feeders:
         return _unknown_listing("its input", ctx)

@@ -1,18 +1,20 @@
 """What a git command does to protected paths: its global options, the code it runs for
-you, and the subcommands that rewrite or sweep the work tree.
+you, and the subcommands that write the work tree.
 
-`-C DIR` moves the one command; `-c key=value`, `git config KEY VALUE`, `GIT_*` variables
-(see `shell.CODE_VARIABLES`) and aliases (from `-c`, the repository's and the user's
-config, also text the command writes there first) are judged as the shell code or git
-arguments git would run; `rebase --exec`, `bisect run` and `submodule foreach` run code
-too. Discards (`reset --hard`, `checkout -- .`, `checkout -f`, `restore`, `stash`,
-`read-tree -u`) are refused over a tracked forge file, sweeps (`clean -x`, `clean -e '!*'`,
-`stash -a`) over a directory that holds a protected path.
+`-C DIR` moves the one command; `-c key=value`, `--config-env`, `git config KEY VALUE`,
+`GIT_*` variables (see `shell.CODE_VARIABLES`) and aliases (from `-c`, the repository's and
+the user's config, also text the command writes there first) are judged as the shell code
+or git arguments git would run, and code git runs for you must be code forge can read
+(`core.sshCommand`, `--upload-pack`, an `ext::` URL, `difftool -x`, `rebase --exec`,
+`bisect run`, `submodule foreach`). An option git does not document for its global place,
+or one that points git at another repository or work tree, is unknown. Subcommands that
+write the work tree from history or sweep untracked files are judged by `shell_git_tree`,
+which asks git what they would change.
 """
 
 import os
 
-from forge_runtime.guard.paths import FRONT_MATTER, LEDGER_LABEL, Finding, inside
+from forge_runtime.guard.paths import LEDGER_LABEL, Finding
 from forge_runtime.guard.shell_commands import (
     candidates,
     change_dir,
@@ -23,23 +25,31 @@ from forge_runtime.guard.shell_commands import (
     options,
 )
 from forge_runtime.guard.shell_lexer import quote
-from forge_runtime.guard.shell_state import Context, check_path, expansions, touches
+from forge_runtime.guard.shell_state import Context, check_path, risky_unknown, touches
 from forge_runtime.guard.shell_syntax import LIFTED
 
+# Subcommands that only read (their pager and diff drivers are judged as code).
 GIT_READERS = frozenset({
     "status", "log", "show", "diff", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame",
-    "grep", "describe", "shortlog", "reflog", "branch", "tag", "add", "commit", "fetch",
-    "pull", "push", "merge", "rebase", "switch", "remote", "version", "help", "cherry-pick",
-    "revert", "bisect", "notes", "name-rev", "for-each-ref", "show-ref", "merge-base",
-    "rev-list", "count-objects", "fsck", "gc", "prune", "repack",
+    "grep", "describe", "shortlog", "reflog", "version", "help", "name-rev", "for-each-ref",
+    "show-ref", "merge-base", "rev-list", "count-objects", "fsck", "whatchanged", "cherry",
+    "range-diff", "var", "check-ignore", "check-attr", "verify-commit", "verify-tag",
+    "show-branch", "ls-remote",
 })
+# Subcommands that change git's state (refs, index, objects, config) but write no
+# work-tree file from history.
+GIT_STATE = frozenset({"add", "commit", "fetch", "push", "branch", "tag", "remote", "notes",
+                       "gc", "prune", "repack", "update-ref", "symbolic-ref", "replace",
+                       "maintenance", "pack-refs", "commit-tree", "mktree", "write-tree"})
+# Subcommands that write the work tree from another commit, a stash or the index, or
+# remove untracked files: judged by `shell_git_tree`.
+GIT_HISTORY = frozenset({"checkout", "switch", "restore", "reset", "merge", "pull", "rebase",
+                         "cherry-pick", "revert", "stash", "clean", "am", "bisect",
+                         "read-tree", "checkout-index"})
 # Built-in subcommands modelled below (git never lets an alias replace a built-in).
-_GIT_MODELLED = frozenset({"rm", "mv", "apply", "clean", "stash", "config", "init", "clone",
-                           "worktree", "submodule", "read-tree", "checkout-index", "checkout",
-                           "restore", "reset", "am", "update-index", "hash-object"})
-# Subcommands that rewrite work-tree files from history: refused over a tracked forge file.
-GIT_DISCARDS = frozenset({"checkout", "restore", "reset", "read-tree", "checkout-index",
-                          "stash"})
+_GIT_MODELLED = frozenset({"rm", "mv", "apply", "config", "init", "clone", "worktree",
+                           "submodule", "update-index", "hash-object", "difftool",
+                           "mergetool", "archive"}) | GIT_HISTORY | GIT_STATE
 # Config keys whose value git runs as a shell command (or loads code from): these keys,
 # every key of these sections, and `protocol.<name>.allow`.
 _GIT_CODE_KEYS = frozenset({"core.fsmonitor", "core.pager", "core.editor", "core.sshcommand",
@@ -49,35 +59,112 @@ _GIT_CODE_KEYS = frozenset({"core.fsmonitor", "core.pager", "core.editor", "core
 _GIT_CODE_SECTIONS = ("diff.", "filter.", "merge.", "pager.", "man.", "difftool.",
                       "mergetool.", "credential.", "remote.", "gpg.", "interactive.",
                       "uploadpack.", "receive.", "alias.", "include.", "includeif.")
+# Of those, the keys whose value is itself a command (the others are settings, judged as
+# code only in case they are one): `<section>.<name>.<last>` or `<section>.<last>`.
+_COMMAND_LAST = ("cmd", "command", "textconv", "clean", "smudge", "process", "driver",
+                 "helper", "program", "uploadpack", "receivepack", "packobjectshook",
+                 "proxy", "external", "difffilter", "sshcommand", "editor", "pager",
+                 "askpass", "gitproxy", "fsmonitor", "browser")
 _GIT_FILE_KEYS = ("core.hookspath", "core.worktree", "include.path")
+# Global options git takes before the subcommand that take no value and change nothing
+# about which repository, work tree or programs it uses.
+_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "-p", "--paginate", "--bare",
+                           "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs",
+                           "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks",
+                           "--version", "--help", "--html-path", "--man-path", "--info-path",
+                           "--no-lazy-fetch", "--no-advice"})
+# GIT_* variables that only carry data (names, dates, output switches); any other one the
+# command sets may make git read another repository, config or attributes, or write a
+# file (GIT_TRACE=PATH), and is unknown. Code-valued ones are judged where they are set.
+_GIT_DATA_VARIABLES = frozenset({
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS",
+    "GIT_MERGE_AUTOEDIT", "GIT_FLUSH", "GIT_PROGRESS_DELAY", "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
+    "GIT_NO_REPLACE_OBJECTS", "GIT_CONFIG_NOSYSTEM", "GIT_ADVICE", "GIT_DEFAULT_HASH",
+    "GIT_HTTP_USER_AGENT", "GIT_SSL_NO_VERIFY", "GIT_CURL_VERBOSE", "GIT_REDACT_COOKIES",
+    "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_REFLOG_ACTION",
+    "GIT_DIFF_OPTS", "GIT_LFS_SKIP_SMUDGE", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER",
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_MERGE_VERBOSITY",
+})
+_TRACE_SWITCHES = frozenset({"", "0", "1", "2", "true", "false"})
+# Options that make a transport run a command (fetch, pull, clone, push, ls-remote, archive).
+_TRANSPORT_CODE = ("--upload-pack", "--receive-pack", "--exec")
 _CONFIG_BYTES_LIMIT = 200_000
 
 
 def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, bool]:
-    """git's global options (`-C`, `-c key=value`, `--git-dir`, `--work-tree`), code it
-    runs for you (`-c core.fsmonitor=...`, `!` aliases, `rebase --exec`, `bisect run`),
-    and the subcommands that rewrite or sweep the work tree."""
+    """git's global options (`-C`, `-c key=value`, `--config-env`, `--git-dir`,
+    `--work-tree`), code it runs for you, and the subcommands that write the work tree."""
+    finding = _check_git_variables(ctx)
+    if finding:
+        return finding
     rest = list(args)
     state = ctx.snapshot()
+    elsewhere = None  # a global option that points git at another repository or tree
+    aliases: dict[str, str] = {}
     try:
         while rest and rest[0].startswith("-"):
             option = rest.pop(0)
+            name, equals, value = option.partition("=")
             if option == "-C" and rest:
                 change_dir([rest.pop(0)], ctx)
             elif option == "-c" and rest:
-                finding = _check_git_config(*rest.pop(0).partition("=")[::2], ctx, child)
+                key, _, value = rest.pop(0).partition("=")
+                finding = _check_git_config(key, value, ctx, child)
                 if finding:
                     return finding
-            elif option.startswith(("--git-dir", "--work-tree", "--exec-path")):
-                value = option.partition("=")[2] or (rest.pop(0) if rest else "")
-                finding = check_write(value, ctx, verb=f"runs git {option.split('=')[0]}")
+                if key.lower().startswith("alias."):  # for this one git: `-c alias.co=checkout co`
+                    aliases[key.lower()[len("alias."):]] = value
+            elif name == "--config-env":
+                key, _, variable = (value if equals else (rest.pop(0) if rest else "")) \
+                    .partition("=")
+                code = ctx.env.get(variable)
+                finding = _check_git_config(key, LIFTED if code is None else code, ctx,
+                                            child)
                 if finding:
                     return finding
+            elif name in ("--git-dir", "--work-tree", "--exec-path", "--namespace",
+                          "--super-prefix", "--list-cmds", "--attr-source"):
+                value = value if equals else (rest.pop(0) if rest and name != "--exec-path"
+                                              else "")
+                finding = check_write(value, ctx, verb=f"runs git {name}") if value else None
+                if finding:
+                    return finding
+                elsewhere = elsewhere or name
+            elif option not in _GLOBAL_FLAGS:
+                elsewhere = elsewhere or option
         if not rest:
             return True, False
-        return _check_git_subcommand(rest[0], rest[1:], ctx, child)
+        if elsewhere and rest[0] not in GIT_READERS:
+            if risky_unknown("", ctx):
+                return Finding(f"runs git {rest[0]} with {elsewhere}, which points git at a "
+                               "repository, work tree or programs forge does not read, from "
+                               "a directory that holds a protected path")
+            return False, False
+        return _check_git_subcommand(rest[0], rest[1:], ctx, child, aliases)
     finally:
         ctx.restore(state)
+
+
+def _check_git_variables(ctx: Context) -> Finding | None:
+    """The GIT_* variables the command set: data, a trace file (a write), or unknown."""
+    for name, value in ctx.env.items():
+        if not name.startswith("GIT_") or name in _GIT_DATA_VARIABLES:
+            continue
+        if name.startswith("GIT_TRACE") and value is not None and \
+                value.lower() in _TRACE_SWITCHES:
+            continue
+        if name.startswith("GIT_TRACE") and value is not None and value.startswith("/"):
+            finding = check_write(value, ctx, verb=f"makes git write its {name} to")
+            if finding:
+                return finding
+            continue
+        if risky_unknown("", ctx):
+            return Finding(f"runs git with {name} set, a variable forge does not model (it "
+                           "may point git at another repository, config or file), from a "
+                           "directory that holds a protected path")
+    return None
 
 
 def runs_code(key: str) -> bool:
@@ -103,62 +190,130 @@ def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | No
                        "forge cannot read")
     if key.startswith("alias.") and not value.startswith("!"):
         return child("git " + value, ctx)
+    if key.startswith(("protocol.", "alias.", "pager.")) or \
+            key.rsplit(".", 1)[-1] in _COMMAND_LAST:
+        from forge_runtime.guard.shell import run_for_you
+
+        return run_for_you(value.lstrip("!"), ctx, f"git's {key}")
     return child(value.lstrip("!") or LIFTED, ctx)
 
 
-def _check_git_subcommand(sub: str, operands: list[str], ctx: Context,
-                          child) -> Finding | tuple[bool, bool]:
-    if sub == "stash" and operands[:1] in (["push"], ["save"]):
-        operands = operands[1:]
+def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Finding | None:
+    """Code a transport runs: `--upload-pack=CMD`, `--receive-pack`, `--exec`, `clone -u`,
+    `clone -c KEY=VALUE`, an `ext::CMD` URL; `--template` hooks are code forge cannot read."""
+    from forge_runtime.guard.shell import run_for_you
+
+    for index, arg in enumerate(operands):
+        name, equals, value = arg.partition("=")
+        following = operands[index + 1] if index + 1 < len(operands) else ""
+        if name in _TRANSPORT_CODE or (sub == "clone" and arg == "-u"):
+            finding = run_for_you(value if equals else following, ctx, f"git {sub} {name}")
+        elif sub == "clone" and name in ("-c", "--config"):
+            finding = _check_git_config(*(value if equals else following).partition("=")[::2],
+                                        ctx, child)
+        elif name == "--template" and risky_unknown("", ctx):
+            finding = Finding(f"runs git {sub} --template, whose hooks forge cannot read, from "
+                              "a directory that holds a protected path")
+        elif arg.startswith("ext::"):
+            finding = run_for_you(arg[5:].replace("% ", " ").replace("%%", "%"), ctx,
+                                  f"an ext:: URL of git {sub}")
+        else:
+            finding = None
+        if finding:
+            return finding
+    return None
+
+
+def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
+                          aliases: dict[str, str]) -> Finding | tuple[bool, bool]:
     if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
         from forge_runtime.guard import shell_archives  # only for `git apply`
 
         diffs = [a for a in operands if not a.startswith("-")]
         return shell_archives.check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx,
                                           child)
-    for option, value in options(operands, "", frozenset({"--output", "--exec", "-x"}))[1]:
-        if option == "--output" and value:
+    for option, value in options(operands, "", frozenset({"--output", "--exec", "-x",
+                                                          "--prefix"}))[1]:
+        if option in ("--output", "--prefix") and value and sub != "diff" and (
+                option == "--output" or sub == "checkout-index"):
             finding = check_write(value, ctx, verb=f"runs git {sub} writing")
             if finding:
                 return finding
-    if sub == "rebase" or sub == "bisect" or sub == "submodule":
+    finding = _check_transport(sub, operands, ctx, child) if sub in (
+        "fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule", "remote",
+        "send-pack", "fetch-pack", "upload-archive") \
+        else None
+    if finding:
+        return finding
+    if sub in ("rebase", "bisect", "submodule", "difftool", "mergetool"):
         code = _git_code(sub, operands)
         if code is not None:
-            return child(code, ctx) or (True, False)
+            from forge_runtime.guard.shell import run_for_you
+
+            finding = run_for_you(code, ctx, f"git {sub}")
+            if finding:
+                return finding
     if sub == "config":
         settings = [a for a in operands if not a.startswith("-")]
         if len(settings) >= 2:
             finding = _check_git_config(settings[0], " ".join(settings[1:]), ctx, child)
             if finding:
                 return finding
-    flags = "".join(a.lstrip("-") for a in operands if a.startswith("-") and
-                    not a.startswith("--"))
-    excludes = [operands[i + 1] for i, a in enumerate(operands[:-1]) if a in ("-e", "--exclude")]
-    sweeping = (sub == "clean" and ("x" in flags or "X" in flags or any(
-        pattern.startswith("!") for pattern in excludes))) or (
-        sub == "stash" and ("a" in flags or "--all" in operands))
-    if sweeping:
-        paths = [a for a in operands if not a.startswith("-") and a not in excludes] or ["."]
-        for word in paths:
-            finding = check_path(word, ctx, destructive=True, verb=f"runs git {sub} over")
-            if finding:
-                return finding
-    if sub in GIT_DISCARDS:
-        finding = _check_git_discard(sub, operands, ctx)
-        if finding:
-            return finding
-    alias = None if sub in GIT_READERS or sub in _GIT_MODELLED else _git_alias(sub, ctx)
+    if sub == "init" and any(a.startswith("--separate-git-dir") for a in operands):
+        where = options(operands, "", frozenset({"--separate-git-dir", "--template",
+                                                 "--object-format", "--ref-format",
+                                                 "--shared", "-b", "--initial-branch"}))[0]
+        where = where[0] if where else "."
+        return check_path(where, ctx, destructive=True, verb="moves the git dir of") or \
+            (True, False)
+    if sub in GIT_HISTORY:
+        from forge_runtime.guard import shell_git_tree
+
+        outcome = shell_git_tree.check_history(sub, operands, ctx)
+        if isinstance(outcome, Finding):
+            return outcome
+        if outcome == shell_git_tree.PROBED:
+            ctx.probed.append(f"git {sub}")
+        elif outcome == shell_git_tree.CHANGES:
+            ctx.effects += 1
+        return True, touches(candidates(operands), ctx)
+    if sub == "worktree":
+        return _check_worktree(operands, ctx)
+    alias = None if sub in GIT_READERS or sub in _GIT_MODELLED else (
+        aliases.get(sub.lower()) or _git_alias(sub, ctx))
     if alias is not None:  # git runs `!code` in a shell, anything else as its own arguments
         code = alias[1:] if alias.startswith("!") else "git " + alias
         return child(" ".join([code, *(quote(a) for a in operands)]), ctx) or (
             True, False)
+    if sub in ("rm", "mv", "add") and {"-n", "--dry-run"} & set(operands):
+        return True, False
+    ctx.effects += sub not in GIT_READERS
     if sub == "rm":
         return check_destroy([a for a in operands if a != "--cached"], ctx)
     if sub == "mv":
         return check_copy("mv", operands, ctx)
-    if sub in GIT_READERS:
+    if sub in GIT_READERS or sub in GIT_STATE:
         return True, touches(candidates(operands), ctx)
     return check_unmodelled(f"git {sub}", operands, ctx)
+
+
+def _check_worktree(operands: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
+    """`worktree add PATH` writes a new tree at PATH; `list`, `lock`, `unlock`, `prune`
+    touch no tree; `move`, `remove` and `repair` rewrite trees and the files that tell
+    forge where its ledger is."""
+    action = operands[0] if operands else "list"
+    words = [a for a in operands[1:] if not a.startswith("-")]
+    if action in ("list", "lock", "unlock", "prune"):
+        return True, False
+    ctx.effects += 1
+    if action == "add" and words:
+        return check_path(words[0], ctx, destructive=True, must_know=True,
+                          verb="runs git worktree add into") or (True, False)
+    if risky_unknown("", ctx):
+        return Finding(f"runs git worktree {action}, which moves or rewrites work trees and "
+                       "the files that say where forge's ledger is, from a directory that "
+                       "holds a protected path")
+    return False, False
 
 
 def _git_alias(name: str, ctx: Context) -> str | None:
@@ -201,44 +356,10 @@ def _git_code(sub: str, operands: list[str]) -> str | None:
         return " ".join(quote(word) for word in operands[1:]) or None
     if sub == "submodule" and "foreach" in operands:
         return " ".join(operands[operands.index("foreach") + 1:]) or None
-    return None
-
-
-def _check_git_discard(sub: str, operands: list[str], ctx: Context) -> Finding | None:
-    """`reset --hard`, `checkout -- .`, `checkout -f`, `restore`: tracked files under the
-    pathspec (the whole tree when none) go back to a committed version; refused over a
-    tracked forge file (the rule file, paths the project protects)."""
-    flags = set(operands)
-    if sub == "reset" and not flags & {"--hard", "--merge", "--keep"}:
-        return None
-    if sub == "stash" and operands[:1] and operands[0] in ("list", "show", "drop", "clear",
-                                                           "pop", "apply", "branch", "create",
-                                                           "store"):
-        return None  # only pushing a stash puts the work tree back
-    pathspec = [a for a in operands if not a.startswith("-")]
-    if "--" in operands:
-        pathspec = operands[operands.index("--") + 1:]
-    elif sub in ("read-tree", "checkout-index", "reset"):
-        pathspec = []  # the whole tree
-    elif sub == "checkout":
-        forced = bool(flags & {"-f", "--force"})
-        if flags & {"-b", "-B", "--orphan"} and not forced:
-            return None  # a new branch from here: nothing is put back
-        if len(pathspec) > 1:
-            pathspec = pathspec[1:]  # `checkout TREE PATH...`
-        elif pathspec and not any(os.path.lexists(path) for path in
-                                  expansions(pathspec[0], ctx) if path):
-            if not forced:
-                return None  # `git checkout BRANCH`: a switch keeps local changes
-            pathspec = []  # `checkout -f TREE`: every tracked file
-        elif not pathspec and not forced:
-            return None
-    for word in pathspec or ["."]:
-        for path in expansions(word, ctx):
-            for entry in ctx.protected:
-                tracked = entry.kind != FRONT_MATTER and ".git" not in entry.path.split(
-                    os.sep) and os.path.exists(entry.path)
-                if tracked and (path is None or inside(entry.path, path)):
-                    return Finding(f"runs git {sub}, which puts {entry.label} back to a "
-                                   "committed version", entry)
+    if sub == "difftool":
+        for index, arg in enumerate(operands):
+            if arg in ("-x", "--extcmd") and index + 1 < len(operands):
+                return operands[index + 1]
+            if arg.startswith("--extcmd="):
+                return arg.split("=", 1)[1]
     return None

@@ -49,7 +49,7 @@ class Context:
 
     __slots__ = ("cwds", "env", "protected", "depth", "loops", "links", "written", "globs",
                  "runs_code", "deadline", "fallible", "cache", "stdin", "glob_budget",
-                 "paths_budget")
+                 "paths_budget", "feed", "made", "unproven", "effects", "probed", "git_minus")
 
     def __init__(self, cwd: str, env: dict[str, str | None],
                  protected: list[Protected]) -> None:
@@ -68,6 +68,14 @@ class Context:
         self.stdin: str | None = None  # the file the current command reads on `<`
         self.glob_budget = GLOB_ENTRIES_LIMIT  # directory entries globbing may still list
         self.paths_budget = WORDS_LIMIT  # words it may still resolve to paths
+        # What the current command reads on its input: here-strings, `<` files, and the
+        # words of the command before it in its pipeline (None: first in it).
+        self.feed: tuple[list[str], list[str], list[str] | None] = ([], [], None)
+        self.made: set[str] = set()  # files it writes with content forge cannot know
+        self.unproven = 0  # commands met so far whose effects forge does not model
+        self.effects = 0  # commands that may change git's state (HEAD, index, refs, files)
+        self.probed: list[str] = []  # git commands allowed on what git said beforehand
+        self.git_minus = False  # `git checkout -b X` ran: `-` is the commit HEAD is at
 
     def snapshot(self) -> tuple:
         return self.cwds, dict(self.env), self.globs
@@ -326,6 +334,10 @@ def check_path(word: str, ctx: Context, *, destructive: bool, verb: str,
     (`kill $(pgrep x)`).
     """
     for path in expansions(word, ctx, follow=follow):
+        if path is not None and (must_know or destructive):
+            ctx.made.add(path)
+            if ".git" in path.split(os.sep):
+                ctx.effects += 1  # refs, index, config: what git reads later
         if path is None:
             if (destructive or must_know) and risky_unknown(word, ctx):
                 return Finding(f"{verb} `{word}`, a path forge cannot know before it runs "
