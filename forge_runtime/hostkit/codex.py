@@ -74,7 +74,7 @@ class CodexHost:
 
     def __init__(self, workdir: str | Path, script: Script, *,
                  timeout: float = DEFAULT_TIMEOUT, isolate_network: bool = True,
-                 codex_bin: str | Path | None = None) -> None:
+                 own_pids: bool = True, codex_bin: str | Path | None = None) -> None:
         self.workdir = Path(workdir).resolve()
         self.home = self.workdir / "home"
         self.codex_home = self.home / ".codex"
@@ -83,7 +83,7 @@ class CodexHost:
             path.mkdir(parents=True, exist_ok=True)
         self.timeout = timeout
         self.codex_bin = Path(codex_bin) if codex_bin else find_codex()
-        unix_path = prepare_isolation(self, isolate_network, "fhx-")
+        unix_path = prepare_isolation(self, isolate_network, "fhx-", own_pids)
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
                                   unix_path=unix_path)
         self.python_shim = write_python_shim(self.workdir)
@@ -160,7 +160,8 @@ class CodexHost:
         self._write_config(cwd)
         command = [str(self.codex_bin), TRUST_FLAG, *args]
         if self.isolated:
-            command = netns.wrap(command, str(self.server.unix_path), self.server.port)
+            command = netns.wrap(command, str(self.server.unix_path), self.server.port,
+                                 self.own_pids)
         return command
 
     def _write_config(self, cwd: Path) -> None:
