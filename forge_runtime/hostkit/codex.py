@@ -166,20 +166,26 @@ class CodexHost:
 
     def _write_config(self, cwd: Path) -> None:
         """config.toml: the scripted provider, no analytics, and trust for every project a
-        session used."""
-        if str(cwd) not in self._trusted:
-            self._trusted.append(str(cwd))
+        session used. Written once, then only added to: what a session changed there (an
+        agent turning Codex's hooks off) stays for the next session to meet."""
+        self.server.variables["cwd"] = str(cwd)
+        if str(cwd) in self._trusted:
+            return
+        self._trusted.append(str(cwd))
+        trust = f'[projects.{json.dumps(str(cwd))}]\ntrust_level = "trusted"\n\n'
+        path = self.codex_home / "config.toml"
+        if path.exists():
+            with path.open("a", encoding="utf-8") as config:
+                config.write("\n" + trust)
+            return
         lines = [f'model = "{MODEL}"', 'model_provider = "hostkit"', "",
                  "[model_providers.hostkit]", 'name = "forge host kit"',
                  f'base_url = "{self.server.url}/v1"', 'wire_api = "responses"',
                  f'env_key = "{API_KEY_ENV}"', "",
                  # measured: with analytics on, `codex exec` waits ~5 s at exit for an
                  # upload the loopback-only namespace refuses
-                 "[analytics]", "enabled = false", ""]
-        for trusted in self._trusted:
-            lines += [f"[projects.{json.dumps(trusted)}]", 'trust_level = "trusted"', ""]
-        (self.codex_home / "config.toml").write_text("\n".join(lines), encoding="utf-8")
-        self.server.variables["cwd"] = str(cwd)
+                 "[analytics]", "enabled = false", "", ""]
+        path.write_text("\n".join(lines) + trust, encoding="utf-8")
 
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}

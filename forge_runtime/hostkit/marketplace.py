@@ -9,7 +9,9 @@ install record and no data directory of the host's own; a person's forge has all
 those are exactly what an agent can aim at to switch forge off. So this does what a person
 does, with the host's real CLI and the host's HOME:
 
-1. `git clone` of `repo` into the pretend machine (its committed state, as a clone would be);
+1. `git clone` of `repo` (its committed state) to `~/.claude/plugins/marketplaces/forge`,
+   where the host clones a marketplace a person adds from GitHub (the host kit has no
+   network, and the host's CLI takes a git URL only over https);
 2. `claude plugin marketplace add <clone>` and `claude plugin install forge@forge`: the
    host writes `~/.claude/settings.json` (`enabledPlugins`, `extraKnownMarketplaces`),
    `known_marketplaces.json`, `installed_plugins.json` and its plugin cache itself;
@@ -79,7 +81,7 @@ class Forge:
 
 def install_from_marketplace(host, repo: str | Path) -> Forge:
     """Install forge from a clone of `repo` into `host`'s HOME with the host's own CLI."""
-    clone = host.workdir / "forge"
+    clone = host.home / ".claude" / "plugins" / "marketplaces" / MARKETPLACE
     _run(["git", "clone", "-q", "--no-hardlinks", str(repo), str(clone)], "git clone")
     for words in (["plugin", "marketplace", "add", str(clone)], ["plugin", "install", PLUGIN]):
         done = host.cli(words)
