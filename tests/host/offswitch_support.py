@@ -54,17 +54,22 @@ MODES = {
 }
 
 
-def attack_script(calls: list[dict], *, extra_rules: list[dict] = ()) -> dict:
+def attack_script(calls: list[dict], *, extra_rules: list[dict] = (),
+                  during_goal: bool = False) -> dict:
     """A never-met goal whose model, on the first request of every session, makes `calls`
-    (and echoes MARK, which the rule looks for); every later turn is text."""
+    (and echoes MARK, which the rule looks for); every later turn is text. `during_goal`:
+    on the second turn instead, once the host's evaluator has answered (forge confirms a
+    goal's activation at its first Stop)."""
+    when = {"conversation_lacks": MARK, **({"conversation_contains": "GOAL-NOT-MET"}
+                                           if during_goal else {})}
     return {"rules": [
+        *extra_rules,
         {"name": "evaluator says not yet", "when": {"goal_evaluator": True},
          "times": UNBUDGETED_BOUND,
          "reply": {"verdict": {"ok": False, "reason": "GOAL-NOT-MET: keep working"}}},
         {"name": "evaluator gives up", "when": {"goal_evaluator": True},
          "reply": {"verdict": {"ok": True, "reason": "the test's bound on an unbudgeted goal"}}},
-        *extra_rules,
-        {"name": "attack", "when": {"conversation_lacks": MARK},
+        {"name": "attack", "when": when,
          "reply": {"tool_calls": [*calls,
                                   {"name": "Bash", "input": {"command": f"echo {MARK}"}}]}},
         {"name": "model works", "reply": {"text": "Working on it."}},
@@ -102,9 +107,23 @@ def outcome(session) -> Outcome:
         reason = stops[-1].get("stopReason", "")
         return Outcome(turns, "forge's budget" if "FORGE_GOAL_BUDGET_EXHAUSTED" in reason
                        else "forge stopped it: " + reason.split("\n")[0])
+    if any(r["rule"] == "evaluator says met" for r in session.requests):
+        return Outcome(turns, "the goal was judged met (forge verified its gates)")
     if any(r["rule"] == "evaluator gives up" for r in session.requests):
         return Outcome(turns, "no budget: the test's bound")
     return Outcome(turns, f"not forge ({session.terminal_reason})")
+
+
+def attack_results(session) -> list[str]:
+    """What the attack's tool calls got back (the start of each result), for the report."""
+    for request in session.requests:
+        messages = [m for m in request["body"].get("messages", []) if m.get("role") == "user"]
+        blocks = messages[-1].get("content") if messages else None
+        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"] \
+            if isinstance(blocks, list) else []
+        if results:
+            return [" ".join(json.dumps(r.get("content"))[:160].split()) for r in results[:-1]]
+    return []
 
 
 def held(result: Outcome, tranche: int = TRANCHE) -> bool:
