@@ -184,7 +184,10 @@ class CodexHost:
                  f'env_key = "{API_KEY_ENV}"', "",
                  # measured: with analytics on, `codex exec` waits ~5 s at exit for an
                  # upload the loopback-only namespace refuses
-                 "[analytics]", "enabled = false", "", ""]
+                 "[analytics]", "enabled = false", "",
+                 # the pretend HOME (CODEX_HOME with it) usually lives under /tmp, which
+                 # workspace-write leaves writable; a person's home is not under /tmp
+                 "[sandbox_workspace_write]", "exclude_slash_tmp = true", "", ""]
         path.write_text("\n".join(lines) + trust, encoding="utf-8")
 
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
