@@ -144,24 +144,30 @@ def short_tmpdir() -> str:
     return tempfile.mkdtemp(prefix="fos-", dir="/tmp" if os.path.isdir("/tmp") else None)
 
 
-def kill_leftovers(*roots: Path) -> list[int]:
-    """SIGKILL every process (not this one) whose working directory or command line is under
-    one of `roots`: what a session started in the background and left running."""
-    mine, found = os.getpid(), []
+def leftovers(*roots: Path) -> dict[int, str]:
+    """Every process (not this one) whose working directory or command line is under one of
+    `roots`, pid -> command line: what a session started and left running."""
+    mine, found = os.getpid(), {}
     marks = [str(root.resolve()) for root in roots]
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == mine:
             continue
         try:
             cwd = os.readlink(entry / "cwd")
-            argv = (entry / "cmdline").read_bytes().decode(errors="replace")
+            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace").strip()
         except OSError:
             continue
         if any(cwd.startswith(mark) or mark in argv for mark in marks):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)
-                found.append(int(entry.name))
+            found[int(entry.name)] = argv
     return found
+
+
+def kill_leftovers(*roots: Path) -> None:
+    """SIGKILL every process `leftovers` finds."""
+    for pid in leftovers(*roots):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def remove(path: str) -> None:

@@ -35,6 +35,7 @@ from offswitch_support import (
     forge_cli,
     held,
     kill_leftovers,
+    leftovers,
     outcome,
     remove,
     short_tmpdir,
@@ -61,6 +62,7 @@ class Machine:
 
     def goal(self) -> Outcome:
         self.host.script.reset()
+        print("STILL RUNNING:", list(leftovers(self.project).values()))
         session = self.host.run(f"/goal {OBJECTIVE}", cwd=self.project, args=self.args,
                                 env=self.env, timeout=GOAL_TIMEOUT)
         print("ATTACK GOT:", attack_results(session))
