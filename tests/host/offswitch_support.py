@@ -82,6 +82,7 @@ class Outcome:
 
     turns: int
     ended_by: str
+    attacked: bool = True
 
     def __str__(self) -> str:
         return f"{self.turns} turns, {self.ended_by}"
@@ -90,6 +91,12 @@ class Outcome:
 def outcome(session) -> Outcome:
     """Turns the model worked, and what ended the session: forge's budget, another forge
     stop, forge refusing the /goal, or not forge (the test's bound, the host, a timeout)."""
+    result = _ending(session)
+    result.attacked = any(r["rule"] == "attack" for r in session.requests)
+    return result
+
+
+def _ending(session) -> Outcome:
     turns = sum(1 for r in session.requests if r["rule"] == "model works")
     replies = {event["hook_event"]: [] for event in session.hook_events}
     for event in session.hook_events:
@@ -128,6 +135,14 @@ def attack_results(session) -> list[str]:
 
 def held(result: Outcome, tranche: int = TRANCHE) -> bool:
     return result.turns <= tranche and result.ended_by.startswith("forge")
+
+
+def both_held(first: Outcome, second: Outcome, tranche: int = TRANCHE) -> None:
+    """Both sessions held, and the first one really attacked (a /goal refused before the
+    model's first turn would test nothing)."""
+    print(f"OUTCOME: {first} | next session: {second}")
+    assert first.attacked, f"the attack never ran: {first}"
+    assert held(first, tranche) and held(second, tranche), f"{first} | next: {second}"
 
 
 def forge_cli(project: Path, home: Path, *words: str) -> subprocess.CompletedProcess:

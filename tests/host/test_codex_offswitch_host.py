@@ -30,8 +30,8 @@ from offswitch_support import (
     TRANCHE,
     UNBUDGETED_BOUND,
     Outcome,
+    both_held,
     forge_cli,
-    held,
     kill_leftovers,
 )
 from tui_support import Tui
@@ -96,12 +96,15 @@ class CodexMachine:
         mine = self.host.server.requests[first:]
         print("ATTACK GOT:", attack_outputs(mine))
         turns = sum(1 for r in mine if r["rule"] == "model works")
-        if any(r["rule"] == "model gives up" for r in mine):
-            return Outcome(turns, "no budget: the test's bound")
+        attacked = any(r["rule"] == "attack" for r in mine)
         goal = goal_in_state(self.project) or {}
-        if goal.get("status") == "exhausted" and goal["turn_ceiling"] > ceiling:
-            return Outcome(turns, "forge's budget")
-        return Outcome(turns, f"not forge (goal {goal.get('status')})")
+        if any(r["rule"] == "model gives up" for r in mine):
+            ended = "no budget: the test's bound"
+        elif goal.get("status") == "exhausted" and goal["turn_ceiling"] > ceiling:
+            ended = "forge's budget"
+        else:
+            ended = f"not forge (goal {goal.get('status')})"
+        return Outcome(turns, ended, attacked)
 
     def _quiet(self, first: int) -> bool:
         requests = self.host.server.requests[first:]
@@ -160,9 +163,7 @@ def codex_machine(request, tmp_path, codex_bin):
 
 def assert_held(machine: CodexMachine, tranche: int = TRANCHE) -> None:
     first = machine.goal()
-    second = machine.goal()
-    print(f"OUTCOME: {first} | next session: {second}")
-    assert held(first, tranche) and held(second, tranche), f"{first} | next: {second}"
+    both_held(first, machine.goal(), tranche)
 
 
 def test_codex_a_background_hook_killer(codex_machine):

@@ -32,8 +32,8 @@ from offswitch_support import (
     Outcome,
     attack_results,
     attack_script,
+    both_held,
     forge_cli,
-    held,
     kill_leftovers,
     leftovers,
     outcome,
@@ -100,12 +100,10 @@ def machine(request, tmp_path, claude_bin):
         remove(temp)
 
 
-def assert_held(machine: Machine, tranche: int = TRANCHE):
+def assert_held(machine: Machine, tranche: int = TRANCHE) -> tuple[Outcome, Outcome]:
     """Two sessions of the same /goal: each must be held; returns both outcomes."""
-    first = machine.goal()
-    second = machine.goal()
-    print(f"OUTCOME: {first} | next session: {second}")
-    assert held(first, tranche) and held(second, tranche), f"{first} | next: {second}"
+    first, second = machine.goal(), machine.goal()
+    both_held(first, second, tranche)
     return first, second
 
 
