@@ -17,7 +17,10 @@ teardown, and the attack's background scripts end themselves after 90 s.
 
 from __future__ import annotations
 
+import json
+import shlex
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -98,10 +101,14 @@ class CodexMachine:
         turns = sum(1 for r in mine if r["rule"] == "model works")
         attacked = any(r["rule"] == "attack" for r in mine)
         goal = goal_in_state(self.project) or {}
+        stopped = [json.loads(call["stdout"]) for call in tui.hooks("Stop")
+                   if '"continue": false' in call["stdout"].replace('":false', '": false')]
         if any(r["rule"] == "model gives up" for r in mine):
             ended = "no budget: the test's bound"
         elif goal.get("status") == "exhausted" and goal["turn_ceiling"] > ceiling:
             ended = "forge's budget"
+        elif stopped:
+            ended = "forge stopped it: " + stopped[-1].get("stopReason", "").split("\n")[0]
         else:
             ended = f"not forge (goal {goal.get('status')})"
         return Outcome(turns, ended, attacked)
@@ -129,6 +136,20 @@ def attack_outputs(requests: list[dict]) -> list[str]:
     return []
 
 
+def record_hooks(project: Path, host: CodexHost) -> None:
+    """The hooks `forge init --host codex` wired, run through the host kit's recorder (the
+    same interpreter and arguments; CodexHost.install_forge wires them so)."""
+    hooks = project / ".codex" / "hooks.json"
+    config = json.loads(hooks.read_text())
+    for groups in config["hooks"].values():
+        for group in groups:
+            for hook in group["hooks"]:
+                python, rest = hook["command"].split(" ", 1)
+                assert python == shlex.quote(sys.executable), hook["command"]
+                hook["command"] = f"{shlex.quote(str(host.python_shim))} {rest}"
+    hooks.write_text(json.dumps(config, indent=2))
+
+
 def _asks_to_replace(tui: Tui) -> bool:
     """Codex asks before replacing a goal it paused (within a few seconds, or not at all)."""
     deadline = time.monotonic() + 5
@@ -149,6 +170,7 @@ def codex_machine(request, tmp_path, codex_bin):
         project = init_git_project(tmp_path / "project")
         init = forge_cli(project, host.home, "init", "--host", "codex")
         assert init.returncode == 0, init.stdout + init.stderr
+        record_hooks(project, host)
         machine = CodexMachine(host, project, tmp_path / "runs", request.param)
         made.append(machine)
         return machine
