@@ -21,11 +21,13 @@ does, with the host's real CLI and the host's HOME:
    of those dependencies as wheels (`wheelhouse`), no uv; the host's `claude` on PATH, as
    on a machine where a person can type it; and no `FORGE_PYTHON`, so hooks run the
    launcher's own choice (forge-env). The host kit's hook recorder therefore sees nothing:
-   `session.hooks` is empty and `session.hook_events` holds the host's own view.
+   `session.hooks` is empty and `session.hook_events` holds the host's own view. The MCP
+   SDK is not among the wheels: forge's MCP server says it cannot install it (a plugin error
+   in the debug log), and the session goes on.
 
-`Forge` names the paths an attack aims at: the clone the hooks run from (a local-directory
-marketplace runs its plugin's hooks from there), the host's cache copy, the data directory
-and forge-env's site-packages.
+What an attack aims at is then where it is on a person's machine: `~/.claude/settings.json`,
+`~/.claude/plugins/` (the marketplace clone, the host's cache copy, the data directory with
+forge-env).
 """
 
 from __future__ import annotations
@@ -39,9 +41,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from forge_runtime.hook_python import HOOK_REQUIREMENTS
+
 MARKETPLACE = "forge"
 PLUGIN = "forge@forge"
-DEPENDENCIES = ("pyyaml", "filelock", "jsonschema")  # hook_python.HOOK_REQUIREMENTS by name
+DEPENDENCIES = tuple(re.split(r"[<>=!~\[;\s]", req, maxsplit=1)[0] for req in HOOK_REQUIREMENTS)
 
 
 class InstallFailed(RuntimeError):
@@ -50,33 +54,12 @@ class InstallFailed(RuntimeError):
 
 @dataclass
 class Forge:
-    """forge as the host installed it into one pretend machine."""
+    """forge as the host installed it into one pretend machine: its HOME, the clone the
+    marketplace points at, and the environment for the sessions."""
 
     home: Path
     clone: Path
     env: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def settings(self) -> Path:
-        """The user-scope settings file, where the host enabled the plugin."""
-        return self.home / ".claude" / "settings.json"
-
-    @property
-    def cache(self) -> Path:
-        """The host's copy of the plugin, as `installed_plugins.json` names it."""
-        return next((self.home / ".claude" / "plugins" / "cache" / MARKETPLACE /
-                     "forge").iterdir())
-
-    def data_dir(self) -> Path | None:
-        """The plugin's data directory (`CLAUDE_PLUGIN_DATA`), once a session made it."""
-        return next((self.home / ".claude" / "plugins" / "data").glob("forge*"), None)
-
-    def site_packages(self) -> Path:
-        """forge-env's site-packages: every hook imports from here once it is built."""
-        data = self.data_dir()
-        if data is None:
-            raise InstallFailed("no plugin data directory yet: run a session first")
-        return next((data / "forge-env" / "lib").glob("python*/site-packages"))
 
 
 def install_from_marketplace(host, repo: str | Path) -> Forge:
