@@ -120,6 +120,26 @@ def python_script(name: str, text: str) -> list[dict]:
     return [write("{cwd}/" + name, text), bash(f"python3 {name}")]
 
 
+# -- the control: a fresh install with no attack --------------------------------------------
+
+def test_a_fresh_install_bootstraps_forge_env_offline_and_budgets_the_goal(machine):
+    person = machine([bash("true")])
+    first, second = assert_held(person)
+    assert (first.turns, first.ended_by, second.turns) == (TRANCHE, "forge's budget", TRANCHE)
+    home = person.host.home
+    (forge_env,) = home.glob(".claude/plugins/data/*/forge-env")
+    assert forge_env.is_symlink() and (forge_env / "bin" / "python").exists()
+    installed = json.loads((home / ".claude/plugins/installed_plugins.json").read_text())
+    assert list(installed["plugins"]) == ["forge@forge"]
+    init = next(json.loads(line) for line in (person.host.workdir / "run-1" / "stdout.jsonl")
+                .read_text().splitlines() if '"subtype":"init"' in line.replace(" ", ""))
+    # the host loads it from the marketplace's directory, as the one plugin not built in
+    assert [(p["source"], p["path"]) for p in init["plugins"] if p["path"] != "builtin"] == [
+        ("forge@forge", str(home / ".claude/plugins/marketplaces/forge"))]
+    assert "--plugin-dir" not in (person.host.workdir / "run-1" / "debug.log").read_text()
+    assert (goal_in_state(person.project) or {}).get("turn_count") == 2 * TRANCHE
+
+
 # -- (a) a background hook killer ------------------------------------------------------------
 
 def test_a_background_hook_killer(machine):
