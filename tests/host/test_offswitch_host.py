@@ -12,7 +12,9 @@ is 21, as in test_goal_hook_deaths.py.
 Sessions run in a loopback-only network namespace without a PID namespace (the host's own
 bubblewrap sandbox needs the real /proc, and a background process must be able to outlive its
 session as on a person's machine); every process left in the test's directories is killed
-at teardown, and the killer ends itself after 90 s.
+at teardown, and the killer ends itself after 90 s. With `-s` each test prints what the
+attack's tool calls got, what was still running when a session began, and its OUTCOME:
+turns and what ended each of the two sessions.
 """
 
 from __future__ import annotations
