@@ -38,6 +38,14 @@ def test_the_wrapped_command_runs_the_relay_then_the_session(monkeypatch):
                            "claude", "-p", "hi"]
 
 
+
+def test_without_its_own_pids_only_the_network_is_unshared(monkeypatch):
+    monkeypatch.setattr(netns.shutil, "which", lambda name: f"/usr/bin/{name}")
+    wrapped = netns.wrap(["claude"], "/tmp/x.sock", 4242, own_pids=False)
+    assert wrapped[:3] == ["/usr/bin/unshare", "-n", "--"]
+    assert wrapped[-3:] == ["4242", "--", "claude"]
+
+
 @pytest.mark.parametrize("argv", [["/tmp/x.sock", "4242", "--"], ["/tmp/x.sock"],
                                   ["/tmp/x.sock", "4242", "claude"]])
 def test_the_relay_refuses_a_command_line_without_a_command(capsys, argv):

@@ -70,6 +70,15 @@ def test_times_limits_a_rule_then_later_rules_answer():
         ["once", "always", "always"]
 
 
+def test_reset_lets_a_used_up_rule_answer_again():
+    script = Script({"rules": [{"name": "once", "times": 1, "reply": {"text": "first"}},
+                               {"name": "always", "reply": {"text": "ok"}}]})
+    assert rule_for(script, request(user("go")))[0] == "once"
+    assert rule_for(script, request(user("go")))[0] == "always"
+    script.reset()
+    assert rule_for(script, request(user("go")))[0] == "once"
+
+
 def test_only_rules_that_ask_for_it_answer_the_goal_evaluator():
     script = Script({"rules": [
         {"name": "plain", "reply": {"text": "not a verdict"}},

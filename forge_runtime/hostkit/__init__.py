@@ -3,6 +3,7 @@
     script.py         rules that answer model requests by their content (+ script.schema.json)
     server.py         the Messages API server on 127.0.0.1 that plays the model
     runner.py         `Host`: a fresh HOME + the server + plugins; `Host.run` is one session
+    marketplace.py    forge installed as a person does: marketplace add + plugin install
     netns.py          loopback-only network and PID namespace for a session, where allowed
     hookrecord.py     records forge's hook invocations (stdin, stdout, exit, duration)
     binary.py         finds the CLI bundled with claude-agent-sdk, or $FORGE_CLAUDE_BIN

@@ -74,7 +74,7 @@ class CodexHost:
 
     def __init__(self, workdir: str | Path, script: Script, *,
                  timeout: float = DEFAULT_TIMEOUT, isolate_network: bool = True,
-                 codex_bin: str | Path | None = None) -> None:
+                 own_pids: bool = True, codex_bin: str | Path | None = None) -> None:
         self.workdir = Path(workdir).resolve()
         self.home = self.workdir / "home"
         self.codex_home = self.home / ".codex"
@@ -83,7 +83,7 @@ class CodexHost:
             path.mkdir(parents=True, exist_ok=True)
         self.timeout = timeout
         self.codex_bin = Path(codex_bin) if codex_bin else find_codex()
-        unix_path = prepare_isolation(self, isolate_network, "fhx-")
+        unix_path = prepare_isolation(self, isolate_network, "fhx-", own_pids)
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
                                   unix_path=unix_path)
         self.python_shim = write_python_shim(self.workdir)
@@ -160,25 +160,35 @@ class CodexHost:
         self._write_config(cwd)
         command = [str(self.codex_bin), TRUST_FLAG, *args]
         if self.isolated:
-            command = netns.wrap(command, str(self.server.unix_path), self.server.port)
+            command = netns.wrap(command, str(self.server.unix_path), self.server.port,
+                                 self.own_pids)
         return command
 
     def _write_config(self, cwd: Path) -> None:
         """config.toml: the scripted provider, no analytics, and trust for every project a
-        session used."""
-        if str(cwd) not in self._trusted:
-            self._trusted.append(str(cwd))
+        session used. Written once, then only added to: what a session changed there (an
+        agent turning Codex's hooks off) stays for the next session to meet."""
+        self.server.variables["cwd"] = str(cwd)
+        if str(cwd) in self._trusted:
+            return
+        self._trusted.append(str(cwd))
+        trust = f'[projects.{json.dumps(str(cwd))}]\ntrust_level = "trusted"\n\n'
+        path = self.codex_home / "config.toml"
+        if path.exists():
+            with path.open("a", encoding="utf-8") as config:
+                config.write("\n" + trust)
+            return
         lines = [f'model = "{MODEL}"', 'model_provider = "hostkit"', "",
                  "[model_providers.hostkit]", 'name = "forge host kit"',
                  f'base_url = "{self.server.url}/v1"', 'wire_api = "responses"',
                  f'env_key = "{API_KEY_ENV}"', "",
                  # measured: with analytics on, `codex exec` waits ~5 s at exit for an
                  # upload the loopback-only namespace refuses
-                 "[analytics]", "enabled = false", ""]
-        for trusted in self._trusted:
-            lines += [f"[projects.{json.dumps(trusted)}]", 'trust_level = "trusted"', ""]
-        (self.codex_home / "config.toml").write_text("\n".join(lines), encoding="utf-8")
-        self.server.variables["cwd"] = str(cwd)
+                 "[analytics]", "enabled = false", "",
+                 # the pretend HOME (CODEX_HOME with it) usually lives under /tmp, which
+                 # workspace-write leaves writable; a person's home is not under /tmp
+                 "[sandbox_workspace_write]", "exclude_slash_tmp = true", "", ""]
+        path.write_text("\n".join(lines) + trust, encoding="utf-8")
 
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}

@@ -44,9 +44,15 @@ def available() -> tuple[bool, str]:
     return True, "loopback-only network and PID namespace (unshare -n -p)"
 
 
-def wrap(command: list[str], unix_path: str, port: int) -> list[str]:
-    """`command` run inside fresh namespaces, with 127.0.0.1:<port> relayed to `unix_path`."""
-    return [shutil.which("unshare") or "unshare", "-n", "-p", "-f", "--kill-child", "--",
+def wrap(command: list[str], unix_path: str, port: int, own_pids: bool = True) -> list[str]:
+    """`command` run inside fresh namespaces, with 127.0.0.1:<port> relayed to `unix_path`.
+
+    `own_pids=False` leaves out the PID namespace: then a process the session starts in the
+    background can outlive it, as on a person's machine (the caller ends it), and the host's
+    own bubblewrap sandbox, which reads /proc/<pid>/ns of its children, can run.
+    """
+    pids = ["-p", "-f", "--kill-child"] if own_pids else []
+    return [shutil.which("unshare") or "unshare", "-n", *pids, "--",
             sys.executable, "-I", "-m", MODULE, unix_path, str(port), "--", *command]
 
 

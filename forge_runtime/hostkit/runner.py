@@ -155,13 +155,15 @@ class Host:
 
     `isolate_network`: run each session in a loopback-only network namespace (and a PID
     namespace that takes every leftover process down with it) where the machine allows;
-    `isolation` says what was used and why.
+    `isolation` says what was used and why. `own_pids=False` keeps the loopback-only
+    network but not the PID namespace (see `netns.wrap`): for the host's own sandbox, and
+    for a test whose background process must live on into the next session.
     """
 
     def __init__(self, workdir: str | Path, script: Script, *,
                  plugin_dirs: Sequence[str | Path] = (), env: dict[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, isolate_network: bool = True,
-                 claude_bin: str | Path | None = None) -> None:
+                 own_pids: bool = True, claude_bin: str | Path | None = None) -> None:
         self.workdir = Path(workdir).resolve()
         self.home = self.workdir / "home"
         self.tmpdir = self.home / "tmp"
@@ -170,7 +172,7 @@ class Host:
         self.env = dict(env or {})
         self.timeout = timeout
         self.claude_bin = Path(claude_bin) if claude_bin else find_claude()
-        unix_path = prepare_isolation(self, isolate_network, "fhk-")
+        unix_path = prepare_isolation(self, isolate_network, "fhk-", own_pids)
         self.server = ModelServer(script, log_path=self.workdir / "requests.jsonl",
                                   unix_path=unix_path)
         self._python_shim = write_python_shim(self.workdir)
@@ -252,9 +254,24 @@ class Host:
         for plugin in self.plugin_dirs:
             command += ["--plugin-dir", str(plugin)]
         command += list(tail)
-        if self.isolated:
-            command = netns.wrap(command, str(self.server.unix_path), self.server.port)
-        return command
+        return self._isolated(command)
+
+    def cli(self, words: Sequence[str], *, cwd: str | Path | None = None,
+            env: dict[str, str] | None = None, timeout: float = 60.0
+            ) -> subprocess.CompletedProcess:
+        """One command of the host's own CLI (`claude plugin install forge@forge`) with this
+        machine's HOME and environment and the sessions' network isolation."""
+        command = self._isolated([str(self.claude_bin), *words])
+        run_dir = self.workdir / "cli"
+        run_dir.mkdir(exist_ok=True)
+        return subprocess.run(command, cwd=cwd or self.home, env=self._environment(run_dir, env),
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout)
+
+    def _isolated(self, command: list[str]) -> list[str]:
+        if not self.isolated:
+            return command
+        return netns.wrap(command, str(self.server.unix_path), self.server.port, self.own_pids)
 
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}
@@ -287,13 +304,12 @@ class Host:
 
     def _trust(self, cwd: Path) -> None:
         """Pre-answer the first-run and trust questions the host would otherwise ask."""
-        config_path = self.home / ".claude.json"
-        config = json.loads(config_path.read_text()) if config_path.exists() else {
-            "hasCompletedOnboarding": True,
-            "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
-            "projects": {},
-        }
-        config["projects"].setdefault(str(cwd), {"hasTrustDialogAccepted": True})
+        config_path = self.home / ".claude.json"  # the host's CLI commands write it too
+        config = json.loads(config_path.read_text()) if config_path.exists() else {}
+        config.setdefault("hasCompletedOnboarding", True)
+        config.setdefault("customApiKeyResponses",
+                          {"approved": [API_KEY[-20:]], "rejected": []})
+        config.setdefault("projects", {}).setdefault(str(cwd), {"hasTrustDialogAccepted": True})
         config_path.write_text(json.dumps(config, indent=2))
 
 
@@ -308,15 +324,18 @@ def write_python_shim(workdir: Path) -> Path:
     return shim
 
 
-def prepare_isolation(host, isolate_network: bool, prefix: str) -> Path | None:
-    """Set `host.isolated`, `host.isolation` and `host._socket_dir`; the model server's Unix
-    socket path when sessions run in a loopback-only namespace, else None.
+def prepare_isolation(host, isolate_network: bool, prefix: str,
+                      own_pids: bool = True) -> Path | None:
+    """Set `host.isolated`, `host.isolation`, `host.own_pids` and `host._socket_dir`; the model
+    server's Unix socket path when sessions run in a loopback-only namespace, else None.
 
     A Unix socket path must stay under ~100 bytes, so it lives in a short temp dir, removed
     by the host's close() or, when a caller forgets that, at garbage collection.
     """
     can_isolate, reason = netns.available() if isolate_network else (False, "not asked")
-    host.isolated = can_isolate
+    host.isolated, host.own_pids = can_isolate, own_pids
+    if can_isolate and not own_pids:
+        reason = "loopback-only network namespace (unshare -n), no PID namespace"
     host.isolation = reason if can_isolate else f"none ({reason})"
     host._socket_dir = None
     if not can_isolate:

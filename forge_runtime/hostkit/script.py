@@ -235,6 +235,13 @@ class Script:
             raise ScriptError(f"{source}: not valid YAML or JSON: {exc}") from None
         return cls(data, source)
 
+    def reset(self) -> None:
+        """Every rule's `times` counts from zero again: a new session of the same machine
+        meets the same model."""
+        with self._lock:
+            for rule in self.rules:
+                rule.used = 0
+
     def answer(self, request: Request) -> tuple[Rule | None, dict]:
         """The rule that answers `request` (None: no rule did) and its reply, counting the use."""
         with self._lock:

@@ -1,0 +1,28 @@
+"""The host kit's marketplace install packs the hook dependencies from this interpreter's own
+installed copies, so a fresh home bootstraps forge-env offline (the install itself runs in
+tests/host/test_offswitch_host.py against the real host)."""
+
+from __future__ import annotations
+
+import zipfile
+from importlib import metadata
+
+from forge_runtime.hostkit.marketplace import wheelhouse
+
+
+def test_the_wheelhouse_holds_each_dependency_and_what_it_needs(tmp_path):
+    wheels = {path.name.split("-")[0]: path for path in wheelhouse(tmp_path).glob("*.whl")}
+    assert {"pyyaml", "filelock", "jsonschema", "attrs", "referencing", "rpds_py"} <= set(wheels)
+    for name, path in wheels.items():
+        with zipfile.ZipFile(path) as wheel:
+            infos = {entry.split("/")[0] for entry in wheel.namelist()
+                     if entry.split("/")[0].endswith(".dist-info")}
+            assert len(infos) == 1, (name, infos)
+            (info,) = infos
+            assert {f"{info}/METADATA", f"{info}/WHEEL", f"{info}/RECORD"} <= set(
+                wheel.namelist())
+            assert not any("__pycache__" in entry for entry in wheel.namelist())
+    yaml = metadata.distribution("pyyaml")
+    tag = next(line.split(":", 1)[1].strip() for line in yaml.read_text("WHEEL").splitlines()
+               if line.startswith("Tag:"))
+    assert wheels["pyyaml"].name.endswith(f"-{tag}.whl")  # a compiled wheel keeps its tag
