@@ -56,19 +56,3 @@ def make_wheelhouse(root: Path, extra_files: dict[str, str] | None = None,
             wheel.writestr(f"{info}/RECORD", "")
     return root
 
-
-def wheel_of_installed(distribution_name: str, wheelhouse: Path) -> Path:
-    """A wheel of a pure-Python distribution installed in this interpreter, packed from its
-    installed files (RECORD), so that a build needing it (setuptools, say) runs offline."""
-    from importlib import metadata
-
-    found = metadata.distribution(distribution_name)
-    name = found.metadata["Name"].replace("-", "_")
-    wheel_path = wheelhouse / f"{name}-{found.version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel_path, "w") as wheel:
-        for file in found.files or ():
-            path = Path(found.locate_file(file))
-            if path.is_file() and "__pycache__" not in file.parts and not file.parts[0] \
-                    .startswith(".."):
-                wheel.write(path, file.as_posix())
-    return wheel_path

@@ -302,3 +302,46 @@ def test_a_goal_in_codexs_workspace_sandbox_is_recorded_sandboxed(rollout):
     goal = goal_in_state(rollout.project)
     head = Ledger(find_project(rollout.project).ledger_root, goal["nonce"]).head()
     assert head.goal["sandbox"] == "sandboxed"
+
+
+def _tool_call(rollout: Rollout, command: str) -> dict | None:
+    """A PreToolUse of the session's current turn, as Codex sends it for exec_command."""
+    return hook("PreToolUse", {"session_id": rollout.id, "turn_id": rollout.turn_id,
+                               "transcript_path": str(rollout.path), "cwd": str(rollout.project),
+                               "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                               "tool_input": {"command": command}})
+
+
+def _start_turn(rollout: Rollout) -> None:
+    rollout.turn_id = str(uuid.uuid4())
+    rollout.write("turn_context", {"turn_id": rollout.turn_id, "approval_policy": "never",
+                                   "sandbox_policy": {"type": rollout.sandbox}})
+
+
+def test_a_native_goal_outside_codexs_sandbox_has_its_tool_calls_refused_before_any_stop(
+        rollout):
+    """No hook fires at a TUI /goal, and a first turn's `setsid -f` killer would meet no
+    Stop of forge's alive: in danger-full-access the goal's tool calls are refused first."""
+    rollout.sandbox = "danger-full-access"
+    rollout.person_goal("ship it")
+    _start_turn(rollout)
+    denied = _tool_call(rollout, "setsid -f python3 k.py")
+    decision = denied["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert decision["permissionDecisionReason"].startswith("Error: FORGE_GOAL_UNSANDBOXED")
+    assert "Fix: codex --sandbox workspace-write" in decision["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("case", ["workspace sandbox", "no native goal", "opted out"])
+def test_tool_calls_run_where_codex_sandboxes_or_no_goal_runs_or_the_project_opts_out(
+        rollout, case):
+    if case != "workspace sandbox":
+        rollout.sandbox = "danger-full-access"
+    if case == "opted out":
+        (rollout.project / ".forge").mkdir()
+        (rollout.project / ".forge" / "guard.yaml").write_text(
+            "goal: {require_sandbox: false}\n")
+    if case != "no native goal":
+        rollout.person_goal("ship it")
+    _start_turn(rollout)
+    assert _tool_call(rollout, "ls") is None

@@ -42,10 +42,12 @@ HOST_FIX = "forge sandbox status"
 
 # Words whose mere mention makes a shell command sensitive (it must then be provably
 # read-only). Generic names such as `state.md` are matched by resolved path instead.
+# The host's homes count by their names, however a program builds the rest of the path
+# (`os.path.join(home, ".claude", "settings.json")`, `$CODEX_HOME + "/config.toml"`).
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
-           "forge_runtime.hooks", "goal-ledger", ".claude/settings", ".claude/plugins",
-           "managed-settings", "forge-env", ".codex/", "enabledplugins", "disableallhooks",
-           ".claude.json", ".mcp.json")
+           "forge_runtime.hooks", "goal-ledger", ".claude", "claude_config_dir",
+           "managed-settings", "forge-env", ".codex", "codex_home", "enabledplugins",
+           "disableallhooks", ".mcp.json")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s

@@ -46,6 +46,8 @@ def shape_problem(event_name: str, event: dict) -> str | None:
 def handle(event_name: str, module, event: dict) -> dict | None:
     """Run the core's event module for a Codex event; map its reply back."""
     event = {**event, HOST_KEY: NAME}
+    if event_name == "PreToolUse":
+        return unsandboxed_goal_denial(event) or module.handle(event)
     if event_name != "Stop":
         return module.handle(event)
     try:
@@ -101,6 +103,47 @@ def _note_person_goal(event: dict) -> dict | None:
 
     return on_unbound_goal(pursued, "no person's /goal set it, e.g. the model created it "
                                     "itself; only a person's /goal runs with a budget")
+
+
+def unsandboxed_goal_denial(event: dict) -> dict | None:
+    """Deny the tool call of a thread whose native goal runs outside Codex's sandbox, in a
+    project that requires it (None: the guard decides as usual).
+
+    No hook fires at a TUI `/goal`, so the first Stop is where forge refuses such a goal;
+    a model that starts a hook killer on its first turn (measured in danger-full-access:
+    `setsid -f` outlives its command and SIGKILLs every Stop hook) would never meet that
+    Stop. Its tool calls come first, and this refuses them, so nothing it runs lives on.
+    """
+    if not native_goal_active(event):
+        return None
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import sessions
+    from forge_runtime.sandbox import posture
+
+    project = sessions.project_for(event)
+    try:
+        posture.for_goal(project, codex_sandbox_posture(
+            Path(project.root), rollout=event.get("transcript_path")))
+    except ForgeError as exc:
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                       "permissionDecision": "deny",
+                                       "permissionDecisionReason": exc.hint().render()}}
+    return None
+
+
+def native_goal_active(event: dict) -> bool:
+    """Whether Codex's goal store holds an active goal for this thread (False without one)."""
+    import sqlite3
+
+    store = goal_store(codex_home(event.get("transcript_path")))
+    if store is None:
+        return False
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=2.0) as db:
+            return db.execute("SELECT COUNT(*) FROM thread_goals WHERE thread_id = ? AND "
+                              "status = 'active'", (event["session_id"],)).fetchone()[0] > 0
+    except sqlite3.Error:
+        return True  # a store forge cannot read might hold one: the sandbox check decides
 
 
 # -- Codex's goal store -------------------------------------------------------------------

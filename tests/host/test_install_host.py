@@ -18,15 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from offline_pip import (
-    STAND_INS,
-    clean_env,
-    make_wheelhouse,
-    wheel_of_installed,
-)
+from offline_pip import STAND_INS, clean_env, make_wheelhouse
 
 from forge_runtime import distribution
 from forge_runtime.hostkit.binary import find_claude
+from forge_runtime.hostkit.marketplace import wheelhouse
 from forge_runtime.hostkit.runner import QUIET_ENV
 
 pytestmark = pytest.mark.host
@@ -103,7 +99,7 @@ def test_the_readme_installs_the_plugin_from_a_clone_of_this_repository(clone, t
 @pytest.fixture
 def offline_index(tmp_path):
     wheels = make_wheelhouse(tmp_path / "wheels", stand_ins=DEPENDENCIES)
-    wheel_of_installed("setuptools", wheels)  # the clone's build backend, from this machine
+    wheelhouse(wheels, ("setuptools",))  # the clone's build backend, from this machine
     # as a user's pip.conf or uv.toml would say: no index, only these wheels
     return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "UV_OFFLINE": "1",
             "UV_FIND_LINKS": str(wheels)}
@@ -144,3 +140,67 @@ def test_the_readme_installs_the_cli_in_a_venv_from_the_same_clone(clone, tmp_pa
                            env=env, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and f"Name: {distribution.NAME}" in shown.stdout
     _installed_forge_answers(home / ".venvs/forge/bin/forge", env)
+
+
+FOUNDRY = "#!/bin/sh\necho 'forge 0.2.0 (foundry: a Solidity toolchain, not yours)'\n"
+GATES = """\
+gates:
+  unit-tests:
+    command: echo UNIT-TESTS-RAN
+    boundary: ["src/**"]
+"""
+
+
+def test_a_machine_with_a_foreign_forge_follows_the_readme_to_a_budgeted_goal(tmp_path,
+                                                                             claude_bin):
+    """The README from the top on a machine where another `forge` comes first on PATH: the
+    plugin from a clone as its marketplace (the host's own CLI), the project set up with the
+    CLI from the same source, and a person's `/goal` whose model runs `forge gate run`: the
+    gate runs (forge's, not the stranger's) and the goal stops at its budget."""
+    from offswitch_support import (
+        OBJECTIVE,
+        TRANCHE,
+        attack_results,
+        attack_script,
+        forge_cli,
+        kill_leftovers,
+        outcome,
+        remove,
+        short_tmpdir,
+    )
+
+    from forge_runtime.hostkit.marketplace import install_from_marketplace
+    from forge_runtime.hostkit.projects import init_git_project
+    from forge_runtime.hostkit.pytest_plugin import as_script
+    from forge_runtime.hostkit.runner import Host
+
+    foreign = tmp_path / "foundry-bin"
+    foreign.mkdir()
+    (foreign / "forge").write_text(FOUNDRY)
+    (foreign / "forge").chmod(0o755)
+    script = attack_script([{"name": "Bash", "input": {
+        "command": "command -v forge; forge gate run unit-tests"}}])
+    temp = short_tmpdir()
+    host = Host(tmp_path / "host", as_script(script), own_pids=False, claude_bin=claude_bin)
+    try:
+        installed = install_from_marketplace(host, REPO)
+        project = init_git_project(tmp_path / "project")
+        (project / "src").mkdir()
+        (project / "src" / "app.py").write_text("x = 1\n")
+        (project / ".forge").mkdir()
+        (project / ".forge" / "gates.yaml").write_text(GATES)
+        init = forge_cli(project, host.home, "init")
+        assert init.returncode == 0, init.stdout + init.stderr
+        env = {**installed.env, "PATH": f"{foreign}{os.pathsep}{installed.env['PATH']}",
+               "TMPDIR": temp, "CLAUDE_CODE_TMPDIR": temp}
+        session = host.run(f"/goal {OBJECTIVE}", cwd=project, env=env, timeout=120,
+                           args=["--permission-mode", "acceptEdits", "--allowedTools", "Bash"])
+        (ran,) = attack_results(session)
+        assert "foundry" not in ran and "UNIT-TESTS-RAN" in ran, ran
+        assert str(installed.clone / "bin" / "forge") in ran  # the plugin's own forge won
+        result = outcome(session)
+        assert (result.turns, result.ended_by) == (TRANCHE, "forge's budget"), str(result)
+    finally:
+        kill_leftovers(tmp_path, Path(temp))
+        host.close()
+        remove(temp)
