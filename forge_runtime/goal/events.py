@@ -22,7 +22,7 @@ import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import sessions, transcript
-from forge_runtime.goal.ledger import TAMPERED
+from forge_runtime.goal.ledger import TAMPERED, TRANCHE
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
 
@@ -63,13 +63,44 @@ def exhausted_hint(goal: dict) -> hints.Hint:
     """The way on from a spent budget: the same words in the Stop reply and `forge goal status`."""
     from forge_runtime import hints
 
-    return hints.next_(f"/goal {goal['objective']}", "adds one more tranche of 20 turns",
-                       or_=["/goal clear"])
+    return hints.next_(f"/goal {goal['objective']}",
+                       f"adds one more tranche of {tranche_words(goal)}", or_=["/goal clear"])
+
+
+def tranche_words(goal: dict) -> str:
+    """What one tranche of this goal holds: `20 turns`, and its token and minute ceilings."""
+    from forge_runtime.goal.gauge import tokens_text
+
+    words = [f"{TRANCHE} turns"]
+    if isinstance(goal.get("token_ceiling"), int):
+        words.append(f"{tokens_text(goal['tranche_tokens'])} tokens"
+                     if isinstance(goal.get("tranche_tokens"), int) else "its tokens")
+    if isinstance(goal.get("minute_ceiling"), int):
+        words.append(f"{goal['minute_ceiling']} minutes")
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+
+
+def spent_words(goal: dict, ceiling: str | None) -> str:
+    """Which ceiling ended the tranche, in the stop message's words."""
+    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.ledger import MINUTES, TOKENS, minutes_used, now
+
+    if ceiling == TOKENS:
+        return (f"used {tokens_text(goal.get('token_count', 0))} of "
+                f"{tokens_text(goal['token_ceiling'])} tokens (the token ceiling) in "
+                f"{goal['turn_count']} turns")
+    if ceiling == MINUTES:
+        return (f"ran {minutes_used(goal, now())} of {goal['minute_ceiling']} minutes (the "
+                f"time ceiling) of this tranche in {goal['turn_count']} turns")
+    return (f"used {goal['turn_count']} of {goal['turn_ceiling']} turns "
+            f"({goal['activation_count']} x 20)")
 
 
 def exhausted_text(goal: dict, late: int = 0, owed: int = 0) -> str:
-    head = (f"{EXHAUSTED_CODE}: goal {goal['nonce']} used {goal['turn_count']} of "
-            f"{goal['turn_ceiling']} turns ({goal['activation_count']} x 20); forge stopped it.")
+    from forge_runtime.goal.ledger import now, reached
+
+    head = (f"{EXHAUSTED_CODE}: goal {goal['nonce']} {spent_words(goal, reached(goal, now()))}; "
+            "forge stopped it.")
     if late:
         head += (f" {late} of this tranche's turns were charged late (their Stop hooks did "
                  "not finish).")
@@ -148,7 +179,7 @@ def _follow_transcript(project: Project, event: dict):
     binding = sessions.read_binding(project.ledger_root, session)
     with storage_errors(project):
         chunk = _read_bound(event, binding)
-        result = _catch_up(project, binding, chunk, session, None)
+        result = _catch_up(project, binding, chunk, session, None, path)
         _remember(project, session, binding, path, chunk)
     return result
 
@@ -163,14 +194,47 @@ def _read_bound(event: dict, binding: dict) -> transcript.Chunk:
     try:
         return reader.read_anchored(path, mark)
     except transcript.Unattributable as exc:
-        from forge_runtime import hints
+        raise _unattributable(exc, binding) from None
 
-        objective = hints.sanitize(binding.get("objective") or "")
-        raise ForgeError(
-            f"{exc}, so the turns after the ones goal {binding.get('nonce')} charged cannot be "
-            "attributed", f"/goal {objective}", exit_code=EXIT_REFUSED, code=TAMPERED,
-            rationale="in a new session: the goal keeps its count; this session's transcript "
-                      "can no longer show its turns") from None
+
+def _unattributable(exc: transcript.Unattributable, binding: dict) -> ForgeError:
+    """The tamper error for a transcript (or a subagent's) that lost what forge read."""
+    from forge_runtime import hints
+
+    objective = hints.sanitize(binding.get("objective") or "")
+    return ForgeError(
+        f"{exc}, so the turns after the ones goal {binding.get('nonce')} charged cannot be "
+        "attributed", f"/goal {objective}", exit_code=EXIT_REFUSED, code=TAMPERED,
+        rationale="in a new session: the goal keeps its count; this session's transcript "
+                  "can no longer show its turns")
+
+
+def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str]) -> dict:
+    """The tokens each of `turns` spent (usage.py): its distinct responses since the turn
+    before, the first one's from the part of the turn an earlier event read (the binding's
+    `usage_open`), the last one's with what the session's subagents spent since the last
+    event. What comes after the last of them waits in the binding for the next turn."""
+    from forge_runtime.goal import usage
+
+    tally = usage.Tally(binding.get("usage_open"))
+    try:
+        helpers, binding["subagents"] = usage.read_subagents(path, binding.get("subagents")
+                                                             or {})
+    except transcript.Unattributable as exc:
+        raise _unattributable(exc, binding) from None
+    closing = {turn.index: turn.uuid for turn in chunk.turns() if turn.uuid in turns}
+    last = max(closing, default=None)
+    spent = {}
+    for index, entry in enumerate(chunk.entries):
+        tally.add_entry(entry)
+        if index in closing:
+            if index == last:
+                tally.merge(helpers)
+            spent[closing[index]] = tally.take()
+    if last is None:
+        tally.merge(helpers)
+    binding["usage_open"] = tally.state()
+    return spent
 
 
 def _remember(project: Project, session: str, binding: dict, path: str,
@@ -202,13 +266,13 @@ def _witnessed_ledger(project: Project, nonce: str):
 
 
 def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
-              own_turn: str | None):
+              own_turn: str | None, path: str):
     """Charge the chunk's turns worked before the goal ended, then apply its verdicts.
 
     Transcript order decides: a turn closed before a verdict that ended the goal is charged,
     one after it is not (the goal had ended). `own_turn` is the turn whose Stop this is (a
-    repeated Stop's, when the chunk shows none); every other turn is charged late. None when
-    there was nothing to charge.
+    repeated Stop's, when the chunk shows none); every other turn is charged late, each with
+    the tokens it spent (`path` is the transcript's). None when there was nothing to charge.
     """
     from forge_runtime.goal import charging
 
@@ -220,9 +284,10 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     turns = [turn.uuid for turn in shown if turn.index < cut]
     if own_turn is not None and not shown:
         turns = [own_turn]  # a repeated Stop: the turn it charged already
+    spent = _turn_usage(path, binding, chunk, turns)
     result = None
     if turns or own_turn is not None:
-        result = charging.charge(ledger, project.state_path, turns, session, own_turn)
+        result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)
     for verdict in verdicts:
         goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
                             f"host verdict: {verdict.outcome}")
@@ -387,7 +452,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         # the first Stop could not confirm yet, or a confirmation an agent forged)
         return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
                                         "another objective")
-    result = _catch_up(project, binding, chunk, session, turn)
+    result = _catch_up(project, binding, chunk, session, turn, path)
     _remember(project, session, binding, path, chunk)
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)

@@ -322,6 +322,62 @@ def new_nonce() -> str:
 # -- the rules every transition obeys ----------------------------------------------------------
 
 _FIXED = ("nonce", "objective", "objective_hash", "repository")
+# the tranche's token and time ceilings, and when its clock started: set by an activation
+_TRANCHE_FIELDS = ("token_ceiling", "tranche_tokens", "minute_ceiling", "tranche_started")
+TURNS, TOKENS, MINUTES = "turns", "tokens", "minutes"
+
+
+def epoch(at: str) -> int:
+    """Seconds since 1970 of a record's `at` (`now()`'s form), by hand: `time.strptime`
+    imports `_strptime`, `re` and `locale`, a bare start for every charging Stop."""
+    year, month, day = int(at[0:4]), int(at[5:7]), int(at[8:10])
+    year -= month <= 2  # days from the civil date (H. Hinnant's algorithm)
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    days = era * 146097 + day_of_era - 719468
+    return days * 86400 + int(at[11:13]) * 3600 + int(at[14:16]) * 60 + int(at[17:19])
+
+
+def minutes_used(goal: dict, at: str) -> int | None:
+    """Whole minutes of the tranche's clock at `at`; None when the goal has no clock."""
+    started = goal.get("tranche_started")
+    if not isinstance(started, str):
+        return None
+    try:
+        return (epoch(at) - epoch(started)) // 60
+    except ValueError:  # not a time forge wrote
+        return None
+
+
+def reached(goal: dict, at: str) -> str | None:
+    """The first of the tranche's ceilings the goal has reached at `at` (turns, tokens,
+    minutes), or None."""
+    if goal["turn_count"] >= goal["turn_ceiling"]:
+        return TURNS
+    tokens = goal.get("token_ceiling")
+    if isinstance(tokens, int) and goal.get("token_count", 0) >= tokens:
+        return TOKENS
+    minutes = goal.get("minute_ceiling")
+    if isinstance(minutes, int) and (minutes_used(goal, at) or 0) >= minutes:
+        return MINUTES
+    return None
+
+
+def _spent_tokens(record: dict) -> int:
+    usage = record.get("usage")
+    if usage is None:
+        return 0
+    from forge_runtime.goal.usage import counted
+
+    by_model = usage.get("by_model") if isinstance(usage, dict) else None
+    if not isinstance(by_model, dict) or not all(
+            isinstance(spent, dict) and all(isinstance(value, int) and value >= 0
+                                            for value in spent.values())
+            for spent in by_model.values()) or usage.get("counted") != counted(by_model):
+        return -1
+    return usage["counted"]
 
 
 def check_transition(before: dict | None, record: dict, nonce: str) -> None:
@@ -338,14 +394,23 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         raise refuse("has a ceiling that is not 20 x activations")
     if not 0 <= goal.get("turn_count", -1) <= goal["turn_ceiling"]:
         raise refuse("has a turn count outside 0..ceiling")
+    if not isinstance(goal.get("token_count", 0), int) or goal.get("token_count", 0) < 0:
+        raise refuse("has a token count that is not a count")
     if before is None:
         if kind != "activate" or goal.get("activation_count") != 1 or goal["turn_count"] != 0 \
-                or goal["status"] != ACTIVE:
+                or goal["status"] != ACTIVE or goal.get("token_count", 0) != 0:
             raise refuse("is not a fresh activation at turn 0")
         return
     old = before["goal"]
     if any(goal.get(key) != old.get(key) for key in _FIXED):
         raise refuse("changes the goal's identity")
+    spent = _spent_tokens(record) if kind == "charge" else 0
+    if spent < 0:
+        raise refuse("says it spent tokens its own usage does not add up to")
+    if goal.get("token_count", 0) != old.get("token_count", 0) + spent:
+        raise refuse("changes the token count by other than what its charge spent")
+    if kind != "activate" and any(goal.get(key) != old.get(key) for key in _TRANCHE_FIELDS):
+        raise refuse("changes the tranche's token or time ceiling outside an activation")
     counts_same = (goal["turn_count"] == old["turn_count"]
                    and goal["activation_count"] == old["activation_count"])
     same_activation = goal.get("activation_id") == old.get("activation_id")
@@ -355,17 +420,20 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
               and goal["activation_count"] == old["activation_count"]
               and isinstance(record.get("turn"), str))
     elif kind == "activate":  # one more tranche, only for an exhausted goal
-        ok = (old["turn_count"] >= old["turn_ceiling"] and goal["status"] == ACTIVE
+        ok = ((old["status"] == EXHAUSTED or reached(old, str(record.get("at"))) is not None)
+              and goal["status"] == ACTIVE
               and goal["activation_count"] == old["activation_count"] + 1
               and goal["turn_count"] == old["turn_count"] and not same_activation)
     elif kind == "reopen":
         ok = (old["status"] in (COMPLETE, CANCELLED) and goal["status"] == ACTIVE
-              and counts_same and old["turn_count"] < old["turn_ceiling"])
+              and counts_same and reached(old, str(record.get("at"))) is None)
     elif kind in ("bind", "checkpoint"):
         ok = counts_same and goal["status"] == old["status"] and same_activation
     elif kind == "exhaust":
+        ceiling = record.get("ceiling", TURNS)
         ok = (counts_same and old["status"] == ACTIVE and goal["status"] == EXHAUSTED
-              and goal["turn_count"] == goal["turn_ceiling"])
+              and ceiling in (TURNS, TOKENS, MINUTES)
+              and _reached_named(goal, record, ceiling))
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
         ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted
@@ -373,3 +441,16 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         ok = False
     if not ok:
         raise refuse(f"is not a valid step from {old['status']} at turn {old['turn_count']}")
+
+
+def _reached_named(goal: dict, record: dict, ceiling: str) -> bool:
+    """An exhaustion's named ceiling is one the goal has reached at the record's time."""
+    if ceiling == TURNS:
+        return goal["turn_count"] == goal["turn_ceiling"]
+    if ceiling == TOKENS:
+        tokens = goal.get("token_ceiling")
+        return isinstance(tokens, int) and goal.get("token_count", 0) >= tokens
+    minutes = goal.get("minute_ceiling")
+    at = record.get("at")
+    return isinstance(minutes, int) and isinstance(at, str) and \
+        (minutes_used(goal, at) or 0) >= minutes
