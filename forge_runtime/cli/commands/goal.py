@@ -285,11 +285,12 @@ def _event_row(entry: dict) -> str | None:
 
 
 def _tokens_note(charges: list[dict]) -> str:
-    """`, 35k tok` for charges that recorded usage; nothing for ones from before usage."""
+    """`, 35k tok` for charges whose transcript showed usage; nothing for ones without (a
+    transcript that records none, or charges from before forge recorded usage)."""
     from forge_runtime.goal.gauge import tokens_text
 
     spent = [entry["usage"].get("counted", 0) for entry in charges
-             if isinstance(entry.get("usage"), dict)]
+             if isinstance(entry.get("usage"), dict) and entry["usage"].get("by_model")]
     return f", {tokens_text(sum(spent))} tok" if spent else ""
 
 
