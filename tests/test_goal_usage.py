@@ -12,7 +12,8 @@ from goal_support import Session, goal_project
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import activation, gauge, state, transcript, usage
-from forge_runtime.goal.ledger import TAMPERED, Ledger, check_transition, epoch
+from forge_runtime.goal.ceilings import epoch
+from forge_runtime.goal.ledger import TAMPERED, Ledger, check_transition
 
 DATA = Path(__file__).parent / "data"
 SESSION = DATA / "claude-code-2.1.332-agent-session.jsonl"
@@ -256,3 +257,79 @@ def test_an_exhaustion_is_valid_only_once_its_ceiling_is_reached():
 def test_record_times_read_without_strptime():
     assert epoch("1970-01-02T00:00:01Z") == 86401
     assert epoch("2024-03-01T00:00:00Z") - epoch("2024-02-28T00:00:00Z") == 2 * 86400
+
+
+# -- mid-turn: PreToolUse ---------------------------------------------------------------
+
+def _tool_call(session: Session) -> dict | None:
+    from forge_runtime.hooks import pre_tool_use
+
+    return pre_tool_use.handle(session.event("PreToolUse", tool_name="Read",
+                                             tool_input={"file_path": "a"}))
+
+
+def test_a_turn_past_the_token_ceiling_is_denied_its_next_tool_call(project):
+    _guard(project, "goal: {tranche: {tokens: 1000}}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    _spend(session, "msg_1", input=400)
+    assert session.turn() is None  # 400 charged
+    _spend(session, "msg_2", input=300)
+    assert _tool_call(session) is None  # 700: the call runs
+    assert _tool_call(session) is None  # the same bytes are not counted twice
+    _spend(session, "msg_3", output=300)
+    reply = _tool_call(session)["hookSpecificOutput"]
+    assert reply["permissionDecision"] == "deny"
+    reason = reply["permissionDecisionReason"]
+    assert reason.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
+    assert "used 1k of 1k tokens (the token ceiling)" in reason
+    assert "forge denies this tool call so the turn ends" in reason
+    assert reason.splitlines()[1].startswith("Checkpoint: ")
+    # the turn ends; its Stop charges it and ends autonomy
+    session._append({"type": "assistant", "message": {"role": "assistant",
+                                                      "stop_reason": "end_turn", "content": []}})
+    assert session.stop()["continue"] is False
+    assert _ledger(project).current().goal["token_count"] == 1000
+    assert _tool_call(session) is None  # a person's later work in the session is theirs
+
+
+def test_a_subagents_tokens_count_mid_turn_too(project):
+    _guard(project, "goal: {tranche: {tokens: 5000}}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert session.turn() is None
+    assert _tool_call(session) is None
+    helpers = Path(usage.subagent_dir(str(session.transcript)))
+    helpers.mkdir(parents=True)
+    shutil.copy(sorted((DATA / SESSION.stem / "subagents").glob("*.jsonl"))[0],
+                helpers / "agent-a1.jsonl")
+    reason = _tool_call(session)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "of 5k tokens (the token ceiling)" in reason
+
+
+def test_a_tranche_out_of_time_is_denied_its_next_tool_call(project, monkeypatch):
+    _guard(project, "goal: {tranche: {minutes: 30}}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert session.turn() is None
+    assert _tool_call(session) is None
+    from forge_runtime.goal import ceilings
+
+    monkeypatch.setattr(ceilings, "now", lambda: "2999-01-01T00:00:00Z")
+    reason = _tool_call(session)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "minutes (the time ceiling) of this tranche" in reason
+
+
+def test_without_ceilings_no_tool_call_is_counted_or_denied(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert session.turn() is None
+    _spend(session, "msg_1", input=10**9)
+    assert _tool_call(session) is None
+    assert sessions_cursor(project, session) is None
+
+
+def sessions_cursor(project, session):
+    from forge_runtime.goal import sessions
+
+    return sessions.read_cursor(project.ledger_root, session.id)

@@ -82,25 +82,26 @@ def tranche_words(goal: dict) -> str:
 
 def spent_words(goal: dict, ceiling: str | None) -> str:
     """Which ceiling ended the tranche, in the stop message's words."""
+    from forge_runtime.goal import ceilings
     from forge_runtime.goal.gauge import tokens_text
-    from forge_runtime.goal.ledger import MINUTES, TOKENS, minutes_used, now
 
-    if ceiling == TOKENS:
+    if ceiling == ceilings.TOKENS:
         return (f"used {tokens_text(goal.get('token_count', 0))} of "
                 f"{tokens_text(goal['token_ceiling'])} tokens (the token ceiling) in "
                 f"{goal['turn_count']} turns")
-    if ceiling == MINUTES:
-        return (f"ran {minutes_used(goal, now())} of {goal['minute_ceiling']} minutes (the "
-                f"time ceiling) of this tranche in {goal['turn_count']} turns")
+    if ceiling == ceilings.MINUTES:
+        return (f"ran {ceilings.minutes_used(goal, ceilings.now())} of {goal['minute_ceiling']} "
+                f"minutes (the time ceiling) of this tranche in {goal['turn_count']} turns")
     return (f"used {goal['turn_count']} of {goal['turn_ceiling']} turns "
             f"({goal['activation_count']} x 20)")
 
 
-def exhausted_text(goal: dict, late: int = 0, owed: int = 0) -> str:
-    from forge_runtime.goal.ledger import now, reached
+def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None = None) -> str:
+    """The stop message; `ceiling` names the one spent (else the first the goal reached)."""
+    from forge_runtime.goal import ceilings
 
-    head = (f"{EXHAUSTED_CODE}: goal {goal['nonce']} {spent_words(goal, reached(goal, now()))}; "
-            "forge stopped it.")
+    ceiling = ceiling or ceilings.reached(goal, ceilings.now())
+    head = f"{EXHAUSTED_CODE}: goal {goal['nonce']} {spent_words(goal, ceiling)}; forge stopped it."
     if late:
         head += (f" {late} of this tranche's turns were charged late (their Stop hooks did "
                  "not finish).")
@@ -291,8 +292,11 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     for verdict in verdicts:
         goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
                             f"host verdict: {verdict.outcome}")
+        binding["goal"] = goal
         if own_turn is not None and own_turn not in turns:  # it ran after the goal ended
             result = charging.Charge(charging.ENDED, goal)
+    if result is not None and not verdicts:
+        binding["goal"] = result.goal  # what the next tool call's budget check starts from
     return result
 
 

@@ -80,7 +80,7 @@ def tokens_text(count: int) -> str:
 def measures(goal: dict, at: str | None = None) -> list[tuple[int, int | None, str]]:
     """(used, ceiling or None, unit) for the goal's turns, tokens and tranche minutes: tokens
     once any are recorded or a ceiling is set, minutes only with a ceiling."""
-    from forge_runtime.goal.ledger import minutes_used, now
+    from forge_runtime.goal.ceilings import minutes_used, now
 
     found: list[tuple[int, int | None, str]] = [
         (goal["turn_count"], goal["turn_ceiling"], "turns")]

@@ -6,8 +6,8 @@ Pure reading: callers pass the records (`Ledger.history()`), oldest first.
 
 from __future__ import annotations
 
+from forge_runtime.goal.ceilings import epoch
 from forge_runtime.goal.charging import STUCK_AFTER
-from forge_runtime.goal.ledger import epoch
 from forge_runtime.goal.usage import FIELDS, Tally
 
 _ENDINGS = {"exhaust": "exhausted", "complete": "met", "cancel": "cleared"}

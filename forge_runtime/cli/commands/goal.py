@@ -39,8 +39,8 @@ def _project():
 
 
 def _summary(goal: dict) -> list[str]:
+    from forge_runtime.goal.ceilings import minutes_used, now
     from forge_runtime.goal.gauge import tokens_text
-    from forge_runtime.goal.ledger import minutes_used, now
 
     lines = [f"goal        {goal['nonce']}",
              f"objective   {goal['objective']}",
@@ -60,7 +60,7 @@ def _summary(goal: dict) -> list[str]:
 
 def _budget(goal: dict) -> dict:
     """The JSON budget: turns as before, tokens and minutes beside them."""
-    from forge_runtime.goal.ledger import minutes_used, now
+    from forge_runtime.goal.ceilings import minutes_used, now
 
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
     return {"used": goal["turn_count"], "ceiling": goal["turn_ceiling"],
