@@ -120,6 +120,22 @@ class HostSession:
             f"msg_{uuid.uuid4().hex[:24]}", [{"type": "text", "text": f"Turn {number} done. "
                                               + _FILLER}], "end_turn")})
 
+    def mid_turn(self, size: int) -> None:
+        """About `size` bytes of one turn still running: tool calls and their results, each
+        call a response with usage, and no closing entry yet."""
+        start = self.transcript.stat().st_size
+        number = 0
+        while self.transcript.stat().st_size - start < size:
+            number += 1
+            call = f"toolu_{uuid.uuid4().hex[:24]}"
+            self._append({"type": "assistant", "message": _response(
+                f"msg_{uuid.uuid4().hex[:24]}", [{"type": "tool_use", "id": call,
+                                                  "name": "Bash", "input": {
+                                                      "command": f"pytest -q -k case{number}"}}],
+                "tool_use")})
+            self._append({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": call, "content": _FILLER * 40}]}})
+
     def evaluator_says_not_met(self, objective: str) -> None:
         """What the host appends around a Stop while its native goal is unmet."""
         self._append({"type": "user", "isMeta": True, "message": {

@@ -9,6 +9,7 @@ its turn. The host's /goal evaluator never says met, so only forge's ceilings en
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(clau
                                                                            project):
     (project / ".forge").mkdir()
     (project / ".forge" / "guard.yaml").write_text(
-        f"goal: {{tranche: {{tokens: {2 * PER_TURN + 1}}}}}\n")
+        f"goal: {{tranche: {{tokens: {3 * PER_TURN}}}}}\n")  # reached as turn 3 ends
     host = claude_host(SCRIPT)
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
                        env=NO_BLOCK_CAP)
@@ -140,3 +141,58 @@ def test_a_deleted_subagent_transcript_fails_closed(claude_host, project):
     assert reasons and "FORGE_GOAL_LEDGER_TAMPERED" in reasons[0], reasons
     assert "subagent transcript" in reasons[0]
     assert len(_charges(project)) == 1
+
+
+def _spent(tokens: int) -> str:
+    return (f"{{input_tokens: {tokens}, output_tokens: 0, cache_read_input_tokens: 0, "
+            "cache_creation_input_tokens: 0}")
+
+
+MID_TURN = f"""
+rules:
+  - name: evaluator says not yet
+    when: {{goal_evaluator: true}}
+    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
+  - name: the first turn
+    times: 1
+    reply: {{text: "Looking around.", usage: {_spent(1000)}}}
+  - name: the model gives up when forge denies
+    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
+    reply: {{text: "forge stopped me.", usage: {_spent(1000)}}}
+  - name: model works
+    reply:
+      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
+      usage: {_spent(1000)}
+"""
+
+
+def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(claude_host,
+                                                                               project):
+    (project / ".forge").mkdir()
+    (project / ".forge" / "guard.yaml").write_text("goal: {tranche: {tokens: 5000}}\n")
+    host = claude_host(MID_TURN)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    # turn 1 charged 1,000; in turn 2 each response is a tool call of 1,000. The 4th
+    # reaches 5,000: its call is denied, or the next one's (measured: PreToolUse can start
+    # before the host has written its own response to the transcript)
+    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
+               for hook in session.hooks_for("PreToolUse") if hook.reply]
+    ran = sum(1 for entry in session.transcript() if entry.get("type") == "user"
+              and "'content': 'step'" in str((entry.get("message") or {}).get("content")))
+    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == ran + 1, denials
+    assert ran in (3, 4), ran
+    assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
+    # it counted what the transcript held then: 1,000 charged and 4 or 5 responses
+    assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
+    assert "forge denies this tool call so the turn ends" in denials[0]
+    assert denials[0].splitlines()[1].startswith("Checkpoint: ")
+    reasons = _stop_reasons(session)
+    assert len(reasons) == 1 and "the token ceiling" in reasons[0], reasons
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
+    # the Stop charged every response of the turn: the calls that ran, the denied one, the
+    # closing text
+    assert [charge["usage"]["counted"] for charge in _charges(project)] == \
+        [1000, 1000 * (ran + 2)]
