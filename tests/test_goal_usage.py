@@ -11,7 +11,7 @@ import pytest
 from goal_support import Session, goal_project
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import activation, gauge, state, transcript, usage
+from forge_runtime.goal import activation, events, gauge, state, transcript, usage
 from forge_runtime.goal.ceilings import epoch
 from forge_runtime.goal.ledger import TAMPERED, Ledger, check_transition
 
@@ -333,3 +333,42 @@ def sessions_cursor(project, session):
     from forge_runtime.goal import sessions
 
     return sessions.read_cursor(project.ledger_root, session.id)
+
+
+# -- Codex: rollout token_count events --------------------------------------------------
+
+CODEX_ROLLOUT = DATA / "codex-0.171.0-goal-rollout.jsonl"
+
+
+def test_codex_token_count_events_are_each_turns_responses():
+    from forge_runtime.goal import codex_transcript
+
+    chunk = codex_transcript.read_since(CODEX_ROLLOUT)
+    found = chunk.responses()
+    assert len(found) == len(chunk.turns()) == 20
+    assert {model for _, _, model, _ in found} == {"gpt-6.1-sol"}
+    assert all(spent == {"input": 100, "output": 20, "cache_creation": 0, "cache_read": 0}
+               for _, _, _, spent in found)
+    binding: dict = {}
+    turns = [turn.uuid for turn in chunk.turns()]
+    spent = events._turn_usage(str(CODEX_ROLLOUT), binding, chunk, turns)
+    assert [spent[turn]["counted"] for turn in turns] == [120] * 20
+
+
+def test_codex_input_includes_its_cached_tokens_and_a_repeated_event_counts_once():
+    from forge_runtime.goal import codex_transcript
+
+    event = {"type": "event_msg", "payload": {"type": "token_count", "info": {
+        "total_token_usage": {"input_tokens": 5000},
+        "last_token_usage": {"input_tokens": 1000, "cached_input_tokens": 800,
+                             "cache_write_input_tokens": 0, "output_tokens": 30,
+                             "reasoning_output_tokens": 10}}}}
+    ident, spent = codex_transcript.spent_tokens(event)
+    assert spent == {"input": 200, "output": 30, "cache_creation": 0, "cache_read": 800}
+    tally = usage.Tally()
+    tally.add_response(ident, "gpt", spent)
+    again = codex_transcript.spent_tokens(json.loads(json.dumps(event)))
+    tally.add_response(again[0], "gpt", again[1])
+    assert usage.counted(tally.by_model) == 200 + 30 + 80
+    assert codex_transcript.spent_tokens({"type": "event_msg", "payload": {
+        "type": "token_count", "info": None}}) is None

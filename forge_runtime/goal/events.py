@@ -211,31 +211,47 @@ def _unattributable(exc: transcript.Unattributable, binding: dict) -> ForgeError
 
 
 def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str]) -> dict:
-    """The tokens each of `turns` spent (usage.py): its distinct responses since the turn
-    before, the first one's from the part of the turn an earlier event read (the binding's
-    `usage_open`), the last one's with what the session's subagents spent since the last
-    event. What comes after the last of them waits in the binding for the next turn."""
+    """The tokens each of `turns` spent (usage.py): its distinct responses, the first one's
+    with the part of the turn an earlier event read (the binding's `usage_open`), the last
+    one's with what the session's subagents spent since the last event. On Claude Code a
+    turn's responses come before the entry that closes it, and what follows the last one
+    waits in the binding for the next turn; on Codex they follow the entry that opens it."""
     from forge_runtime.goal import usage
 
-    tally = usage.Tally(binding.get("usage_open"))
     try:
         helpers, binding["subagents"] = usage.read_subagents(path, binding.get("subagents")
                                                              or {})
     except transcript.Unattributable as exc:
         raise _unattributable(exc, binding) from None
-    closing = {turn.index: turn.uuid for turn in chunk.turns() if turn.uuid in turns}
-    last = max(closing, default=None)
-    spent = {}
-    for index, entry in enumerate(chunk.entries):
-        tally.add_entry(entry)
-        if index in closing:
-            if index == last:
-                tally.merge(helpers)
-            spent[closing[index]] = tally.take()
-    if last is None:
-        tally.merge(helpers)
-    binding["usage_open"] = tally.state()
-    return spent
+    marks = [(turn.index, turn.uuid) for turn in chunk.turns() if turn.uuid in turns]
+    carried = usage.Tally(binding.get("usage_open"))
+    tallies = {uuid: usage.Tally({"last": carried.last}) for _, uuid in marks}
+    if marks:
+        tallies[marks[0][1]].merge(carried)
+        carried = usage.Tally({"last": carried.last})
+    for index, ident, model, spent in chunk.responses():
+        owner = _owner(marks, index, chunk.OPENS_TURNS)
+        tally = carried if owner is None else tallies[owner]
+        tally.add_response(ident, model, spent)
+        carried.last = tally.last
+    (tallies[marks[-1][1]] if marks else carried).merge(helpers)
+    binding["usage_open"] = {**carried.state(), "last": carried.last}
+    return {uuid: tally.take() for uuid, tally in tallies.items()}
+
+
+def _owner(marks: list[tuple[int, str]], index: int, opens: bool) -> str | None:
+    """The turn a response at `index` belongs to, of the turns being charged (`marks`:
+    (index, turn), in order); None when it belongs to a turn still running."""
+    if opens:  # Codex: the last turn opened before it (or the first, for what came earlier)
+        owner = marks[0][1] if marks else None
+        for start, uuid in marks:
+            if start <= index:
+                owner = uuid
+        return owner
+    for end, uuid in marks:  # Claude Code: the first turn closed at or after it
+        if index <= end:
+            return uuid
+    return None
 
 
 def _remember(project: Project, session: str, binding: dict, path: str,

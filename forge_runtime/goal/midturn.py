@@ -39,7 +39,8 @@ def spent(event: dict) -> str | None:
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
     elif isinstance(tokens, int):
-        pending = _pending_tokens(root, session, binding, event.get("transcript_path") or "")
+        pending = _pending_tokens(event, root, session, binding,
+                                  event.get("transcript_path") or "")
         if pending is None:
             return _unreadable(event, binding)
         goal = {**goal, "token_count": goal.get("token_count", 0) + pending}
@@ -48,11 +49,14 @@ def spent(event: dict) -> str | None:
     return None if ceiling is None else _denial(event, goal, ceiling)
 
 
-def _pending_tokens(root: str, session: str, binding: dict, path: str) -> int | None:
+def _pending_tokens(event: dict, root: str, session: str, binding: dict,
+                   path: str) -> int | None:
     """The counted tokens of the turn so far (none of them charged yet); None when a
     subagent transcript forge read is gone or rewritten."""
     from forge_runtime.goal import transcript, usage
+    from forge_runtime.hosts import transcript_reader
 
+    reader = transcript_reader(event)
     cursor = sessions.read_cursor(root, session)
     offset = binding.get("offset", 0)
     if not isinstance(cursor, dict) or cursor.get("from") != offset:
@@ -60,11 +64,10 @@ def _pending_tokens(root: str, session: str, binding: dict, path: str) -> int | 
         cursor = {"from": offset, "offset": offset, "tally": binding.get("usage_open"),
                   "subagents": binding.get("subagents") or {}, "helpers": None}
     tally = usage.Tally(cursor.get("tally"))
-    chunk = transcript.read_lines(path, cursor.get("offset", offset),
-                                  (usage.USAGE_TOKEN,), transcript.Chunk)
-    for entry in chunk.entries:
-        if entry.get("isSidechain") is not True:
-            tally.add_entry(entry)
+    chunk = transcript.read_lines(path, cursor.get("offset", offset), reader.USAGE_TOKENS,
+                                  reader.Chunk)
+    for _, ident, model, spent in chunk.responses():
+        tally.add_response(ident, model, spent)
     helpers = usage.Tally(cursor.get("helpers"))
     try:
         grown, marks = usage.read_subagents(path, cursor.get("subagents") or {})

@@ -28,7 +28,7 @@ _API_FIELDS = (("input", "input_tokens"), ("output", "output_tokens"),
                ("cache_read", "cache_read_input_tokens"))
 CACHE_READ_WEIGHT = 10  # a cache read counts 1/10 of a token
 SUBAGENTS_DIR = "subagents"
-USAGE_TOKEN = '"usage"'  # the cheap prefilter for a subagent transcript's lines
+USAGE_TOKEN = '"usage"'  # the cheap prefilter for a Claude Code line that holds usage
 # a subagent transcript's anchor: its last bytes forge read (what came before is charged)
 SUBAGENT_ANCHOR_SPAN = 4096
 
@@ -78,10 +78,13 @@ class Tally:
         self.last = state.get("last")
 
     def add_entry(self, entry: dict) -> None:
+        """A Claude Code transcript entry: its response, if it carries one."""
         found = response(entry)
-        if found is None:
-            return
-        ident, model, spent = found
+        if found is not None:
+            self.add_response(*found)
+
+    def add_response(self, ident: str, model: str, spent: dict) -> None:
+        """One response's tokens, unless it is the one counted last (split entries)."""
         if ident == self.last:
             return
         self.last = ident
