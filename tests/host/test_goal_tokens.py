@@ -196,3 +196,50 @@ def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(
     # closing text
     assert [charge["usage"]["counted"] for charge in _charges(project)] == \
         [1000, 1000 * (ran + 2)]
+
+
+CODEX_WORKS = """
+rules:
+  - name: model works
+    reply:
+      text: "Working on it."
+      usage: {input_tokens: 100, cache_read_input_tokens: 900, output_tokens: 50}
+"""
+CODEX_TURN = 100 + 50 + 900 // 10  # OpenAI's input holds the 900 cached: 100 fresh
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_the_count(
+        claude_host, codex_host, project, tmp_path):
+    from codex_support import PROMPT, model_turns, run_goal_to_exhaustion
+    from tui_support import Tui
+
+    (project / ".forge").mkdir()
+    (project / ".forge" / "guard.yaml").write_text(
+        f"goal: {{tranche: {{tokens: {5 * CODEX_TURN}}}}}\n")
+    codex = codex_host(CODEX_WORKS)
+    codex.install_forge(project)
+    tui = Tui(codex, project, tmp_path / "codex")
+    try:
+        tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+        reply = run_goal_to_exhaustion(codex, tui)
+    finally:
+        tui.close()
+    assert "used 1.2k of 1.2k tokens (the token ceiling) in 5 turns" in reply["stopReason"]
+    assert model_turns(codex) == 5
+    charges = _charges(project)
+    assert [charge["usage"]["counted"] for charge in charges] == [CODEX_TURN] * 5
+    (model,) = charges[0]["usage"]["by_model"]
+    assert charges[0]["usage"]["by_model"][model] == {
+        "input": 100, "output": 50, "cache_creation": 0, "cache_read": 900}
+
+    # Claude Code, the same objective: one more tranche of tokens, the count carried over
+    claude = claude_host(SCRIPT)
+    session = claude.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
+                         env=NO_BLOCK_CAP)
+    reasons = _stop_reasons(session)
+    assert len(reasons) == 1 and "of 2.4k tokens (the token ceiling) in 6 turns" in reasons[0]
+    goal = Ledger(find_project(project).ledger_root, goal_in_state(project)["nonce"]).current()
+    assert goal.goal["token_count"] == sum(charge["usage"]["counted"]
+                                           for charge in _charges(project))
+    assert goal.goal["token_count"] > 5 * CODEX_TURN
