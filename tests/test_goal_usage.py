@@ -372,3 +372,20 @@ def test_codex_input_includes_its_cached_tokens_and_a_repeated_event_counts_once
     assert usage.counted(tally.by_model) == 200 + 30 + 80
     assert codex_transcript.spent_tokens({"type": "event_msg", "payload": {
         "type": "token_count", "info": None}}) is None
+
+
+def test_a_rewritten_usage_entry_in_the_main_transcript_fails_closed(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    _spend(session, "msg_1", input=1000)
+    session._append({"type": "assistant", "message": {
+        "id": "msg_2", "model": "claude-test", "role": "assistant", "stop_reason": "end_turn",
+        "usage": {"input_tokens": 4000}, "content": [{"type": "text", "text": "done"}]}})
+    assert session.stop() is None
+    assert _ledger(project).current().goal["token_count"] == 5000
+    text = session.transcript.read_text()
+    session.transcript.write_text(text.replace('"input_tokens": 4000', '"input_tokens": 1000'))
+    reply = session.turn()
+    assert reply["continue"] is False and TAMPERED in reply["stopReason"]
+    assert "rewritten" in reply["stopReason"]
+    assert _ledger(project).current().goal["token_count"] == 5000
