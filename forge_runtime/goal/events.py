@@ -235,7 +235,7 @@ def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[s
         tally.add_response(ident, model, spent)
         carried.last = tally.last
     (tallies[marks[-1][1]] if marks else carried).merge(helpers)
-    binding["usage_open"] = {**carried.state(), "last": carried.last}
+    binding["usage_open"] = carried.state()
     return {uuid: tally.take() for uuid, tally in tallies.items()}
 
 

@@ -39,8 +39,7 @@ def spent(event: dict) -> str | None:
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
     elif isinstance(tokens, int):
-        pending = _pending_tokens(event, root, session, binding,
-                                  event.get("transcript_path") or "")
+        pending = _pending_tokens(event, root, binding)
         if pending is None:
             return _unreadable(event, binding)
         goal = {**goal, "token_count": goal.get("token_count", 0) + pending}
@@ -49,14 +48,14 @@ def spent(event: dict) -> str | None:
     return None if ceiling is None else _denial(event, goal, ceiling)
 
 
-def _pending_tokens(event: dict, root: str, session: str, binding: dict,
-                   path: str) -> int | None:
+def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
     """The counted tokens of the turn so far (none of them charged yet); None when a
     subagent transcript forge read is gone or rewritten."""
     from forge_runtime.goal import transcript, usage
     from forge_runtime.hosts import transcript_reader
 
-    reader = transcript_reader(event)
+    reader, session = transcript_reader(event), event["session_id"]
+    path = event.get("transcript_path") or ""
     cursor = sessions.read_cursor(root, session)
     offset = binding.get("offset", 0)
     if not isinstance(cursor, dict) or cursor.get("from") != offset:
