@@ -243,3 +243,42 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     assert goal.goal["token_count"] == sum(charge["usage"]["counted"]
                                            for charge in _charges(project))
     assert goal.goal["token_count"] > 5 * CODEX_TURN
+
+
+SLOW_TURN = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: the first turn
+    times: 1
+    reply: {text: "Looking around."}
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me."}
+  - name: the model goes on after a long command
+    when: {last_tool_result_contains: "SLEPT"}
+    reply: {tool_calls: [{name: Bash, input: {command: "echo next"}}]}
+  - name: model works
+    reply:
+      tool_calls:  # the host refuses a plain `sleep 61`
+        - {name: Bash, input: {command: "python3 -c 'import time; time.sleep(61)'; echo SLEPT"}}
+"""
+
+
+def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_host, project):
+    (project / ".forge").mkdir()
+    (project / ".forge" / "guard.yaml").write_text("goal: {tranche: {minutes: 1}}\n")
+    host = claude_host(SLOW_TURN)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=150,
+                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
+               for hook in session.hooks_for("PreToolUse") if hook.reply]
+    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == 2, denials
+    assert re.search(r"ran 1 of 1 minutes \(the time ceiling\) of this tranche in 1 turns",
+                     denials[0]), denials[0]
+    reasons = _stop_reasons(session)
+    assert len(reasons) == 1 and "minutes (the time ceiling)" in reasons[0], reasons
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
