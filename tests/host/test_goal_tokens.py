@@ -126,6 +126,13 @@ def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(clau
     head = Ledger(find_project(project).ledger_root, goal["nonce"]).current()
     assert head.goal["token_count"] == 3 * PER_TURN
 
+    # resuming the session resets nothing: its Stop is refused, the count stays
+    resumed = host.run("go on", cwd=project, resume=session.session_id, timeout=120,
+                       args=ARGS, env=NO_BLOCK_CAP)
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in _stop_reasons(resumed)[0]
+    again = Ledger(find_project(project).ledger_root, goal["nonce"]).current().goal
+    assert (again["token_count"], again["token_ceiling"]) == (3 * PER_TURN, 3 * PER_TURN)
+
 
 def test_a_deleted_subagent_transcript_fails_closed(claude_host, project):
     host = claude_host(SCRIPT)
