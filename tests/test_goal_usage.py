@@ -389,3 +389,28 @@ def test_a_rewritten_usage_entry_in_the_main_transcript_fails_closed(project):
     assert reply["continue"] is False and TAMPERED in reply["stopReason"]
     assert "rewritten" in reply["stopReason"]
     assert _ledger(project).current().goal["token_count"] == 5000
+
+
+def _closing_turn(session: Session, message_id: str, tokens: int) -> None:
+    """A whole turn whose one response spent `tokens` input tokens; no Stop of forge's."""
+    session._append({"type": "assistant", "message": {
+        "id": message_id, "model": "claude-test", "role": "assistant", "stop_reason": "end_turn",
+        "usage": {"input_tokens": tokens}, "content": [{"type": "text", "text": "done"}]}})
+
+
+def test_turns_owed_past_the_ceiling_bring_their_tokens_to_the_next_tranche(project):
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    for _ in range(19):
+        reply = session.turn()
+        assert reply is None or "continue" not in reply  # a stuck warning at most
+    for number, tokens in enumerate((10, 200, 3000)):
+        _closing_turn(session, f"msg_{number}", tokens)
+    reply = session.stop()
+    assert reply["continue"] is False and "2 more ran past the ceiling" in reply["stopReason"]
+    assert _ledger(project).current().goal["token_count"] == 10
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    charges = [record for record in _ledger(project).history() if record["kind"] == "charge"]
+    assert [record["usage"]["counted"] for record in charges[-3:]] == [200, 3000, 0]
+    assert _ledger(project).current().goal["token_count"] == 3210

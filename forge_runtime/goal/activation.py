@@ -149,21 +149,24 @@ def _create(ledger_root: str | os.PathLike, objective: str, repository: str, ses
     return head
 
 
-def _owed(ledger: Ledger, head: Head) -> list[str]:
-    """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet."""
+def _owed(ledger: Ledger, head: Head) -> tuple[list[str], dict]:
+    """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet,
+    and the tokens each spent."""
     record = head.record
     while record.get("kind") != "exhaust":
         if record.get("kind") == "activate" or record["seq"] == 1:
-            return []
+            return [], {}
         record = ledger.previous(record)
-    owed = record.get("owed")
-    return [turn for turn in owed if isinstance(turn, str)] if isinstance(owed, list) else []
+    owed, spent = record.get("owed"), record.get("owed_usage")
+    turns = [turn for turn in owed if isinstance(turn, str)] if isinstance(owed, list) else []
+    return turns, spent if isinstance(spent, dict) else {}
 
 
-def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | None,
-                 state_path: str | os.PathLike) -> Head:
+def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],
+                 session: str | None, state_path: str | os.PathLike) -> Head:
     """Charge the owed turns to the new tranche first (late: their Stops could not)."""
-    if not owed:
+    turns, spent = owed
+    if not turns:
         return head
     from forge_runtime.goal import charging, consistency
 
@@ -173,7 +176,7 @@ def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | Non
                                      consistency.mirror_id(state_path))
     except ForgeError:  # state.md is rewritten from the ledger right after this
         progress = charging.Progress(None, None, consistency.mirror_id(state_path))
-    charging.charge_locked(ledger, head, owed, session or "", None, progress)
+    charging.charge_locked(ledger, head, turns, session or "", None, progress, spent)
     return ledger.head()
 
 

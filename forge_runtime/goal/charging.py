@@ -80,13 +80,18 @@ def _late_in_tranche(ledger: Ledger, head: Head) -> int:
 
 
 def _exhaust(ledger: Ledger, head: Head, progress: Progress, session: str,
-             owed: list[str], ceiling: str = TURNS) -> Head:
+             owed: list[str], ceiling: str = TURNS, usage: dict | None = None) -> Head:
+    """Checkpoint and exhaustion; the turns `owed` past the ceiling are kept in the record,
+    with the tokens each spent (`owed_usage`), for the next tranche to charge."""
     late = _late_in_tranche(ledger, head)
     head = ledger.append(head, "checkpoint", head.goal, next_step=progress.next_step,
                          session=session)
     extra = {"late_turns": late} if late else {}
     if owed:
         extra["owed"] = owed
+        spent = {turn: usage[turn] for turn in owed if turn in (usage or {})}
+        if spent:
+            extra["owed_usage"] = spent
     return ledger.append(head, "exhaust", {**head.goal, "status": EXHAUSTED}, session=session,
                          ceiling=ceiling, **extra)
 
@@ -127,7 +132,7 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
     if goal["status"] == ACTIVE and goal["turn_count"] >= goal["turn_ceiling"]:
         # a Stop died between the last charge and the exhaustion: finish it now, with the
         # tranche's late count and owing what this event brought, as at the ceiling
-        head = _exhaust(ledger, head, progress, session, due)
+        head = _exhaust(ledger, head, progress, session, due, TURNS, usage)
         return Charge(REFUSED, head.goal, 0, head.record.get("late_turns", 0), False, len(due))
     if not due and goal["status"] == ACTIVE and reached(goal, now()) is not None:
         # the tranche's tokens or time ran out with no Stop to say so (a Stop that died, or
@@ -163,7 +168,7 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
                              **fields)
     ceiling = reached(head.goal, now())
     if ceiling is not None:
-        head = _exhaust(ledger, head, progress, session, owed, ceiling)
+        head = _exhaust(ledger, head, progress, session, owed, ceiling, usage)
         late = head.record.get("late_turns", 0)
     return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
 
