@@ -414,3 +414,22 @@ def test_turns_owed_past_the_ceiling_bring_their_tokens_to_the_next_tranche(proj
     charges = [record for record in _ledger(project).history() if record["kind"] == "charge"]
     assert [record["usage"]["counted"] for record in charges[-3:]] == [200, 3000, 0]
     assert _ledger(project).current().goal["token_count"] == 3210
+
+
+def test_the_mid_turn_check_sees_a_tranche_another_session_added(project):
+    _guard(project, "goal: {tranche: {tokens: 1000}}\n")
+    first, second = Session(project), Session(project)
+    first.person_goal(OBJECTIVE)
+    _closing_turn(first, "msg_a", 100)
+    assert first.stop() is None
+    second.person_goal(OBJECTIVE)
+    _closing_turn(second, "msg_b", 900)
+    assert second.stop()["continue"] is False  # 1,000 of 1,000
+    second.person_goal(OBJECTIVE)  # a person adds a tranche there: 2,000
+    _closing_turn(second, "msg_c", 0)
+    assert second.stop() is None
+    _spend(first, "msg_d", input=950)  # 1,950 of 2,000 (the first session's binding: 100)
+    assert _tool_call(first) is None
+    _spend(first, "msg_e", input=50)
+    assert "used 2k of 2k tokens" in \
+        _tool_call(first)["hookSpecificOutput"]["permissionDecisionReason"]

@@ -313,6 +313,8 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
             result = charging.Charge(charging.ENDED, goal)
     if result is not None and not verdicts:
         binding["goal"] = result.goal  # what the next tool call's budget check starts from
+    if "goal" in binding:  # and the ledger's head then: a later append elsewhere shows
+        binding["goal_seq"] = ledger.pointer()
     return result
 
 

@@ -190,6 +190,15 @@ class Ledger:
             self.witness.check(self, head)
         return head.goal
 
+    def pointer(self) -> int | None:
+        """The sequence number head.json names, unchecked (a cheap sign that the goal moved;
+        `head()` is the check)."""
+        try:
+            seq = records.read_json_file(self.head_path).get("seq")
+        except records.RecordError:
+            return None
+        return seq if isinstance(seq, int) else None
+
     def previous(self, record: dict) -> dict:
         """The record that `record` seals, checked against its own hash and the link."""
         earlier = self._record(record["seq"] - 1)

@@ -31,7 +31,7 @@ def spent(event: dict) -> str | None:
     if sessions.BOUND not in sessions.involvement(root, session):
         return None
     binding = sessions.read_binding(root, session) or {}
-    goal = binding.get("goal")
+    goal = _current_goal(root, binding)
     if not isinstance(goal, dict) or goal.get("status") != "active":
         return None
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
@@ -46,6 +46,27 @@ def spent(event: dict) -> str | None:
         if goal["token_count"] >= tokens:
             ceiling = ceilings.TOKENS
     return None if ceiling is None else _denial(event, goal, ceiling)
+
+
+def _current_goal(root: str, binding: dict) -> dict | None:
+    """The goal as this session's last charge left it in the binding, or, when the ledger
+    has moved since (another session charged it, a person added a tranche), as its checked
+    head says now."""
+    from forge_runtime import fastjson
+
+    goal, nonce = binding.get("goal"), binding.get("nonce")
+    if not isinstance(goal, dict) or not isinstance(nonce, str) or len(nonce) != 32:
+        return None
+    try:
+        with open(os.path.join(root, nonce, "head.json"), "rb") as handle:  # ledger.HEAD_NAME
+            seq = fastjson.loads(handle.read()).get("seq")
+    except (OSError, ValueError, AttributeError):
+        seq = None
+    if seq == binding.get("goal_seq"):
+        return goal
+    from forge_runtime.goal.ledger import Ledger
+
+    return Ledger(root, nonce).current().goal
 
 
 def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
