@@ -7,7 +7,8 @@
   (0 missed is `stop-charge-*`; the 20 missed plus the Stop's own turn pass the ceiling, so
   that row ends in exhaustion);
 - `forge goal verify` over those ledgers;
-- the status line of a session without a goal and of the session charging one.
+- the status line of a session without a goal and of the session charging one;
+- PreToolUse of a goal session with a token ceiling after 1 MB of new transcript.
 
 Ledgers are built through forge's own hook functions, turn by turn, with tranches added
 the only way the contract allows (exhaustion, then a person's `/goal` again), so a
@@ -27,6 +28,7 @@ from pathlib import Path
 from bench.scenarios import (
     Plan,
     Scenario,
+    expect_allowed,
     expect_hint,
     expect_hook_ran,
     expect_silent,
@@ -40,6 +42,7 @@ from bench.workspace import Workspace
 SIZES = (20, 200, 2000)
 CATCH_UP_SIZES = (20, 2000)
 MISSED = (1, 20)  # 0 missed: the stop-charge rows
+MID_TURN_BYTES = 1 << 20
 OBJECTIVE = "Make every test in tests/test_parser.py pass"
 
 
@@ -328,16 +331,45 @@ def status_line_without_goal(space: Workspace) -> Plan:
 
 
 def status_line_with_goal(space: Workspace) -> Plan:
-    """The status line of the session whose goal holds 200 turns: gauge, numbers, step."""
+    """The status line of the session whose goal holds 200 turns: gauge, numbers, tokens."""
     require_module("forge_runtime.statusline", "the status line")
     built = build_goal(space, 200)
 
     def expect(run) -> str | None:
         if run.exit_code != 0 or run.stderr:
             return f"exit {run.exit_code}: {run.stderr.decode(errors='replace')[-300:]}"
-        return None if b" 200/220\n" in run.stdout else \
-            f"expected the gauge at 200/220, got {run.stdout[:300]!r}"
+        shown = run.stdout.decode(errors="replace")
+        return None if " 200/220 · 4.7M tok\n" in shown else \
+            f"expected the gauge at 200/220 with the turns' tokens, got {shown[:300]!r}"
     return Plan(space.statusline(status_line_input(space, built.sessions[0].id)), expect)
+
+
+def pre_tool_use_mid_turn(space: Workspace) -> Plan:
+    """PreToolUse of a goal session with a token ceiling after 1 MB of new transcript: the
+    mid-turn budget check reads those bytes (and the subagents' directory), counts the
+    turn's tokens so far, and lets the call through."""
+    _ledger_present()
+    guard = space.root / ".forge" / "guard.yaml"
+    guard.parent.mkdir(exist_ok=True)
+    guard.write_text("goal: {tranche: {tokens: 1000000000000}}\n")
+    host = HostSession(space)
+    with hook_environment(space), _no_fsync():
+        _person_goal(host)
+        _expect_no_reply(_turn(host, 1), "the goal's first turn")
+    host.mid_turn(MID_TURN_BYTES)
+    project = space.project()
+    snapshot = Snapshot([project.ledger_root, space.state_home], space.scratch / "snapshot")
+    event = host.event("PreToolUse", tool_name="Read",
+                       tool_input={"file_path": str(space.root / "README.md")},
+                       tool_use_id="toolu_bench_read")
+    return Plan(space.hook(event), expect_allowed, snapshot.restore,
+                note=f"{MID_TURN_BYTES:,} bytes of the running turn since the last charge")
+
+
+def mid_turn_scenarios() -> list[Scenario]:
+    return [Scenario("pre-tool-use-goal-1mb", "PreToolUse",
+                     "PreToolUse, goal with a token ceiling, 1 MB of new transcript",
+                     pre_tool_use_mid_turn, True)]
 
 
 def status_line_scenarios() -> list[Scenario]:

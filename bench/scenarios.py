@@ -284,6 +284,7 @@ def all_scenarios() -> list[Scenario]:
         *goal.charging_scenarios(),
         *goal.verify_scenarios(),
         *goal.status_line_scenarios(),
+        *goal.mid_turn_scenarios(),
         *[Scenario(f"{command}-{count}", "CLI", f"forge {command} --json, {count:,} artifacts",
                    artifact_listing(command, count))
           for command in ("list", "tree") for count in (100, 2000)],

@@ -44,6 +44,14 @@ def hook_environment(space: Workspace):
                 os.environ[name] = value
 
 
+def _response(message_id: str, content: list[dict], stop_reason: str) -> dict:
+    """An assistant message as the host records it, with the usage of a long session."""
+    return {"id": message_id, "model": "claude-opus-5-5", "role": "assistant",
+            "stop_reason": stop_reason, "content": content, "usage": {
+                "input_tokens": 6, "output_tokens": 420, "cache_creation_input_tokens": 1800,
+                "cache_read_input_tokens": 96000, "service_tier": "standard"}}
+
+
 class HostSession:
     """One session: its id, its transcript, and the events its hooks receive."""
 
@@ -96,17 +104,37 @@ class HostSession:
                                  "</local-command-stdout>"})
 
     def model_turn(self, number: int) -> None:
-        """One turn of work: a tool call and its result, then the closing assistant entry."""
-        call = f"toolu_{uuid.uuid4().hex[:24]}"
-        self._append({"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": _FILLER * 2},
-            {"type": "tool_use", "id": call, "name": "Bash",
-             "input": {"command": "pytest -q tests/test_parser.py"}}]}})
+        """One turn of work: a tool call and its result, then the closing assistant entry.
+
+        As Claude Code 2.1.332 writes them: each response carries its model and usage, and
+        the first is split over two entries (text, tool call) sharing its message id."""
+        call, first = f"toolu_{uuid.uuid4().hex[:24]}", f"msg_{uuid.uuid4().hex[:24]}"
+        for block in ({"type": "text", "text": _FILLER * 2},
+                      {"type": "tool_use", "id": call, "name": "Bash",
+                       "input": {"command": "pytest -q tests/test_parser.py"}}):
+            self._append({"type": "assistant", "message": _response(first, [block], "tool_use")})
         self._append({"type": "user", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": call,
              "content": f"turn {number}: 3 failed, 41 passed\n" + _FILLER * 6}]}})
-        self._append({"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": f"Turn {number} done. " + _FILLER}]}})
+        self._append({"type": "assistant", "message": _response(
+            f"msg_{uuid.uuid4().hex[:24]}", [{"type": "text", "text": f"Turn {number} done. "
+                                              + _FILLER}], "end_turn")})
+
+    def mid_turn(self, size: int) -> None:
+        """About `size` bytes of one turn still running: tool calls and their results, each
+        call a response with usage, and no closing entry yet."""
+        start = self.transcript.stat().st_size
+        number = 0
+        while self.transcript.stat().st_size - start < size:
+            number += 1
+            call = f"toolu_{uuid.uuid4().hex[:24]}"
+            self._append({"type": "assistant", "message": _response(
+                f"msg_{uuid.uuid4().hex[:24]}", [{"type": "tool_use", "id": call,
+                                                  "name": "Bash", "input": {
+                                                      "command": f"pytest -q -k case{number}"}}],
+                "tool_use")})
+            self._append({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": call, "content": _FILLER * 40}]}})
 
     def evaluator_says_not_met(self, objective: str) -> None:
         """What the host appends around a Stop while its native goal is unmet."""

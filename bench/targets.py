@@ -27,6 +27,7 @@ FLOOR_LIMITS = (
     ("pre-tool-use-bash-checked", 1.5, "the guard's allow path"),
     ("pre-tool-use-role-deny", 2.0, "the guard's deny path"),
     ("pre-tool-use-bash-ledger", 2.0, "the guard's deny path"),
+    ("pre-tool-use-goal-1mb", 2.0, "a goal's mid-turn budget check"),
     ("stop-charge-20", 2.0, "a charge"),
     ("stop-charge-200", 2.0, "a charge"),
     ("stop-charge-2000", 2.0, "a charge"),

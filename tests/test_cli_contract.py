@@ -39,6 +39,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("goal", "sync"): [[]],
     ("goal", "verify"): [[]],
     ("goal", "history"): [[]],
+    ("goal", "report"): [[], ["--nonce", "0" * 32]],
     ("goal", "verify-gates"): [[]],
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],

@@ -70,7 +70,9 @@ def test_status_in_a_pipe_is_plain_text_and_json_has_the_numbers(project, capsys
     assert "checklist   1 of 3 steps done" in text
     assert main(["goal", "status", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["budget"] == {"used": 5, "ceiling": 20, "remaining": 15}
+    assert data["budget"] == {"used": 5, "ceiling": 20, "remaining": 15,
+                              "tokens": {"used": 0, "ceiling": None},
+                              "minutes": {"used": 0, "ceiling": None}}
     assert data["checklist"] == {"done": 1, "total": 3}
     assert "▰" not in json.dumps(data, ensure_ascii=False)
 
@@ -93,7 +95,7 @@ def test_history_is_a_timeline_one_line_per_event(project, capsys):
         "late charge 4/20 turn 4, charged late",
         "charged 20/20 turns 5-20",
         "checkpoint 20/20 next: parse the header row",
-        "exhausted 20/20 budget spent; 1 of its turns charged late",
+        "exhausted 20/20 budget spent (turns); 1 of its turns charged late",
         "tranche 20/40 activation 2: 20 more turns",
         "charged 21/40 turn 21",
         "met 21/40 host verdict: met",

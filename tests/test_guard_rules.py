@@ -60,6 +60,9 @@ def test_a_project_cannot_widen_a_default_role(files):
     ("roles:\n  r:\n    tool: [Read]\n", 2, "roles/r"),
     ("protected:\n  - ok\n  - 7\n", 3, "protected/1"),
     ("unknown: true\n", 1, "top level"),
+    ("goal:\n  tranche:\n    tokens: 0\n", 3, "goal/tranche/tokens"),
+    ("goal:\n  tranche:\n    minutes: soon\n", 3, "goal/tranche/minutes"),
+    ("goal:\n  tranche:\n    turns: 40\n", 2, "goal/tranche"),
     ("- a list\n", 1, "top level"),
 ])
 def test_a_broken_file_is_an_error_naming_its_line(files, text, line, words):
@@ -70,6 +73,13 @@ def test_a_broken_file_is_an_error_naming_its_line(files, text, line, words):
     assert f"guard.yaml:{line} " in error.message, error.message
     assert words in error.message
     assert error.fix == "forge guard roles"
+
+
+def test_goal_ceilings_per_tranche_are_read_beside_require_sandbox(files):
+    loaded = load(files, "goal:\n  require_sandbox: true\n  tranche: {tokens: 3000000, "
+                         "minutes: 240}\n")
+    assert loaded.goal == {"require_sandbox": True,
+                           "tranche": {"tokens": 3000000, "minutes": 240}}
 
 
 def test_a_file_that_is_not_utf8_is_an_error(files):
@@ -139,7 +149,11 @@ def test_the_stdlib_check_agrees_with_jsonschema():
     samples = [{}, {"roles": {}}, {"roles": {"a": {"tools": []}}}, {"roles": {"a": {}}},
                {"roles": {"a": {"tools": [""]}}}, {"protected": ["x"]}, {"protected": [""]},
                {"roles": {"a-b": {"tools": ["R"], "agents": ["x"], "description": "d"}}},
-               {"roles": {"a": {"tools": ["R"], "description": 3}}}, {"x": 1}, []]
+               {"roles": {"a": {"tools": ["R"], "description": 3}}}, {"x": 1}, [],
+               {"goal": {"require_sandbox": True, "tranche": {"tokens": 3, "minutes": 1}}},
+               {"goal": {"require_sandbox": 1}}, {"goal": {"tranche": {"tokens": 0}}},
+               {"goal": {"tranche": {"tokens": True}}}, {"goal": {"tranche": {"days": 1}}},
+               {"goal": {"tranche": {"minutes": "1"}}}]
     validator = jsonschema.Draft202012Validator(rules.SCHEMA)
     for sample in samples:
         assert rules.conforms(sample, rules.SCHEMA) == validator.is_valid(sample), sample

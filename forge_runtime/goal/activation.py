@@ -20,11 +20,14 @@ from forge_runtime.goal.ledger import (
     ACTIVE,
     CANCELLED,
     COMPLETE,
+    EXHAUSTED,
     TRANCHE,
     Head,
     Ledger,
     new_nonce,
+    now,
     random_uuid,
+    reached,
     repository_id,
     tampered,
 )
@@ -105,10 +108,35 @@ def _publish_index(ledger_root: str | os.PathLike, digest: str, nonce: str) -> N
                        "was held")
 
 
-def _fresh_goal(nonce: str, objective: str, repository: str) -> dict:
-    return {"nonce": nonce, "objective": objective, "objective_hash": objective_hash(objective),
-            "activation_id": random_uuid(), "activation_count": 1, "turn_count": 0,
-            "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository}
+def tranche_limits(project: Project) -> tuple[int | None, int | None]:
+    """The per-tranche token and minute ceilings `.forge/guard.yaml` sets (`goal: {tranche:
+    {tokens: N, minutes: M}}`), None for each it leaves out. A person's file, protected by
+    the guard (and the kernel sandbox): agent-written state never sets them."""
+    from forge_runtime.guard import rules
+
+    tranche = rules.for_project(project).goal.get("tranche") or {}
+
+    def whole(value) -> int | None:  # the schema's integers: YAML's 3e6 or 240.0 too
+        return None if value is None else int(value)
+
+    return whole(tranche.get("tokens")), whole(tranche.get("minutes"))
+
+
+def with_tranche(goal: dict, limits: tuple[int | None, int | None], base: int) -> dict:
+    """`goal` with a new tranche's token and time ceilings: `base` + the token tranche (the
+    count so far, or the last ceiling, as turns keep theirs), the clock started now."""
+    tokens, minutes = limits
+    return {**goal, "token_ceiling": None if tokens is None else base + tokens,
+            "tranche_tokens": tokens, "minute_ceiling": minutes, "tranche_started": now()}
+
+
+def _fresh_goal(nonce: str, objective: str, repository: str,
+                limits: tuple[int | None, int | None] = (None, None)) -> dict:
+    return with_tranche({
+        "nonce": nonce, "objective": objective, "objective_hash": objective_hash(objective),
+        "activation_id": random_uuid(), "activation_count": 1, "turn_count": 0,
+        "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository,
+        "token_count": 0}, limits, 0)
 
 
 def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
@@ -120,31 +148,35 @@ def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
 
 
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
-            witness, gates: dict, sandbox: str | None = None) -> Head:
+            witness, gates: dict, limits: tuple[int | None, int | None],
+            sandbox: str | None = None) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     nonce = new_nonce()
     head = Ledger(ledger_root, nonce, witness=witness).create(
-        _with_sandbox(_fresh_goal(nonce, objective, repository), sandbox), session=session,
-        **gates)
+        _with_sandbox(_fresh_goal(nonce, objective, repository, limits), sandbox),
+        session=session, **gates)
     _publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
 
-def _owed(ledger: Ledger, head: Head) -> list[str]:
-    """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet."""
+def _owed(ledger: Ledger, head: Head) -> tuple[list[str], dict]:
+    """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet,
+    and the tokens each spent."""
     record = head.record
     while record.get("kind") != "exhaust":
         if record.get("kind") == "activate" or record["seq"] == 1:
-            return []
+            return [], {}
         record = ledger.previous(record)
-    owed = record.get("owed")
-    return [turn for turn in owed if isinstance(turn, str)] if isinstance(owed, list) else []
+    owed, spent = record.get("owed"), record.get("owed_usage")
+    turns = [turn for turn in owed if isinstance(turn, str)] if isinstance(owed, list) else []
+    return turns, spent if isinstance(spent, dict) else {}
 
 
-def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | None,
-                 state_path: str | os.PathLike) -> Head:
+def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],
+                 session: str | None, state_path: str | os.PathLike) -> Head:
     """Charge the owed turns to the new tranche first (late: their Stops could not)."""
-    if not owed:
+    turns, spent = owed
+    if not turns:
         return head
     from forge_runtime.goal import charging, consistency
 
@@ -154,12 +186,13 @@ def _charge_owed(ledger: Ledger, head: Head, owed: list[str], session: str | Non
                                      consistency.mirror_id(state_path))
     except ForgeError:  # state.md is rewritten from the ledger right after this
         progress = charging.Progress(None, None, consistency.mirror_id(state_path))
-    charging.charge_locked(ledger, head, owed, session or "", None, progress)
+    charging.charge_locked(ledger, head, turns, session or "", None, progress, spent)
     return ledger.head()
 
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
                 state_path: str | os.PathLike, gates: dict,
+                limits: tuple[int | None, int | None],
                 sandbox: str | None = None) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
@@ -167,10 +200,13 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         goal = _with_sandbox(dict(head.goal), sandbox)
         if goal.get("repository") != repository:
             raise tampered(f"goal {ledger.nonce} belongs to another repository's ledger")
-        if goal["turn_count"] >= goal["turn_ceiling"]:
+        if goal["status"] == EXHAUSTED or reached(goal, now()) is not None:
             goal.update(activation_id=random_uuid(), status=ACTIVE,
                         activation_count=goal["activation_count"] + 1)
             goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
+            last = goal.get("token_ceiling")
+            goal = with_tranche(goal, limits, last if isinstance(last, int)
+                                else goal.get("token_count", 0))
             owed = _owed(ledger, head)
             head = ledger.append(head, "activate", goal, session=session, **gates)
             return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)
@@ -211,10 +247,11 @@ def activate(project: Project, objective: str, session: str | None = None,
             raise tampered(f"the witness says goal {witnessed} has this objective, and the "
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
-            created = _create(root, objective, repository, session, witness, gates, sandbox)
+            created = _create(root, objective, repository, session, witness, gates,
+                              tranche_limits(project), sandbox)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
-                                project.state_path, gates, sandbox)
+                                project.state_path, gates, tranche_limits(project), sandbox)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal)

@@ -32,8 +32,11 @@ from forge_runtime.goal.ledger import (
     CANCELLED,
     COMPLETE,
     EXHAUSTED,
+    TURNS,
     Head,
     Ledger,
+    now,
+    reached,
 )
 from forge_runtime.records import record
 
@@ -77,21 +80,27 @@ def _late_in_tranche(ledger: Ledger, head: Head) -> int:
 
 
 def _exhaust(ledger: Ledger, head: Head, progress: Progress, session: str,
-             owed: list[str]) -> Head:
+             owed: list[str], ceiling: str = TURNS, usage: dict | None = None) -> Head:
+    """Checkpoint and exhaustion; the turns `owed` past the ceiling are kept in the record,
+    with the tokens each spent (`owed_usage`), for the next tranche to charge."""
     late = _late_in_tranche(ledger, head)
     head = ledger.append(head, "checkpoint", head.goal, next_step=progress.next_step,
                          session=session)
     extra = {"late_turns": late} if late else {}
     if owed:
         extra["owed"] = owed
+        spent = {turn: usage[turn] for turn in owed if turn in (usage or {})}
+        if spent:
+            extra["owed_usage"] = spent
     return ledger.append(head, "exhaust", {**head.goal, "status": EXHAUSTED}, session=session,
-                         **extra)
+                         ceiling=ceiling, **extra)
 
 
 def charge(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], session: str,
-           own_turn: str | None = None) -> Charge:
+           own_turn: str | None = None, usage: dict | None = None) -> Charge:
     """Charge each of `turns` (transcript order) once; refuse past the ceiling; fail closed
-    on tampering. Every turn but `own_turn` (the one whose Stop this is) is charged late."""
+    on tampering. Every turn but `own_turn` (the one whose Stop this is) is charged late.
+    `usage` maps a turn to the tokens it spent (usage.usage_record), kept in its record."""
     if isinstance(turns, str):
         raise TypeError("charge() takes a list of turn identities")
     with ledger.lock():
@@ -106,24 +115,30 @@ def charge(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], sess
             # charge too leaves it one append behind again, not two (a false tampering).
             state.write_goal(state_path, head.goal)
             mirrored = state.mirror(head.goal)
-        result = charge_locked(ledger, head, turns, session, own_turn, progress)
+        result = charge_locked(ledger, head, turns, session, own_turn, progress, usage)
         if mirrored != state.mirror(result.goal):
             state.write_goal(state_path, result.goal)
         return result
 
 
 def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
-                  own_turn: str | None, progress: Progress) -> Charge:
+                  own_turn: str | None, progress: Progress, usage: dict | None = None) -> Charge:
     """`charge` for a caller that holds the lock and has settled `head`."""
     goal = head.goal
     if goal["status"] in (COMPLETE, CANCELLED):
         return Charge(ENDED, goal)
+    usage = usage or {}
     due = list(dict.fromkeys(turn for turn in turns if not ledger.turn_charged(turn, head)))
     if goal["status"] == ACTIVE and goal["turn_count"] >= goal["turn_ceiling"]:
         # a Stop died between the last charge and the exhaustion: finish it now, with the
         # tranche's late count and owing what this event brought, as at the ceiling
-        head = _exhaust(ledger, head, progress, session, due)
+        head = _exhaust(ledger, head, progress, session, due, TURNS, usage)
         return Charge(REFUSED, head.goal, 0, head.record.get("late_turns", 0), False, len(due))
+    if not due and goal["status"] == ACTIVE and reached(goal, now()) is not None:
+        # the tranche's tokens or time ran out with no Stop to say so (a Stop that died, or
+        # the clock); with new turns, they are charged first (they ran), then it exhausts
+        head = _exhaust(ledger, head, progress, session, [], reached(goal, now()))
+        return Charge(REFUSED, head.goal, 0, head.record.get("late_turns", 0))
     if head.goal["status"] == EXHAUSTED:
         return Charge(REFUSED, head.goal)
     if not due:
@@ -143,11 +158,17 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
         if turn != own_turn:
             fields["late"] = True
             late += 1
-        head = ledger.append(head, "charge", {**head.goal,
+        spent = usage.get(turn)
+        tokens = head.goal.get("token_count", 0)
+        if spent is not None:
+            fields["usage"] = spent
+            tokens += spent["counted"]
+        head = ledger.append(head, "charge", {**head.goal, "token_count": tokens,
                                               "turn_count": head.goal["turn_count"] + 1},
                              **fields)
-    if head.goal["turn_count"] >= head.goal["turn_ceiling"]:
-        head = _exhaust(ledger, head, progress, session, owed)
+    ceiling = reached(head.goal, now())
+    if ceiling is not None:
+        head = _exhaust(ledger, head, progress, session, owed, ceiling, usage)
         late = head.record.get("late_turns", 0)
     return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
 

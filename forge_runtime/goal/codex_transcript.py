@@ -44,7 +44,9 @@ from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Turn, Verdic
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
 _SET, _CLEARED = "User set the goal:", "User cleared the goal."
 _INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId",
-                "goal_objective")
+                "goal_objective", "token_count", '"turn_context"')
+# what carries tokens: `token_count` events, and each turn's model in its `turn_context`
+USAGE_TOKENS = ("token_count", '"turn_context"')
 _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
 TAIL_BYTES = 1 << 20
 
@@ -106,8 +108,46 @@ def host_goal_message(entry: dict) -> tuple[str, str] | None:
     return str(payload.get("id")), text
 
 
+def spent_tokens(entry: dict) -> tuple[str, dict] | None:
+    """(fingerprint, tokens) of a `token_count` event: its `last_token_usage` in usage.py's
+    fields. OpenAI's `input_tokens` include the cached (and cache-written) ones, so fresh
+    input is what is left; `output_tokens` include reasoning. The fingerprint is the running
+    total, so a repeated event for the same response is counted once."""
+    payload = _payload(entry, "event_msg", "token_count")
+    info = payload.get("info") if payload else None
+    last = info.get("last_token_usage") if isinstance(info, dict) else None
+    if not isinstance(last, dict):
+        return None
+
+    def count(key: str) -> int:
+        value = last.get(key)
+        return value if isinstance(value, int) and value > 0 else 0
+
+    cached, written = count("cached_input_tokens"), count("cache_write_input_tokens")
+    spent = {"input": max(count("input_tokens") - cached - written, 0),
+             "output": count("output_tokens"), "cache_creation": written, "cache_read": cached}
+    return json.dumps(info.get("total_token_usage"), sort_keys=True), spent
+
+
 class Chunk(transcript.Chunk):
     """What was appended to a Codex rollout between two offsets."""
+
+    OPENS_TURNS = True
+
+    def responses(self) -> list[tuple[int, str, str, dict]]:
+        """(index, fingerprint, model, tokens) of every `token_count` event; the model is
+        the one the turn's `turn_context` names."""
+        found, model = [], "unknown"
+        for index, entry in enumerate(self.entries):
+            payload = entry.get("payload")
+            if entry.get("type") == "turn_context" and isinstance(payload, dict):
+                named = payload.get("model")
+                model = named if isinstance(named, str) and named else model
+                continue
+            spent = spent_tokens(entry)
+            if spent is not None:
+                found.append((index, spent[0], model, spent[1]))
+        return found
 
     def turns(self) -> list[Turn]:
         """Every turn the chunk shows, oldest first, by its `task_started` entry: at a Stop,

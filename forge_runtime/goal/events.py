@@ -22,7 +22,7 @@ import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import sessions, transcript
-from forge_runtime.goal.ledger import TAMPERED
+from forge_runtime.goal.ledger import TAMPERED, TRANCHE
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
 
@@ -63,13 +63,45 @@ def exhausted_hint(goal: dict) -> hints.Hint:
     """The way on from a spent budget: the same words in the Stop reply and `forge goal status`."""
     from forge_runtime import hints
 
-    return hints.next_(f"/goal {goal['objective']}", "adds one more tranche of 20 turns",
-                       or_=["/goal clear"])
+    return hints.next_(f"/goal {goal['objective']}",
+                       f"adds one more tranche of {tranche_words(goal)}", or_=["/goal clear"])
 
 
-def exhausted_text(goal: dict, late: int = 0, owed: int = 0) -> str:
-    head = (f"{EXHAUSTED_CODE}: goal {goal['nonce']} used {goal['turn_count']} of "
-            f"{goal['turn_ceiling']} turns ({goal['activation_count']} x 20); forge stopped it.")
+def tranche_words(goal: dict) -> str:
+    """What one tranche of this goal holds: `20 turns`, and its token and minute ceilings."""
+    from forge_runtime.goal.gauge import tokens_text
+
+    words = [f"{TRANCHE} turns"]
+    if isinstance(goal.get("token_ceiling"), int):
+        words.append(f"{tokens_text(goal['tranche_tokens'])} tokens"
+                     if isinstance(goal.get("tranche_tokens"), int) else "its tokens")
+    if isinstance(goal.get("minute_ceiling"), int):
+        words.append(f"{goal['minute_ceiling']} minutes")
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+
+
+def spent_words(goal: dict, ceiling: str | None) -> str:
+    """Which ceiling ended the tranche, in the stop message's words."""
+    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.gauge import tokens_text
+
+    if ceiling == ceilings.TOKENS:
+        return (f"used {tokens_text(goal.get('token_count', 0))} of "
+                f"{tokens_text(goal['token_ceiling'])} tokens (the token ceiling) in "
+                f"{goal['turn_count']} turns")
+    if ceiling == ceilings.MINUTES:
+        return (f"ran {ceilings.minutes_used(goal, ceilings.now())} of {goal['minute_ceiling']} "
+                f"minutes (the time ceiling) of this tranche in {goal['turn_count']} turns")
+    return (f"used {goal['turn_count']} of {goal['turn_ceiling']} turns "
+            f"({goal['activation_count']} x 20)")
+
+
+def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None = None) -> str:
+    """The stop message; `ceiling` names the one spent (else the first the goal reached)."""
+    from forge_runtime.goal import ceilings
+
+    ceiling = ceiling or ceilings.reached(goal, ceilings.now())
+    head = f"{EXHAUSTED_CODE}: goal {goal['nonce']} {spent_words(goal, ceiling)}; forge stopped it."
     if late:
         head += (f" {late} of this tranche's turns were charged late (their Stop hooks did "
                  "not finish).")
@@ -166,7 +198,7 @@ def _follow_transcript(project: Project, event: dict):
     binding = sessions.read_binding(project.ledger_root, session)
     with storage_errors(project):
         chunk = _read_bound(event, binding)
-        result = _catch_up(project, binding, chunk, session, None)
+        result = _catch_up(project, binding, chunk, session, None, path)
         _remember(project, session, binding, path, chunk)
     return result
 
@@ -181,14 +213,63 @@ def _read_bound(event: dict, binding: dict) -> transcript.Chunk:
     try:
         return reader.read_anchored(path, mark)
     except transcript.Unattributable as exc:
-        from forge_runtime import hints
+        raise _unattributable(exc, binding) from None
 
-        objective = hints.sanitize(binding.get("objective") or "")
-        raise ForgeError(
-            f"{exc}, so the turns after the ones goal {binding.get('nonce')} charged cannot be "
-            "attributed", f"/goal {objective}", exit_code=EXIT_REFUSED, code=TAMPERED,
-            rationale="in a new session: the goal keeps its count; this session's transcript "
-                      "can no longer show its turns") from None
+
+def _unattributable(exc: transcript.Unattributable, binding: dict) -> ForgeError:
+    """The tamper error for a transcript (or a subagent's) that lost what forge read."""
+    from forge_runtime import hints
+
+    objective = hints.sanitize(binding.get("objective") or "")
+    return ForgeError(
+        f"{exc}, so the turns after the ones goal {binding.get('nonce')} charged cannot be "
+        "attributed", f"/goal {objective}", exit_code=EXIT_REFUSED, code=TAMPERED,
+        rationale="in a new session: the goal keeps its count; this session's transcript "
+                  "can no longer show its turns")
+
+
+def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str]) -> dict:
+    """The tokens each of `turns` spent (usage.py): its distinct responses, the first one's
+    with the part of the turn an earlier event read (the binding's `usage_open`), the last
+    one's with what the session's subagents spent since the last event. On Claude Code a
+    turn's responses come before the entry that closes it, and what follows the last one
+    waits in the binding for the next turn; on Codex they follow the entry that opens it."""
+    from forge_runtime.goal import usage
+
+    try:
+        helpers, binding["subagents"] = usage.read_subagents(path, binding.get("subagents")
+                                                             or {})
+    except transcript.Unattributable as exc:
+        raise _unattributable(exc, binding) from None
+    marks = [(turn.index, turn.uuid) for turn in chunk.turns() if turn.uuid in turns]
+    carried = usage.Tally(binding.get("usage_open"))
+    tallies = {uuid: usage.Tally({"last": carried.last}) for _, uuid in marks}
+    if marks:
+        tallies[marks[0][1]].merge(carried)
+        carried = usage.Tally({"last": carried.last})
+    for index, ident, model, spent in chunk.responses():
+        owner = _owner(marks, index, chunk.OPENS_TURNS)
+        tally = carried if owner is None else tallies[owner]
+        tally.add_response(ident, model, spent)
+        carried.last = tally.last
+    (tallies[marks[-1][1]] if marks else carried).merge(helpers)
+    binding["usage_open"] = carried.state()
+    return {uuid: tally.take() for uuid, tally in tallies.items()}
+
+
+def _owner(marks: list[tuple[int, str]], index: int, opens: bool) -> str | None:
+    """The turn a response at `index` belongs to, of the turns being charged (`marks`:
+    (index, turn), in order); None when it belongs to a turn still running."""
+    if opens:  # Codex: the last turn opened before it (or the first, for what came earlier)
+        owner = marks[0][1] if marks else None
+        for start, uuid in marks:
+            if start <= index:
+                owner = uuid
+        return owner
+    for end, uuid in marks:  # Claude Code: the first turn closed at or after it
+        if index <= end:
+            return uuid
+    return None
 
 
 def _remember(project: Project, session: str, binding: dict, path: str,
@@ -220,13 +301,13 @@ def _witnessed_ledger(project: Project, nonce: str):
 
 
 def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
-              own_turn: str | None):
+              own_turn: str | None, path: str):
     """Charge the chunk's turns worked before the goal ended, then apply its verdicts.
 
     Transcript order decides: a turn closed before a verdict that ended the goal is charged,
     one after it is not (the goal had ended). `own_turn` is the turn whose Stop this is (a
-    repeated Stop's, when the chunk shows none); every other turn is charged late. None when
-    there was nothing to charge.
+    repeated Stop's, when the chunk shows none); every other turn is charged late, each with
+    the tokens it spent (`path` is the transcript's). None when there was nothing to charge.
     """
     from forge_runtime.goal import charging
 
@@ -238,14 +319,20 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     turns = [turn.uuid for turn in shown if turn.index < cut]
     if own_turn is not None and not shown:
         turns = [own_turn]  # a repeated Stop: the turn it charged already
+    spent = _turn_usage(path, binding, chunk, turns)
     result = None
     if turns or own_turn is not None:
-        result = charging.charge(ledger, project.state_path, turns, session, own_turn)
+        result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)
     for verdict in verdicts:
         goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
                             f"host verdict: {verdict.outcome}")
+        binding["goal"] = goal
         if own_turn is not None and own_turn not in turns:  # it ran after the goal ended
             result = charging.Charge(charging.ENDED, goal)
+    if result is not None and not verdicts:
+        binding["goal"] = result.goal  # what the next tool call's budget check starts from
+    if "goal" in binding:  # and the ledger's head then: a later append elsewhere shows
+        binding["goal_seq"] = ledger.pointer()
     return result
 
 
@@ -410,7 +497,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         # the first Stop could not confirm yet, or a confirmation an agent forged)
         return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
                                         "another objective")
-    result = _catch_up(project, binding, chunk, session, turn)
+    result = _catch_up(project, binding, chunk, session, turn, path)
     _remember(project, session, binding, path, chunk)
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)

@@ -3,6 +3,9 @@
     forge ▰▰▰▰▰▰▱▱▱▱ 12/20 · 3/7 steps · next: handle quoted commas
     forge [######----] 12/20 - 3/7 steps - next: handle quoted commas     (not UTF-8)
     forge ▰▰▱▱▱▱▱▱▱▱ 3/20 · unsandboxed · next: write the parser    (by the opt-out)
+    forge ▰▰▰▰▱▱▱▱▱▱ 12/20 · 1.2M/3M tok · 41/240 min · next: ...    (with ceilings)
+
+The gauge fills by whichever of the tranche's ceilings is nearest.
 
 Pure formatting: callers read the goal and the checkpoint and say whether colour and
 Unicode may be used (`unicode_ok`, and the CLI's `use_colour`), so the same goal always
@@ -66,6 +69,45 @@ def bar(used: int, ceiling: int, unicode: bool = True) -> str:
     return "[" + "#" * filled + "-" * (CELLS - filled) + "]"
 
 
+def tokens_text(count: int) -> str:
+    """A token count at a glance: 950, 12k, 1.2M."""
+    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if count >= size:
+            value = count / size
+            text = f"{value:.1f}" if value < 10 else f"{value:.0f}"
+            return text.removesuffix(".0") + suffix
+    return str(count)
+
+
+def measures(goal: dict, at: str | None = None) -> list[tuple[int, int | None, str]]:
+    """(used, ceiling or None, unit) for the goal's turns, tokens and tranche minutes: tokens
+    once any are recorded or a ceiling is set, minutes only with a ceiling."""
+    from forge_runtime.goal.ceilings import minutes_used, now
+
+    found: list[tuple[int, int | None, str]] = [
+        (goal["turn_count"], goal["turn_ceiling"], "turns")]
+    tokens, token_ceiling = goal.get("token_count", 0), goal.get("token_ceiling")
+    if tokens or isinstance(token_ceiling, int):
+        found.append((tokens, token_ceiling if isinstance(token_ceiling, int) else None,
+                      "tok"))
+    if isinstance(goal.get("minute_ceiling"), int):
+        found.append((minutes_used(goal, at or now()) or 0, goal["minute_ceiling"], "min"))
+    return found
+
+
+def _nearest(found: list[tuple[int, int | None, str]]) -> tuple[int, int]:
+    """The (used, ceiling) of the measure nearest its ceiling."""
+    bounded = [(used, ceiling) for used, ceiling, _ in found if ceiling]
+    return max(bounded, key=lambda pair: (min(pair[0], pair[1]) / pair[1], pair[0] >= pair[1]))
+
+
+def _measure_text(used: int, ceiling: int | None, unit: str) -> str:
+    if unit == "tok":
+        shown = tokens_text(used) + (f"/{tokens_text(ceiling)}" if ceiling else "")
+        return f"{shown} tok"
+    return f"{used}/{ceiling} {unit}"
+
+
 def stuck_turns(record: dict) -> int:
     """Charged turns without progress, as the goal's last charge record counted them."""
     from forge_runtime.goal.charging import STUCK_AFTER
@@ -81,9 +123,11 @@ def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
     `checkpoint` is a `checkpoint.Checkpoint` (or None when state.md cannot be read);
     `stuck` the charged turns without progress (`stuck_turns`).
     """
-    used, ceiling, status = goal["turn_count"], goal["turn_ceiling"], goal["status"]
+    status = goal["status"]
+    found = measures(goal)
+    used, ceiling = _nearest(found)
     dot = " · " if unicode else " - "
-    numbers = f"{used}/{ceiling}"
+    numbers = f"{goal['turn_count']}/{goal['turn_ceiling']}"
     if status in ("complete", "cancelled"):
         done = ("✔ goal met" if unicode else "goal met") if status == "complete" \
             else "goal cleared"
@@ -91,6 +135,7 @@ def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
     spent = status == "exhausted"
     tone = _RED if spent else _YELLOW if stuck else _GREEN
     parts = [f"forge {paint(bar(used, ceiling, unicode), tone, colour)} {numbers}"]
+    parts += [_measure_text(*measure) for measure in found[1:]]
     if checkpoint is not None and checkpoint.total:
         parts.append(f"{checkpoint.done}/{checkpoint.total} steps")
     if goal.get("sandbox") == UNSANDBOXED:

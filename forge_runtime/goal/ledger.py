@@ -36,11 +36,11 @@ work tree when it settles and verifies, and notes every append there.
 from __future__ import annotations
 
 import os
-import time
 
 from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import records
+from forge_runtime.goal.ceilings import MINUTES, TOKENS, TURNS, minutes_used, now, reached
 from forge_runtime.goal.lock import locked
 from forge_runtime.project import join
 from forge_runtime.records import record
@@ -59,10 +59,6 @@ STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
 def tampered(message: str, fix: str = VERIFY_FIX) -> ForgeError:
     """The fail-closed error for a ledger or state that is not what forge wrote."""
     return ForgeError(message, fix, exit_code=EXIT_REFUSED, code=TAMPERED)
-
-
-def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def turn_key(turn_id: str) -> str:
@@ -194,6 +190,15 @@ class Ledger:
             self.witness.check(self, head)
         return head.goal
 
+    def pointer(self) -> int | None:
+        """The sequence number head.json names, unchecked (a cheap sign that the goal moved;
+        `head()` is the check)."""
+        try:
+            seq = records.read_json_file(self.head_path).get("seq")
+        except records.RecordError:
+            return None
+        return seq if isinstance(seq, int) else None
+
     def previous(self, record: dict) -> dict:
         """The record that `record` seals, checked against its own hash and the link."""
         earlier = self._record(record["seq"] - 1)
@@ -322,6 +327,21 @@ def new_nonce() -> str:
 # -- the rules every transition obeys ----------------------------------------------------------
 
 _FIXED = ("nonce", "objective", "objective_hash", "repository")
+# the tranche's token and time ceilings, and when its clock started: set by an activation
+_TRANCHE_FIELDS = ("token_ceiling", "tranche_tokens", "minute_ceiling", "tranche_started")
+def _spent_tokens(record: dict) -> int:
+    usage = record.get("usage")
+    if usage is None:
+        return 0
+    from forge_runtime.goal.usage import counted
+
+    by_model = usage.get("by_model") if isinstance(usage, dict) else None
+    if not isinstance(by_model, dict) or not all(
+            isinstance(spent, dict) and all(isinstance(value, int) and value >= 0
+                                            for value in spent.values())
+            for spent in by_model.values()) or usage.get("counted") != counted(by_model):
+        return -1
+    return usage["counted"]
 
 
 def check_transition(before: dict | None, record: dict, nonce: str) -> None:
@@ -338,14 +358,23 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         raise refuse("has a ceiling that is not 20 x activations")
     if not 0 <= goal.get("turn_count", -1) <= goal["turn_ceiling"]:
         raise refuse("has a turn count outside 0..ceiling")
+    if not isinstance(goal.get("token_count", 0), int) or goal.get("token_count", 0) < 0:
+        raise refuse("has a token count that is not a count")
     if before is None:
         if kind != "activate" or goal.get("activation_count") != 1 or goal["turn_count"] != 0 \
-                or goal["status"] != ACTIVE:
+                or goal["status"] != ACTIVE or goal.get("token_count", 0) != 0:
             raise refuse("is not a fresh activation at turn 0")
         return
     old = before["goal"]
     if any(goal.get(key) != old.get(key) for key in _FIXED):
         raise refuse("changes the goal's identity")
+    spent = _spent_tokens(record) if kind == "charge" else 0
+    if spent < 0:
+        raise refuse("says it spent tokens its own usage does not add up to")
+    if goal.get("token_count", 0) != old.get("token_count", 0) + spent:
+        raise refuse("changes the token count by other than what its charge spent")
+    if kind != "activate" and any(goal.get(key) != old.get(key) for key in _TRANCHE_FIELDS):
+        raise refuse("changes the tranche's token or time ceiling outside an activation")
     counts_same = (goal["turn_count"] == old["turn_count"]
                    and goal["activation_count"] == old["activation_count"])
     same_activation = goal.get("activation_id") == old.get("activation_id")
@@ -355,17 +384,20 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
               and goal["activation_count"] == old["activation_count"]
               and isinstance(record.get("turn"), str))
     elif kind == "activate":  # one more tranche, only for an exhausted goal
-        ok = (old["turn_count"] >= old["turn_ceiling"] and goal["status"] == ACTIVE
+        ok = ((old["status"] == EXHAUSTED or reached(old, str(record.get("at"))) is not None)
+              and goal["status"] == ACTIVE
               and goal["activation_count"] == old["activation_count"] + 1
               and goal["turn_count"] == old["turn_count"] and not same_activation)
     elif kind == "reopen":
         ok = (old["status"] in (COMPLETE, CANCELLED) and goal["status"] == ACTIVE
-              and counts_same and old["turn_count"] < old["turn_ceiling"])
+              and counts_same and reached(old, str(record.get("at"))) is None)
     elif kind in ("bind", "checkpoint"):
         ok = counts_same and goal["status"] == old["status"] and same_activation
     elif kind == "exhaust":
+        ceiling = record.get("ceiling", TURNS)
         ok = (counts_same and old["status"] == ACTIVE and goal["status"] == EXHAUSTED
-              and goal["turn_count"] == goal["turn_ceiling"])
+              and ceiling in (TURNS, TOKENS, MINUTES)
+              and _reached_named(goal, record, ceiling))
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
         ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted
@@ -373,3 +405,16 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         ok = False
     if not ok:
         raise refuse(f"is not a valid step from {old['status']} at turn {old['turn_count']}")
+
+
+def _reached_named(goal: dict, record: dict, ceiling: str) -> bool:
+    """An exhaustion's named ceiling is one the goal has reached at the record's time."""
+    if ceiling == TURNS:
+        return goal["turn_count"] == goal["turn_ceiling"]
+    if ceiling == TOKENS:
+        tokens = goal.get("token_ceiling")
+        return isinstance(tokens, int) and goal.get("token_count", 0) >= tokens
+    minutes = goal.get("minute_ceiling")
+    at = record.get("at")
+    return isinstance(minutes, int) and isinstance(at, str) and \
+        (minutes_used(goal, at) or 0) >= minutes

@@ -4,6 +4,9 @@
                                                        transcript offset, last turn seen
     <ledger_root>/sessions/<session id>.pending.json  a `/goal` prompt seen at
                                                        UserPromptSubmit, not yet confirmed
+    <ledger_root>/sessions/<session id>.midturn.json  where PreToolUse's token count of
+                                                       the running turn has read to
+                                                       (midturn.py)
 
 Hooks of a session with no goal only ask `involvement()`: two stat calls, a third (the goal
 witness's marker, witness.py) when both find nothing, and nothing imported that os does not
@@ -18,6 +21,7 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 
 SESSIONS_DIR = "sessions"
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
+CURSOR_SUFFIX = ".midturn.json"
 
 
 def _safe_id(session_id: str) -> bool:
@@ -113,6 +117,25 @@ def _paths_to_write(ledger_root: str | os.PathLike, session_id: str) -> tuple[st
 
 def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict) -> None:
     _write(_paths_to_write(ledger_root, session_id)[0], binding)
+
+
+def read_cursor(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
+    """The mid-turn token count's cursor, or None (missing or unreadable: start again)."""
+    paths = _paths(ledger_root, session_id)
+    if paths is None:
+        return None
+    from forge_runtime import fastjson
+
+    try:
+        with open(paths[0][:-len(".json")] + CURSOR_SUFFIX, "rb") as handle:
+            cursor = fastjson.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    return cursor if isinstance(cursor, dict) else None
+
+
+def write_cursor(ledger_root: str | os.PathLike, session_id: str, cursor: dict) -> None:
+    _write(_paths_to_write(ledger_root, session_id)[0][:-len(".json")] + CURSOR_SUFFIX, cursor)
 
 
 def read_pending(ledger_root: str | os.PathLike, session_id: str) -> dict | None:

@@ -53,6 +53,9 @@ _GOAL_SET = "Goal set:"
 _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "\\/"), _COMMAND,
                 "local_command")
 
+# the cheap prefilter for the lines that carry tokens (usage.py; midturn.py reads only these)
+USAGE_TOKENS = ('"usage"',)
+
 MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
 FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
 POLL = 0.01
@@ -100,6 +103,21 @@ class Chunk:
     def __repr__(self) -> str:
         return (f"Chunk(entries={self.entries!r}, end_offset={self.end_offset!r}, "
                 f"starts={self.starts!r})")
+
+    # A turn is known by the entry that closes it (Codex's chunk: the one that opens it).
+    OPENS_TURNS = False
+
+    def responses(self) -> list[tuple[int, str, str, dict]]:
+        """(index, response id, model, tokens) of every entry that carries an API
+        response's usage (usage.py), in transcript order."""
+        from forge_runtime.goal.usage import response
+
+        found = []
+        for index, entry in enumerate(self.entries):
+            spent = response(entry) if entry.get("type") == "assistant" else None
+            if spent is not None and entry.get("isSidechain") is not True:
+                found.append((index, *spent))
+        return found
 
     def turns(self) -> list[Turn]:
         """Every turn the chunk shows finished, oldest first."""

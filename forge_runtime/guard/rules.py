@@ -55,7 +55,15 @@ SCHEMA = {
         "goal": {
             "type": "object",
             "additionalProperties": False,
-            "properties": {"require_sandbox": {"type": "boolean"}},
+            "properties": {
+                "require_sandbox": {"type": "boolean"},
+                "tranche": {  # per-tranche ceilings beside the 20 turns (goal/activation.py)
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"tokens": {"type": "integer", "minimum": 1},
+                                   "minutes": {"type": "integer", "minimum": 1}},
+                },
+            },
         },
     },
 }
@@ -65,7 +73,7 @@ class Rules(record("Rules", "roles agents protected goal", defaults=((), {}))):
     """Roles by name, which agent types take which role (`agents`), extra protected paths,
     and the project's goal settings (`goal.require_sandbox: false`, in so many words: a
     person's /goal may run without the host's kernel sandbox, which it otherwise needs;
-    sandbox/posture.py).
+    sandbox/posture.py; `goal.tranche`: token and minute ceilings per tranche).
 
     A record, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
     """
@@ -162,7 +170,7 @@ def _read_cache(cache_dir: str, digest: str) -> dict | None:
 def conforms(value, schema: dict) -> bool:
     """Does `value` satisfy `schema`? The keywords SCHEMA uses, without jsonschema's import
     (about 60 ms): type, properties, additionalProperties, required, propertyNames' pattern,
-    items, minLength."""
+    items, minLength, minimum."""
     kind = schema.get("type")
     if kind == "object":
         if not isinstance(value, dict) or not all(key in value for key in
@@ -185,6 +193,11 @@ def conforms(value, schema: dict) -> bool:
                                                for item in value)
     if kind == "string":
         return isinstance(value, str) and len(value) >= schema.get("minLength", 0)
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool) and \
+            value >= schema.get("minimum", value)
+    if kind == "boolean":
+        return isinstance(value, bool)
     return kind is None
 
 

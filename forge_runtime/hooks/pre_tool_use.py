@@ -29,10 +29,17 @@ def deadline_seconds() -> float:
 
 
 def handle(event: dict) -> dict | None:
+    """The guard's deny, else the goal's: a bound goal whose tranche is spent on tokens or
+    time denies the call, so the turn ends at once (goal/midturn.py)."""
     from forge_runtime.guard.decide import decide
 
     hint = decide(event)
-    return None if hint is None else deny(hint.render())
+    if hint is not None:
+        return deny(hint.render())
+    from forge_runtime.goal.midturn import spent
+
+    reason = spent(event)
+    return None if reason is None else deny(reason)
 
 
 def on_failure(problem: str) -> dict:

@@ -121,14 +121,25 @@ def _items(reply: dict, ids: Iterator[str]) -> list[dict]:
     return items
 
 
+def response_usage(spent: dict) -> dict:
+    """The Responses API's usage for a reply's `usage` (the Messages API's field names, as
+    scripts write them): OpenAI's `input_tokens` include the cached ones, reported again
+    as `input_tokens_details.cached_tokens`; by default 100 in, 20 out."""
+    cached = spent.get("cache_read_input_tokens", 0)
+    fresh = spent.get("input_tokens", 0 if spent else 100) + \
+        spent.get("cache_creation_input_tokens", 0)
+    output = spent.get("output_tokens", 0 if spent else 20)
+    return {"input_tokens": fresh + cached, "input_tokens_details": {"cached_tokens": cached},
+            "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": fresh + cached + output}
+
+
 def sse_body(reply: dict, response_id: str, model: str, ids: Iterator[str]) -> bytes:
     """The reply as the SSE stream of one streamed response."""
     items = _items(reply, ids)
     response = {"id": response_id, "object": "response", "model": model, "status": "completed",
                 "output": items}
-    usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
-             "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
-             "total_tokens": 120}
+    usage = response_usage(reply.get("usage") or {})
     events = [("response.created", {"type": "response.created",
                                     "response": {**response, "status": "in_progress",
                                                  "output": []}})]

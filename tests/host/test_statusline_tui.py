@@ -43,7 +43,8 @@ rules:
           input: {command: "sleep 0.3", description: "wait"}
 """
 # the project opts out of the kernel layer (tests/host/conftest.py): the line says so
-GAUGE = re.compile(r"my own line  forge [▰▱]{10} (\d+)/20 · 1/3 steps · unsandboxed · ")
+GAUGE = re.compile(r"my own line  forge [▰▱]{10} (\d+)/20 · [0-9.]+k? tok · 1/3 steps · "
+                   r"unsandboxed · ")
 
 
 def _forge(project, host, *words: str) -> None:
@@ -85,8 +86,9 @@ def test_the_status_line_shows_the_budget_as_the_goal_runs_and_the_checkpoint_at
     tui.wait_for(lambda: CHECKPOINT in tui.screen(), "the checkpoint in forge's stop message")
     screen = tui.screen()
     assert len(seen) >= 3 and seen == sorted(seen) and seen[-1] == 20, (seen, screen)
-    assert "my own line  forge ▰▰▰▰▰▰▰▰▰▰ 20/20 · 1/3 steps · unsandboxed · budget spent · " \
-           "next: parse the header row" in screen
+    # the turns' tokens too, as the host recorded them (the scripted model's default usage)
+    assert re.search(r"my own line  forge ▰▰▰▰▰▰▰▰▰▰ 20/20 · [0-9.]+k tok · 1/3 steps · "
+                     r"unsandboxed · budget spent · next: parse the header row", screen), screen
     # the host draws the status line's colours; it shows no escape sequence as text
     assert "[3" not in screen.split("my own line")[-1]
     assert re.search(r"my own line  forge \x1b\[3[0-9]m▰", tui.screen(colours=True))

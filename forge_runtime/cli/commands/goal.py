@@ -1,4 +1,4 @@
-"""`forge goal status|sync|verify|history`: see and check the durable goal ledger.
+"""`forge goal status|sync|verify|history|report`: see and check the durable goal ledger.
 
 These only read the ledger (sync rewrites state.md from it); a goal is activated by a
 person's `/goal` in Claude Code and charged by forge's Stop hook, never from here.
@@ -23,6 +23,8 @@ def register(subparsers, common) -> None:
             ("sync", sync, "bring state.md's goal fields up to the ledger"),
             ("verify", verify, "check every record of every goal"),
             ("history", history, "a timeline of the goal, one line per event"),
+            ("report", report, "one goal's story: tranches, turns and their tokens, late "
+                               "charges, stuck warnings, gates, where it stopped"),
             ("verify-gates", verify_gates, "refuse unless every final gate is fresh and "
                                            "passing")):
         action = actions.add_parser(name, parents=[common], help=text, description=text)
@@ -37,19 +39,42 @@ def _project():
 
 
 def _summary(goal: dict) -> list[str]:
-    return [f"goal        {goal['nonce']}",
-            f"objective   {goal['objective']}",
-            f"status      {goal['status']}",
-            f"turns       {goal['turn_count']} of {goal['turn_ceiling']} "
-            f"({goal['activation_count']} activation(s) x 20)",
-            *([f"sandbox     {SANDBOX_WORDS.get(goal['sandbox'], goal['sandbox'])}"]
-              if isinstance(goal.get("sandbox"), str) else [])]
+    from forge_runtime.goal.ceilings import minutes_used, now
+    from forge_runtime.goal.gauge import tokens_text
+
+    lines = [f"goal        {goal['nonce']}",
+             f"objective   {goal['objective']}",
+             f"status      {goal['status']}",
+             f"turns       {goal['turn_count']} of {goal['turn_ceiling']} "
+             f"({goal['activation_count']} activation(s) x 20)"]
+    ceiling = goal.get("token_ceiling")
+    if goal.get("token_count") or isinstance(ceiling, int):
+        lines.append(f"tokens      {tokens_text(goal.get('token_count', 0))}"
+                     + (f" of {tokens_text(ceiling)}" if isinstance(ceiling, int) else "")
+                     + " (input, output and cache writes; cache reads at a tenth)")
+    if isinstance(goal.get("minute_ceiling"), int):
+        lines.append(f"minutes     {minutes_used(goal, now())} of {goal['minute_ceiling']} "
+                     "in this tranche")
+    if isinstance(goal.get("sandbox"), str):
+        lines.append(f"sandbox     {SANDBOX_WORDS.get(goal['sandbox'], goal['sandbox'])}")
+    return lines
 
 
 # the posture a person's /goal ran in, as the ledger recorded it (sandbox.posture.for_goal)
 SANDBOX_WORDS = {"sandboxed": "sandboxed (the host's kernel layer keeps the ledger)",
                  "unsandboxed": "unsandboxed (.forge/guard.yaml opts out: "
                                 "goal.require_sandbox is false)"}
+
+
+def _budget(goal: dict) -> dict:
+    """The JSON budget: turns as before, tokens and minutes beside them."""
+    from forge_runtime.goal.ceilings import minutes_used, now
+
+    tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
+    return {"used": goal["turn_count"], "ceiling": goal["turn_ceiling"],
+            "remaining": goal["turn_ceiling"] - goal["turn_count"],
+            "tokens": {"used": goal.get("token_count", 0), "ceiling": tokens},
+            "minutes": {"used": minutes_used(goal, now()), "ceiling": minutes}}
 
 
 def _brief_of(project, goal: dict):
@@ -100,6 +125,8 @@ def status(args) -> Result:
     brief = _brief_of(project, seen.goal)
     if brief is not None:
         lines.append(f"brief       {brief}")
+    by_model = _by_model(project, nonce)
+    lines += [f"model       {line}" for line in _model_lines(by_model)]
     if sys.stdout.isatty():  # the gauge is for a person at a terminal; pipes get the text
         stuck = gauge.stuck_turns(Ledger(project.ledger_root, nonce).current().record)
         lines.insert(0, gauge.line(seen.goal, found, stuck, unicode=gauge.unicode_ok(),
@@ -109,9 +136,9 @@ def status(args) -> Result:
             "next_step": seen.next_step, "consistent": seen.consistent,
             "late_turns": seen.late_turns, "killed_stops": killed,
             "brief": None if brief is None else str(brief),
-            "budget": {"used": goal["turn_count"], "ceiling": goal["turn_ceiling"],
-                       "remaining": goal["turn_ceiling"] - goal["turn_count"]},
-            "checklist": {"done": found.done, "total": found.total} if found else None}
+            "budget": _budget(goal),
+            "checklist": {"done": found.done, "total": found.total} if found else None,
+            "by_model": by_model}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
         tampered = seen.problem_code in (None, TAMPERED)
@@ -137,6 +164,44 @@ def status(args) -> Result:
         data["gates"] = gates_line
         way_on = gates_hint or way_on
     return Result(way_on, lines, data)
+
+
+def _by_model(project, nonce: str) -> dict:
+    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.report import spent_by_model
+
+    return spent_by_model(Ledger(project.ledger_root, nonce).history())
+
+
+def _model_lines(by_model: dict) -> list[str]:
+    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.report import model_lines
+
+    return model_lines(by_model, tokens_text)
+
+
+def report(args) -> Result:
+    from forge_runtime import gates
+    from forge_runtime.goal import report as story
+    from forge_runtime.goal import status as core
+    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.ledger import Ledger
+
+    project = _project()
+    nonce = core.chosen_nonce(project, args.nonce)
+    if nonce is None:
+        return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
+    told = story.story(Ledger(project.ledger_root, nonce).history())
+    lines = story.text(told, tokens_text)
+    way_on = _way_on(told["goal"])
+    if gates.defined(project):
+        from forge_runtime.gates.goal import status_of
+
+        gates_line, gates_hint = status_of(project, told["goal"])
+        lines.append(f"gates       {gates_line}")
+        told["gates"] = gates_line
+        way_on = gates_hint or way_on
+    return Result(way_on, lines, told)
 
 
 def verify_gates(args) -> Result:
@@ -221,12 +286,13 @@ def _event_row(entry: dict) -> str | None:
             return _row(entry, "activated", goal["objective"])
         return _row(entry, "tranche", f"activation {goal['activation_count']}: 20 more turns")
     if kind == "charge":  # only late ones get a line of their own
-        return _row(entry, "late charge", f"turn {goal['turn_count']}, charged late")
+        return _row(entry, "late charge", f"turn {goal['turn_count']}, charged late"
+                    + _tokens_note([entry]))
     if kind == "checkpoint":
         step = entry.get("next_step")
         return _row(entry, "checkpoint", f"next: {step}" if step else "no unchecked step")
     if kind == "exhaust":
-        notes = ["budget spent"]
+        notes = [f"budget spent ({entry.get('ceiling', 'turns')})"]
         if entry.get("late_turns"):
             notes.append(f"{entry['late_turns']} of its turns charged late")
         if entry.get("owed"):
@@ -238,6 +304,16 @@ def _event_row(entry: dict) -> str | None:
     return None
 
 
+def _tokens_note(charges: list[dict]) -> str:
+    """`, 35k tok` for charges whose transcript showed usage; nothing for ones without (a
+    transcript that records none, or charges from before forge recorded usage)."""
+    from forge_runtime.goal.gauge import tokens_text
+
+    spent = [entry["usage"].get("counted", 0) for entry in charges
+             if isinstance(entry.get("usage"), dict) and entry["usage"].get("by_model")]
+    return f", {tokens_text(sum(spent))} tok" if spent else ""
+
+
 def timeline(entries: list[dict]) -> list[str]:
     """The goal's story, one line each: activations, tranches, runs of charged turns, late
     charges (`"late": true`), the checkpoint and the end."""
@@ -247,8 +323,9 @@ def timeline(entries: list[dict]) -> list[str]:
     def close_run() -> None:
         if charged:
             first, last = charged[0]["goal"]["turn_count"], charged[-1]["goal"]["turn_count"]
-            lines.append(_row(charged[-1], "charged", f"turn {first}" if first == last
-                              else f"turns {first}-{last}"))
+            lines.append(_row(charged[-1], "charged", (f"turn {first}" if first == last
+                                                       else f"turns {first}-{last}")
+                              + _tokens_note(charged)))
             charged.clear()
 
     for entry in entries:

@@ -1,0 +1,53 @@
+"""Which of a tranche's ceilings a goal has reached: turns, tokens, minutes.
+
+Plain arithmetic over a goal's fields and record times (`YYYY-MM-DDTHH:MM:SSZ`), importing
+only `time`: the ledger checks every transition with it, and a goal session's PreToolUse asks it
+before every tool call (midturn.py).
+"""
+
+import time
+
+TURNS, TOKENS, MINUTES = "turns", "tokens", "minutes"
+
+
+def now() -> str:
+    """The time a record is written at, to the second, UTC."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def epoch(at: str) -> int:
+    """Seconds since 1970 of a record's `at` (ledger.now()'s form), by hand: `time.strptime`
+    imports `_strptime`, `re` and `locale`, a bare start for every charging Stop."""
+    year, month, day = int(at[0:4]), int(at[5:7]), int(at[8:10])
+    year -= month <= 2  # days from the civil date (H. Hinnant's algorithm)
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    days = era * 146097 + day_of_era - 719468
+    return days * 86400 + int(at[11:13]) * 3600 + int(at[14:16]) * 60 + int(at[17:19])
+
+
+def minutes_used(goal: dict, at: str) -> int | None:
+    """Whole minutes of the tranche's clock at `at`; None when the goal has no clock."""
+    started = goal.get("tranche_started")
+    if not isinstance(started, str):
+        return None
+    try:
+        return (epoch(at) - epoch(started)) // 60
+    except ValueError:  # not a time forge wrote
+        return None
+
+
+def reached(goal: dict, at: str) -> str | None:
+    """The first of the tranche's ceilings the goal has reached at `at` (turns, tokens,
+    minutes), or None."""
+    if goal["turn_count"] >= goal["turn_ceiling"]:
+        return TURNS
+    tokens = goal.get("token_ceiling")
+    if isinstance(tokens, int) and goal.get("token_count", 0) >= tokens:
+        return TOKENS
+    minutes = goal.get("minute_ceiling")
+    if isinstance(minutes, int) and (minutes_used(goal, at) or 0) >= minutes:
+        return MINUTES
+    return None

@@ -1,0 +1,123 @@
+"""Rule 3 of issue 22: a turn that runs past its tranche's token or time ceiling ends at
+its next tool call, not at its Stop an hour later.
+
+A goal session's PreToolUse asks `spent(event)`. The last event that charged the session
+left the goal as the ledger then had it in the binding (`goal`); this adds what the turn
+has spent since: the binding's `usage_open` (the part of the turn an earlier event read),
+then the transcript lines and subagent transcripts added since, read from a cursor of its
+own (sessions.read_cursor), so each call reads only the bytes added since the call
+before. When the charged tokens plus these reach the ceiling, or the tranche's clock has
+run out, the call is denied with FORGE_GOAL_BUDGET_EXHAUSTED and the checkpoint: the model
+gets the denial as the tool's result, the turn ends, and its Stop charges it and ends
+autonomy.
+
+An early stop only: the Stop's charge, with its anchored reads, stays what counts. The
+cursor never moves the binding's offset (the Stop must still see every entry since the
+last charged turn: verdicts, the closing entry). A goal whose binding names no ceiling
+costs one binding read.
+"""
+
+import os
+
+from forge_runtime.goal import ceilings, sessions
+
+
+def spent(event: dict) -> str | None:
+    """The deny reason when the bound goal's tranche is spent on tokens or time, else None."""
+    from forge_runtime.roots import ledger_root_of
+
+    start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None
+    root, session = ledger_root_of(start), event["session_id"]
+    if sessions.BOUND not in sessions.involvement(root, session):
+        return None
+    binding = sessions.read_binding(root, session) or {}
+    goal = _current_goal(root, binding)
+    if not isinstance(goal, dict) or goal.get("status") != "active":
+        return None
+    tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
+    ceiling = None
+    if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
+        ceiling = ceilings.MINUTES
+    elif isinstance(tokens, int):
+        pending = _pending_tokens(event, root, binding)
+        if pending is None:
+            return _unreadable(event, binding)
+        goal = {**goal, "token_count": goal.get("token_count", 0) + pending}
+        if goal["token_count"] >= tokens:
+            ceiling = ceilings.TOKENS
+    return None if ceiling is None else _denial(event, goal, ceiling)
+
+
+def _current_goal(root: str, binding: dict) -> dict | None:
+    """The goal as this session's last charge left it in the binding, or, when the ledger
+    has moved since (another session charged it, a person added a tranche), as its checked
+    head says now."""
+    from forge_runtime import fastjson
+
+    goal, nonce = binding.get("goal"), binding.get("nonce")
+    if not isinstance(goal, dict) or not isinstance(nonce, str) or len(nonce) != 32:
+        return None
+    try:
+        with open(os.path.join(root, nonce, "head.json"), "rb") as handle:  # ledger.HEAD_NAME
+            seq = fastjson.loads(handle.read()).get("seq")
+    except (OSError, ValueError, AttributeError):
+        seq = None
+    if seq == binding.get("goal_seq"):
+        return goal
+    from forge_runtime.goal.ledger import Ledger
+
+    return Ledger(root, nonce).current().goal
+
+
+def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
+    """The counted tokens of the turn so far (none of them charged yet); None when a
+    subagent transcript forge read is gone or rewritten."""
+    from forge_runtime.goal import transcript, usage
+    from forge_runtime.hosts import transcript_reader
+
+    reader, session = transcript_reader(event), event["session_id"]
+    path = event.get("transcript_path") or ""
+    cursor = sessions.read_cursor(root, session)
+    offset = binding.get("offset", 0)
+    if not isinstance(cursor, dict) or cursor.get("from") != offset:
+        # the first call since a charge: start from where the charge left the turn
+        cursor = {"from": offset, "offset": offset, "tally": binding.get("usage_open"),
+                  "subagents": binding.get("subagents") or {}, "helpers": None}
+    tally = usage.Tally(cursor.get("tally"))
+    chunk = transcript.read_lines(path, cursor.get("offset", offset), reader.USAGE_TOKENS,
+                                  reader.Chunk)
+    for _, ident, model, spent in chunk.responses():
+        tally.add_response(ident, model, spent)
+    helpers = usage.Tally(cursor.get("helpers"))
+    try:
+        grown, marks = usage.read_subagents(path, cursor.get("subagents") or {})
+    except transcript.Unattributable:
+        return None
+    helpers.merge(grown)
+    cursor.update(offset=chunk.end_offset, tally=tally.state(), subagents=marks,
+                  helpers=helpers.state())
+    try:  # noqa: SIM105 (`contextlib` costs every guarded call of a goal session)
+        sessions.write_cursor(root, session, cursor)
+    except OSError:  # the next call reads these bytes again; the Stop still charges them
+        pass
+    return usage.counted(tally.by_model) + usage.counted(helpers.by_model)
+
+
+def _denial(event: dict, goal: dict, ceiling: str) -> str:
+    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.events import exhausted_text
+
+    text = exhausted_text(goal, ceiling=ceiling).replace(
+        "; forge stopped it.", "; forge denies this tool call so the turn ends, and its Stop "
+        "ends autonomy.", 1)
+    return checkpoint.stamped(text, sessions.project_for(event).state_path)
+
+
+def _unreadable(event: dict, binding: dict) -> str:
+    from forge_runtime import hints
+
+    objective = hints.sanitize(binding.get("objective") or "")
+    return hints.error("FORGE_GOAL_LEDGER_TAMPERED: a subagent transcript forge read for goal "
+                       f"{binding.get('nonce')} is gone or rewritten, so its tokens cannot be "
+                       "counted", f"/goal {objective}",
+                       "in a new session: the goal keeps its count").render()

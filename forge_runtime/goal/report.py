@@ -1,0 +1,115 @@
+"""One goal's story from its verified records: tranches, turns and what each spent, late
+charges, stuck warnings, and where it stopped (`forge goal report`, `forge goal status`).
+
+Pure reading: callers pass the records (`Ledger.history()`), oldest first.
+"""
+
+from __future__ import annotations
+
+from forge_runtime.goal.ceilings import epoch
+from forge_runtime.goal.charging import STUCK_AFTER
+from forge_runtime.goal.usage import FIELDS, Tally
+
+_ENDINGS = {"exhaust": "exhausted", "complete": "met", "cancel": "cleared"}
+
+
+def spent_by_model(records: list[dict]) -> dict:
+    """Every charge's tokens, per model, summed over the goal."""
+    tally = Tally()
+    for record in records:
+        usage = record.get("usage") if record.get("kind") == "charge" else None
+        for model, spent in ((usage or {}).get("by_model") or {}).items():
+            tally.add(model, spent)
+    return tally.by_model
+
+
+def _minutes(start: str, end: str) -> int:
+    return (epoch(end) - epoch(start)) // 60
+
+
+def story(records: list[dict]) -> dict:
+    """The goal's tranches, each with its turns (tokens, late, stuck), how it ended, and how
+    long it ran by the ledger's own timestamps; the goal's totals per model; where it is."""
+    tranches: list[dict] = []
+    for record in records:
+        kind, goal = record["kind"], record["goal"]
+        if kind == "activate":
+            tranches.append({"activation": goal["activation_count"], "started": record["at"],
+                             "turns": [], "ended": None, "token_ceiling":
+                             goal.get("token_ceiling"), "minute_ceiling":
+                             goal.get("minute_ceiling")})
+            continue
+        if not tranches:  # a ledger starts with an activation; verified ones do
+            continue
+        current = tranches[-1]
+        if kind == "charge":
+            usage = record.get("usage") or {}
+            unchanged = record.get("unchanged", 0)
+            current["turns"].append({
+                "turn": goal["turn_count"], "at": record["at"],
+                "tokens": usage.get("counted", 0), "by_model": usage.get("by_model", {}),
+                "late": record.get("late") is True,
+                "stuck": isinstance(unchanged, int) and unchanged > 0
+                and unchanged % STUCK_AFTER == 0})
+        elif kind == "checkpoint":
+            current["checkpoint"] = record.get("next_step")
+        elif kind in _ENDINGS:
+            current["ended"] = {"how": _ENDINGS[kind], "at": record["at"],
+                                "ceiling": record.get("ceiling", "turns")
+                                if kind == "exhaust" else None,
+                                "reason": record.get("reason"),
+                                "late_turns": record.get("late_turns", 0),
+                                "owed": len(record.get("owed") or [])}
+    for tranche in tranches:
+        last = (tranche["ended"] or {}).get("at") or \
+            (tranche["turns"][-1]["at"] if tranche["turns"] else tranche["started"])
+        tranche["minutes"] = _minutes(tranche["started"], last)
+        tranche["tokens"] = sum(turn["tokens"] for turn in tranche["turns"])
+    head = records[-1]["goal"] if records else {}
+    return {"goal": head, "tranches": tranches, "by_model": spent_by_model(records)}
+
+
+def model_lines(by_model: dict, tokens_text) -> list[str]:
+    """One line per model: what it spent, field by field."""
+    names = {"input": "in", "output": "out", "cache_creation": "cache write",
+             "cache_read": "cache read"}
+    return [f"{model}  " + " · ".join(f"{tokens_text(spent.get(field, 0))} {names[field]}"
+                                      for field in FIELDS)
+            for model, spent in sorted(by_model.items())]
+
+
+def text(told: dict, tokens_text) -> list[str]:
+    """The story as lines for a person."""
+    goal = told["goal"]
+    lines = [f"goal        {goal.get('nonce')}", f"objective   {goal.get('objective')}",
+             f"status      {goal.get('status')} at {goal.get('turn_count')} of "
+             f"{goal.get('turn_ceiling')} turns, {tokens_text(goal.get('token_count', 0))} "
+             "tokens counted"]
+    for tranche in told["tranches"]:
+        ceilings = [f"{tokens_text(tranche['token_ceiling'])} tok"
+                    if isinstance(tranche["token_ceiling"], int) else None,
+                    f"{tranche['minute_ceiling']} min"
+                    if isinstance(tranche["minute_ceiling"], int) else None]
+        bounds = ", ".join(part for part in ceilings if part)
+        lines.append(f"tranche {tranche['activation']}   from {tranche['started']}  "
+                     f"{len(tranche['turns'])} turns · {tokens_text(tranche['tokens'])} tok · "
+                     f"{tranche['minutes']} min" + (f"  (ceilings: {bounds})" if bounds else ""))
+        for turn in tranche["turns"]:
+            notes = [note for note, on in (("charged late", turn["late"]),
+                                           ("stuck warning", turn["stuck"])) if on]
+            lines.append(f"  turn {turn['turn']:>4}  {turn['at']}  "
+                         f"{tokens_text(turn['tokens']):>6} tok"
+                         + (f"  {'; '.join(notes)}" if notes else ""))
+        ended = tranche["ended"]
+        if ended is not None:
+            detail = {"exhausted": f"on its {ended['ceiling']} ceiling",
+                      "met": ended.get("reason") or "", "cleared": ended.get("reason") or ""}
+            extra = [f"{ended['late_turns']} late"] if ended["late_turns"] else []
+            if ended["owed"]:
+                extra.append(f"{ended['owed']} owed to the next tranche")
+            lines.append(f"  {ended['how']} {detail[ended['how']]}".rstrip()
+                         + (f" ({', '.join(extra)})" if extra else "")
+                         + (f"; next step then: {tranche['checkpoint']}"
+                            if tranche.get("checkpoint") else ""))
+    lines += model_lines(told["by_model"], tokens_text)
+    return lines

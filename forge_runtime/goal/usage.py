@@ -1,0 +1,169 @@
+"""The tokens a goal's turns spent, as the host's own transcripts record them.
+
+Measured against Claude Code 2.1.332 (tests/host/test_goal_tokens.py):
+- Every `assistant` entry carries its API response's `message.usage` (`input_tokens`,
+  `output_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`) and
+  `message.model`. One response is split over several entries (one per content block) that
+  share `message.id` and repeat the same usage: each response is counted once.
+- A subagent (the Agent tool, nested ones too) writes its own transcript,
+  `<session transcript without .jsonl>/subagents/agent-<id>.jsonl`, whose entries say
+  `isSidechain: true`; the main transcript holds none of its responses. They count to the
+  goal too, or an agent could hide its work in a Task.
+- The host's `/goal` evaluator's requests appear in no transcript.
+
+What counts toward a token ceiling (`counted`): fresh input, output and cache writes in
+full, cache reads at a tenth. A cache read costs a tenth of fresh input and a long session
+re-reads its whole context on every call, so a plain sum would be dominated by them (and a
+ceiling meaningless), while leaving them out would let a session that re-reads a million
+cached tokens per call spend without bound.
+"""
+
+from __future__ import annotations
+
+import os
+
+FIELDS = ("input", "output", "cache_creation", "cache_read")
+_API_FIELDS = (("input", "input_tokens"), ("output", "output_tokens"),
+               ("cache_creation", "cache_creation_input_tokens"),
+               ("cache_read", "cache_read_input_tokens"))
+CACHE_READ_WEIGHT = 10  # a cache read counts 1/10 of a token
+SUBAGENTS_DIR = "subagents"
+USAGE_TOKEN = '"usage"'  # the cheap prefilter for a Claude Code line that holds usage
+# a subagent transcript's anchor: its last bytes forge read (what came before is charged)
+SUBAGENT_ANCHOR_SPAN = 4096
+
+
+def counted(by_model: dict) -> int:
+    """The tokens that count toward a ceiling, of per-model totals (see the module doc)."""
+    total = 0
+    for spent in by_model.values():
+        total += spent.get("input", 0) + spent.get("output", 0) + \
+            spent.get("cache_creation", 0) + spent.get("cache_read", 0) // CACHE_READ_WEIGHT
+    return total
+
+
+def response(entry: dict) -> tuple[str, str, dict] | None:
+    """(response id, model, {field: tokens}) of an assistant entry that carries usage."""
+    if entry.get("type") != "assistant" or entry.get("isApiErrorMessage"):
+        return None
+    message = entry.get("message")
+    usage = message.get("usage") if isinstance(message, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    spent = {}
+    for field, key in _API_FIELDS:
+        value = usage.get(key)
+        spent[field] = value if isinstance(value, int) and value > 0 else 0
+    ident = message.get("id")
+    model = message.get("model")
+    return (ident if isinstance(ident, str) else entry.get("uuid") or "",
+            model if isinstance(model, str) and model else "unknown", spent)
+
+
+class Tally:
+    """Per-model token totals of distinct responses, added to entry by entry.
+
+    One response's entries are consecutive in its transcript, so remembering the last
+    response id counts each once; `state()` and `Tally(state)` carry a tally across reads
+    (the binding keeps it), so a response read half at one event and half at the next is
+    still counted once.
+    """
+
+    __slots__ = ("by_model", "last")
+
+    def __init__(self, state: dict | None = None) -> None:
+        state = state or {}
+        self.by_model = {model: dict(spent) for model, spent in
+                         (state.get("by_model") or {}).items() if isinstance(spent, dict)}
+        self.last = state.get("last")
+
+    def add_entry(self, entry: dict) -> None:
+        """A Claude Code transcript entry: its response, if it carries one."""
+        found = response(entry)
+        if found is not None:
+            self.add_response(*found)
+
+    def add_response(self, ident: str, model: str, spent: dict) -> None:
+        """One response's tokens, unless it is the one counted last (split entries)."""
+        if ident == self.last:
+            return
+        self.last = ident
+        self.add(model, spent)
+
+    def add(self, model: str, spent: dict) -> None:
+        totals = self.by_model.setdefault(model, dict.fromkeys(FIELDS, 0))
+        for field in FIELDS:
+            totals[field] = totals.get(field, 0) + spent.get(field, 0)
+
+    def merge(self, other: Tally) -> None:
+        for model, spent in other.by_model.items():
+            self.add(model, spent)
+
+    def take(self) -> dict:
+        """The usage record of what was tallied, and a fresh start (the last id kept)."""
+        taken = usage_record(self.by_model)
+        self.by_model = {}
+        return taken
+
+    def state(self) -> dict:
+        return {"by_model": self.by_model, "last": self.last}
+
+    def __bool__(self) -> bool:
+        return bool(self.by_model)
+
+
+def usage_record(by_model: dict) -> dict:
+    """What a charge record says it spent: per-model totals and the counted sum."""
+    return {"by_model": by_model, "counted": counted(by_model)}
+
+
+def subagent_dir(transcript_path: str) -> str:
+    """Where the host writes the subagent transcripts of the session at `transcript_path`."""
+    base = transcript_path[:-6] if transcript_path.endswith(".jsonl") else transcript_path
+    return os.path.join(base, SUBAGENTS_DIR)
+
+
+def read_subagents(transcript_path: str, marks: dict) -> tuple[Tally, dict]:
+    """The usage the session's subagent transcripts gained since `marks` (file name ->
+    anchor, as transcript.anchor gives), and the new marks.
+
+    A file forge read before must still hold the bytes it read: one that is gone, cut or
+    rewritten raises `transcript.Unattributable`, as the main transcript does.
+    """
+    from forge_runtime.goal import transcript
+
+    directory = subagent_dir(transcript_path)
+    try:
+        names = sorted(name for name in os.listdir(directory) if name.endswith(".jsonl"))
+    except FileNotFoundError:
+        names = []
+    except NotADirectoryError:
+        raise transcript.Unattributable("the subagent transcripts' directory was replaced") \
+            from None
+    gone = set(marks) - set(names)
+    if gone:
+        raise transcript.Unattributable(f"subagent transcript {sorted(gone)[0]} is missing")
+    tally, fresh = Tally(), {}
+    for name in names:
+        path = os.path.join(directory, name)
+        mark = marks.get(name)
+        if mark is None:
+            chunk = transcript.read_lines(path, 0, (USAGE_TOKEN,), transcript.Chunk)
+        else:
+            try:
+                chunk = transcript.read_anchored(path, mark, (USAGE_TOKEN,))
+            except transcript.Unattributable as exc:
+                raise transcript.Unattributable(f"subagent transcript {name}: {exc}") \
+                    from None
+        if mark is not None and chunk.end_offset == mark["end"]:
+            fresh[name] = mark
+            continue
+        own = Tally({"last": (mark or {}).get("last")})
+        for entry in chunk.entries:
+            own.add_entry(entry)
+        tally.merge(own)
+        anchored = transcript.anchor(path, chunk.end_offset - SUBAGENT_ANCHOR_SPAN,
+                                     chunk.end_offset) if chunk.end_offset else None
+        if anchored is not None:
+            fresh[name] = {**anchored, "last": own.last}
+    return tally, fresh

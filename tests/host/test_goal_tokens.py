@@ -1,0 +1,291 @@
+"""Tokens against the real Claude Code: what each turn spent, subagents included, and the
+token ceiling of `.forge/guard.yaml` stopping a goal.
+
+The scripted model reports usage on every response: the main session delegates to a
+subagent (the Agent tool), the subagent runs Bash once and reports, the main session ends
+its turn. The host's /goal evaluator never says met, so only forge's ceilings end the run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from goal_support import goal_in_state
+
+from forge_runtime.goal import usage
+from forge_runtime.goal.ledger import Ledger
+from forge_runtime.project import find_project
+
+pytestmark = pytest.mark.host
+
+OBJECTIVE = "the file never.txt exists"
+DELEGATING = {"input_tokens": 200, "output_tokens": 20, "cache_read_input_tokens": 500,
+              "cache_creation_input_tokens": 14}
+SCRIPT = f"""
+rules:
+  - name: evaluator says not yet
+    when: {{goal_evaluator: true}}
+    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}},
+             usage: {{input_tokens: 7, output_tokens: 3}}}}
+  - name: subagent reports
+    when: {{last_tool_result_contains: "SUBAGENT-BASH"}}
+    reply:
+      text: "SUBAGENT-DONE"
+      usage: {{input_tokens: 5000, output_tokens: 50, cache_read_input_tokens: 9000,
+               cache_creation_input_tokens: 11}}
+  - name: subagent works
+    when: {{last_user_text_contains: "SUBAGENT-TASK"}}
+    reply:
+      text: "running it"
+      tool_calls: [{{name: Bash, input: {{command: "echo SUBAGENT-BASH"}}}}]
+      usage: {{input_tokens: 4000, output_tokens: 40, cache_read_input_tokens: 8000,
+               cache_creation_input_tokens: 12}}
+  - name: main finishes
+    when: {{last_is_tool_result: true}}
+    reply:
+      text: "MAIN-DONE"
+      usage: {{input_tokens: 300, output_tokens: 30, cache_read_input_tokens: 1000,
+               cache_creation_input_tokens: 13}}
+  - name: model works
+    reply:
+      text: "delegating"
+      tool_calls:
+        - name: Agent
+          input: {{description: d, prompt: "SUBAGENT-TASK: run it",
+                   subagent_type: general-purpose, run_in_background: false}}
+      usage: {json.dumps(DELEGATING)}
+"""
+# per turn: the delegating and the finishing response, and the subagent's two
+PER_TURN = (200 + 20 + 14 + 500 // 10) + (300 + 30 + 13 + 1000 // 10) + \
+    (4000 + 40 + 12 + 8000 // 10) + (5000 + 50 + 11 + 9000 // 10)
+NO_BLOCK_CAP = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}
+ARGS = ["--allowedTools", "Bash,Agent"]
+
+
+def _distinct_responses(path: Path) -> dict[str, dict]:
+    """Every response of a transcript file, once per message id, as the test reads it."""
+    found = {}
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        message = entry.get("message")
+        if entry.get("type") == "assistant" and isinstance(message, dict) and \
+                "usage" in message:
+            found[message["id"]] = message["usage"]
+    return found
+
+
+def _counted(responses: dict[str, dict]) -> int:
+    return sum(spent["input_tokens"] + spent["output_tokens"]
+               + spent["cache_creation_input_tokens"]
+               + spent["cache_read_input_tokens"] // 10 for spent in responses.values())
+
+
+def _charges(project: Path) -> list[dict]:
+    goal = goal_in_state(project)
+    ledger = Ledger(find_project(project).ledger_root, goal["nonce"])
+    return [record for record in ledger.history() if record["kind"] == "charge"]
+
+
+def _stop_reasons(session) -> list[str]:
+    return [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
+            if hook.reply and "stopReason" in hook.reply]
+
+
+def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(claude_host,
+                                                                           project):
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text(
+        f"goal: {{require_sandbox: false, tranche: {{tokens: {3 * PER_TURN}}}}}\n")  # reached as turn 3 ends
+    host = claude_host(SCRIPT)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
+                       env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    reasons = _stop_reasons(session)
+    assert len(reasons) == 1 and "FORGE_GOAL_BUDGET_EXHAUSTED" in reasons[0], reasons
+    assert "the token ceiling" in reasons[0] and "in 3 turns" in reasons[0], reasons[0]
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (3, "exhausted")
+
+    # the subagents wrote their own transcripts; none of their responses is in the main one
+    main = session.transcript_path
+    helpers = sorted(Path(usage.subagent_dir(str(main))).glob("agent-*.jsonl"))
+    assert len(helpers) == 3
+    responses = _distinct_responses(main)
+    for helper in helpers:
+        responses.update(_distinct_responses(helper))
+    charges = _charges(project)
+    assert [charge["usage"]["counted"] for charge in charges] == [PER_TURN] * 3
+    assert sum(charge["usage"]["counted"] for charge in charges) == _counted(responses)
+    (model,) = charges[0]["usage"]["by_model"]
+    assert charges[0]["usage"]["by_model"][model] == {
+        "input": 9500, "output": 140, "cache_creation": 50, "cache_read": 18500}
+    head = Ledger(find_project(project).ledger_root, goal["nonce"]).current()
+    assert head.goal["token_count"] == 3 * PER_TURN
+
+    # resuming the session resets nothing: its Stop is refused, the count stays
+    resumed = host.run("go on", cwd=project, resume=session.session_id, timeout=120,
+                       args=ARGS, env=NO_BLOCK_CAP)
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in _stop_reasons(resumed)[0]
+    again = Ledger(find_project(project).ledger_root, goal["nonce"]).current().goal
+    assert (again["token_count"], again["token_ceiling"]) == (3 * PER_TURN, 3 * PER_TURN)
+
+
+def test_a_deleted_subagent_transcript_fails_closed(claude_host, project):
+    host = claude_host(SCRIPT)
+    first = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS + [
+        "--max-turns", "2"])
+    assert len(_charges(project)) == 1
+    for helper in Path(usage.subagent_dir(str(first.transcript_path))).glob("agent-*.jsonl"):
+        helper.unlink()
+    shutil.rmtree(Path(usage.subagent_dir(str(first.transcript_path))))
+    again = host.run("go on", cwd=project, resume=first.session_id, timeout=120, args=ARGS
+                     + ["--max-turns", "2"])
+    reasons = _stop_reasons(again)
+    assert reasons and "FORGE_GOAL_LEDGER_TAMPERED" in reasons[0], reasons
+    assert "subagent transcript" in reasons[0]
+    assert len(_charges(project)) == 1
+
+
+def _spent(tokens: int) -> str:
+    return (f"{{input_tokens: {tokens}, output_tokens: 0, cache_read_input_tokens: 0, "
+            "cache_creation_input_tokens: 0}")
+
+
+MID_TURN = f"""
+rules:
+  - name: evaluator says not yet
+    when: {{goal_evaluator: true}}
+    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
+  - name: the first turn
+    times: 1
+    reply: {{text: "Looking around.", usage: {_spent(1000)}}}
+  - name: the model gives up when forge denies
+    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
+    reply: {{text: "forge stopped me.", usage: {_spent(1000)}}}
+  - name: model works
+    reply:
+      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
+      usage: {_spent(1000)}
+"""
+
+
+def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(claude_host,
+                                                                               project):
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
+    host = claude_host(MID_TURN)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    # turn 1 charged 1,000; in turn 2 each response is a tool call of 1,000. The 4th
+    # reaches 5,000: its call is denied, or the next one's (measured: PreToolUse can start
+    # before the host has written its own response to the transcript)
+    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
+               for hook in session.hooks_for("PreToolUse") if hook.reply]
+    ran = sum(1 for entry in session.transcript() if entry.get("type") == "user"
+              and "'content': 'step'" in str((entry.get("message") or {}).get("content")))
+    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == ran + 1, denials
+    assert ran in (3, 4), ran
+    assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
+    # it counted what the transcript held then: 1,000 charged and 4 or 5 responses
+    assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
+    assert "forge denies this tool call so the turn ends" in denials[0]
+    assert denials[0].splitlines()[1].startswith("Checkpoint: ")
+    reasons = _stop_reasons(session)
+    assert len(reasons) == 1 and "the token ceiling" in reasons[0], reasons
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
+    # the Stop charged every response of the turn: the calls that ran, the denied one, the
+    # closing text
+    assert [charge["usage"]["counted"] for charge in _charges(project)] == \
+        [1000, 1000 * (ran + 2)]
+
+
+CODEX_WORKS = """
+rules:
+  - name: model works
+    reply:
+      text: "Working on it."
+      usage: {input_tokens: 100, cache_read_input_tokens: 900, output_tokens: 50}
+"""
+CODEX_TURN = 100 + 50 + 900 // 10  # OpenAI's input holds the 900 cached: 100 fresh
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_the_count(
+        claude_host, codex_host, project, tmp_path):
+    from codex_support import PROMPT, model_turns, run_goal_to_exhaustion
+    from tui_support import Tui
+
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text(
+        f"goal: {{require_sandbox: false, tranche: {{tokens: {5 * CODEX_TURN}}}}}\n")
+    codex = codex_host(CODEX_WORKS)
+    codex.install_forge(project)
+    tui = Tui(codex, project, tmp_path / "codex")
+    try:
+        tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+        reply = run_goal_to_exhaustion(codex, tui)
+    finally:
+        tui.close()
+    assert "used 1.2k of 1.2k tokens (the token ceiling) in 5 turns" in reply["stopReason"]
+    assert model_turns(codex) == 5
+    charges = _charges(project)
+    assert [charge["usage"]["counted"] for charge in charges] == [CODEX_TURN] * 5
+    (model,) = charges[0]["usage"]["by_model"]
+    assert charges[0]["usage"]["by_model"][model] == {
+        "input": 100, "output": 50, "cache_creation": 0, "cache_read": 900}
+
+    # Claude Code, the same objective: one more tranche of tokens, the count carried over
+    claude = claude_host(SCRIPT)
+    session = claude.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
+                         env=NO_BLOCK_CAP)
+    reasons = _stop_reasons(session)
+    assert len(reasons) == 1 and "of 2.4k tokens (the token ceiling) in 6 turns" in reasons[0]
+    goal = Ledger(find_project(project).ledger_root, goal_in_state(project)["nonce"]).current()
+    assert goal.goal["token_count"] == sum(charge["usage"]["counted"]
+                                           for charge in _charges(project))
+    assert goal.goal["token_count"] > 5 * CODEX_TURN
+
+
+SLOW_TURN = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: the first turn
+    times: 1
+    reply: {text: "Looking around."}
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me."}
+  - name: the model goes on after a long command
+    when: {last_tool_result_contains: "SLEPT"}
+    reply: {tool_calls: [{name: Bash, input: {command: "echo next"}}]}
+  - name: model works
+    reply:
+      tool_calls:  # the host refuses a plain `sleep 61`
+        - {name: Bash, input: {command: "python3 -c 'import time; time.sleep(61)'; echo SLEPT"}}
+"""
+
+
+def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_host, project):
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
+    host = claude_host(SLOW_TURN)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=150,
+                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
+               for hook in session.hooks_for("PreToolUse") if hook.reply]
+    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == 2, denials
+    assert re.search(r"ran 1 of 1 minutes \(the time ceiling\) of this tranche in 1 turns",
+                     denials[0]), denials[0]
+    reasons = _stop_reasons(session)
+    assert len(reasons) == 1 and "minutes (the time ceiling)" in reasons[0], reasons
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
