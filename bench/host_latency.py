@@ -28,8 +28,9 @@ from bench.suite import INVALID, MEASURED, NOT_AVAILABLE
 BARE_NAME = "bare-python"
 BARE_CODE = "import sys; sys.stdin.buffer.read()"
 FORGE_NAME = "forge"
-# Hooks each session fires per event, with forge's matchers (PostToolUse: only Agent).
-EXPECTED = {"SessionStart": 1, "UserPromptSubmit": 1, "PreToolUse": 4, "PostToolUse": 1,
+# Hooks each session fires per event, with forge's matchers (PreToolUse: not for the Read,
+# which starts no hook; PostToolUse: only Agent).
+EXPECTED = {"SessionStart": 1, "UserPromptSubmit": 1, "PreToolUse": 3, "PostToolUse": 1,
             "Stop": 1}
 EVENTS = tuple(EXPECTED)
 SESSION_ARGS = ("--permission-mode", "acceptEdits", "--allowedTools", "Bash",

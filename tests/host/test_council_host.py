@@ -136,7 +136,7 @@ def test_during_a_goal_a_question_a_gate_settles_is_refused_with_that_gate(claud
                                                                             project):
     (project / "src").mkdir()
     (project / "src/app.py").write_text("x = 1\n")
-    (project / ".forge").mkdir()
+    (project / ".forge").mkdir(exist_ok=True)
     (project / ".forge/gates.yaml").write_text(GATES)
     host = claude_host(DURING_A_GOAL)
     session = host.run("/goal the unit tests pass", cwd=project, timeout=60,

@@ -87,7 +87,7 @@ def test_a_goal_hears_of_the_one_stale_gate_and_forge_runs_the_recorded_gates_it
     (project / "src/parser.py").write_text("parse = 1\n")
     (project / "docs").mkdir()
     (project / "docs/index.md").write_text("# parser\n")
-    (project / ".forge").mkdir()
+    (project / ".forge").mkdir(exist_ok=True)
     (project / ".forge/gates.yaml").write_text(GATES)
     host = claude_host(SCRIPT)
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=90,
@@ -191,7 +191,7 @@ def test_a_goal_whose_model_buys_its_gates_is_met_but_not_verified(claude_host, 
     (project / "src/parser.py").write_text("parse = None  # never fixed\n")
     (project / "docs").mkdir()
     (project / "docs/index.md").write_text("# parser\n")
-    (project / ".forge").mkdir()
+    (project / ".forge").mkdir(exist_ok=True)
     gates = GATES.replace("echo unit tests ran", "grep -q good src/parser.py")
     (project / ".forge/gates.yaml").write_text(gates)
     # bypassPermissions refuses to run as root unless the host is told it is sandboxed

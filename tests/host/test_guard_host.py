@@ -145,7 +145,7 @@ def test_a_project_agent_is_guarded_once_the_rule_file_names_it(claude_host, pro
     (agents / "clarifier.md").write_text(
         "---\nname: clarifier\ndescription: the project's own clarifier\n"
         f"tools: Read, Write, Bash\n---\n{WIDENED_PROMPT}\n")
-    (project / ".forge").mkdir()
+    (project / ".forge").mkdir(exist_ok=True)
     (project / ".forge" / "guard.yaml").write_text(
         "roles:\n  clarifier:\n    tools: [Read]\n    agents: [clarifier]\n")
     host = claude_host(widened_subagent(WIDENED_PROMPT, "clarifier", CLARIFY,

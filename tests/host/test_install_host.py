@@ -79,10 +79,9 @@ def test_the_readme_installs_the_plugin_from_a_clone_of_this_repository(clone, t
     env = _user_env(home, PATH=f"{bin_dir}{os.pathsep}{clean_env()['PATH']}")
     lines = [*_readme_lines(r"^`?claude plugin marketplace add "),
              *_readme_lines(r"`claude plugin install forge@forge`")]
-    shell_lines = re.findall(r"`(claude plugin [^`]+)`", README)
-    assert "claude plugin marketplace add ~/src/forge" in shell_lines
-    assert "claude plugin install forge@forge" in shell_lines
-    assert "claude plugin marketplace update forge" in shell_lines
+    shell_lines = ["claude plugin marketplace add ~/src/forge",
+                   "claude plugin install forge@forge", "claude plugin marketplace update forge"]
+    assert all(f"`{line}`" in README for line in shell_lines)
     assert lines  # the README has the shell form of each line
     for line in shell_lines:
         done = _typed(line, clone, env)
@@ -151,6 +150,22 @@ gates:
 """
 
 
+def _tool_results(session) -> list[str]:
+    """Every tool result the model was shown, whole, in order."""
+    texts: list[str] = []
+    for request in session.requests:
+        for message in request["body"].get("messages", []):
+            blocks = message.get("content")
+            for block in blocks if isinstance(blocks, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    content = block.get("content")
+                    text = content if isinstance(content, str) else "".join(
+                        part.get("text", "") for part in content or [])
+                    if text not in texts:
+                        texts.append(text)
+    return texts
+
+
 def test_a_machine_with_a_foreign_forge_follows_the_readme_to_a_budgeted_goal(tmp_path,
                                                                              claude_bin):
     """The README from the top on a machine where another `forge` comes first on PATH: the
@@ -160,7 +175,6 @@ def test_a_machine_with_a_foreign_forge_follows_the_readme_to_a_budgeted_goal(tm
     from offswitch_support import (
         OBJECTIVE,
         TRANCHE,
-        attack_results,
         attack_script,
         forge_cli,
         kill_leftovers,
@@ -192,10 +206,11 @@ def test_a_machine_with_a_foreign_forge_follows_the_readme_to_a_budgeted_goal(tm
         init = forge_cli(project, host.home, "init")
         assert init.returncode == 0, init.stdout + init.stderr
         env = {**installed.env, "PATH": f"{foreign}{os.pathsep}{installed.env['PATH']}",
-               "TMPDIR": temp, "CLAUDE_CODE_TMPDIR": temp}
+               "TMPDIR": temp, "CLAUDE_CODE_TMPDIR": temp,
+               "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}  # as the off-switch tests run
         session = host.run(f"/goal {OBJECTIVE}", cwd=project, env=env, timeout=120,
                            args=["--permission-mode", "acceptEdits", "--allowedTools", "Bash"])
-        (ran,) = attack_results(session)
+        ran = next((text for text in _tool_results(session) if "/bin/forge" in text), "")
         assert "foundry" not in ran and "UNIT-TESTS-RAN" in ran, ran
         assert str(installed.clone / "bin" / "forge") in ran  # the plugin's own forge won
         result = outcome(session)
