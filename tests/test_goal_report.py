@@ -26,7 +26,8 @@ def _spend(session: Session, message_id: str, model: str, **api) -> None:
 
 def _goal_that_spent_its_tokens(project) -> Session:
     (project.root / ".forge").mkdir(exist_ok=True)
-    (project.root / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false, tranche: {tokens: 2000}}\n")
+    (project.root / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {tokens: 2000}}\n")
     session = Session(project)
     session.person_goal(OBJECTIVE)
     _spend(session, "m1", "claude-big", input_tokens=1200, cache_read_input_tokens=3000)

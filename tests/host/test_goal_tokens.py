@@ -99,7 +99,8 @@ def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(clau
                                                                            project):
     (project / ".forge").mkdir(exist_ok=True)
     (project / ".forge" / "guard.yaml").write_text(
-        f"goal: {{require_sandbox: false, tranche: {{tokens: {3 * PER_TURN}}}}}\n")  # reached as turn 3 ends
+        # reached as turn 3 ends
+        f"goal: {{require_sandbox: false, tranche: {{tokens: {3 * PER_TURN}}}}}\n")
     host = claude_host(SCRIPT)
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
                        env=NO_BLOCK_CAP)
@@ -176,7 +177,8 @@ rules:
 def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(claude_host,
                                                                                project):
     (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
+    (project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
     host = claude_host(MID_TURN)
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
                        args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
@@ -275,7 +277,8 @@ rules:
 
 def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_host, project):
     (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
+    (project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
     host = claude_host(SLOW_TURN)
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=150,
                        args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
