@@ -434,3 +434,26 @@ def test_the_mid_turn_check_sees_a_tranche_another_session_added(project):
     _spend(first, "msg_e", input=50)
     assert "used 2k of 2k tokens" in \
         _tool_call(first)["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_a_worktree_continues_the_goals_token_count(tmp_path, project):
+    """The ledger is one per repository (its git common dir), so a linked work tree's
+    session of the same goal starts from the tokens already spent, never from zero."""
+    from goal_support import goal_projects
+
+    from forge_runtime.hostkit.projects import add_worktree, init_git_project
+
+    main = init_git_project(tmp_path / "main")
+    add_worktree(main, tmp_path / "other")
+    here, there = goal_projects(main, tmp_path / "other")
+    first = Session(here)
+    first.person_goal(OBJECTIVE)
+    _spend(first, "msg_here", input=4000, output=100)
+    assert first.turn() is None
+    second = Session(there)
+    second.person_goal(OBJECTIVE)  # the same goal, from the other work tree
+    _spend(second, "msg_there", input=1000)
+    assert second.turn() is None
+    goal = _ledger(there).current().goal
+    assert goal["nonce"] == _ledger(here).current().goal["nonce"]
+    assert goal["token_count"] == 4100 + 1000
