@@ -183,7 +183,32 @@ def measure(python: str, plugin_root: Path, base: Path, sessions: int, warmup: i
             "host_version": version, "isolation": isolation,
             "session_wall_ms": {name: round(statistics.median(w), 1)
                                 for name, w in walls.items()},
-            "rows": summarise(runs[FORGE_NAME], runs[BARE_NAME])}
+            "rows": (rows := summarise(runs[FORGE_NAME], runs[BARE_NAME])),
+            "per_hundred": per_hundred(rows, plugin_root)}
+
+
+def per_hundred(rows: list[dict], plugin_root: Path) -> dict:
+    """bench/mix.py's 100 tool calls priced at the host's own medians: the hooks the host
+    starts for each call (hooks.json's matchers), each at what the host measured for that
+    event and tool (the event's median where its session had no such tool, e.g. Edit)."""
+    from bench import mix
+
+    registrations = json.loads((plugin_root / "hooks" / "hooks.json").read_text())["hooks"]
+    by_hook = {row["hook"]: row for row in rows}
+
+    def priced(registered: dict, column: str) -> tuple[int, float]:
+        processes, total = 0, 0.0
+        for tool, tool_input in mix.MIX:
+            for event in mix.started(registered, tool, tool_input):
+                row = by_hook.get(f"{event}:{tool}") or by_hook[event]
+                processes, total = processes + 1, total + (row[column] or 0)
+        return processes, round(total, 1)
+
+    processes, forge_ms = priced(registrations, "forge_median_ms")
+    before, before_ms = priced(mix.every_tool(registrations), "forge_median_ms")
+    return {"calls": len(mix.MIX), "processes": processes, "forge_ms": forge_ms,
+            "bare_ms": priced(registrations, "bare_median_ms")[1],
+            "every_tool_processes": before, "every_tool_ms": before_ms}
 
 
 # -- the report's table -----------------------------------------------------------------------
@@ -219,7 +244,18 @@ def line(result: dict) -> str:
             "from the "
             f"host's debug log (whole ms, spawn to exit; SessionEnd is not timed there); a "
             f"session took {walls[FORGE_NAME]:.0f} ms with forge and "
-            f"{walls[BARE_NAME]:.0f} ms with the bare plugin (medians)")
+            f"{walls[BARE_NAME]:.0f} ms with the bare plugin (medians)"
+            + _per_hundred_text(result.get("per_hundred")))
+
+
+def _per_hundred_text(priced: dict | None) -> str:
+    if not priced:
+        return ""
+    return (f"; a session's {priced['calls']} tool calls of bench/mix.py at these medians: "
+            f"{priced['processes']} hook processes, {priced['forge_ms']:.0f} ms with forge, "
+            f"{priced['bare_ms']:.0f} ms with the bare plugin, against "
+            f"{priced['every_tool_processes']} and {priced['every_tool_ms']:.0f} ms with every "
+            "tool hooked as before")
 
 
 def table(result: dict) -> list[str]:

@@ -69,7 +69,7 @@ def started(registrations: dict, tool: str, tool_input: dict) -> list[str]:
     return events
 
 
-def _every_tool(registrations: dict) -> dict:
+def every_tool(registrations: dict) -> dict:
     """forge's registrations as they were: one PreToolUse group for every tool."""
     before = dict(registrations)
     (guard, *_) = registrations["PreToolUse"]
@@ -123,7 +123,7 @@ def measure(settings: Settings, base: Path, rounds: int) -> dict:
         for number in range(50):
             (space.root / "src" / f"module_{number}.py").write_text("x = 1\n")
         now = json.loads((settings.plugin_root / "hooks" / "hooks.json").read_text())["hooks"]
-        before = _every_tool(now)
+        before = every_tool(now)
         goal_session = build_goal(space, turns=1).sessions[0].id
         rows = {}
         for name, registrations, session, bare in (

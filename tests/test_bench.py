@@ -259,6 +259,6 @@ def test_the_session_mix_starts_the_hooks_the_hosts_matchers_start():
     assert mix.started(registrations, "Agent", {}) == ["PreToolUse", "PostToolUse"]
     assert mix.started(registrations, "Read", {
         "file_path": "/r/.git/forge-goals/gates/receipt.key"}) == ["PreToolUse"]
-    every = mix._every_tool(registrations)
+    every = mix.every_tool(registrations)
     assert mix.started(every, "Read", {"file_path": "src/a.py"}) == ["PreToolUse"]
     assert len(mix.MIX) == 100
