@@ -155,14 +155,8 @@ def versions(tree: Tree, ref: str, scope: list[str]) -> dict[str, str]:
         return {}
     key = ("tree", ref, tuple(scope))
     if key not in tree.cache:
-        output = _git(tree.top, tree.ctx, "ls-tree", "-r", "-z", "--full-tree",
-                      commit(tree, ref), "--", *scope)
-        found = {}
-        for line in output.split("\0"):
-            meta, _, path = line.partition("\t")
-            if path:
-                found[path] = meta.split()[2]
-        tree.cache[key] = found
+        tree.cache[key] = _objects(_git(tree.top, tree.ctx, "ls-tree", "-r", "-z",
+                                        "--full-tree", commit(tree, ref), "--", *scope), 2)
     return tree.cache[key]
 
 
@@ -172,14 +166,20 @@ def staged(tree: Tree, scope: list[str]) -> dict[str, str]:
         return {}
     key = ("index", tuple(scope))
     if key not in tree.cache:
-        output = _git(tree.top, tree.ctx, "ls-files", "-s", "-z", "--", *scope)
-        found = {}
-        for line in output.split("\0"):
-            meta, _, path = line.partition("\t")
-            if path:
-                found[path] = meta.split()[1]
-        tree.cache[key] = found
+        tree.cache[key] = _objects(_git(tree.top, tree.ctx, "ls-files", "-s", "-z", "--",
+                                        *scope), 1)
     return tree.cache[key]
+
+
+def _objects(output: str, field: int) -> dict[str, str]:
+    """Path -> object id from `ls-tree -z` / `ls-files -s -z` lines (`<meta>\t<path>`),
+    the id being the meta's `field`-th word."""
+    found = {}
+    for line in output.split("\0"):
+        meta, _, path = line.partition("\t")
+        if path:
+            found[path] = meta.split()[field]
+    return found
 
 
 def on_disk(tree: Tree, scope: list[str]) -> dict[str, str]:
