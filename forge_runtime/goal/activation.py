@@ -41,9 +41,10 @@ OBJECTIVES_DIR = "objectives"
 NEW, TRANCHE_ADDED, REOPENED, BOUND = "new", "tranche", "reopened", "bound"
 
 
-class Activation(record("Activation", "outcome goal")):
-    """What an activation did (`outcome`) and the goal as it now stands (a record, not a
-    dataclass: every charging Stop imports this module)."""
+class Activation(record("Activation", "outcome goal notice", defaults=(None,))):
+    """What an activation did (`outcome`), the goal as it now stands, and what a person
+    should know (`notice`: the goal's remote did not answer). A record, not a dataclass:
+    every charging Stop imports this module."""
 
     __slots__ = ()
 
@@ -198,7 +199,10 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
         goal = _with_sandbox(dict(head.goal), sandbox)
-        if goal.get("repository") != repository:
+        from forge_runtime.goal.remote import known_repository
+
+        if goal.get("repository") != repository and not known_repository(
+                ledger.root, goal.get("repository")):
             raise tampered(f"goal {ledger.nonce} belongs to another repository's ledger")
         if goal["status"] == EXHAUSTED or reached(goal, now()) is not None:
             goal.update(activation_id=random_uuid(), status=ACTIVE,
@@ -241,6 +245,9 @@ def activate(project: Project, objective: str, session: str | None = None,
     witness = Witness(project)
     with locked(root):
         witness.check_all(lambda nonce: Ledger(root, nonce))
+        from forge_runtime.goal.remote import arrive
+
+        notice = arrive(project, digest)  # a fresh clone continues the remote's count
         nonce = find_nonce(root, digest) or _unindexed_goal(project, digest)
         witnessed = witness.goal_of(digest)
         if witnessed is not None and nonce != witnessed:
@@ -250,8 +257,8 @@ def activate(project: Project, objective: str, session: str | None = None,
             created = _create(root, objective, repository, session, witness, gates,
                               tranche_limits(project), sandbox)
             state.write_goal(project.state_path, created.goal)
-            return Activation(NEW, created.goal)
+            return Activation(NEW, created.goal, notice)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
                                 project.state_path, gates, tranche_limits(project), sandbox)
     state.write_goal(project.state_path, head.goal)
-    return Activation(outcome, head.goal)
+    return Activation(outcome, head.goal, notice)

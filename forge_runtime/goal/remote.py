@@ -1,0 +1,312 @@
+"""A goal's ledger published on the repository's own remote: `refs/forge/goals/<nonce>`.
+
+The ledger lives in one clone's git directory; a fresh clone (a cloud session, a CI
+runner, a teammate's machine) would start the same objective again at 0. With
+`goal: {remote: origin}` in `.forge/guard.yaml`, each goal's chain is also kept on that
+remote, as a commit whose tree holds the records (`records/00000001.json` ...; its message
+names the goal, its objective and its head). The ledger stays local-first: a record is
+durable here before any push, and a push is owed until one succeeds (`remote.json` beside
+the records says what the remote last took), so the network never loses a record.
+
+A sync (`sync`) reads the remote's chain and joins it with this clone's, under the goal's
+lock, before pushing the result with a compare-and-swap (gitrefs.py):
+- the remote is behind this clone (its chain is a prefix of ours): push ours;
+- this clone is behind (ours is a prefix of the remote's): take the remote's records;
+- both moved since they parted: one merge record on top of the remote's head takes in
+  this clone's records (merge.py), and that is pushed; the clone that loses a race reads
+  the winner and joins again, so every clone converges on one chain.
+A chain read from the remote is verified whole, as a local one (ledger.stage), and must
+still hold the head this clone last saw there (the witness keeps it outside the work
+tree): one that does not was rewritten, and the goal fails closed with the fix. Nothing
+read from the remote ever lowers a count: the local chain is always inside the result.
+"""
+
+from __future__ import annotations
+
+import os
+
+from forge_runtime import fastjson
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.gitrefs import GitFailed, RemoteRefs
+from forge_runtime.goal import merge, records
+from forge_runtime.goal.ledger import Head, Ledger, discard, stage, tampered
+
+REF_PREFIX = "refs/forge/goals/"
+STATE_NAME = "remote.json"
+KNOWN_REPOSITORIES = "remote-repositories"
+PUBLISH_EVERY = 5  # charges between pushes while a goal runs (bench/goal.py prices one)
+GIT_SECONDS = 20
+ATTEMPTS = 8
+UNREACHABLE = "FORGE_GOAL_REMOTE_UNREACHABLE"
+THIS_CLONE, THE_REMOTE, MERGED = "this clone", "the remote", "merged"
+
+
+def configured(project) -> str | None:
+    """The remote `.forge/guard.yaml` publishes goals on (`goal: {remote: NAME}`), or None."""
+    from forge_runtime.guard import rules
+
+    name = rules.for_project(project).goal.get("remote")
+    return name if isinstance(name, str) and name else None
+
+
+def unreachable(remote: str, why: str) -> ForgeError:
+    return ForgeError(f"the goal ledger on remote {remote!r} cannot be read or written: {why}",
+                      f"git ls-remote {remote} 'refs/forge/goals/*'", exit_code=EXIT_REFUSED,
+                      code=UNREACHABLE,
+                      rationale="the goal goes on in this clone's ledger; the next event that "
+                                "reaches the remote publishes and joins it")
+
+
+# -- what this clone knows of the remote (`<nonce>/remote.json`) ------------------------------
+
+def read_state(ledger: Ledger) -> dict:
+    try:
+        return records.read_json_file(os.path.join(ledger.dir, STATE_NAME))
+    except records.RecordError:
+        return {}
+
+
+def write_state(ledger: Ledger, **changes) -> dict:
+    data = {**read_state(ledger), **changes}
+    records.replace_atomically(os.path.join(ledger.dir, STATE_NAME), fastjson.dumps(
+        data, sort_keys=True).encode("utf-8"))
+    return data
+
+
+def published_mark(head: Head, commit: str) -> dict:
+    goal = head.goal
+    return {"seq": head.seq, "hash": head.record["hash"], "commit": commit,
+            "turn_count": goal["turn_count"], "activation_id": goal["activation_id"],
+            "status": goal["status"]}
+
+
+def source(chain: list[dict], state: dict) -> str:
+    """Where a goal's count comes from: this clone, the remote, or both merged."""
+    if any(record.get("kind") == merge.MERGE for record in chain):
+        return MERGED
+    return THE_REMOTE if state.get("source") == THE_REMOTE else THIS_CLONE
+
+
+# -- repositories: a goal keeps the id of the clone that started it ---------------------------
+
+def adopt_repository(ledger_root, repository: str) -> None:
+    """Accept goals started in another clone of this remote (their `repository` field)."""
+    from forge_runtime.goal.ledger import repository_id
+
+    if repository == repository_id(ledger_root) or known_repository(ledger_root, repository):
+        return
+    with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), "a", encoding="ascii") as handle:
+        handle.write(repository + "\n")
+
+
+def known_repository(ledger_root, repository) -> bool:
+    """Is `repository` a clone of this one whose goals came here through the remote?"""
+    try:
+        with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), encoding="ascii") as handle:
+            return repository in handle.read().split()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+# -- the remote's side ----------------------------------------------------------------------
+
+class RemoteLedger:
+    """Goal chains on remote `remote` of `project`'s repository."""
+
+    def __init__(self, project, remote: str) -> None:
+        self.project = project
+        self.remote = remote
+        self.refs = RemoteRefs(project.root, remote, REF_PREFIX, timeout=GIT_SECONDS)
+
+    def goals(self) -> dict[str, tuple[str, dict]]:
+        """nonce -> (commit, what its message says) for every goal on the remote."""
+        heads = self.refs.fetch("*")
+        said = self.refs.messages(sorted(set(heads.values())))
+        found = {}
+        for nonce, commit in heads.items():
+            try:
+                about = fastjson.loads(said.get(commit, ""))
+            except ValueError:
+                about = None
+            found[nonce] = (commit, about if isinstance(about, dict) else {})
+        return found
+
+    def chain(self, nonce: str, commit: str) -> list[dict]:
+        """The records of the snapshot `commit`, oldest first, each checked against its
+        own hash and name (the chain itself is verified by `ledger.stage`)."""
+        listed = self.refs.checked("ls-tree", "-r", commit)
+        entries = []
+        for line in listed.splitlines():
+            meta, _, path = line.partition("\t")
+            entries.append((path, meta.split()[-1]))
+        names = [records.RECORDS_DIR + "/" + records.record_name(seq)
+                 for seq in range(1, len(entries) + 1)]
+        if sorted(path for path, _ in entries) != names:
+            raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} holds files "
+                           "that are not a chain of records", self._fix(nonce))
+        chain = []
+        for seq, data in enumerate(self.refs.blobs([sha for _, sha in sorted(entries)]), 1):
+            try:
+                record = fastjson.loads(data)
+            except ValueError:
+                record = None
+            if not isinstance(record, dict) or record.get("seq") != seq or \
+                    records.seal(record).get("hash") != record.get("hash"):
+                raise tampered(f"goal {nonce}: record {seq} of the remote's ledger on "
+                               f"{self.remote!r} is not forge's (edited)", self._fix(nonce))
+            chain.append(record)
+        return chain
+
+    def _fix(self, nonce: str) -> str:
+        return f"forge goal verify --nonce {nonce}"
+
+    def snapshot(self, ledger: Ledger, head: Head) -> str:
+        """The commit holding this clone's chain up to `head` (caller holds the lock)."""
+        paths = [os.path.join(ledger.records_dir, records.record_name(seq))
+                 for seq in range(1, head.seq + 1)]
+        blobs = self.refs.checked("hash-object", "-w", "--stdin-paths",
+                                  stdin="\n".join(paths) + "\n").split()
+        inner = self.refs.checked("mktree", stdin="".join(
+            f"100644 blob {sha}\t{os.path.basename(path)}\n"
+            for sha, path in zip(blobs, paths, strict=True))).strip()
+        tree = self.refs.checked("mktree", stdin=f"040000 tree {inner}\t"
+                                                 f"{records.RECORDS_DIR}\n").strip()
+        goal = head.goal
+        return self.refs.commit(fastjson.dumps(
+            {"nonce": goal["nonce"], "objective_hash": goal["objective_hash"],
+             "seq": head.seq, "hash": head.record["hash"], "turn_count": goal["turn_count"]},
+            sort_keys=True), tree)
+
+
+# -- joining ----------------------------------------------------------------------------------
+
+def _take_in(project, ledger: Ledger, head: Head, theirs: list[dict], witness) -> Head:
+    """Join the remote's chain `theirs` into this clone's (caller holds the lock)."""
+    nonce, fix = ledger.nonce, f"forge goal verify --nonce {ledger.nonce}"
+    seen = witness.remote_seen(nonce)
+    if seen and not merge.holds(theirs, seen.get("seq"), seen.get("hash")):
+        raise tampered(f"goal {nonce}: the remote's ledger no longer holds record "
+                       f"{seen.get('seq')}, which this clone saw there (rewritten by hand, "
+                       "or a remote that lost it)", fix)
+    ours = ledger.records()
+    if theirs[0]["hash"] != ours[0]["hash"]:
+        raise tampered(f"goal {nonce}: the remote's ledger starts from another genesis "
+                       "record than this clone's (replaced)", fix)
+    fork = merge.fork_point(ours, theirs)
+    if fork == len(theirs):
+        witness.note_remote(nonce, theirs[-1])
+        return head  # the remote is behind: ours is pushed as it is
+    joined = theirs if fork == len(ours) else [*theirs, merge.build(theirs, ours[fork:])]
+    staged = stage(ledger.root, nonce, joined)
+    head = ledger.install(staged)
+    witness.note_remote(nonce, theirs[-1])
+    _mirror(project, head.goal)
+    return head
+
+
+def _mirror(project, goal: dict) -> None:
+    """Bring state.md's goal fields up to a joined goal, when state.md follows it."""
+    from forge_runtime.goal import state
+
+    try:
+        mirrored = state.read(project.state_path).goal or {}
+    except ForgeError:
+        return
+    if mirrored.get("nonce") == goal["nonce"]:
+        state.write_goal(project.state_path, goal)
+
+
+def sync(project, nonce: str, remote_name: str, *, push: bool = True) -> Head:
+    """Join the remote's chain of goal `nonce` into this clone's and (with `push`) publish
+    the result; raise `unreachable` when the remote does not answer, the tamper error when
+    what it holds is not forge's."""
+    from forge_runtime.goal.witness import Witness
+
+    witness = Witness(project)
+    ledger = Ledger(project.ledger_root, nonce, witness=witness)
+    remote = RemoteLedger(project, remote_name)
+    try:
+        for _ in range(ATTEMPTS):
+            commit = remote.refs.fetch(nonce).get(nonce)
+            known = read_state(ledger).get("published") or {}
+            theirs = None if commit is None or commit == known.get("commit") \
+                else remote.chain(nonce, commit)
+            with ledger.lock():
+                head = ledger.settle()
+                if theirs is not None:
+                    head = _take_in(project, ledger, head, theirs, witness)
+                    at_remote = theirs[-1]["hash"]
+                else:
+                    at_remote = known.get("hash") if commit else None
+                if at_remote == head.record["hash"]:
+                    write_state(ledger, published=published_mark(head, commit), failed=None,
+                                told=False)
+                    return head
+                if not push:
+                    return head
+                new = remote.snapshot(ledger, head)
+            if remote.refs.swap(nonce, commit, new):
+                write_state(ledger, published=published_mark(head, new), failed=None,
+                            told=False)
+                witness.note_remote(nonce, head.record)
+                return head
+    except GitFailed as exc:
+        if ledger.exists():
+            write_state(ledger, failed=exc.why)
+        raise unreachable(remote_name, exc.why) from None
+    raise unreachable(remote_name, f"the goal's ref kept moving ({ATTEMPTS} attempts)")
+
+
+def arrive(project, digest: str) -> str | None:
+    """Before a person's `/goal` finds its objective's goal (under the activation lock):
+    take in the remote's goal for this objective, so a fresh clone continues its count.
+    Returns the notice for a remote that did not answer (the goal goes on locally)."""
+    from forge_runtime.goal.activation import _publish_index, find_nonce
+    from forge_runtime.goal.witness import Witness
+
+    name = configured(project)
+    if name is None:
+        return None
+    remote = RemoteLedger(project, name)
+    try:
+        found = {nonce: commit for nonce, (commit, about) in remote.goals().items()
+                 if about.get("objective_hash") == digest}
+        if len(found) > 1:
+            raise tampered(f"the remote {name!r} holds {len(found)} goals for this objective "
+                           f"({', '.join(sorted(found))})", f"git ls-remote {name} "
+                           "'refs/forge/goals/*'")
+        if not found:
+            return None
+        (nonce, commit), = found.items()
+        local = find_nonce(project.ledger_root, digest)
+        if local is not None and local != nonce:
+            raise tampered(f"this clone's goal {local} and the remote's goal {nonce} have the "
+                           "same objective", f"forge goal status --nonce {local}")
+        if local is not None:
+            sync(project, nonce, name, push=False)
+            return None
+        theirs = remote.chain(nonce, commit)
+    except ForgeError as exc:
+        if exc.code != UNREACHABLE:
+            raise
+        return exc.hint().render()
+    except GitFailed as exc:
+        return unreachable(name, exc.why).hint().render()
+    witness = Witness(project)
+    seen = witness.remote_seen(nonce)
+    if seen and not merge.holds(theirs, seen.get("seq"), seen.get("hash")):
+        raise tampered(f"goal {nonce}: the remote's ledger no longer holds record "
+                       f"{seen.get('seq')}, which this clone saw there (rewritten)",
+                       f"forge goal verify --nonce {nonce}")
+    staged = stage(project.ledger_root, nonce, theirs)
+    os.rename(staged.dir, os.path.join(project.ledger_root, nonce))
+    discard(staged.root)
+    adopt_repository(project.ledger_root, theirs[-1]["goal"]["repository"])
+    _publish_index(project.ledger_root, digest, nonce)
+    ledger = Ledger(project.ledger_root, nonce, witness=witness)
+    with ledger.lock():
+        head = ledger.head()
+        witness.record(nonce, head.record)
+        witness.note_remote(nonce, head.record)
+        write_state(ledger, source=THE_REMOTE, published=published_mark(head, commit))
+    return None
