@@ -14,6 +14,7 @@ which asks git what they would change.
 
 import os
 
+from forge_runtime.guard import shell_git_refs
 from forge_runtime.guard.paths import LEDGER_LABEL, Finding
 from forge_runtime.guard.shell_commands import (
     candidates,
@@ -182,6 +183,9 @@ def runs_code(key: str) -> bool:
 
 
 def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | None:
+    finding = shell_git_refs.check_config(key, value)  # a remote set to mirror refs/forge/*
+    if finding:
+        return finding
     key = key.lower()
     if not runs_code(key):
         return None
@@ -226,6 +230,9 @@ def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Find
 
 def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
                           aliases: dict[str, str]) -> Finding | tuple[bool, bool]:
+    finding = shell_git_refs.check(sub, operands, ctx)  # forge's refs on a remote
+    if finding:
+        return finding
     if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
         from forge_runtime.guard import shell_archives  # only for `git apply`
 
