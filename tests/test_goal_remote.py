@@ -170,8 +170,10 @@ def test_a_remote_rewritten_by_hand_fails_closed_in_both_clones(origin):
             remote.sync(project, nonce, "origin")
         assert refused.value.code == TAMPERED
         assert "rewritten" in refused.value.message
-        assert refused.value.fix == f"forge goal verify --nonce {nonce}"
+        assert refused.value.fix == f"forge goal publish --nonce {nonce} --restore"
     assert _goal(a, nonce)["turn_count"] == 6  # the local ledger stands as it was
+    remote.restore(a, nonce, "origin")  # the fix: this clone's chain back on the remote
+    assert remote.sync(b, nonce, "origin").goal["turn_count"] == 6
 
 
 def test_an_edited_record_on_the_remote_fails_closed_and_the_next_hook_stops(origin):
@@ -263,3 +265,31 @@ def test_a_merge_record_that_lies_about_the_join_fails_verification(origin):
     with pytest.raises(ForgeError) as refused:
         Ledger(b.ledger_root, nonce).verified()
     assert refused.value.code == TAMPERED
+
+
+def _cli(capsys, monkeypatch, project, *argv):
+    from forge_runtime.cli.main import main
+
+    monkeypatch.chdir(project.root)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project.root))
+    code = main([*argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_goal_status_says_where_the_count_comes_from(origin, capsys, monkeypatch):
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1", "a-2"])
+    code, shown = _cli(capsys, monkeypatch, a, "goal", "status")
+    assert code == 0 and shown["remote"]["source"] == remote.THIS_CLONE
+    assert shown["remote"]["published_turns"] is None  # nothing pushed yet
+    code, shown = _cli(capsys, monkeypatch, a, "goal", "publish")
+    assert code == 0 and shown["goal"]["turn_count"] == 2
+    b = clone(origin, "machine-b")
+    activation.activate(b, OBJECTIVE, "sess-b")
+    _charge(b, nonce, ["b-1"])
+    _charge(a, nonce, ["a-3"])
+    remote.sync(a, nonce, "origin")
+    code, shown = _cli(capsys, monkeypatch, b, "goal", "status")
+    assert shown["remote"]["source"] == remote.MERGED  # status joined A's turn in
+    assert shown["goal"]["turn_count"] == 4 and shown["remote"]["owed"] is True

@@ -49,6 +49,11 @@ def configured(project) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
+def restore_fix(nonce: str) -> str:
+    """The way out of a remote chain that is not forge's: publish this clone's over it."""
+    return f"forge goal publish --nonce {nonce} --restore"
+
+
 def unreachable(remote: str, why: str) -> ForgeError:
     return ForgeError(f"the goal ledger on remote {remote!r} cannot be read or written: {why}",
                       f"git ls-remote {remote} 'refs/forge/goals/*'", exit_code=EXIT_REFUSED,
@@ -158,7 +163,7 @@ class RemoteLedger:
         return chain
 
     def _fix(self, nonce: str) -> str:
-        return f"forge goal verify --nonce {nonce}"
+        return restore_fix(nonce)
 
     def snapshot(self, ledger: Ledger, head: Head) -> str:
         """The commit holding this clone's chain up to `head` (caller holds the lock)."""
@@ -182,7 +187,7 @@ class RemoteLedger:
 
 def _take_in(project, ledger: Ledger, head: Head, theirs: list[dict], witness) -> Head:
     """Join the remote's chain `theirs` into this clone's (caller holds the lock)."""
-    nonce, fix = ledger.nonce, f"forge goal verify --nonce {ledger.nonce}"
+    nonce, fix = ledger.nonce, restore_fix(ledger.nonce)
     seen = witness.remote_seen(nonce)
     if seen and not merge.holds(theirs, seen.get("seq"), seen.get("hash")):
         raise tampered(f"goal {nonce}: the remote's ledger no longer holds record "
@@ -297,7 +302,7 @@ def arrive(project, digest: str) -> str | None:
     if seen and not merge.holds(theirs, seen.get("seq"), seen.get("hash")):
         raise tampered(f"goal {nonce}: the remote's ledger no longer holds record "
                        f"{seen.get('seq')}, which this clone saw there (rewritten)",
-                       f"forge goal verify --nonce {nonce}")
+                       restore_fix(nonce))
     staged = stage(project.ledger_root, nonce, theirs)
     os.rename(staged.dir, os.path.join(project.ledger_root, nonce))
     discard(staged.root)
@@ -310,3 +315,29 @@ def arrive(project, digest: str) -> str | None:
         witness.note_remote(nonce, head.record)
         write_state(ledger, source=THE_REMOTE, published=published_mark(head, commit))
     return None
+
+
+def restore(project, nonce: str, remote_name: str) -> Head:
+    """A person's `forge goal publish --restore`: put this clone's verified chain on the
+    remote in place of one that is not forge's (edited, rewritten by hand), leased on what
+    the remote holds now. Turns only the replaced chain held are not kept: it did not verify,
+    or it lost records this clone had seen there."""
+    from forge_runtime.goal.witness import Witness
+
+    witness = Witness(project)
+    ledger = Ledger(project.ledger_root, nonce, witness=witness)
+    remote = RemoteLedger(project, remote_name)
+    try:
+        commit = remote.refs.fetch(nonce).get(nonce)
+        with ledger.lock():
+            ledger.verify()
+            head = ledger.settle()
+            new = remote.snapshot(ledger, head)
+        if not remote.refs.swap(nonce, commit, new):
+            raise unreachable(remote_name, "the goal's ref moved while it was restored")
+    except GitFailed as exc:
+        raise unreachable(remote_name, exc.why) from None
+    witness.note_remote(nonce, head.record)
+    write_state(ledger, published=published_mark(head, new), failed=None, told=False,
+                rejected=None)
+    return head
