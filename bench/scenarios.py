@@ -251,7 +251,7 @@ def hints_audit(space: Workspace) -> Plan:
 
 
 def all_scenarios() -> list[Scenario]:
-    from bench import brief, gates, goal
+    from bench import brief, gates, goal, goal_remote
 
     return [
         Scenario("floor", "floor", "python3 -c pass", floor_with_site),
@@ -283,6 +283,7 @@ def all_scenarios() -> list[Scenario]:
                  session_end_no_goal, True),
         *goal.charging_scenarios(),
         *goal.verify_scenarios(),
+        *goal_remote.remote_scenarios(),
         *goal.status_line_scenarios(),
         *goal.mid_turn_scenarios(),
         *[Scenario(f"{command}-{count}", "CLI", f"forge {command} --json, {count:,} artifacts",
