@@ -293,3 +293,18 @@ def test_goal_status_says_where_the_count_comes_from(origin, capsys, monkeypatch
     code, shown = _cli(capsys, monkeypatch, b, "goal", "status")
     assert shown["remote"]["source"] == remote.MERGED  # status joined A's turn in
     assert shown["goal"]["turn_count"] == 4 and shown["remote"]["owed"] is True
+
+
+def test_history_report_and_verify_read_a_merged_ledger(origin, capsys, monkeypatch):
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    remote.sync(a, nonce, "origin")
+    b = clone(origin, "machine-b")
+    activation.activate(b, OBJECTIVE, "sess-b")
+    _charge(a, nonce, ["a-1"])
+    _charge(b, nonce, ["b-1"])
+    remote.sync(a, nonce, "origin")
+    assert remote.sync(b, nonce, "origin").record["kind"] == "merge"
+    for action in ("history", "report", "verify"):
+        code, shown = _cli(capsys, monkeypatch, b, "goal", action)
+        assert code == 0, (action, shown)
