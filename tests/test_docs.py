@@ -130,8 +130,8 @@ def _anchors(path: Path) -> set[str]:
     return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
 
 
-@pytest.mark.parametrize("document", DOCUMENTS, ids=_shown)
-def test_every_relative_link_resolves(document):
+def link_problems(document: Path) -> list[str]:
+    """Each relative link of a page that names no file, or a heading its file lacks."""
     problems = []
     for target in _LINK.findall(document.read_text(encoding="utf-8")):
         if re.match(r"[a-z]+:", target):
@@ -141,8 +141,23 @@ def test_every_relative_link_resolves(document):
         if not path.exists():
             problems.append(f"{target}: no such file")
         elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
-            problems.append(f"{target}: no heading #{anchor} in {_shown(path)}")
-    assert problems == []
+            problems.append(f"{target}: no heading #{anchor} in {path.name}")
+    return problems
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=_shown)
+def test_every_relative_link_resolves(document):
+    assert link_problems(document) == []
+
+
+def test_the_link_check_catches_a_missing_file_and_a_missing_heading(tmp_path):
+    (tmp_path / "other.md").write_text("# Other\n\n## The kernel layer\n")
+    page = tmp_path / "page.md"
+    page.write_text("[ok](other.md#the-kernel-layer) [web](https://example.invalid/x) "
+                    "[gone](gone.md) [moved](other.md#the-guard) [here](#nope)\n# Page\n")
+    assert link_problems(page) == ["gone.md: no such file",
+                                   "other.md#the-guard: no heading #the-guard in other.md",
+                                   "#nope: no heading #nope in page.md"]
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=_shown)
@@ -165,21 +180,6 @@ def test_the_figure_check_catches_an_unbacked_a_wrong_and_an_unknown_row():
     assert figure_problems("It takes 3 ms [bench: nope](x).") == [
         "no bench row ['nope'] in bench/results.json"]
     assert figure_problems("A 30 s timeout and a 1 MB brief.") == []   # settings and sizes
-
-
-def test_the_command_check_catches_what_does_not_parse():
-    page = "\n".join(["Run `forge frobnicate` or `forge goal status`.",
-                      "```sh", "pip install -e . && forge demo --bogus", "```",
-                      "```text", "Next: forge gate run docs", "```",
-                      "See `forge brief check [FILE|-] [--jsn]` and `forge nope [X]`."])
-    commands, synopses = document_commands(page)
-    assert [(n, c, command_problem(c)) for n, c in commands] == [
-        (1, "forge frobnicate", "does not parse as a forge command"),
-        (1, "forge goal status", None),
-        (3, "forge demo --bogus", "does not parse as a forge command"),
-        (6, "forge gate run docs", None)]
-    assert [synopsis_problem(s) for _, s in synopses] == [
-        "no option --jsn in its --help", "`forge nope` is not a forge command"]
 
 
 def test_readme_maps_every_page_and_every_page_ends_with_its_reference():
