@@ -189,3 +189,14 @@ def test_readme_maps_every_page_and_every_page_ends_with_its_reference():
     for page in PAGES:
         headings = re.findall(r"^## (.+)$", page.read_text(encoding="utf-8"), flags=re.M)
         assert headings and headings[-1].startswith("Reference"), page.name
+
+
+def test_the_artifacts_page_states_the_scoring_constants_forge_uses():
+    from forge_runtime.artifacts import score
+
+    page = " ".join((REPO / "docs" / "artifacts.md").read_text(encoding="utf-8").split())
+    tables = {**score.VERDICT, **score.CONGRUENCE, **score.EVIDENCE_TYPE}
+    stated = {name: float(value) for name, value in
+              re.findall(rf"\b({'|'.join(tables)}) ({_NUMBER})", page)}
+    assert stated == tables
+    assert f"or {score.EXPIRED_FACTOR} once `valid_until` has passed" in page
