@@ -11,6 +11,10 @@ Each command must carry no placeholder such as `<id>`, and a `forge` command mus
 with forge's own parser. Hints assembled at run time (f-strings) are counted, not checked
 here: `output_problems` and `json_problems` check what a command really printed, for the
 CLI contract test and `forge demo` alike.
+
+The project's documentation (README.md, docs/) is read the same way by `document_commands`,
+which also tells a synopsis (`forge brief check [FILE|-]`) from a command to copy and checks
+it against that command's `--help` (tests/test_docs.py).
 """
 
 from __future__ import annotations
@@ -172,7 +176,7 @@ def synopsis_problem(synopsis: str) -> str | None:
             return f"`forge {' '.join(alternative)}` is not a forge command"
         helps.append(text)
     unknown = [option for option in _OPTION.findall(synopsis)
-               if not any(option in text for text in helps)]
+               if not any(option in _OPTION.findall(text) for text in helps)]
     return f"no option {', '.join(unknown)} in its --help" if unknown else None
 
 
