@@ -132,14 +132,28 @@ def document_commands(text: str) -> tuple[list[tuple[int, str]], list[tuple[int,
     Commands are what a reader copies: in a shell code block (```sh) every command of every
     line that runs forge (after a `$ ` prompt, `&&`, `;` or a pipe); in any other code block
     (printed output) every `Next:`/`Or:`/`Fix:` line naming forge; in prose every complete
-    inline `forge ...` span. Synopses are inline spans that describe a command's form
-    (`forge brief check [FILE|-]`), which `synopsis_problem` checks.
+    inline `forge ...` span, also one that wraps onto the next line. Synopses are inline
+    spans that describe a command's form (`forge brief check [FILE|-]`), which
+    `synopsis_problem` checks.
     """
     commands: list[tuple[int, str]] = []
     synopses: list[tuple[int, str]] = []
+    prose: list[str] = []     # the paragraph being read, whose spans may wrap
+    prose_start = 0
+
+    def end_paragraph() -> None:
+        joined = "\n".join(prose)
+        for match in _DOC_SPAN.finditer(joined):
+            span = " ".join(match.group(1).split())
+            number = prose_start + joined.count("\n", 0, match.start())
+            (synopses if _SYNOPSIS.search(span) else commands).append((number, span))
+        prose.clear()
+
     language = None  # the open code block's language ("" when unnamed); None outside code
     for number, line in enumerate(text.splitlines(), start=1):
         fence = _FENCE.match(line)
+        if fence or language is not None or not line.strip():
+            end_paragraph()
         if fence:
             language = None if language is not None else fence.group(1).lower()
         elif language in _SHELL_LANGUAGES:
@@ -150,9 +164,10 @@ def document_commands(text: str) -> tuple[list[tuple[int, str]], list[tuple[int,
             hint = _HINT_LINE.match(line)
             if hint and hint.group(2).split()[:1] == ["forge"]:
                 commands.append((number, hint.group(2).strip("`").strip()))
-        else:
-            for span in _DOC_SPAN.findall(line):
-                (synopses if _SYNOPSIS.search(span) else commands).append((number, span))
+        elif line.strip():
+            prose_start = prose_start if prose else number
+            prose.append(line)
+    end_paragraph()
     return commands, synopses
 
 

@@ -43,13 +43,15 @@ def test_a_documentation_page_s_commands_and_synopses_are_checked_against_the_pa
                       "```sh", "pip install -e . && forge demo --bogus", "```",
                       "```text", "Next: forge gate run docs", "```",
                       "See `forge brief check [FILE|-] [--jsn]` and `forge nope [X]`.",
-                      "And `forge council \"<q>\" [--for PRD-001]`, not `forge init [--forc]`."])
+                      "And `forge council \"<q>\" [--for PRD-001]`, not `forge init [--forc]`.",
+                      "", "A span may wrap: `forge goal", "stauts --json`."])
     commands, synopses = document_commands(page)
     assert [(n, c, command_problem(c)) for n, c in commands] == [
         (1, "forge frobnicate", "does not parse as a forge command"),
         (1, "forge goal status", None),
         (3, "forge demo --bogus", "does not parse as a forge command"),
-        (6, "forge gate run docs", None)]
+        (6, "forge gate run docs", None),
+        (11, "forge goal stauts --json", "does not parse as a forge command")]
     assert [synopsis_problem(s) for _, s in synopses] == [
         "no option --jsn in its --help", "`forge nope` is not a forge command", None,
         "no option --forc in its --help"]          # a prefix of --force is not an option
