@@ -118,11 +118,13 @@ class RemoteRefs:
             at = end + 2 + size
         return found
 
-    def commit(self, message: str, tree: str | None = None) -> str:
-        """A parentless commit of `tree` (default: the empty tree) carrying `message`."""
+    def commit(self, message: str, tree: str | None = None, parent: str | None = None) -> str:
+        """A commit of `tree` (default: the empty tree) carrying `message`, on top of
+        `parent` when given (so the ref only ever moves forward: see goal/remote.py)."""
         if tree is None:
             tree = self.checked("hash-object", "-t", "tree", "-w", "--stdin", stdin="").strip()
-        return self.checked("commit-tree", tree, "-m", message).strip()
+        parents = ["-p", parent] if parent else []
+        return self.checked("commit-tree", tree, *parents, "-m", message).strip()
 
     def swap(self, name: str, expected: str | None, new: str | None) -> bool:
         """Point `<prefix><name>` at `new` (None: delete it) only if it is still `expected`

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -308,3 +309,24 @@ def test_history_report_and_verify_read_a_merged_ledger(origin, capsys, monkeypa
     for action in ("history", "report", "verify"):
         code, shown = _cli(capsys, monkeypatch, b, "goal", action)
         assert code == 0, (action, shown)
+
+
+def test_the_documented_server_hook_takes_forges_pushes_and_stops_a_rewrite(origin):
+    hook = origin / "hooks" / "pre-receive"  # docs/remote-ledger.md's recipe, as documented
+    shutil.copy2(Path(__file__).parents[1] / "docs" / "pre-receive-forge-refs.sh", hook)
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1", "a-2"])
+    remote.sync(a, nonce, "origin")
+    b = clone(origin, "machine-b")
+    activation.activate(b, OBJECTIVE, "sess-b")
+    _charge(a, nonce, ["a-3"])
+    _charge(b, nonce, ["b-1"])
+    remote.sync(a, nonce, "origin")
+    assert remote.sync(b, nonce, "origin").goal["turn_count"] == 4  # a join, fast-forward
+    assert remote.sync(a, nonce, "origin").goal["turn_count"] == 4
+    with pytest.raises(subprocess.CalledProcessError):
+        _rewrite(origin, nonce, keep=2)
+    with pytest.raises(subprocess.CalledProcessError):
+        _git("push", "-q", "origin", f":refs/forge/goals/{nonce}", cwd=a.root)
+    assert remote.sync(b, nonce, "origin").goal["turn_count"] == 4

@@ -165,8 +165,11 @@ class RemoteLedger:
     def _fix(self, nonce: str) -> str:
         return restore_fix(nonce)
 
-    def snapshot(self, ledger: Ledger, head: Head) -> str:
-        """The commit holding this clone's chain up to `head` (caller holds the lock)."""
+    def snapshot(self, ledger: Ledger, head: Head, parent: str | None) -> str:
+        """The commit holding this clone's chain up to `head` (caller holds the lock), on
+        top of `parent`, what the remote holds now: every push forge makes is a
+        fast-forward, so a hosting that refuses force pushes and deletions under
+        refs/forge/ lets forge's pushes through and stops a rewrite."""
         paths = [os.path.join(ledger.records_dir, records.record_name(seq))
                  for seq in range(1, head.seq + 1)]
         blobs = self.refs.checked("hash-object", "-w", "--stdin-paths",
@@ -180,7 +183,7 @@ class RemoteLedger:
         return self.refs.commit(fastjson.dumps(
             {"nonce": goal["nonce"], "objective_hash": goal["objective_hash"],
              "seq": head.seq, "hash": head.record["hash"], "turn_count": goal["turn_count"]},
-            sort_keys=True), tree)
+            sort_keys=True), tree, parent)
 
 
 # -- joining ----------------------------------------------------------------------------------
@@ -249,7 +252,7 @@ def sync(project, nonce: str, remote_name: str, *, push: bool = True) -> Head:
                     return head
                 if not push:
                     return head
-                new = remote.snapshot(ledger, head)
+                new = remote.snapshot(ledger, head, commit)
             if remote.refs.swap(nonce, commit, new):
                 write_state(ledger, published=published_mark(head, new), failed=None,
                             told=False)
@@ -332,7 +335,7 @@ def restore(project, nonce: str, remote_name: str) -> Head:
         with ledger.lock():
             ledger.verify()
             head = ledger.settle()
-            new = remote.snapshot(ledger, head)
+            new = remote.snapshot(ledger, head, commit)
         if not remote.refs.swap(nonce, commit, new):
             raise unreachable(remote_name, "the goal's ref moved while it was restored")
     except GitFailed as exc:
