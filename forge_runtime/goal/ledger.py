@@ -177,7 +177,6 @@ class Ledger:
         head = self.head()
         before: dict | None = None
         charged = set()
-        chain: list[dict] = []
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
             charged.update(map(turn_key, merge.contributions(record)[0]))
@@ -189,10 +188,9 @@ class Ledger:
             self._check_goal_fields(record)
             check_transition(before, record, self.nonce)
             if record.get("kind") == MERGE:
-                why = merge.check(chain, record, self.nonce)
+                why = merge.check(_Chain(self, seq - 1), record, self.nonce)
                 if why:
                     raise tampered(f"goal {self.nonce}: record {seq} (merge) {why}")
-            chain.append(record)
             before = record
         names = {entry for entry in os.listdir(self.records_dir) if not entry.startswith(".")}
         expected = {records.record_name(seq) for seq in range(1, head.seq + 1)}
@@ -332,6 +330,30 @@ class Ledger:
             if self.witness is not None:
                 self.witness.record(self.nonce, record)
         return Head(record, False)
+
+
+class _Chain:
+    """The first `length` records of a ledger, read when a join is checked: a verification
+    that meets no merge record keeps no chain in memory (a 2,000-turn one is megabytes)."""
+
+    def __init__(self, ledger: Ledger, length: int) -> None:
+        self.ledger = ledger
+        self.length = length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self.ledger.record_at(seq + 1) for seq in range(*index.indices(self.length))]
+        if index < 0:
+            index += self.length
+        if not 0 <= index < self.length:
+            raise IndexError(index)
+        return self.ledger.record_at(index + 1)
+
+    def __iter__(self):
+        return (self.ledger.record_at(seq) for seq in range(1, self.length + 1))
 
 
 def stage(ledger_root: str | os.PathLike, nonce: str, chain: list[dict]) -> Ledger:

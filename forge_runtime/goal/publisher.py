@@ -29,7 +29,7 @@ ROUNDS = 5
 
 def owed(ledger, binding: dict, goal: dict | None, ending: bool) -> tuple[bool, dict]:
     """(is a push owed now, what remote.json says)."""
-    from forge_runtime.goal.remote import PUBLISH_EVERY, read_state
+    from forge_runtime.goal.published import PUBLISH_EVERY, read_state
 
     state = read_state(ledger)
     mark = state.get("published") or {}
@@ -59,7 +59,7 @@ def after_event(project, binding: dict, goal: dict | None, ending: bool = False)
     if due:
         spawn(project.root, binding["nonce"])
     if state.get("failed") and not state.get("told"):
-        from forge_runtime.goal.remote import unreachable, write_state
+        from forge_runtime.goal.published import unreachable, write_state
 
         write_state(ledger, told=True)
         return unreachable(binding["remote"], state["failed"]).hint().render()

@@ -26,19 +26,29 @@ from __future__ import annotations
 import os
 
 from forge_runtime import fastjson
-from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.errors import ForgeError
 from forge_runtime.gitrefs import GitFailed, RemoteRefs
 from forge_runtime.goal import merge, records
 from forge_runtime.goal.ledger import Head, Ledger, discard, stage, tampered
+from forge_runtime.goal.published import (  # noqa: F401 (the names callers use, here too)
+    MERGED,
+    PUBLISH_EVERY,
+    STATE_NAME,
+    THE_REMOTE,
+    THIS_CLONE,
+    UNREACHABLE,
+    published_mark,
+    read_state,
+    restore_fix,
+    source,
+    unreachable,
+    write_state,
+)
 
 REF_PREFIX = "refs/forge/goals/"
-STATE_NAME = "remote.json"
 KNOWN_REPOSITORIES = "remote-repositories"
-PUBLISH_EVERY = 5  # charges between pushes while a goal runs (bench/goal.py prices one)
 GIT_SECONDS = 20
 ATTEMPTS = 8
-UNREACHABLE = "FORGE_GOAL_REMOTE_UNREACHABLE"
-THIS_CLONE, THE_REMOTE, MERGED = "this clone", "the remote", "merged"
 
 
 def configured(project) -> str | None:
@@ -47,49 +57,6 @@ def configured(project) -> str | None:
 
     name = rules.for_project(project).goal.get("remote")
     return name if isinstance(name, str) and name else None
-
-
-def restore_fix(nonce: str) -> str:
-    """The way out of a remote chain that is not forge's: publish this clone's over it."""
-    return f"forge goal publish --nonce {nonce} --restore"
-
-
-def unreachable(remote: str, why: str) -> ForgeError:
-    return ForgeError(f"the goal ledger on remote {remote!r} cannot be read or written: {why}",
-                      f"git ls-remote {remote} 'refs/forge/goals/*'", exit_code=EXIT_REFUSED,
-                      code=UNREACHABLE,
-                      rationale="the goal goes on in this clone's ledger; the next event that "
-                                "reaches the remote publishes and joins it")
-
-
-# -- what this clone knows of the remote (`<nonce>/remote.json`) ------------------------------
-
-def read_state(ledger: Ledger) -> dict:
-    try:
-        return records.read_json_file(os.path.join(ledger.dir, STATE_NAME))
-    except records.RecordError:
-        return {}
-
-
-def write_state(ledger: Ledger, **changes) -> dict:
-    data = {**read_state(ledger), **changes}
-    records.replace_atomically(os.path.join(ledger.dir, STATE_NAME), fastjson.dumps(
-        data, sort_keys=True).encode("utf-8"))
-    return data
-
-
-def published_mark(head: Head, commit: str) -> dict:
-    goal = head.goal
-    return {"seq": head.seq, "hash": head.record["hash"], "commit": commit,
-            "turn_count": goal["turn_count"], "activation_id": goal["activation_id"],
-            "status": goal["status"]}
-
-
-def source(chain: list[dict], state: dict) -> str:
-    """Where a goal's count comes from: this clone, the remote, or both merged."""
-    if any(record.get("kind") == merge.MERGE for record in chain):
-        return MERGED
-    return THE_REMOTE if state.get("source") == THE_REMOTE else THIS_CLONE
 
 
 # -- repositories: a goal keeps the id of the clone that started it ---------------------------
