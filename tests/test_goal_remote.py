@@ -224,8 +224,13 @@ def test_a_fresh_clone_with_no_network_says_so_and_goes_on_locally(origin):
     a = clone(origin, "machine-a")
     origin.rename(origin.with_name("away.git"))
     started = activation.activate(a, OBJECTIVE, "sess-a")
-    assert started.outcome == activation.NEW
-    assert started.notice is not None and remote.UNREACHABLE in started.notice
+    assert started.outcome == activation.NEW and started.notice  # what git said
+    ledger = Ledger(a.ledger_root, started.goal["nonce"])
+    remote.write_state(ledger, failed=started.notice)  # as the confirming Stop keeps it
+    binding = {"nonce": started.goal["nonce"], "remote": "origin"}
+    said = [publisher.after_event(a, binding, started.goal) for _ in range(2)]
+    assert said[1] is None and said[0].count("Error:") == 1 and said[0].count("Fix:") == 1
+    assert said[0].startswith(f"Error: {remote.UNREACHABLE}: the goal ledger on remote")
 
 
 def test_a_project_without_remote_never_publishes(tmp_path, origin):

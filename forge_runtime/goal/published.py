@@ -58,8 +58,11 @@ def restore_fix(nonce: str) -> str:
 
 
 def unreachable(remote: str, why: str) -> ForgeError:
-    return ForgeError(f"the goal ledger on remote {remote!r} cannot be read or written: {why}",
-                      f"git ls-remote {remote} 'refs/forge/goals/*'", exit_code=EXIT_REFUSED,
-                      code=UNREACHABLE,
-                      rationale="the goal goes on in this clone's ledger; the next event that "
-                                "reaches the remote publishes and joins it")
+    """The refusal for a remote that did not answer; `why` (what git said) rides along."""
+    error = ForgeError(f"the goal ledger on remote {remote!r} cannot be read or written: "
+                       f"{why}", f"git ls-remote {remote} 'refs/forge/goals/*'",
+                       exit_code=EXIT_REFUSED, code=UNREACHABLE,
+                       rationale="the goal goes on in this clone's ledger; the next event "
+                                 "that reaches the remote publishes and joins it")
+    error.why = why
+    return error

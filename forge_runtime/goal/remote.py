@@ -215,14 +215,14 @@ def sync(project, nonce: str, remote_name: str, *, push: bool = True) -> Head:
                     at_remote = known.get("hash") if commit else None
                 if at_remote == head.record["hash"]:
                     write_state(ledger, published=published_mark(head, commit), failed=None,
-                                told=False)
+                                told=False, rejected=None)
                     return head
                 if not push:
                     return head
                 new = remote.snapshot(ledger, head, commit)
             if remote.refs.swap(nonce, commit, new):
                 write_state(ledger, published=published_mark(head, new), failed=None,
-                            told=False)
+                            told=False, rejected=None)
                 witness.note_remote(nonce, head.record)
                 return head
     except GitFailed as exc:
@@ -235,7 +235,8 @@ def sync(project, nonce: str, remote_name: str, *, push: bool = True) -> Head:
 def arrive(project, digest: str) -> str | None:
     """Before a person's `/goal` finds its objective's goal (under the activation lock):
     take in the remote's goal for this objective, so a fresh clone continues its count.
-    Returns the notice for a remote that did not answer (the goal goes on locally)."""
+    Returns what git said when the remote did not answer (the goal goes on locally, and
+    the session's first Stop says so once: publisher.after_event)."""
     from forge_runtime.goal.activation import _publish_index, find_nonce
     from forge_runtime.goal.witness import Witness
 
@@ -264,9 +265,9 @@ def arrive(project, digest: str) -> str | None:
     except ForgeError as exc:
         if exc.code != UNREACHABLE:
             raise
-        return exc.hint().render()
+        return exc.why
     except GitFailed as exc:
-        return unreachable(name, exc.why).hint().render()
+        return exc.why
     witness = Witness(project)
     seen = witness.remote_seen(nonce)
     if seen and not merge.holds(theirs, seen.get("seq"), seen.get("hash")):
