@@ -22,21 +22,16 @@ from forge_runtime.goal import activation, publisher, remote, state
 from forge_runtime.goal.charging import charge
 from forge_runtime.goal.ledger import TAMPERED, Ledger
 from forge_runtime.project import find_project
+from tests.artifact_support import bare_repository
+from tests.artifact_support import git as _git
 
 OBJECTIVE = "ship the parser"
 RULES = "goal: {require_sandbox: false, remote: origin}\n"
 
 
-def _git(*args, cwd):
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
-
-
 @pytest.fixture
 def origin(tmp_path):
-    bare = tmp_path / "shared.git"
-    _git("init", "-q", "--bare", str(bare), cwd=tmp_path)
-    return bare
+    return bare_repository(tmp_path / "shared.git")
 
 
 def clone(origin: Path, name: str):
@@ -46,6 +41,16 @@ def clone(origin: Path, name: str):
     (root / ".forge" / "local").mkdir(parents=True)
     (root / ".forge" / "guard.yaml").write_text(RULES)
     return find_project(root)
+
+
+def _shared_goal(origin: Path):
+    """Clone A starts the goal and publishes it; fresh clone B's /goal takes it in."""
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    remote.sync(a, nonce, "origin")
+    b = clone(origin, "machine-b")
+    activation.activate(b, OBJECTIVE, "sess-b")
+    return a, b, nonce
 
 
 def _charge(project, nonce: str, turns: list[str]) -> list:
@@ -109,11 +114,7 @@ def _charge_and_publish(project, nonce, turns, charged, failures, barrier):
 
 
 def test_two_clones_charging_at_once_count_every_turn_once_and_hold_the_ceiling(origin):
-    a = clone(origin, "machine-a")
-    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
-    remote.sync(a, nonce, "origin")
-    b = clone(origin, "machine-b")
-    activation.activate(b, OBJECTIVE, "sess-b")
+    a, b, nonce = _shared_goal(origin)
     charged, failures = {"a": [], "b": []}, []
     barrier = threading.Barrier(2)
     threads = [threading.Thread(target=_charge_and_publish, args=(
@@ -244,11 +245,7 @@ def test_a_project_without_remote_never_publishes(tmp_path, origin):
 
 
 def test_a_merge_record_that_lies_about_the_join_fails_verification(origin):
-    a = clone(origin, "machine-a")
-    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
-    remote.sync(a, nonce, "origin")
-    b = clone(origin, "machine-b")
-    activation.activate(b, OBJECTIVE, "sess-b")
+    a, b, nonce = _shared_goal(origin)
     _charge(a, nonce, ["a-1", "a-2"])
     _charge(b, nonce, ["b-1", "shared"])
     _charge(a, nonce, ["shared"])  # one turn both clones charged: counted once
@@ -302,11 +299,7 @@ def test_goal_status_says_where_the_count_comes_from(origin, capsys, monkeypatch
 
 
 def test_history_report_and_verify_read_a_merged_ledger(origin, capsys, monkeypatch):
-    a = clone(origin, "machine-a")
-    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
-    remote.sync(a, nonce, "origin")
-    b = clone(origin, "machine-b")
-    activation.activate(b, OBJECTIVE, "sess-b")
+    a, b, nonce = _shared_goal(origin)
     _charge(a, nonce, ["a-1"])
     _charge(b, nonce, ["b-1"])
     remote.sync(a, nonce, "origin")
