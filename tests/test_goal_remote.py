@@ -175,6 +175,9 @@ def test_a_remote_rewritten_by_hand_fails_closed_in_both_clones(origin):
         assert refused.value.fix == f"forge goal publish --nonce {nonce} --restore"
     assert _goal(a, nonce)["turn_count"] == 6  # the local ledger stands as it was
     remote.restore(a, nonce, "origin")  # the fix: this clone's chain back on the remote
+    with pytest.raises(ForgeError) as refused:  # and only while the remote is not forge's
+        remote.restore(a, nonce, "origin")
+    assert refused.value.fix == f"forge goal publish --nonce {nonce}"
     assert remote.sync(b, nonce, "origin").goal["turn_count"] == 6
 
 

@@ -300,6 +300,11 @@ def restore(project, nonce: str, remote_name: str) -> Head:
     remote = RemoteLedger(project, remote_name)
     try:
         commit = remote.refs.fetch(nonce).get(nonce)
+        if commit is not None and _is_forges(remote, nonce, commit, witness, ledger):
+            raise ForgeError(f"the remote's ledger of goal {nonce} verifies and holds every "
+                             "record this clone saw there: there is nothing to restore, and "
+                             "replacing it could drop other clones' turns",
+                             f"forge goal publish --nonce {nonce}")
         with ledger.lock():
             ledger.verify()
             head = ledger.settle()
@@ -312,3 +317,14 @@ def restore(project, nonce: str, remote_name: str) -> Head:
     write_state(ledger, published=published_mark(head, new), failed=None, told=False,
                 rejected=None)
     return head
+
+
+def _is_forges(remote: RemoteLedger, nonce: str, commit: str, witness, ledger: Ledger) -> bool:
+    """Does the remote's chain verify and hold the head this clone last saw there?"""
+    try:
+        theirs = remote.chain(nonce, commit)
+        discard(stage(ledger.root, nonce, theirs).root)
+    except ForgeError:
+        return False
+    seen = witness.remote_seen(nonce) or {}
+    return merge.holds(theirs, seen.get("seq"), seen.get("hash")) if seen else True
