@@ -199,7 +199,7 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
         goal = _with_sandbox(dict(head.goal), sandbox)
-        from forge_runtime.goal.remote import known_repository
+        from forge_runtime.goal.published import known_repository
 
         if goal.get("repository") != repository and not known_repository(
                 ledger.root, goal.get("repository")):

@@ -496,7 +496,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if binding is None:
         return None
     if binding.get("repository") != repository_id(project.ledger_root):
-        from forge_runtime.goal.remote import known_repository
+        from forge_runtime.goal.published import known_repository
 
         if not known_repository(project.ledger_root, binding.get("repository")):
             raise tampered(f"session {session} is bound to a goal of another repository")
@@ -522,7 +522,8 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if binding.get("remote"):
         from forge_runtime.goal.publisher import after_event
 
-        notice = after_event(project, binding, result.goal)
+        notice = after_event(project, binding, result.goal,
+                             can_tell=not (reply or {}).get("systemMessage"))
         if notice is not None:
             reply = {**(reply or {}), "systemMessage": notice}
     return reply

@@ -7,7 +7,9 @@
 
 The ledger is local-first: a push is owed while the head is past `published`. Every hook of
 a published goal reads this one small file (publisher.after_event), so it imports nothing
-that talks to git (remote.py does).
+that talks to git (remote.py does). Beside it, `<ledger root>/remote-repositories` lists the
+repository ids of the clones whose goals this clone took in (a goal keeps the id of the
+clone that started it, which every Stop of its sessions compares).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import records
 
 STATE_NAME = "remote.json"
+KNOWN_REPOSITORIES = "remote-repositories"
 PUBLISH_EVERY = 5  # charges between pushes while a goal runs (bench/goal_remote.py)
 UNREACHABLE = "FORGE_GOAL_REMOTE_UNREACHABLE"
 THIS_CLONE, THE_REMOTE, MERGED = "this clone", "the remote", "merged"
@@ -66,3 +69,25 @@ def unreachable(remote: str, why: str) -> ForgeError:
                                  "that reaches the remote publishes and joins it")
     error.why = why
     return error
+
+
+# -- repositories: a goal keeps the id of the clone that started it ---------------------------
+
+def adopt_repository(ledger_root, repository: str) -> None:
+    """Accept goals started in another clone of this remote (their `repository` field)."""
+    from forge_runtime.goal.ledger import repository_id
+
+    if repository == repository_id(ledger_root) or known_repository(ledger_root, repository):
+        return
+    with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), "a", encoding="ascii") as handle:
+        handle.write(repository + "\n")
+
+
+def known_repository(ledger_root, repository) -> bool:
+    """Is `repository` a clone of this one whose goals came here through the remote?"""
+    try:  # bytes: a text-mode file costs every Stop of such a goal a codec import
+        with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), "rb") as handle:
+            return isinstance(repository, str) and \
+                repository.encode("ascii", "replace") in handle.read().split()
+    except OSError:
+        return False

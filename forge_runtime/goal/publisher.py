@@ -42,9 +42,11 @@ def owed(ledger, binding: dict, goal: dict | None, ending: bool) -> tuple[bool, 
             or goal["turn_count"] - mark.get("turn_count", 0) >= PUBLISH_EVERY), state
 
 
-def after_event(project, binding: dict, goal: dict | None, ending: bool = False) -> str | None:
+def after_event(project, binding: dict, goal: dict | None, ending: bool = False,
+                can_tell: bool = True) -> str | None:
     """Start a publish when one is owed; the notice for a remote that did not answer, said
-    once until a publish succeeds again (None otherwise)."""
+    once until a publish succeeds again, at the first event whose reply has room for it
+    (`can_tell`), else None."""
     if not binding.get("remote"):
         return None
     from forge_runtime.goal.ledger import Ledger
@@ -58,7 +60,7 @@ def after_event(project, binding: dict, goal: dict | None, ending: bool = False)
         raise tampered(str(rejected.get("message")), str(rejected.get("fix")))
     if due:
         spawn(project.root, binding["nonce"])
-    if state.get("failed") and not state.get("told"):
+    if state.get("failed") and not state.get("told") and can_tell:
         from forge_runtime.goal.published import unreachable, write_state
 
         write_state(ledger, told=True)

@@ -37,6 +37,8 @@ from forge_runtime.goal.published import (  # noqa: F401 (the names callers use,
     THE_REMOTE,
     THIS_CLONE,
     UNREACHABLE,
+    adopt_repository,
+    known_repository,
     published_mark,
     read_state,
     restore_fix,
@@ -46,7 +48,6 @@ from forge_runtime.goal.published import (  # noqa: F401 (the names callers use,
 )
 
 REF_PREFIX = "refs/forge/goals/"
-KNOWN_REPOSITORIES = "remote-repositories"
 GIT_SECONDS = 20
 ATTEMPTS = 8
 
@@ -57,27 +58,6 @@ def configured(project) -> str | None:
 
     name = rules.for_project(project).goal.get("remote")
     return name if isinstance(name, str) and name else None
-
-
-# -- repositories: a goal keeps the id of the clone that started it ---------------------------
-
-def adopt_repository(ledger_root, repository: str) -> None:
-    """Accept goals started in another clone of this remote (their `repository` field)."""
-    from forge_runtime.goal.ledger import repository_id
-
-    if repository == repository_id(ledger_root) or known_repository(ledger_root, repository):
-        return
-    with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), "a", encoding="ascii") as handle:
-        handle.write(repository + "\n")
-
-
-def known_repository(ledger_root, repository) -> bool:
-    """Is `repository` a clone of this one whose goals came here through the remote?"""
-    try:
-        with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), encoding="ascii") as handle:
-            return repository in handle.read().split()
-    except (OSError, UnicodeDecodeError):
-        return False
 
 
 # -- the remote's side ----------------------------------------------------------------------
