@@ -99,7 +99,7 @@ class RemoteLedger:
         chain = []
         for seq, data in enumerate(self.refs.blobs([sha for _, sha in sorted(entries)]), 1):
             try:
-                record = fastjson.loads(data)
+                record = fastjson.loads(bytes(data))
             except ValueError:
                 record = None
             if not isinstance(record, dict) or record.get("seq") != seq or \
