@@ -99,27 +99,37 @@ class RemoteRefs:
                 found[sha] = body
         return found
 
-    def blobs(self, shas: list[str]) -> list[memoryview]:
-        """The contents of `shas`, in order, from one `git cat-file --batch`: views into its
-        one output buffer (a 2,000-record ledger is not copied a second time)."""
-        try:
-            done = subprocess.run(["git", "-C", self.root, "cat-file", "--batch"],
-                                  input="".join(f"{sha}\n" for sha in shas).encode("ascii"),
-                                  capture_output=True, timeout=self.timeout, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise GitFailed(f"git cat-file did not run ({exc})") from None
-        out, found, at = done.stdout, [], 0
-        view = memoryview(out)
-        for sha in shas:
-            end = out.find(b"\n", at)
-            header = out[at:end].split()
-            if done.returncode != 0 or end < 0 or len(header) != 3 or header[1] != b"blob":
-                raise GitFailed(f"object {sha} is not a blob in this clone")
-            size = int(header[2])
-            found.append(view[end + 1:end + 1 + size])
-            at = end + 2 + size
-        return found
+    def blobs(self, shas: list[str]):
+        """The contents of `shas`, in order, read one at a time from `git cat-file --batch`
+        (a 2,000-record ledger is never held whole: the hook that takes one in stays small).
+        The object names go in from a file, so neither pipe can fill while the other waits."""
+        import tempfile
 
+        with tempfile.TemporaryFile() as names:
+            names.write("".join(f"{sha}\n" for sha in shas).encode("ascii"))
+            names.seek(0)
+            try:
+                reader = subprocess.Popen(["git", "-C", self.root, "cat-file", "--batch"],
+                                          stdin=names, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL)
+            except OSError as exc:
+                raise GitFailed(f"git cat-file did not run ({exc})") from None
+            try:
+                for sha in shas:
+                    header = reader.stdout.readline().split()
+                    if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+                        raise GitFailed(f"object {sha} is not a blob in this clone")
+                    size = int(header[2])
+                    data = reader.stdout.read(size)
+                    reader.stdout.read(1)
+                    if len(data) != size:
+                        raise GitFailed(f"object {sha} ended early")
+                    yield data
+            finally:
+                reader.stdout.close()
+                if reader.poll() is None:
+                    reader.kill()
+                reader.wait()
     def commit(self, message: str, tree: str | None = None, parent: str | None = None) -> str:
         """A commit of `tree` (default: the empty tree) carrying `message`, on top of
         `parent` when given (so the ref only ever moves forward: see goal/remote.py)."""

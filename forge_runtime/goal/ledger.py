@@ -356,26 +356,44 @@ class _Chain:
         return (self.ledger.record_at(seq) for seq in range(1, self.length + 1))
 
 
-def stage(ledger_root: str | os.PathLike, nonce: str, chain: list[dict]) -> Ledger:
-    """`chain` written as goal `nonce` of a fresh staging ledger inside `ledger_root` (same
-    file system, so it moves into place with one rename) and fully verified: the way a
-    chain forge did not write here (the remote's, a join) enters the ledger. The records
-    are written without a sync each and synced once, before anything points at them."""
+def stage(ledger_root: str | os.PathLike, nonce: str, chain, seen=None) -> Ledger:
+    """`chain` (records, oldest first: a list, or read one at a time) written as goal
+    `nonce` of a fresh staging ledger inside `ledger_root` (same file system, so it moves
+    into place with one rename) and fully verified: the way a chain forge did not write
+    here (the remote's, a join) enters the ledger. With `seen` ({"seq", "hash"}), the
+    chain must hold that record (merge.holds), else it was rewritten. The records are
+    written without a sync each and synced once, before anything points at them."""
     staging = join(ledger_root, f".staging-{os.getpid()}-{os.urandom(4).hex()}")
     ledger = Ledger(staging, nonce)
     os.makedirs(ledger.records_dir)
-    for one in chain:
-        records.create_exclusive(os.path.join(ledger.records_dir,
-                                              records.record_name(one["seq"])),
-                                 records.canonical(one), durable=False)
-    os.sync()
-    ledger._publish({"seq": chain[-1]["seq"], "hash": chain[-1]["hash"]})
     try:
+        last, held = None, not seen
+        for one in chain:
+            records.create_exclusive(os.path.join(ledger.records_dir,
+                                                  records.record_name(one["seq"])),
+                                     records.canonical(one), durable=False)
+            held = held or merge.mentions(one, seen.get("seq"), seen.get("hash"))
+            last = one
+        if last is None:
+            raise tampered(f"goal {nonce}: the chain to take in holds no record")
+        if not held:
+            raise rewritten(nonce, seen)
+        os.sync()
+        ledger._publish({"seq": last["seq"], "hash": last["hash"]})
         ledger.verify()
-    except ForgeError:
+    except BaseException:
         discard(staging)
         raise
     return ledger
+
+
+def rewritten(nonce: str, seen: dict) -> ForgeError:
+    """The refusal for a remote chain without the head this clone last saw there."""
+    from forge_runtime.goal.published import restore_fix
+
+    return tampered(f"goal {nonce}: the remote's ledger no longer holds record "
+                    f"{seen.get('seq')}, which this clone saw there (rewritten by hand, or a "
+                    "remote that lost it)", restore_fix(nonce))
 
 
 def discard(path: str | os.PathLike) -> None:

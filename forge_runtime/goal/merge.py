@@ -110,13 +110,17 @@ def fork_point(left: list[dict], right: list[dict]) -> int:
     return seq
 
 
-def holds(chain: list[dict], seq: int, digest: str) -> bool:
+def holds(chain, seq, digest) -> bool:
     """Does `chain` hold record (`seq`, `digest`), itself or inside a join's side?"""
-    if 0 < seq <= len(chain) and chain[seq - 1].get("hash") == digest:
+    return any(mentions(record, seq, digest) for record in chain)
+
+
+def mentions(record: dict, seq, digest) -> bool:
+    """Is `record` the record (`seq`, `digest`), or does a side it joined hold it?"""
+    if record.get("seq") == seq and record.get("hash") == digest:
         return True
-    return any(record.get("kind") == MERGE and holds([*chain[:record["fork"]],
-                                                      *record["side"]], seq, digest)
-               for record in chain)
+    return record.get("kind") == MERGE and isinstance(record.get("side"), list) and \
+        any(mentions(one, seq, digest) for one in record["side"] if isinstance(one, dict))
 
 
 def shape_ok(old: dict, record: dict) -> bool:

@@ -29,7 +29,7 @@ from forge_runtime import fastjson
 from forge_runtime.errors import ForgeError
 from forge_runtime.gitrefs import GitFailed, RemoteRefs
 from forge_runtime.goal import merge, records
-from forge_runtime.goal.ledger import Head, Ledger, discard, stage, tampered
+from forge_runtime.goal.ledger import Head, Ledger, discard, rewritten, stage, tampered
 from forge_runtime.goal.published import (  # noqa: F401 (the names callers use, here too)
     MERGED,
     PUBLISH_EVERY,
@@ -84,8 +84,13 @@ class RemoteLedger:
         return found
 
     def chain(self, nonce: str, commit: str) -> list[dict]:
-        """The records of the snapshot `commit`, oldest first, each checked against its
-        own hash and name (the chain itself is verified by `ledger.stage`)."""
+        """The records of the snapshot `commit`, oldest first (see `records`)."""
+        return list(self.records(nonce, commit))
+
+    def records(self, nonce: str, commit: str):
+        """The records of the snapshot `commit`, oldest first, read one at a time, each
+        checked against its own hash and name (the chain itself is verified by
+        `ledger.stage`)."""
         listed = self.refs.checked("ls-tree", "-r", commit)
         entries = []
         for line in listed.splitlines():
@@ -96,18 +101,16 @@ class RemoteLedger:
         if sorted(path for path, _ in entries) != names:
             raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} holds files "
                            "that are not a chain of records", self._fix(nonce))
-        chain = []
         for seq, data in enumerate(self.refs.blobs([sha for _, sha in sorted(entries)]), 1):
             try:
-                record = fastjson.loads(bytes(data))
+                record = fastjson.loads(data)
             except ValueError:
                 record = None
             if not isinstance(record, dict) or record.get("seq") != seq or \
                     records.seal(record).get("hash") != record.get("hash"):
                 raise tampered(f"goal {nonce}: record {seq} of the remote's ledger on "
                                f"{self.remote!r} is not forge's (edited)", self._fix(nonce))
-            chain.append(record)
-        return chain
+            yield record
 
     def _fix(self, nonce: str) -> str:
         return restore_fix(nonce)
@@ -140,9 +143,7 @@ def _take_in(project, ledger: Ledger, head: Head, theirs: list[dict], witness) -
     nonce, fix = ledger.nonce, restore_fix(ledger.nonce)
     seen = witness.remote_seen(nonce)
     if seen and not merge.holds(theirs, seen.get("seq"), seen.get("hash")):
-        raise tampered(f"goal {nonce}: the remote's ledger no longer holds record "
-                       f"{seen.get('seq')}, which this clone saw there (rewritten by hand, "
-                       "or a remote that lost it)", fix)
+        raise rewritten(nonce, seen)
     ours = ledger.records()
     if theirs[0]["hash"] != ours[0]["hash"]:
         raise tampered(f"goal {nonce}: the remote's ledger starts from another genesis "
@@ -241,27 +242,22 @@ def arrive(project, digest: str) -> str | None:
         if local is not None:
             sync(project, nonce, name, push=False)
             return None
-        theirs = remote.chain(nonce, commit)
+        witness = Witness(project)
+        staged = stage(project.ledger_root, nonce, remote.records(nonce, commit),
+                       witness.remote_seen(nonce))
     except ForgeError as exc:
         if exc.code != UNREACHABLE:
             raise
         return exc.why
     except GitFailed as exc:
         return exc.why
-    witness = Witness(project)
-    seen = witness.remote_seen(nonce)
-    if seen and not merge.holds(theirs, seen.get("seq"), seen.get("hash")):
-        raise tampered(f"goal {nonce}: the remote's ledger no longer holds record "
-                       f"{seen.get('seq')}, which this clone saw there (rewritten)",
-                       restore_fix(nonce))
-    staged = stage(project.ledger_root, nonce, theirs)
     os.rename(staged.dir, os.path.join(project.ledger_root, nonce))
     discard(staged.root)
-    adopt_repository(project.ledger_root, theirs[-1]["goal"]["repository"])
-    _publish_index(project.ledger_root, digest, nonce)
     ledger = Ledger(project.ledger_root, nonce, witness=witness)
     with ledger.lock():
         head = ledger.head()
+        adopt_repository(project.ledger_root, head.goal["repository"])
+        _publish_index(project.ledger_root, digest, nonce)
         witness.record(nonce, head.record)
         witness.note_remote(nonce, head.record)
         write_state(ledger, source=THE_REMOTE, published=published_mark(head, commit))
