@@ -242,7 +242,7 @@ def test_a_project_without_remote_never_publishes(tmp_path, origin):
     (a.root / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false}\n")
     nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
     assert remote.configured(a) is None
-    assert publisher.after_event(a, {"nonce": nonce}, _goal(a, nonce), ending=True) is None
+    assert publisher.after_event(a, {"nonce": nonce}, _goal(a, nonce), now=True) is None
     assert not os.path.exists(os.path.join(Ledger(a.ledger_root, nonce).dir, remote.STATE_NAME))
     assert _remote_refs(origin) == {}
 

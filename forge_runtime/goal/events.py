@@ -194,7 +194,7 @@ def on_session_end(event: dict) -> None:
     if binding.get("remote"):
         from forge_runtime.goal.publisher import after_event
 
-        after_event(project, binding, None, ending=True)
+        after_event(project, binding, None, now=True)
 
 
 def _follow_transcript(project: Project, event: dict):
@@ -522,7 +522,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if binding.get("remote"):
         from forge_runtime.goal.publisher import after_event
 
-        notice = after_event(project, binding, result.goal,
+        notice = after_event(project, binding, result.goal, now=sessions.PENDING in involved,
                              can_tell=not (reply or {}).get("systemMessage"))
         if notice is not None:
             reply = {**(reply or {}), "systemMessage": notice}

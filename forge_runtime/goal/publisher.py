@@ -3,13 +3,13 @@
 A hook of a session whose goal is published (`binding["remote"]`, set at activation from
 `.forge/guard.yaml`) asks `after_event` once it has charged: when a push is owed (nothing
 published yet, the activation or status changed, PUBLISH_EVERY more charges, the last
-attempt failed, or the session is ending), it starts a child process that runs
-`remote.sync` and returns at once. The child:
+attempt failed, the Stop confirms an activation, or the session is ending), it starts a
+child process that runs `remote.sync` and returns at once. The child:
 - is detached (its own session, no inherited pipes), so the host neither waits for it nor
   kills it with the hook's process group;
 - holds a per-goal publish lock (non-blocking: a publisher already running takes the new
-  records too, since it loops until the remote has the head), and gives up after
-  PUBLISH_SECONDS (git itself times out sooner);
+  records too, since it loops until the remote has the head; one appended as it exits
+  waits for the next event), and gives up after PUBLISH_SECONDS (git times out sooner);
 - never loses a record: the ledger is durable before it starts, and a push that fails
   stays owed (`remote.json`) until the next event retries it.
 A remote whose chain does not verify (edited, rewritten by hand) is noted as `rejected`,
@@ -27,22 +27,23 @@ LOCK_NAME = "publish.lock"
 ROUNDS = 5
 
 
-def owed(ledger, binding: dict, goal: dict | None, ending: bool) -> tuple[bool, dict]:
-    """(is a push owed now, what remote.json says)."""
+def owed(ledger, binding: dict, goal: dict | None, now: bool) -> tuple[bool, dict]:
+    """(is a push owed now, what remote.json says); `now`: any record not yet published is
+    owed at once (the Stop that confirms an activation, the session's end)."""
     from forge_runtime.goal.published import PUBLISH_EVERY, read_state
 
     state = read_state(ledger)
     mark = state.get("published") or {}
     if ledger.pointer() == mark.get("seq") and not state.get("failed"):
         return False, state
-    if ending or not mark or state.get("failed") or goal is None:
+    if now or not mark or state.get("failed") or goal is None:
         return True, state
     return (goal["activation_id"] != mark.get("activation_id")
             or goal["status"] != mark.get("status")
             or goal["turn_count"] - mark.get("turn_count", 0) >= PUBLISH_EVERY), state
 
 
-def after_event(project, binding: dict, goal: dict | None, ending: bool = False,
+def after_event(project, binding: dict, goal: dict | None, now: bool = False,
                 can_tell: bool = True) -> str | None:
     """Start a publish when one is owed; the notice for a remote that did not answer, said
     once until a publish succeeds again, at the first event whose reply has room for it
@@ -52,7 +53,7 @@ def after_event(project, binding: dict, goal: dict | None, ending: bool = False,
     from forge_runtime.goal.ledger import Ledger
 
     ledger = Ledger(project.ledger_root, binding["nonce"])
-    due, state = owed(ledger, binding, goal, ending)
+    due, state = owed(ledger, binding, goal, now)
     rejected = state.get("rejected")
     if isinstance(rejected, dict):  # the remote's chain did not verify: fail closed
         from forge_runtime.goal.ledger import tampered
