@@ -137,6 +137,9 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
                 elsewhere = elsewhere or option
         if not rest:
             return True, False
+        finding = shell_git_refs.check(rest[0], rest[1:], ctx)  # forge's refs on a remote
+        if finding:  # before --git-dir and the like: whichever repository, never these
+            return finding
         if elsewhere and rest[0] not in GIT_READERS:
             if risky_unknown("", ctx):
                 return Finding(f"runs git {rest[0]} with {elsewhere}, which points git at a "
@@ -230,9 +233,6 @@ def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Find
 
 def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
                           aliases: dict[str, str]) -> Finding | tuple[bool, bool]:
-    finding = shell_git_refs.check(sub, operands, ctx)  # forge's refs on a remote
-    if finding:
-        return finding
     if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
         from forge_runtime.guard import shell_archives  # only for `git apply`
 
