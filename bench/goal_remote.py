@@ -68,21 +68,26 @@ def _owe(space: Workspace, nonce: str, behind: int) -> None:
 
 
 def _after_publisher(space: Workspace, nonce: str, restore):
-    """`restore`, once no background publisher of the goal still runs (it holds its lock)."""
+    """`restore`, once no background publisher of the goal runs any more: the hook has
+    returned, but the push it started would otherwise race the restore."""
     def wait_then_restore() -> None:
-        import fcntl
         import os
+        import time
 
-        from forge_runtime.goal.ledger import Ledger
-        from forge_runtime.goal.publisher import LOCK_NAME
-
-        path = os.path.join(Ledger(space.project().ledger_root, nonce).dir, LOCK_NAME)
-        if os.path.exists(path):
-            fd = os.open(path, os.O_RDWR)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            finally:
-                os.close(fd)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            running = False
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                        words = handle.read().split(b"\0")
+                except OSError:
+                    continue
+                running = running or (nonce.encode() in words and any(
+                    b"forge_runtime.goal.publisher" in word for word in words))
+            if not running:
+                break
+            time.sleep(0.05)
         restore()
     return wait_then_restore
 
@@ -136,7 +141,7 @@ def activating_fresh_clone(space: Workspace) -> Plan:
     _ledger_present()
     source = Workspace.create(space.plugin_root, space.python, space.scratch, "first-clone",
                               space.fixtures)
-    _, bare = _published(source, 2000)
+    built, bare = _published(source, 2000)
     subprocess.run(["git", "-C", str(space.root), "remote", "add", "origin", str(bare)],
                    check=True)
     (space.root / ".forge").mkdir(exist_ok=True)
@@ -146,10 +151,13 @@ def activating_fresh_clone(space: Workspace) -> Plan:
         _person_goal(host)
     host.model_turn(1)
     project = space.project()
-    snapshot = Snapshot([space.root / ".git", project.state_path.parent, space.state_home],
-                        space.scratch / "snapshot-fresh")
-    return Plan(space.hook(host.stop_event()), _charged(space, 2001), snapshot.restore,
-                note="fetches, verifies and takes in 2,000 turns, then charges turn 2,001")
+    snapshot = Snapshot([space.root / ".git", project.state_path.parent, space.state_home,
+                         bare], space.scratch / "snapshot-fresh")
+    nonce = built.nonce
+    return Plan(space.hook(host.stop_event()), _charged(space, 2001),
+                _after_publisher(space, nonce, snapshot.restore),
+                note="fetches, verifies and takes in 2,000 turns, charges turn 2,001, starts "
+                     "the push of the binding")
 
 
 def remote_scenarios() -> list[Scenario]:

@@ -331,3 +331,15 @@ def test_the_documented_server_hook_takes_forges_pushes_and_stops_a_rewrite(orig
     with pytest.raises(subprocess.CalledProcessError):
         _git("push", "-q", "origin", f":refs/forge/goals/{nonce}", cwd=a.root)
     assert remote.sync(b, nonce, "origin").goal["turn_count"] == 4
+
+
+def test_a_fresh_clone_killed_after_taking_the_goal_in_continues_at_its_next_goal(origin):
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1", "a-2", "a-3"])
+    remote.sync(a, nonce, "origin")
+    b = clone(origin, "machine-b")
+    activation.activate(b, OBJECTIVE, "sess-b")
+    os.unlink(os.path.join(b.ledger_root, "objectives", _goal(b, nonce)["objective_hash"]))
+    again = activation.activate(b, OBJECTIVE, "sess-b2")  # the hook died before the index
+    assert (again.goal["nonce"], again.goal["turn_count"]) == (nonce, 3)

@@ -239,6 +239,8 @@ def arrive(project, digest: str) -> str | None:
         if local is not None and local != nonce:
             raise tampered(f"this clone's goal {local} and the remote's goal {nonce} have the "
                            "same objective", f"forge goal status --nonce {local}")
+        if local is None and os.path.isdir(os.path.join(project.ledger_root, nonce)):
+            local = _adopt_unindexed(project, nonce, digest)  # taken in, index not yet
         if local is not None:
             sync(project, nonce, name, push=False)
             return None
@@ -262,6 +264,18 @@ def arrive(project, digest: str) -> str | None:
         witness.note_remote(nonce, head.record)
         write_state(ledger, source=THE_REMOTE, published=published_mark(head, commit))
     return None
+
+
+def _adopt_unindexed(project, nonce: str, digest: str) -> str:
+    """A goal this clone took in from the remote whose objective index a killed hook did not
+    write yet: index it, when it is this objective's (else the ledger is not forge's)."""
+    from forge_runtime.goal.activation import _publish_index
+
+    if Ledger(project.ledger_root, nonce).current().goal.get("objective_hash") != digest:
+        raise tampered(f"goal {nonce} of this clone's ledger is not the objective the remote "
+                       "says it is", restore_fix(nonce))
+    _publish_index(project.ledger_root, digest, nonce)
+    return nonce
 
 
 def restore(project, nonce: str, remote_name: str) -> Head:
