@@ -343,3 +343,13 @@ def test_a_fresh_clone_killed_after_taking_the_goal_in_continues_at_its_next_goa
     os.unlink(os.path.join(b.ledger_root, "objectives", _goal(b, nonce)["objective_hash"]))
     again = activation.activate(b, OBJECTIVE, "sess-b2")  # the hook died before the index
     assert (again.goal["nonce"], again.goal["turn_count"]) == (nonce, 3)
+
+
+def test_goal_status_with_the_remote_down_shows_this_clones_count(origin, capsys, monkeypatch):
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1"])
+    origin.rename(origin.with_name("away.git"))
+    code, shown = _cli(capsys, monkeypatch, a, "goal", "status")
+    assert code == 0 and shown["goal"]["turn_count"] == 1
+    assert "cannot be read or written" in shown["remote"]["unreachable"]
