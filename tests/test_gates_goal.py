@@ -339,3 +339,12 @@ def test_a_gate_failing_the_same_way_for_five_turns_is_stuck_and_its_check_comes
     write(project.root, "src/parser.py", "parse = 'still wrong'\n")
     forge("gate", "run", "unit-tests")  # fails again, but on other files: a new try
     assert "STUCK" not in model_context(turn(session))
+
+
+def test_a_held_goal_whose_gates_pass_forges_own_run_is_verified_with_stale_receipts(project):
+    session = held_goal(project)
+    write(project.root, "src/parser.py", "parse = 'good'\n")
+    done = told_the_person(turn(session))  # no receipt is fresh, but forge's own run passes
+    assert done.startswith("FORGE_GOAL_VERIFIED: goal ")
+    assert ledger_goal(project)["status"] == "complete"
+    assert "gates       verified at" in forge("goal", "status")[1]

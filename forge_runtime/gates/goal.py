@@ -233,16 +233,20 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     reading = Reading(project, goal)
     if reading.recorded is None and not defined(project):
         return reply  # a goal set with no gates file, in a project that still has none
-    if reading.receipts_fresh:  # the model is done: forge runs the recorded gates itself
+    record = read_record(project, goal["nonce"])
+    holding = reading.error is None and held.is_held(record, goal)
+    if reading.receipts_fresh or holding:
+        # the model is done (its receipts say so, or the host said met): forge runs the
+        # recorded gates itself, reusing what passed on these very files
         from forge_runtime.gates import confirm
 
         confirmed = confirm.confirm(paths_of(project), goal["nonce"], reading.recorded,
                                     STOP_BUDGET_SECONDS)
-        if not confirmed["passed"]:
+        if confirmed["passed"] and holding:
+            return held.complete(project, goal, event["session_id"], reading)
+        if not confirmed["passed"] and reading.receipts_fresh:
             reading.unconfirmed = confirmed
-    record = read_record(project, goal["nonce"])
-    if reading.verified and held.is_held(record, goal):
-        return held.complete(project, goal, event["session_id"], reading)
+        record = read_record(project, goal["nonce"])
     from forge_runtime.gates import streak
 
     told, now_seen = record.get("told"), reading.signature()
