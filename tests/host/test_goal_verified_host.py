@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 from goal_support import goal_in_state
@@ -163,3 +165,46 @@ def test_a_gate_that_never_passes_ends_at_the_ceiling_unverified_with_every_turn
     bodies = [json.dumps(body) for body in session.model_requests()]
     assert any(marker in body for body in bodies)  # it reached the model
     assert all(hook.exit_code == 0 for hook in session.hooks)
+
+
+NAPS_WHEN_TOLD = "rules:" + MET_AT_ONCE + """
+  - name: model rested
+    when: {last_is_tool_result: true}
+    reply: {text: "Rested."}
+  - name: model naps
+    when: {conversation_contains: "FORGE_GATES_NOT_FRESH"}
+    reply:
+      tool_calls: [{name: Bash, input: {command: "python3 -c 'import time; time.sleep(30)'"}}]
+  - name: model claims done
+    reply: {text: "The parser is fixed."}
+"""
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_persons_esc_ends_forges_continuation_at_once(claude_host, project, tui_factory):
+    """Measured: Esc during a tool fires no Stop; the person's next prompt is the next
+    event, and the goal ends there as the host judged it, met but unverified, with nothing
+    continued after. (Claude Code refuses a standalone `sleep 30` in Bash at once, hence
+    the nap in Python; and Esc while a Stop hook runs cancels that hook.)"""
+    _gated_project(project)
+    host = claude_host(NAPS_WHEN_TOLD)
+    tui = tui_factory(host, project, ["--allowedTools", "Bash"])
+    tui.wait_for(lambda: "❯" in tui.screen(), "the TUI prompt")
+    tui.type(f"/goal {OBJECTIVE}")
+    tui.wait_for(lambda: tui.hooks("PreToolUse"), "forge's continuation after the host's met")
+    time.sleep(0.5)  # the nap's Bash is running
+    tui.keys("Escape")
+    tui.wait_for(lambda: "Interrupted" in tui.screen(), "the interrupt")
+    assert len(tui.hooks("Stop")) == 1
+
+    tui.type("thanks, I will look myself")
+    tui.wait_for(lambda: len(tui.hooks("Stop")) == 2, "the person's turn's Stop")
+    assert tui.hooks("Stop")[-1]["stdout"] == ""  # nothing keeps the session going
+    goal = goal_in_state(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 1)
+    record = read_record(find_project(project), goal["nonce"])
+    assert record["met"]["verified"] is False and "verified_at" not in record
+    rules = [r["rule"] for r in host.server.requests]
+    # the last answers the person's prompt (its message ends with the interrupted tool's
+    # result): the turn the person drives after the goal ended is never charged
+    assert rules == ["model claims done", "evaluator says met", "model naps", "model rested"]
