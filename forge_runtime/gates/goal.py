@@ -262,12 +262,25 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
         body = reading.body(goal["nonce"])
         if stuck_for:
             body = streak.warning(streak.failing_names(reading), stuck_for, goal) + "\n" + body
-        return _with_notice(reply, body, reading.hint(project), to_model=True,
-                            to_person=changed or bool(stuck_for))
+        return _continuing(event, _with_notice(reply, body, reading.hint(project),
+                                               to_model=True,
+                                               to_person=changed or bool(stuck_for)))
     if changed:
         return _with_notice(reply, reading.body(goal["nonce"]), reading.hint(project),
                             to_model=False)
     return reply
+
+
+def _continuing(event: dict, reply: dict) -> dict:
+    """The reply that keeps the goal going, in the host's terms: Claude Code answers model
+    context with another model request; Codex accepts no context on Stop (hosts/codex.py
+    drops it) and makes another turn for a block with the same text as its reason."""
+    from forge_runtime.hosts import HOST_KEY
+
+    if event.get(HOST_KEY) != "codex":
+        return reply
+    return {**reply, "decision": "block",
+            "reason": reply["hookSpecificOutput"]["additionalContext"]}
 
 
 def _ended(project, event: dict, reply: dict) -> dict:
