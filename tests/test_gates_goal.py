@@ -1,5 +1,7 @@
-"""The final gates of a running goal: the Stop hook tells the model when they change, and a
-goal met while a gate is stale or failing is met but unverified."""
+"""The final gates of a running goal: every Stop tells the model which gates still need a
+run (the person, when that changes); a goal the host judges met while a gate is stale or
+failing goes on, each turn charged, until forge's own run passes (complete and verified),
+the ceiling (unverified) or a person takes over (met but unverified)."""
 
 from __future__ import annotations
 

@@ -86,21 +86,21 @@ def complete(project, goal: dict, session: str, reading: Reading) -> dict:
     for the person alone (the native goal is over: nothing continues the session)."""
     from forge_runtime import hints
     from forge_runtime.gates import goal as gates_goal
+    from forge_runtime.gates.confirm import describe
     from forge_runtime.goal import charging
 
-    names = [state.gate.name for state in reading.states]
+    names = ", ".join(state.gate.name for state in reading.states) or "its final gates"
     charging.end(_ledger(project, goal["nonce"]), project.state_path, "complete", session,
-                 "host verdict: met; forge's own run of its final gates passed: "
-                 + ", ".join(names))
+                 f"host verdict: met; forge's own run of its final gates passed: {names}")
     record = gates_goal.read_record(project, goal["nonce"])
     confirmed = record.get("confirmed") or {}
     at = now()
     gates_goal.write_record(project, goal["nonce"], {**record, "verified_at": at, "met": {
-        "at": at, "verified": True, "why": "forge ran every recorded final gate itself: all "
-        "passed", "receipts": _receipts(reading, confirmed)}})
+        "at": at, "verified": True, "why": describe(confirmed),
+        "receipts": _receipts(reading, confirmed)}})
     text = "\n".join([
         f"{VERIFIED}: goal {goal['nonce']} is complete and verified: the host judged it met, "
-        f"and forge's own run of {', '.join(names)} passed.",
+        f"and forge's own run of {names} passed.",
         hints.done("the goal's record names the receipts; forge goal status shows it").render()])
     return {"systemMessage": text}
 

@@ -28,12 +28,7 @@ from forge_runtime.project import find_project
 pytestmark = pytest.mark.host
 
 OBJECTIVE = "the parser is fixed"
-GATES = """\
-gates:
-  unit-tests:
-    command: grep -q good src/parser.py
-    boundary: ["src/**"]
-"""
+GATES = 'gates: {unit-tests: {command: grep -q good src/parser.py, boundary: ["src/**"]}}\n'
 MET_AT_ONCE = """
   - name: evaluator says met
     when: {goal_evaluator: true}
