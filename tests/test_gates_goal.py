@@ -350,3 +350,14 @@ def test_a_held_goal_whose_gates_pass_forges_own_run_is_verified_with_stale_rece
     assert done.startswith("FORGE_GOAL_VERIFIED: goal ")
     assert ledger_goal(project)["status"] == "complete"
     assert "gates       verified at" in forge("goal", "status")[1]
+
+
+def test_a_held_goal_whose_recorded_gates_cannot_be_judged_ends_met_but_unverified(project):
+    session = held_goal(project)
+    write(project.root, ".forge/gates.yaml", FIXABLE.replace("echo docs", "echo other docs"))
+    told = told_the_person(turn(session))  # no model turn can fix a person's gates file
+    assert "FORGE_GATES_CHANGED" in told and told.splitlines()[-2] == \
+        "Fix: /goal the parser passes its tests"
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 2)
+    assert "met but unverified" in forge("goal", "status")[1]

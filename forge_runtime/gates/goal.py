@@ -256,6 +256,15 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
         write_record(project, goal["nonce"], updated)
     # the first look speaks only of gates that need something; later, of any change
     changed = told != now_seen if told is not None else bool(now_seen)
+    if reading.error is not None and held.is_held(updated, goal):
+        # the gates a person recorded cannot be judged (their file changed or broke, which
+        # the agent may not touch): no turn of the model's can verify the goal, so it ends
+        # as the host judged it, and the person hears why
+        note_met(project, held.release(project, goal, event["session_id"],
+                                       "its final gates could not be judged"),
+                 STOP_BUDGET_SECONDS)
+        return _with_notice(None, reading.body(goal["nonce"]), reading.hint(project),
+                            to_model=False)
     if not reading.verified:
         if not held.may_continue(project, goal, updated):
             return reply  # a Stop the host repeated with no new turn: never continue it
