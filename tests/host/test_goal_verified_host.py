@@ -87,11 +87,11 @@ def _charges(project, nonce: str) -> list[dict]:
     return [r for r in reversed(found) if r["kind"] == "charge"]
 
 
-def _forge(project, *words: str) -> str:
+def _forge(project, *words: str) -> tuple[int, str]:
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
     done = subprocess.run([sys.executable, "-m", "forge_runtime", *words], cwd=project,
                           env=env, capture_output=True, text=True, timeout=60)
-    return done.stdout
+    return done.returncode, done.stdout
 
 
 def test_a_goal_met_at_once_goes_on_until_its_gate_passes_and_ends_verified(claude_host,
@@ -121,7 +121,8 @@ def test_a_goal_met_at_once_goes_on_until_its_gate_passes_and_ends_verified(clau
     assert record["met"]["verified"] is True and record["verified_at"]
     assert record["met"]["receipts"]["unit-tests"]["confirmed"]["verdict"] == "passed"
     assert not any(charge.get("late") for charge in _charges(project, goal["nonce"]))
-    assert "gates       verified at" in _forge(project, "goal", "status")
+    assert "gates       verified at" in _forge(project, "goal", "status")[1]
+    assert _forge(project, "goal", "verify-gates")[0] == 0
     assert all(hook.exit_code == 0 for hook in session.hooks)
 
 
