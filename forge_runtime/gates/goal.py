@@ -252,6 +252,9 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     told, now_seen = record.get("told"), reading.signature()
     updated, stuck_for = streak.observe({**record, "told": now_seen}, reading,
                                         goal["turn_count"])
+    continuing = not reading.verified and held.may_continue(goal, updated)
+    if continuing:
+        updated["continued_at"] = goal["turn_count"]
     if updated != record:
         write_record(project, goal["nonce"], updated)
     # the first look speaks only of gates that need something; later, of any change
@@ -266,7 +269,7 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
         return _with_notice(None, reading.body(goal["nonce"]), reading.hint(project),
                             to_model=False)
     if not reading.verified:
-        if not held.may_continue(project, goal, updated):
+        if not continuing:
             return reply  # a Stop the host repeated with no new turn: never continue it
         body = reading.body(goal["nonce"])
         if stuck_for:

@@ -59,18 +59,13 @@ def is_held(record: dict, goal: dict) -> bool:
     return isinstance(held, dict) and held.get("activation_count") == goal.get("activation_count")
 
 
-def may_continue(project, goal: dict, record: dict) -> bool:
-    """Whether forge may keep the session going after this Stop: only when the ledger charged
-    a turn since the last time it did (a repeated Stop is never continued), and only for an
-    active goal. Records the turn count it continues at."""
-    from forge_runtime.gates import goal as gates_goal
-
+def may_continue(goal: dict, record: dict) -> bool:
+    """Whether forge may keep the session going after this Stop: only for an active goal,
+    and only when the ledger charged a turn since the last Stop forge continued (the
+    record's `continued_at`, which the caller then sets): a repeated Stop never is."""
     last = record.get("continued_at")
-    if goal["status"] != ACTIVE or (isinstance(last, int) and goal["turn_count"] <= last):
-        return False
-    gates_goal.write_record(project, goal["nonce"], {**gates_goal.read_record(
-        project, goal["nonce"]), "continued_at": goal["turn_count"]})
-    return True
+    return goal["status"] == ACTIVE and not (isinstance(last, int)
+                                             and goal["turn_count"] <= last)
 
 
 def _ledger(project, nonce: str):
