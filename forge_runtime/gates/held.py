@@ -12,11 +12,13 @@ further turn charged like any other, and it ends:
 - complete and unverified, when a person takes over first (the next prompt, or the
   session's end: a person's Esc ends the turn, and what they type next ends the goal).
 
-The host writes a turn's verdict while that turn's Stop hooks run (HOST.md), so the Stop
-that blocks first cannot know of it; the native goal is gone after it, and forge's reply is
-then all that continues the session. A continuation is only ever given for a turn the ledger
-charged since the last one (`may_continue`): a Stop the host repeats without a new turn
-gets nothing, so forge never keeps a session going that it does not count.
+Claude Code writes a turn's verdict while that turn's Stop hooks run (HOST.md), so the Stop
+that blocks first cannot know of it (on Codex the model's `update_goal` precedes its Stop);
+the native goal is gone after it, and forge's reply is then all that continues the session
+(model context on Claude Code, a block on Codex: gates/goal.py). A continuation is only
+ever given for a turn the ledger charged since the last one (`may_continue`): a Stop the
+host repeats without a new turn gets nothing, so forge never keeps a session going that it
+does not count.
 
     <ledger root>/gates/<nonce>.json   "held": {"at", "activation_count"};
                                        "continued_at": the turn count forge last continued at
