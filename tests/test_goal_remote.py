@@ -353,3 +353,20 @@ def test_goal_status_with_the_remote_down_shows_this_clones_count(origin, capsys
     code, shown = _cli(capsys, monkeypatch, a, "goal", "status")
     assert code == 0 and shown["goal"]["turn_count"] == 1
     assert "cannot be read or written" in shown["remote"]["unreachable"]
+
+
+def test_another_work_tree_of_the_clone_goes_on_after_a_join(origin):
+    a, b, nonce = _shared_goal(origin)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m",
+         "start", cwd=b.root)
+    _git("worktree", "add", "-q", str(origin.parent / "b-second"), cwd=b.root)
+    second = find_project(origin.parent / "b-second")
+    (Path(second.root) / ".forge" / "local").mkdir(parents=True)
+    (Path(second.root) / ".forge" / "guard.yaml").write_text(RULES)
+    activation.activate(second, OBJECTIVE, "sess-b-second")
+    _charge(second, nonce, ["w-1", "w-2", "w-3"])  # its state.md: 3, a count only B had
+    _charge(a, nonce, ["a-1", "a-2"])
+    remote.sync(a, nonce, "origin")
+    assert remote.sync(b, nonce, "origin").goal["turn_count"] == 5  # joined in B's work tree
+    outcome = _charge(second, nonce, ["w-4"])[0]  # state.md two behind, across the join
+    assert (outcome.outcome, outcome.goal["turn_count"]) == ("charged", 6)
