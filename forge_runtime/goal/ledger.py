@@ -6,6 +6,9 @@ Layout under `Project.ledger_root` (shared by every worktree of a repository):
     repository-id                      this repository's ledger identity (random, once)
     <nonce>/records/00000001.json ...  write-once records, each sealing the one before
     <nonce>/head.json                  {"seq", "hash"} of the last record: a fast pointer
+                                       (and "records": "records.<n>" once a join with
+                                       another clone's chain made a new generation)
+    <nonce>/remote.json                what the goal's remote last took (published.py)
     <nonce>/turns/<turn key>           one empty file per charged turn (idempotency)
     <nonce>/lock                       the writers' lock
     sessions/<session id>.json         which goal a session is bound to (see sessions.py)
