@@ -22,7 +22,7 @@ import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import sessions, transcript
-from forge_runtime.goal.ledger import TAMPERED, TRANCHE
+from forge_runtime.goal.ledger import ACTIVE, TAMPERED, TRANCHE
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.project import Project
 
@@ -108,6 +108,25 @@ def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None
     if owed:
         head += f" {owed} more ran past the ceiling; the next tranche starts with them."
     return head + "\n" + exhausted_hint(goal).render()
+
+
+def past_allowance(binding: dict, goal: dict) -> bool:
+    """Has this session charged the turns its person's /goal grants in this clone? A goal
+    published on a remote may hold tranches no person here granted (anyone with push
+    access writes that chain, docs/remote-ledger.md): they count, they grant nothing."""
+    allowance = binding.get("allowance")
+    if "remote" not in binding or goal["status"] != ACTIVE:
+        return False
+    return not isinstance(allowance, int) or goal["turn_count"] >= allowance
+
+
+def allowance_text(goal: dict) -> str:
+    """The stop message for a session past its allowance (`past_allowance`)."""
+    return (f"{EXHAUSTED_CODE}: goal {goal['nonce']} ran the {TRANCHE} turns a person's "
+            f"/goal in this clone grants (turn {goal['turn_count']} of a ceiling of "
+            f"{goal['turn_ceiling']}); the rest of the ceiling came from the remote's ledger, "
+            "which grants no autonomy here; forge stopped it.\n"
+            + exhausted_hint(goal).render())
 
 
 def stuck_reply(goal: dict, unchanged: int) -> dict:
@@ -486,6 +505,8 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     published_on = remote.configured(project)
     if published_on is not None:  # every later hook of the session publishes without asking
         binding["remote"] = published_on
+        # what this person's /goal grants here, whatever tranches the remote's chain holds
+        binding["allowance"] = started.goal["turn_count"] + TRANCHE
         if started.notice is not None:  # said once, by the publish step of this Stop
             remote.write_state(_witnessed_ledger(project, started.goal["nonce"]),
                                failed=started.notice)
@@ -551,6 +572,11 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
             exhausted_text(result.goal, result.late, result.owed), project.state_path))
     if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
         return _ended_but_running(binding, event)
+    if past_allowance(binding, result.goal):
+        from forge_runtime.goal import checkpoint
+
+        return stop_session(checkpoint.stamped(allowance_text(result.goal),
+                                               project.state_path))
     if result.stuck:
         return stuck_reply(result.goal, result.unchanged_turns)
     return None
