@@ -12,10 +12,8 @@ write the work tree from history or sweep untracked files are judged by `shell_g
 which asks git what they would change.
 """
 
-import os
-
 from forge_runtime.guard import shell_git_refs
-from forge_runtime.guard.paths import LEDGER_LABEL, Finding
+from forge_runtime.guard.paths import Finding
 from forge_runtime.guard.shell_commands import (
     candidates,
     change_dir,
@@ -91,7 +89,6 @@ _GIT_DATA_VARIABLES = frozenset({
 _TRACE_SWITCHES = frozenset({"", "0", "1", "2", "true", "false"})
 # Options that make a transport run a command (fetch, pull, clone, push, ls-remote, archive).
 _TRANSPORT_CODE = ("--upload-pack", "--receive-pack", "--exec")
-_CONFIG_BYTES_LIMIT = 200_000
 
 
 def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, bool]:
@@ -325,30 +322,16 @@ def _check_worktree(operands: list[str], ctx: Context) -> Finding | tuple[bool, 
 
 def _git_alias(name: str, ctx: Context) -> str | None:
     """What `git NAME` runs when NAME is an alias in the repository's or the user's git
-    config (as on disk, plus what this command wrote into it)."""
-    files = [os.path.join(os.path.dirname(entry.path), "config") for entry in ctx.protected
-             if entry.label == LEDGER_LABEL]
-    home = ctx.env.get("HOME")
-    if home:
-        files += [os.path.join(home, ".gitconfig"), os.path.join(home, ".config/git/config")]
-    for path in files:
-        text = ctx.written.get(path, "")
-        try:
-            if os.path.getsize(path) <= _CONFIG_BYTES_LIMIT:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read() + "\n" + text
-        except OSError:
-            pass
-        section = ""
-        for line in text.splitlines():
-            line = line.strip()
-            if line.startswith("["):
-                section = line.strip("[]").strip().lower()
-            elif section == "alias" and "=" in line:
-                key, _, value = line.partition("=")
-                if key.strip().lower() == name.lower():
-                    return value.strip().strip('"')
-    return None
+    config and the files they include (as on disk, plus what this command wrote there):
+    the last one wins, as in git; unknown (LIFTED) when one of those files forge cannot
+    read."""
+    found = None
+    for entry in shell_git_refs.config_entries(ctx):
+        if entry is None:
+            return LIFTED
+        if entry[0] == "alias" and entry[2] == name.lower():
+            found = entry[3]
+    return found
 
 
 def _git_code(sub: str, operands: list[str]) -> str | None:
