@@ -951,6 +951,12 @@ def check_forge(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
         if (first, second) in FORBIDDEN_FORGE:
             return Finding(f"runs `forge {first} {second}`, which only forge's hooks or a "
                            "person may run")
+    if ["goal", "publish"] in (positional[:2], positional[1:3]) and any(
+            word is not None and len(word) > 2 and "--restore".startswith(word)
+            for word in words):  # argparse takes any unique prefix
+        return Finding("runs `forge goal publish --restore`, which only a person runs (in a "
+                       "terminal): it puts this clone's chain over the remote's, and could "
+                       "drop turns other clones charged")
     if positional[:1] == ["init"] and ("--force" in words or "-f" in words):
         return Finding("runs `forge init --force`, which would overwrite the goal fields of "
                        "state.md")
