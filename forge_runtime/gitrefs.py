@@ -21,6 +21,28 @@ IDENTITY = {"GIT_AUTHOR_NAME": "forge", "GIT_AUTHOR_EMAIL": "forge@localhost",
             "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
             "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 GIT_TIMEOUT_SECONDS = 60
+# What `git rev-parse --local-env-vars` lists, and GIT_NAMESPACE: inherited from whatever
+# started forge, they would point its git at another repository, index, object store or
+# namespace than the project's (and its pushes at other refs).
+LOCAL_VARIABLES = frozenset({
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR", "GIT_NAMESPACE"})
+# The transports forge's own fetches and pushes may use: never `ext::` (it runs a command)
+# or `fd::`, whatever a repository's `protocol.*.allow` says (the variable overrides it).
+SAFE_PROTOCOLS = "file:git:http:https:ssh"
+
+
+def git_environment() -> dict[str, str]:
+    """The environment of forge's git: the caller's minus what points git elsewhere, with
+    forge's identity, no prompt, only safe transports, and no replacement objects (a
+    `refs/replace/` ref would change what a record reads as)."""
+    env = {name: value for name, value in os.environ.items()
+           if name not in LOCAL_VARIABLES and not name.startswith("GIT_CONFIG_")}
+    return {**env, **IDENTITY, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": SAFE_PROTOCOLS,
+            "GIT_NO_REPLACE_OBJECTS": "1"}
 
 
 class GitFailed(Exception):
@@ -45,10 +67,12 @@ class RemoteRefs:
         self.timeout = timeout
 
     def git(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-        env = {**os.environ, **IDENTITY, "GIT_TERMINAL_PROMPT": "0"}
+        if self.remote.startswith("-") or not self.remote:  # `--upload-pack=CMD` runs CMD
+            raise GitFailed(f"{self.remote!r} is not a git remote (neither a remote's name "
+                            "nor a URL starts with '-')")
         try:
             return subprocess.run(["git", "-C", self.root, *args], input=stdin,
-                                  capture_output=True, text=True, env=env,
+                                  capture_output=True, text=True, env=git_environment(),
                                   timeout=self.timeout, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise GitFailed(f"git {args[0]} did not run ({exc})") from None
@@ -111,7 +135,7 @@ class RemoteRefs:
             try:
                 reader = subprocess.Popen(["git", "-C", self.root, "cat-file", "--batch"],
                                           stdin=names, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL)
+                                          stderr=subprocess.DEVNULL, env=git_environment())
             except OSError as exc:
                 raise GitFailed(f"git cat-file did not run ({exc})") from None
             try:
@@ -130,6 +154,7 @@ class RemoteRefs:
                 if reader.poll() is None:
                     reader.kill()
                 reader.wait()
+
     def commit(self, message: str, tree: str | None = None, parent: str | None = None) -> str:
         """A commit of `tree` (default: the empty tree) carrying `message`, on top of
         `parent` when given (so the ref only ever moves forward: see goal/remote.py)."""

@@ -1,0 +1,61 @@
+"""forge's own git (gitrefs.py) runs no command a remote's name or its config hands it, and
+works on the project's repository whatever git variables the process that started it set.
+
+The remote's name comes from a person's `.forge/guard.yaml`, but also from `--remote` of
+`forge claims`, which a model passes through MCP: run as git's argument, a name like
+`--upload-pack=CMD` would run CMD in forge's process (outside any sandbox of the agent's
+Bash), and an `ext::CMD` URL runs CMD wherever a repository allows that transport.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from forge_runtime.gitrefs import GitFailed, RemoteRefs
+from tests.artifact_support import bare_repository, git
+
+
+@pytest.fixture
+def clone(tmp_path):
+    bare_repository(tmp_path / "shared.git")
+    git("clone", "-q", str(tmp_path / "shared.git"), str(tmp_path / "clone"), cwd=tmp_path)
+    return tmp_path / "clone"
+
+
+@pytest.mark.parametrize("name", ["--upload-pack=touch {marker}",
+                                  "--receive-pack=touch {marker}", "-ouch {marker}"])
+def test_a_remote_named_as_an_option_runs_nothing(clone, tmp_path, name):
+    marker = tmp_path / "ran"
+    refs = RemoteRefs(clone, name.format(marker=marker), "refs/forge/x/")
+    with pytest.raises(GitFailed, match="is not a git remote"):
+        refs.fetch("*")
+    with pytest.raises(GitFailed, match="is not a git remote"):
+        refs.swap("a", None, "0" * 40)
+    assert not marker.exists()
+
+
+def test_an_ext_url_runs_nothing_even_where_the_repository_allows_it(clone, tmp_path):
+    marker = tmp_path / "ran"
+    git("config", "protocol.ext.allow", "always", cwd=clone)
+    refs = RemoteRefs(clone, f"ext::sh -c touch% {marker}", "refs/forge/x/")
+    with pytest.raises(GitFailed, match="not allowed"):
+        refs.fetch("*")
+    assert not marker.exists()
+
+
+def test_git_variables_of_the_caller_do_not_move_forges_git_elsewhere(clone, tmp_path,
+                                                                     monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    git("init", "-q", str(elsewhere), cwd=tmp_path)
+    monkeypatch.setenv("GIT_DIR", str(elsewhere / ".git"))
+    monkeypatch.setenv("GIT_NAMESPACE", "other")
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'remote.origin.url'='../nowhere.git'")
+    refs = RemoteRefs(clone, "origin", "refs/forge/x/")
+    commit = refs.commit("one")
+    assert refs.swap("a", None, commit)
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_NAMESPACE")
+    monkeypatch.delenv("GIT_CONFIG_PARAMETERS")
+    shown = git("for-each-ref", "--format=%(refname) %(objectname)", cwd=tmp_path / "shared.git")
+    assert shown.split() == ["refs/forge/x/a", commit]
+    assert RemoteRefs(clone, "origin", "refs/forge/x/").fetch("*") == {"a": commit}
