@@ -21,6 +21,7 @@ IDENTITY = {"GIT_AUTHOR_NAME": "forge", "GIT_AUTHOR_EMAIL": "forge@localhost",
             "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
             "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 GIT_TIMEOUT_SECONDS = 60
+RECORD_BYTES_LIMIT = 32 * 1024 * 1024  # a merge record carries its side; none is near this
 # What `git rev-parse --local-env-vars` lists, and GIT_NAMESPACE: inherited from whatever
 # started forge, they would point its git at another repository, index, object store or
 # namespace than the project's (and its pushes at other refs).
@@ -112,7 +113,12 @@ class RemoteRefs:
         return self.checked("log", "-1", "--format=%B", commit)
 
     def messages(self, commits: list[str]) -> dict[str, str]:
-        """commit -> message for many commits, in one git process."""
+        """commit -> message for many commits, in one git process; an object that is not a
+        commit has none (`git show` would print a blob's content, which could then claim
+        to be any commit's message)."""
+        kinds = self.checked("cat-file", "--batch-check=%(objectname) %(objecttype)",
+                             stdin="".join(f"{sha}\n" for sha in commits)).split("\n")
+        commits = [line.split()[0] for line in kinds if line.endswith(" commit")]
         if not commits:
             return {}
         shown = self.checked("show", "-s", "--format=%H%n%B%x00", *commits)
@@ -144,6 +150,9 @@ class RemoteRefs:
                     if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
                         raise GitFailed(f"object {sha} is not a blob in this clone")
                     size = int(header[2])
+                    if size > RECORD_BYTES_LIMIT:  # never read whole into a hook
+                        raise GitFailed(f"object {sha} is larger than {RECORD_BYTES_LIMIT} "
+                                        "bytes")
                     data = reader.stdout.read(size)
                     reader.stdout.read(1)
                     if len(data) != size:

@@ -9,11 +9,17 @@ session of a person's `/goal` in THIS clone more than the one tranche that `/goa
 
 from __future__ import annotations
 
+import json
+import subprocess
+
 import pytest
 from goal_support import Session
 
+from forge_runtime import gitrefs
+from forge_runtime.errors import ForgeError
 from forge_runtime.goal import activation, publisher, remote
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.ledger import TAMPERED, Ledger
+from forge_runtime.goal.objective import objective_hash
 from tests.test_goal_remote import (  # noqa: F401 (origin: the fixture)
     OBJECTIVE,
     _charge,
@@ -73,3 +79,89 @@ def test_a_remote_holding_tranches_no_person_granted_gives_a_fresh_clone_one_tra
     replies = [session.turn() for _ in range(20)]
     assert [index for index, reply in enumerate(replies, 1)
             if reply and reply.get("continue") is False] == [20]
+
+
+# -- what a remote's snapshot says about itself is a claim ------------------------------------
+
+def _git(*args, cwd, stdin: str | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, input=stdin, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def _rewrite_snapshot(origin, nonce: str, message=None, entry=None) -> None:
+    """Push (as a fast-forward, which a protected namespace lets through) a commit on top of
+    goal `nonce`'s snapshot with its message changed by `message`, or `entry` (a tree line)
+    added to its records/ tree."""
+    ref = f"refs/forge/goals/{nonce}"
+    head = _git("rev-parse", ref, cwd=origin).strip()
+    tree = _git("rev-parse", f"{head}^{{tree}}", cwd=origin).strip()
+    if entry is not None:
+        inner = _git("ls-tree", f"{tree}:records", cwd=origin) + entry
+        inner = _git("mktree", cwd=origin, stdin=inner).strip()
+        tree = _git("mktree", cwd=origin, stdin=f"040000 tree {inner}\trecords\n").strip()
+    said = json.loads(_git("log", "-1", "--format=%B", head, cwd=origin))
+    text = json.dumps(message(said) if message else said)
+    commit = _git("commit-tree", tree, "-p", head, "-m", text, cwd=origin).strip()
+    _git("update-ref", ref, commit, cwd=origin)
+
+
+def test_another_goal_whose_message_claims_our_objective_is_not_taken_in(
+        origin, quiet_publisher):  # noqa: F811
+    a = clone(origin, "other-goal")
+    other = activation.activate(a, "some other objective", "sess-a").goal["nonce"]
+    remote.sync(a, other, "origin")
+    _rewrite_snapshot(origin, other, message=lambda said: {
+        **said, "objective_hash": objective_hash(OBJECTIVE)})
+
+    b = clone(origin, "fresh")
+    started = activation.activate(b, OBJECTIVE, "sess-b")
+    assert started.outcome == activation.NEW and started.goal["nonce"] != other
+    remote.sync(b, started.goal["nonce"], "origin")
+    again = activation.activate(clone(origin, "fresh-2"), OBJECTIVE, "sess-c")  # one goal
+    assert (again.outcome, again.goal["nonce"]) == (activation.BOUND, started.goal["nonce"])
+
+
+def test_a_blob_whose_text_names_our_goals_commit_hides_nothing(origin, quiet_publisher):  # noqa: F811
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1", "a-2"])
+    remote.sync(a, nonce, "origin")
+    real = _git("rev-parse", f"refs/forge/goals/{nonce}", cwd=origin).strip()
+    for salt in range(8):  # sorted after our commit or before: both orders are tried
+        blob = _git("hash-object", "-w", "--stdin", cwd=origin,
+                    stdin=f"{real}\n{{}}\0 {salt}").strip()
+        _git("update-ref", f"refs/forge/goals/{salt:032x}", blob, cwd=origin)
+    started = activation.activate(clone(origin, "fresh"), OBJECTIVE, "sess-b")
+    assert (started.goal["nonce"], started.goal["turn_count"]) == (nonce, 2)
+
+
+@pytest.mark.parametrize("entry", [
+    "160000 commit {commit}\t{name}\n",  # a gitlink: no blob in this clone's store
+    "040000 tree {tree}\t{name}\n",
+])
+def test_a_snapshot_git_cannot_read_as_records_fails_closed_in_a_fresh_clone(
+        origin, quiet_publisher, entry):  # noqa: F811
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1", "a-2"])
+    remote.sync(a, nonce, "origin")
+    head = _git("rev-parse", f"refs/forge/goals/{nonce}", cwd=origin).strip()
+    tree = _git("rev-parse", f"{head}^{{tree}}", cwd=origin).strip()
+    _rewrite_snapshot(origin, nonce, entry=entry.format(commit=head, tree=tree,
+                                                        name="00000004.json"))
+    with pytest.raises(ForgeError) as refused:
+        activation.activate(clone(origin, "fresh"), OBJECTIVE, "sess-b")
+    assert refused.value.code == TAMPERED  # not "unreachable", which would start at 0
+    assert refused.value.fix == f"forge goal publish --nonce {nonce} --restore"
+
+
+def test_a_record_past_the_size_limit_is_never_read_and_fails_closed(
+        origin, quiet_publisher, monkeypatch):  # noqa: F811
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1"])
+    remote.sync(a, nonce, "origin")
+    monkeypatch.setattr(gitrefs, "RECORD_BYTES_LIMIT", 64)
+    with pytest.raises(ForgeError, match="larger than 64 bytes") as refused:
+        activation.activate(clone(origin, "fresh"), OBJECTIVE, "sess-b")
+    assert refused.value.code == TAMPERED

@@ -90,7 +90,17 @@ class RemoteLedger:
     def records(self, nonce: str, commit: str):
         """The records of the snapshot `commit`, oldest first, read one at a time, each
         checked against its own hash and name (the chain itself is verified by
-        `ledger.stage`)."""
+        `ledger.stage`). The snapshot is in this clone's store once fetched, so git failing
+        to read it (a ref at a blob, a tree entry that is no blob, a record past the size
+        limit) says it is not forge's: the tamper error, never `unreachable` (which would
+        let a fresh clone start the objective over at 0)."""
+        try:
+            yield from self._records(nonce, commit)
+        except GitFailed as exc:
+            raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} cannot be "
+                           f"read as forge's ({exc.why})", self._fix(nonce)) from None
+
+    def _records(self, nonce: str, commit: str):
         listed = self.refs.checked("ls-tree", "-r", commit)
         entries = []
         for line in listed.splitlines():
@@ -111,6 +121,20 @@ class RemoteLedger:
                 raise tampered(f"goal {nonce}: record {seq} of the remote's ledger on "
                                f"{self.remote!r} is not forge's (edited)", self._fix(nonce))
             yield record
+
+    def opens_with(self, nonce: str, commit: str, digest: str) -> bool:
+        """Is the snapshot's first record goal `nonce` of objective `digest`? A commit's
+        message is anyone's claim; a chain whose genesis is another goal is not this
+        objective's (its identity never changes along a chain that verifies). One whose
+        first record is not forge's is kept, to fail closed where it is taken in."""
+        records = self.records(nonce, commit)
+        try:
+            goal = next(records, {}).get("goal") or {}
+        except ForgeError:
+            return True
+        finally:
+            records.close()
+        return goal.get("nonce") == nonce and goal.get("objective_hash") == digest
 
     def _fix(self, nonce: str) -> str:
         return restore_fix(nonce)
@@ -227,7 +251,8 @@ def arrive(project, digest: str) -> str | None:
     remote = RemoteLedger(project, name)
     try:
         found = {nonce: commit for nonce, (commit, about) in remote.goals().items()
-                 if about.get("objective_hash") == digest}
+                 if about.get("objective_hash") == digest and
+                 remote.opens_with(nonce, commit, digest)}
         if len(found) > 1:
             raise tampered(f"the remote {name!r} holds {len(found)} goals for this objective "
                            f"({', '.join(sorted(found))})", f"git ls-remote {name} "
