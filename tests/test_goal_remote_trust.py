@@ -20,14 +20,8 @@ from forge_runtime.errors import ForgeError
 from forge_runtime.goal import activation, publisher, remote
 from forge_runtime.goal.ledger import TAMPERED, Ledger
 from forge_runtime.goal.objective import objective_hash
-from tests.test_goal_remote import (  # noqa: F401 (origin: the fixture)
-    OBJECTIVE,
-    _charge,
-    _goal,
-    _witness,
-    clone,
-    origin,
-)
+from tests.artifact_support import bare_repository
+from tests.test_goal_remote import OBJECTIVE, _charge, _goal, _witness, clone
 
 
 def _forge_tranches(project, nonce: str, extra: int) -> dict:
@@ -49,6 +43,11 @@ def _forge_tranches(project, nonce: str, extra: int) -> dict:
 
 
 @pytest.fixture
+def origin(tmp_path):
+    return bare_repository(tmp_path / "shared.git")
+
+
+@pytest.fixture
 def quiet_publisher(monkeypatch):
     monkeypatch.setattr(publisher, "spawn", lambda root, nonce: None)
     monkeypatch.setattr("forge_runtime.goal.transcript.FLUSH_WAIT", 0.05)
@@ -57,7 +56,7 @@ def quiet_publisher(monkeypatch):
 
 
 def test_a_remote_holding_tranches_no_person_granted_gives_a_fresh_clone_one_tranche(
-        origin, quiet_publisher):  # noqa: F811
+        origin, quiet_publisher):
     a = clone(origin, "unguarded")
     nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
     _charge(a, nonce, [f"a-{n}" for n in range(20)])
@@ -88,25 +87,25 @@ def _git(*args, cwd, stdin: str | None = None) -> str:
                           capture_output=True, text=True).stdout
 
 
-def _rewrite_snapshot(origin, nonce: str, message=None, entry=None) -> None:
+def _rewrite_snapshot(shared, nonce: str, message=None, entry=None) -> None:
     """Push (as a fast-forward, which a protected namespace lets through) a commit on top of
     goal `nonce`'s snapshot with its message changed by `message`, or `entry` (a tree line)
     added to its records/ tree."""
     ref = f"refs/forge/goals/{nonce}"
-    head = _git("rev-parse", ref, cwd=origin).strip()
-    tree = _git("rev-parse", f"{head}^{{tree}}", cwd=origin).strip()
+    head = _git("rev-parse", ref, cwd=shared).strip()
+    tree = _git("rev-parse", f"{head}^{{tree}}", cwd=shared).strip()
     if entry is not None:
-        inner = _git("ls-tree", f"{tree}:records", cwd=origin) + entry
-        inner = _git("mktree", cwd=origin, stdin=inner).strip()
-        tree = _git("mktree", cwd=origin, stdin=f"040000 tree {inner}\trecords\n").strip()
-    said = json.loads(_git("log", "-1", "--format=%B", head, cwd=origin))
+        inner = _git("ls-tree", f"{tree}:records", cwd=shared) + entry
+        inner = _git("mktree", cwd=shared, stdin=inner).strip()
+        tree = _git("mktree", cwd=shared, stdin=f"040000 tree {inner}\trecords\n").strip()
+    said = json.loads(_git("log", "-1", "--format=%B", head, cwd=shared))
     text = json.dumps(message(said) if message else said)
-    commit = _git("commit-tree", tree, "-p", head, "-m", text, cwd=origin).strip()
-    _git("update-ref", ref, commit, cwd=origin)
+    commit = _git("commit-tree", tree, "-p", head, "-m", text, cwd=shared).strip()
+    _git("update-ref", ref, commit, cwd=shared)
 
 
 def test_another_goal_whose_message_claims_our_objective_is_not_taken_in(
-        origin, quiet_publisher):  # noqa: F811
+        origin, quiet_publisher):
     a = clone(origin, "other-goal")
     other = activation.activate(a, "some other objective", "sess-a").goal["nonce"]
     remote.sync(a, other, "origin")
@@ -121,7 +120,7 @@ def test_another_goal_whose_message_claims_our_objective_is_not_taken_in(
     assert (again.outcome, again.goal["nonce"]) == (activation.BOUND, started.goal["nonce"])
 
 
-def test_a_blob_whose_text_names_our_goals_commit_hides_nothing(origin, quiet_publisher):  # noqa: F811
+def test_a_blob_whose_text_names_our_goals_commit_hides_nothing(origin, quiet_publisher):
     a = clone(origin, "machine-a")
     nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
     _charge(a, nonce, ["a-1", "a-2"])
@@ -140,7 +139,7 @@ def test_a_blob_whose_text_names_our_goals_commit_hides_nothing(origin, quiet_pu
     "040000 tree {tree}\t{name}\n",
 ])
 def test_a_snapshot_git_cannot_read_as_records_fails_closed_in_a_fresh_clone(
-        origin, quiet_publisher, entry):  # noqa: F811
+        origin, quiet_publisher, entry):
     a = clone(origin, "machine-a")
     nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
     _charge(a, nonce, ["a-1", "a-2"])
@@ -156,7 +155,7 @@ def test_a_snapshot_git_cannot_read_as_records_fails_closed_in_a_fresh_clone(
 
 
 def test_a_record_past_the_size_limit_is_never_read_and_fails_closed(
-        origin, quiet_publisher, monkeypatch):  # noqa: F811
+        origin, quiet_publisher, monkeypatch):
     a = clone(origin, "machine-a")
     nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
     _charge(a, nonce, ["a-1"])
