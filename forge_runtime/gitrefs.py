@@ -34,6 +34,14 @@ LOCAL_VARIABLES = frozenset({
 # The transports forge's own fetches and pushes may use: never `ext::` (it runs a command)
 # or `fd::`, whatever a repository's `protocol.*.allow` says (the variable overrides it).
 SAFE_PROTOCOLS = "file:git:http:https:ssh"
+# `-c` settings over the repository's config, which the agent's Bash can write (.git/config,
+# .git/hooks): forge's git runs in a hook process, outside any sandbox of the agent's, so it
+# runs no hook, no fsmonitor and no proxy command there; the transports' programs are named
+# on the command line (UPLOAD, RECEIVE), since git takes the first `remote.<name>.uploadpack`
+# it reads, the repository's before any `-c`.
+PINNED = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false",
+          "-c", "core.gitProxy=")
+UPLOAD, RECEIVE = "--upload-pack=git-upload-pack", "--receive-pack=git-receive-pack"
 
 
 def git_environment() -> dict[str, str]:
@@ -72,7 +80,7 @@ class RemoteRefs:
             raise GitFailed(f"{self.remote!r} is not a git remote (neither a remote's name "
                             "nor a URL starts with '-')")
         try:
-            return subprocess.run(["git", "-C", self.root, *args], input=stdin,
+            return subprocess.run(["git", "-C", self.root, *PINNED, *args], input=stdin,
                                   capture_output=True, text=True, env=git_environment(),
                                   timeout=self.timeout, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -88,13 +96,13 @@ class RemoteRefs:
     def fetch(self, pattern: str) -> dict[str, str]:
         """name -> commit for the remote refs `<prefix><pattern>`; the objects stay in this
         clone's store, the refs that carried them are dropped again."""
-        listed = self.git("ls-remote", self.remote, f"{self.prefix}{pattern}")
+        listed = self.git("ls-remote", UPLOAD, self.remote, f"{self.prefix}{pattern}")
         if listed.returncode != 0:
             raise GitFailed(listed.stderr.strip() or "ls-remote failed")
         if not listed.stdout.strip():
             return {}
         private = f"{SEEN_PREFIX}{os.urandom(16).hex()}/"
-        fetched = self.git("fetch", "--no-tags", "--quiet", "--no-write-fetch-head",
+        fetched = self.git("fetch", UPLOAD, "--no-tags", "--quiet", "--no-write-fetch-head",
                            self.remote, f"+{self.prefix}{pattern}:{private}{pattern}")
         try:
             if fetched.returncode != 0:
@@ -139,7 +147,8 @@ class RemoteRefs:
             names.write("".join(f"{sha}\n" for sha in shas).encode("ascii"))
             names.seek(0)
             try:
-                reader = subprocess.Popen(["git", "-C", self.root, "cat-file", "--batch"],
+                reader = subprocess.Popen(["git", "-C", self.root, *PINNED, "cat-file",
+                                           "--batch"],
                                           stdin=names, stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL, env=git_environment())
             except OSError as exc:
@@ -176,7 +185,7 @@ class RemoteRefs:
         """Point `<prefix><name>` at `new` (None: delete it) only if it is still `expected`
         (None: absent); False when another writer moved it first."""
         ref = f"{self.prefix}{name}"
-        pushed = self.git("push", "--atomic", "--porcelain", "--quiet", "--no-verify",
+        pushed = self.git("push", RECEIVE, "--atomic", "--porcelain", "--quiet", "--no-verify",
                           f"--force-with-lease={ref}:{expected or ''}", self.remote,
                           f"{new or ''}:{ref}")
         if pushed.returncode == 0:

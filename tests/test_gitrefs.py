@@ -59,3 +59,22 @@ def test_git_variables_of_the_caller_do_not_move_forges_git_elsewhere(clone, tmp
     shown = git("for-each-ref", "--format=%(refname) %(objectname)", cwd=tmp_path / "shared.git")
     assert shown.split() == ["refs/forge/x/a", commit]
     assert RemoteRefs(clone, "origin", "refs/forge/x/").fetch("*") == {"a": commit}
+
+
+def test_code_the_agent_can_write_into_the_repository_never_runs_in_forges_git(clone,
+                                                                              tmp_path):
+    """.git/hooks and .git/config are the agent's to write; forge's git runs them not."""
+    marker = tmp_path / "ran"
+    hooks = clone / ".git" / "hooks"
+    for name in ("reference-transaction", "pre-push", "post-update"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch {marker}\n")
+        (hooks / name).chmod(0o755)
+    git("config", "remote.origin.uploadpack", f"touch {marker}; git-upload-pack", cwd=clone)
+    git("config", "remote.origin.receivepack", f"touch {marker}; git-receive-pack", cwd=clone)
+    git("config", "core.fsmonitor", f"touch {marker}", cwd=clone)
+    refs = RemoteRefs(clone, "origin", "refs/forge/x/")
+    commit = refs.commit("one")
+    assert refs.swap("a", None, commit)
+    assert refs.fetch("*") == {"a": commit}
+    assert refs.messages([commit]) == {commit: "one\n"}
+    assert not marker.exists()
