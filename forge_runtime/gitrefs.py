@@ -40,7 +40,12 @@ SAFE_PROTOCOLS = "file:git:http:https:ssh"
 # on the command line (UPLOAD, RECEIVE), since git takes the first `remote.<name>.uploadpack`
 # it reads, the repository's before any `-c`.
 PINNED = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false",
-          "-c", "core.gitProxy=")
+          "-c", "core.gitProxy=", "-c", "commit.gpgSign=false")
+# Settings whose value git runs as a program for a fetch or push: taken only from the
+# user's and the system's config, never the repository's (`RemoteRefs._programs`).
+PROGRAM_KEYS = r"^(core\.sshcommand|core\.askpass|credential\..*helper)$"
+_REPOSITORY_SCOPES = ("local", "worktree")
+_NETWORK = frozenset({"ls-remote", "fetch", "push"})
 UPLOAD, RECEIVE = "--upload-pack=git-upload-pack", "--receive-pack=git-receive-pack"
 
 
@@ -74,14 +79,44 @@ class RemoteRefs:
         self.remote = remote
         self.prefix = prefix
         self.timeout = timeout
+        self._pinned_programs: list[str] | None = None
+
+    def _programs(self) -> list[str]:
+        """`-c` settings that put back the user's and the system's value of every setting
+        in PROGRAM_KEYS the repository's config sets: an ssh command, an askpass or a
+        credential helper the agent wrote into .git/config would run in forge's hook
+        process. A credential helper list is reset (`helper=`) and refilled."""
+        if self._pinned_programs is not None:
+            return self._pinned_programs
+        shown = subprocess.run(["git", "-C", self.root, "config", "--show-scope",
+                                "--get-regexp", PROGRAM_KEYS], capture_output=True, text=True,
+                               env=git_environment(), timeout=self.timeout, check=False).stdout
+        found = []  # (scope, key, value), in the order git reads them
+        for line in shown.splitlines():
+            scope, _, setting = line.partition("\t")
+            found.append((scope, *setting.partition(" ")[::2]))
+        pinned: list[str] = []
+        for key in dict.fromkeys(key for scope, key, _ in found if scope in _REPOSITORY_SCOPES):
+            kept = [value for scope, name, value in found
+                    if name == key and scope not in _REPOSITORY_SCOPES]
+            if key.startswith("credential."):
+                values = ["", *kept]  # the empty value resets the helper list
+            else:
+                values = kept[-1:] or ["ssh" if key == "core.sshcommand" else ""]
+            for value in values:
+                pinned += ["-c", f"{key}={value}"]
+        self._pinned_programs = pinned
+        return pinned
 
     def git(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
         if self.remote.startswith("-") or not self.remote:  # `--upload-pack=CMD` runs CMD
             raise GitFailed(f"{self.remote!r} is not a git remote (neither a remote's name "
                             "nor a URL starts with '-')")
         try:
-            return subprocess.run(["git", "-C", self.root, *PINNED, *args], input=stdin,
-                                  capture_output=True, text=True, env=git_environment(),
+            programs = self._programs() if args[0] in _NETWORK else []
+            return subprocess.run(["git", "-C", self.root, *PINNED, *programs, *args],
+                                  input=stdin, capture_output=True, text=True,
+                                  env=git_environment(),
                                   timeout=self.timeout, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise GitFailed(f"git {args[0]} did not run ({exc})") from None

@@ -78,3 +78,26 @@ def test_code_the_agent_can_write_into_the_repository_never_runs_in_forges_git(c
     assert refs.fetch("*") == {"a": commit}
     assert refs.messages([commit]) == {commit: "one\n"}
     assert not marker.exists()
+
+
+def test_programs_the_repository_config_names_run_not_and_the_users_still_do(clone, tmp_path,
+                                                                            monkeypatch):
+    """An ssh command or credential helper in .git/config (the agent's to write) runs not in
+    forge's fetch and push; the one of the user's own config still does."""
+    marker, users = tmp_path / "ran", tmp_path / "users-helper-ran"
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    git("config", "--global", "credential.helper", f"!touch {users}; true", cwd=clone)
+    git("config", "core.sshCommand", f"touch {marker}; ssh", cwd=clone)
+    git("config", "credential.helper", f"!touch {marker}; true", cwd=clone)
+    git("config", "core.askPass", f"touch {marker}", cwd=clone)
+    git("config", "remote.ssh.url", "ssh://127.0.0.1:1/none.git", cwd=clone)  # loopback
+    with pytest.raises(GitFailed):
+        RemoteRefs(clone, "ssh", "refs/forge/x/", timeout=20).fetch("*")
+    assert not marker.exists()
+    # a credential helper runs only once a server asks: what forge's git is handed instead
+    pinned = RemoteRefs(clone, "origin", "refs/forge/x/")._programs()
+    assert "core.sshcommand=ssh" in pinned and "credential.helper=" in pinned
+    assert f"credential.helper=!touch {users}; true" in pinned
+    assert f"touch {marker}" not in " ".join(pinned)

@@ -146,7 +146,7 @@ class RemoteLedger:
         refs/forge/ lets forge's pushes through and stops a rewrite."""
         paths = [os.path.join(ledger.records_dir, records.record_name(seq))
                  for seq in range(1, head.seq + 1)]
-        blobs = self.refs.checked("hash-object", "-w", "--stdin-paths",
+        blobs = self.refs.checked("hash-object", "-w", "--no-filters", "--stdin-paths",
                                   stdin="\n".join(paths) + "\n").split()
         inner = self.refs.checked("mktree", stdin="".join(
             f"100644 blob {sha}\t{os.path.basename(path)}\n"
