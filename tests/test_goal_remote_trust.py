@@ -17,7 +17,7 @@ from goal_support import Session
 
 from forge_runtime import gitrefs
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import activation, publisher, remote
+from forge_runtime.goal import activation, publisher, records, remote
 from forge_runtime.goal.ledger import TAMPERED, Ledger
 from forge_runtime.goal.objective import objective_hash
 from tests.artifact_support import bare_repository
@@ -164,3 +164,29 @@ def test_a_record_past_the_size_limit_is_never_read_and_fails_closed(
     with pytest.raises(ForgeError, match="larger than 64 bytes") as refused:
         activation.activate(clone(origin, "fresh"), OBJECTIVE, "sess-b")
     assert refused.value.code == TAMPERED
+
+
+@pytest.mark.parametrize("name", ["sessions", "objectives", "a/b", "x" * 32])
+def test_a_goal_ref_whose_name_is_no_nonce_is_never_taken_in(origin, quiet_publisher, name):
+    """The name becomes a directory of the ledger: `sessions`, `a/b` are not goals'."""
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    remote.sync(a, nonce, "origin")
+    ref = f"refs/forge/goals/{nonce}"
+    head = _git("rev-parse", ref, cwd=origin).strip()
+    tree = _git("rev-parse", f"{head}^{{tree}}", cwd=origin).strip()
+    genesis = json.loads(_git("cat-file", "-p", f"{tree}:records/00000001.json", cwd=origin))
+    genesis["goal"]["nonce"] = name
+    forged = records.canonical(records.seal(genesis)).decode()
+    blob = _git("hash-object", "-w", "--stdin", cwd=origin, stdin=forged).strip()
+    inner = _git("mktree", cwd=origin, stdin=f"100644 blob {blob}\t00000001.json\n").strip()
+    tree = _git("mktree", cwd=origin, stdin=f"040000 tree {inner}\trecords\n").strip()
+    said = json.loads(_git("log", "-1", "--format=%B", head, cwd=origin))
+    commit = _git("commit-tree", tree, "-m", json.dumps({**said, "nonce": name}),
+                  cwd=origin).strip()
+    _git("update-ref", "-d", ref, cwd=origin)
+    _git("update-ref", f"refs/forge/goals/{name}", commit, cwd=origin)
+    b = clone(origin, "fresh")
+    started = activation.activate(b, OBJECTIVE, "sess-b")
+    assert started.outcome == activation.NEW
+    assert activation.activate(b, OBJECTIVE, "sess-b2").outcome == activation.BOUND

@@ -76,6 +76,8 @@ class RemoteLedger:
         said = self.refs.messages(sorted(set(heads.values())))
         found = {}
         for nonce, commit in heads.items():
+            if len(nonce) != 32 or nonce.strip("0123456789abcdef"):
+                continue  # not a nonce forge makes: never a directory name of the ledger
             try:
                 about = fastjson.loads(said.get(commit, ""))
             except ValueError:
