@@ -12,11 +12,15 @@ namespace, however it is spelled:
 - `--mirror` (pushes and prunes every ref), `--prune` with a pattern that covers it, and
   `--delete` of such a name, for `git push` and `git send-pack`;
 - a push whose remote is configured to mirror, or to push such refspecs by default
-  (`remote.<name>.mirror`, `remote.<name>.push`), read from the repository's and the
-  user's config as on disk plus what the command wrote, from `-c`, and the config
-  variables a push would read from the environment;
+  (`remote.<name>.mirror`, `remote.<name>.push`, a `branch.<name>.merge` there for
+  `push.default=upstream`), read from every config file git reads (the repository's, the
+  user's, `$XDG_CONFIG_HOME/git/config`, and the files their `[include]`/`[includeIf]`
+  name) as on disk plus what the command wrote, from `-c`, and the config variables a
+  push would read from the environment; a config file forge cannot resolve refuses it;
+- ref updates forge cannot see: `update-ref --stdin`, `send-pack --stdin`, `fast-import`;
 - writing those config keys (`git config`, `git -c`, `git remote add --mirror`), and
-  moving a local ref in the namespace (`update-ref`, `symbolic-ref`, `branch`, `tag`).
+  moving a local ref in the namespace (`update-ref`, `symbolic-ref`, `branch`, `tag`, a
+  `fetch` refspec into it).
 Ordinary pushes (`git push origin main`, `git push -u origin feature`, `--tags`, `--all`)
 are let through. The hosting side protects the namespace as well (docs/remote-ledger.md).
 """
