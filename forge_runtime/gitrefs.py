@@ -79,7 +79,19 @@ class RemoteRefs:
         self.remote = remote
         self.prefix = prefix
         self.timeout = timeout
+        self.deadline: float | None = None  # time.monotonic() past which no git starts
         self._pinned_programs: list[str] | None = None
+
+    def _seconds(self) -> float:
+        """How long the next git may run: `timeout`, or what is left before `deadline`."""
+        if self.deadline is None:
+            return self.timeout
+        import time
+
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise GitFailed("the remote did not answer in the time a hook has for it")
+        return min(self.timeout, left)
 
     def _programs(self) -> list[str]:
         """`-c` settings that put back the user's and the system's value of every setting
@@ -90,7 +102,8 @@ class RemoteRefs:
             return self._pinned_programs
         shown = subprocess.run(["git", "-C", self.root, "config", "--show-scope",
                                 "--get-regexp", PROGRAM_KEYS], capture_output=True, text=True,
-                               env=git_environment(), timeout=self.timeout, check=False).stdout
+                               env=git_environment(), timeout=self._seconds(),
+                               check=False).stdout
         found = []  # (scope, key, value), in the order git reads them
         for line in shown.splitlines():
             scope, _, setting = line.partition("\t")
@@ -117,7 +130,7 @@ class RemoteRefs:
             return subprocess.run(["git", "-C", self.root, *PINNED, *programs, *args],
                                   input=stdin, capture_output=True, text=True,
                                   env=git_environment(),
-                                  timeout=self.timeout, check=False)
+                                  timeout=self._seconds(), check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise GitFailed(f"git {args[0]} did not run ({exc})") from None
 

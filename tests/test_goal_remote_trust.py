@@ -190,3 +190,26 @@ def test_a_goal_ref_whose_name_is_no_nonce_is_never_taken_in(origin, quiet_publi
     started = activation.activate(b, OBJECTIVE, "sess-b")
     assert started.outcome == activation.NEW
     assert activation.activate(b, OBJECTIVE, "sess-b2").outcome == activation.BOUND
+
+
+def test_a_remote_that_never_answers_holds_a_persons_goal_only_as_long_as_a_hook_has(
+        origin, quiet_publisher, monkeypatch):
+    """The Stop that confirms a /goal reads the remote first; one that answers each git
+    just in time must not outlast the host's 30 s for a Stop (killed, every time, no turn
+    would be charged): the whole reading has ARRIVE_SECONDS, then the goal goes on here."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))  # loopback: accepts, says nothing
+    held = []
+    threading.Thread(target=lambda: held.append(listener.accept()), daemon=True).start()
+    project = clone(origin, "fresh")
+    _git("remote", "set-url", "origin", f"git://127.0.0.1:{listener.getsockname()[1]}/r",
+         cwd=project.root)
+    monkeypatch.setattr(remote, "ARRIVE_SECONDS", 1)
+    try:
+        started = activation.activate(project, OBJECTIVE, "sess-b")
+    finally:
+        listener.close()
+    assert started.outcome == activation.NEW
+    assert "timed out after 0." in started.notice  # not GIT_SECONDS: the deadline's rest

@@ -49,6 +49,10 @@ from forge_runtime.goal.published import (  # noqa: F401 (the names callers use,
 
 REF_PREFIX = "refs/forge/goals/"
 GIT_SECONDS = 20
+# All of a person's /goal's reading of the remote (`arrive`), in the Stop that confirms it:
+# well inside the host's 30 s for a Stop hook (hooks/hooks.json), which a remote answering
+# each git just in time would otherwise outlast, every Stop killed and no turn charged.
+ARRIVE_SECONDS = 15
 ATTEMPTS = 8
 
 
@@ -65,10 +69,11 @@ def configured(project) -> str | None:
 class RemoteLedger:
     """Goal chains on remote `remote` of `project`'s repository."""
 
-    def __init__(self, project, remote: str) -> None:
+    def __init__(self, project, remote: str, deadline: float | None = None) -> None:
         self.project = project
         self.remote = remote
         self.refs = RemoteRefs(project.root, remote, REF_PREFIX, timeout=GIT_SECONDS)
+        self.refs.deadline = deadline
 
     def goals(self) -> dict[str, tuple[str, dict]]:
         """nonce -> (commit, what its message says) for every goal on the remote."""
@@ -198,7 +203,8 @@ def _mirror(project, goal: dict) -> None:
         state.write_goal(project.state_path, goal)
 
 
-def sync(project, nonce: str, remote_name: str, *, push: bool = True) -> Head:
+def sync(project, nonce: str, remote_name: str, *, push: bool = True,
+         deadline: float | None = None) -> Head:
     """Join the remote's chain of goal `nonce` into this clone's and (with `push`) publish
     the result; raise `unreachable` when the remote does not answer, the tamper error when
     what it holds is not forge's."""
@@ -206,7 +212,7 @@ def sync(project, nonce: str, remote_name: str, *, push: bool = True) -> Head:
 
     witness = Witness(project)
     ledger = Ledger(project.ledger_root, nonce, witness=witness)
-    remote = RemoteLedger(project, remote_name)
+    remote = RemoteLedger(project, remote_name, deadline)
     try:
         for _ in range(ATTEMPTS):
             commit = remote.refs.fetch(nonce).get(nonce)
@@ -250,7 +256,10 @@ def arrive(project, digest: str) -> str | None:
     name = configured(project)
     if name is None:
         return None
-    remote = RemoteLedger(project, name)
+    import time
+
+    deadline = time.monotonic() + ARRIVE_SECONDS
+    remote = RemoteLedger(project, name, deadline)
     try:
         found = {nonce: commit for nonce, (commit, about) in remote.goals().items()
                  if about.get("objective_hash") == digest and
@@ -269,7 +278,7 @@ def arrive(project, digest: str) -> str | None:
         if local is None and os.path.isdir(os.path.join(project.ledger_root, nonce)):
             local = _adopt_unindexed(project, nonce, digest)  # taken in, index not yet
         if local is not None:
-            sync(project, nonce, name, push=False)
+            sync(project, nonce, name, push=False, deadline=deadline)
             return None
         witness = Witness(project)
         staged = stage(project.ledger_root, nonce, remote.records(nonce, commit),
