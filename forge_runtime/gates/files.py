@@ -7,7 +7,16 @@ import os
 from forge_runtime import fastjson
 
 
+def encode(data: object) -> bytes:
+    """The bytes `write_json` writes for `data` (a witness keeps their digest)."""
+    return fastjson.dumps(data, separators=(",", ":")).encode("utf-8")
+
+
 def write_json(path: str | os.PathLike, data: object) -> None:
+    write_bytes(path, encode(data))
+
+
+def write_bytes(path: str | os.PathLike, body: bytes) -> None:
     """Write through a new temporary file, never an existing one: forge's hooks write here
     unsandboxed, and a link planted at the temporary's name would aim them elsewhere."""
     directory, name = os.path.split(path)
@@ -19,8 +28,8 @@ def write_json(path: str | os.PathLike, data: object) -> None:
     except FileExistsError:  # a crash's leftover, or a planted link: remove it, not its target
         os.unlink(temporary)
         descriptor = os.open(temporary, flags, 0o644)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(fastjson.dumps(data, separators=(",", ":")))
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(body)
     os.replace(temporary, path)
 
 

@@ -56,16 +56,17 @@ def _record_path(project, nonce: str):
 
 
 def read_record(project, nonce: str) -> dict:
-    from forge_runtime.gates.files import read_json
+    """The goal's gates record as forge last wrote it; FORGE_GOAL_LEDGER_TAMPERED when it
+    is not (witnessed.py)."""
+    from forge_runtime.gates import witnessed
 
-    record = read_json(_record_path(project, nonce))
-    return record if isinstance(record, dict) else {}
+    return witnessed.read(project, nonce, _record_path(project, nonce))
 
 
 def write_record(project, nonce: str, record: dict) -> None:
-    from forge_runtime.gates.files import write_json
+    from forge_runtime.gates import witnessed
 
-    write_json(_record_path(project, nonce), record)
+    witnessed.write(project, nonce, _record_path(project, nonce), record)
 
 
 def _bound_goal(project, session_id: str) -> dict | None:
@@ -431,12 +432,14 @@ def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
 def verify(project, goal: dict) -> tuple[dict, dict]:
     """forge runs the goal's recorded final gates itself (no budget but their timeouts);
     refuse (exit 2) unless all pass; record a met goal as verified. Returns the gates record
-    and forge's run."""
-    from forge_runtime.gates import confirm, recorded
+    (with `reset`: why a record that was not forge's was dropped) and forge's run."""
+    from forge_runtime.gates import confirm, recorded, witnessed
 
     gates = recorded.of_goal(paths_of(project), goal["nonce"])
     if gates is None:
         raise unrecorded(goal)
+    # a person's run: a record that is not forge's is dropped whole, nothing of it reused
+    reset = witnessed.reset(project, goal["nonce"], _record_path(project, goal["nonce"]))
     confirmed = confirm.confirm(paths_of(project), goal["nonce"], gates, None)
     if not confirmed["passed"]:
         failing = confirm.not_passing(confirmed)
@@ -448,4 +451,4 @@ def verify(project, goal: dict) -> tuple[dict, dict]:
     if goal["status"] == COMPLETE and not record.get("verified_at"):
         record = {**record, "verified_at": now()}
         write_record(project, goal["nonce"], record)
-    return record, confirmed
+    return ({**record, "reset": reset} if reset else record), confirmed
