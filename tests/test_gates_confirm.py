@@ -183,3 +183,20 @@ def test_verify_gates_in_the_sandboxed_posture_runs_confined(sandboxed):
     code, text = forge("goal", "verify-gates")
     assert code == 0, text
     assert "g0  passed in" in text and "confinement: bwrap" in text
+
+
+def test_a_file_changed_back_to_its_size_and_mtime_is_judged_again(project):
+    """An agent breaks a file that passed, keeping its size, and sets its mtime (and so the
+    stat cache's key) back with `touch -d`: forge's run must not reuse the pass. The change
+    time (ctime) is the kernel's to set."""
+    nonce, gates = goal_with(project, "grep -q good src/parser.py")
+    assert confirm.confirm(project, nonce, gates, 10)["passed"]
+    path = project.root / "src" / "parser.py"
+    before = os.stat(path)
+    path.write_text("parse = 'bad!'\n")  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == \
+        (before.st_size, before.st_mtime_ns, before.st_ino)
+    again = confirm.confirm(project, nonce, gates, 10)
+    assert not again["passed"] and again["results"]["g0"]["verdict"] == "failed (exit 1)"

@@ -178,7 +178,8 @@ def test_a_planted_stat_cache_does_not_make_a_changed_tree_read_as_the_confirmed
     bad = (project.root / "src" / "parser.py").stat()
     digest = cached["src/parser.py"].rsplit(":", 1)[1]
     assert good.st_size == bad.st_size
-    cached["src/parser.py"] = f"{bad.st_size}:{bad.st_mtime_ns}:{bad.st_ino}:{digest}"
+    cached["src/parser.py"] = \
+        f"{bad.st_size}:{bad.st_mtime_ns}:{bad.st_ino}:{bad.st_ctime_ns}:{digest}"
     cache_path.write_text(json.dumps(cached))
     met(session)
     assert_not_verified(project)

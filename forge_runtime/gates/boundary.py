@@ -7,10 +7,13 @@ not make their own receipt stale); outside git, from a walk of the tree. `.git/`
 `.forge/local/` (where receipts, logs and caches live) are never part of a boundary.
 
 Hashing every file on every `forge gate status` would make the cost grow with the tree, so
-each file's digest is cached under its path with the (size, mtime in ns, inode) it had (one
-`size:mtime:inode:digest` string each, which JSON decodes three times faster than a list): an
-unchanged stat reuses the digest, a changed one is verified by hashing the file again
-(`touch` changes nothing). A file changed within the last two seconds is not cached, since
+each file's digest is cached under its path with the (size, mtime in ns, inode, ctime in
+ns) it had (one `size:mtime:inode:ctime:digest` string each, which JSON decodes three times
+faster than a list): an unchanged stat reuses the digest, a changed one is verified by
+hashing the file again (`touch` changes nothing). The ctime is there because an agent can
+set the rest back (same size, `touch -d` to the old mtime) and so make forge's own run
+reuse a pass on a file it broke; only the kernel sets a ctime. A file changed within the
+last two seconds is not cached, since
 a second write in the same clock tick could leave its stat unchanged (git's "racily clean"
 problem); it is hashed again next time.
 """
@@ -170,7 +173,7 @@ class Hasher:
             info = os.lstat(full)
         except OSError:
             return None
-        key = f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:"
+        key = f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_ctime_ns}:"
         entry = self._cache.get(path)
         if entry.__class__ is str and entry.startswith(key):
             return entry[len(key):]
