@@ -142,3 +142,20 @@ def test_verify_gates_drops_a_record_that_is_not_forges_and_the_goal_goes_on(pro
     assert forge("gate", "run")[0] == 0
     assert "hookSpecificOutput" not in turn(session)
     assert ledger_goal(project)["turn_count"] == 4
+
+
+def test_a_session_not_bound_gets_nothing_from_another_sessions_held_goal(project):
+    from goal_support import Session
+
+    held = held_goal(project)
+    model_context(turn(held))
+    with open(record_path(project), "rb") as handle:
+        before = handle.read()
+    other = Session(project)  # the model's own session, or a person's without a /goal
+    other.verdict(met=True, condition="the parser passes its tests", iterations=1)
+    assert stop.handle(other.event("Stop", stop_hook_active=False)) is None
+    assert turn(other) is None  # stop_hook_active: a Stop hook keeps it going, not forge
+    assert user_prompt_submit.handle(other.event("UserPromptSubmit", prompt="hi")) is None
+    assert ledger_goal(project)["turn_count"] == 2
+    with open(record_path(project), "rb") as handle:
+        assert handle.read() == before
