@@ -159,3 +159,19 @@ def test_a_session_not_bound_gets_nothing_from_another_sessions_held_goal(projec
     assert ledger_goal(project)["turn_count"] == 2
     with open(record_path(project), "rb") as handle:
         assert handle.read() == before
+
+
+def test_a_copy_of_the_record_before_forges_last_write_put_back_is_not_forges(project,
+                                                                             monkeypatch):
+    from forge_runtime.gates import files
+
+    session = held_goal(project)
+    written = []  # what an agent watching the file saw: each of forge's writes of it
+    real = files.write_bytes
+    monkeypatch.setattr(files, "write_bytes",
+                        lambda path, body: (written.append(body), real(path, body)))
+    model_context(turn(session))
+    assert len(written) >= 2
+    with open(record_path(project), "wb") as handle:
+        handle.write(written[-2])  # the one before forge's last: an older continued_at
+    ended_tampered(stop.handle(session.event("Stop", stop_hook_active=True)))

@@ -11,14 +11,17 @@ kernel keeps the agent off the file already; unsandboxed, a script the guard can
 reaches it (docs/guard.md), and this is what catches that write.
 
 The witness takes the new digest before the record is replaced and keeps the one before, so
-a hook killed between the two writes leaves a record the next read accepts; a read that
-races another session's write looks once more. As with the ledger, deleting the witness too
-is what the guard and the kernel stand against: a record with no witnessed digest (written
-before forge kept one) is adopted as it is and witnessed at its next write.
+a hook killed between the two writes leaves a record the next read accepts: the one before,
+only while the record is older than the witness (a copy of it put back later, to undo what
+forge noted since, is not); a read that races another session's write looks once more. As
+with the ledger, deleting the witness too is what the guard and the kernel stand against: a
+record with no witnessed digest (written before forge kept one) is adopted as it is and
+witnessed at its next write.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 from forge_runtime import fastjson
@@ -30,10 +33,12 @@ RESET_FIX = "forge goal verify-gates"
 
 def read(project, nonce: str, path: str) -> dict:
     """The record at `path` as forge last wrote it ({} before its first write)."""
+    witness = _witness(project)
     for attempt in (1, 2):
-        body = _bytes(path)
-        seen = _witness(project).gates_record(nonce)
-        problem = _problem(body, seen)
+        body, changed_ns = _bytes(path)
+        seen = witness.gates_record(nonce)
+        witnessed_ns = _changed_ns(witness.gates_record_path(nonce))
+        problem = _problem(body, seen, witnessed_ns >= changed_ns)
         if problem is None:
             return _parsed(body) or {}
         if attempt == 1:
@@ -66,24 +71,35 @@ def _witness(project):
     return Witness(project)
 
 
-def _bytes(path: str) -> bytes | None:
+def _bytes(path: str) -> tuple[bytes | None, int]:
+    """The record's bytes and change time (ctime: only the kernel sets it), or None."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            return handle.read(), os.fstat(handle.fileno()).st_ctime_ns
     except FileNotFoundError:
-        return None
+        return None, 0
 
 
-def _problem(body: bytes | None, seen: dict | None) -> str | None:
-    """Why `body` is not the record forge last wrote, or None."""
+def _changed_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_ctime_ns
+    except OSError:
+        return 0
+
+
+def _problem(body: bytes | None, seen: dict | None, older_than_witness: bool) -> str | None:
+    """Why `body` is not the record forge last wrote, or None. The digest before the last
+    counts only while the record is `older_than_witness` (a hook killed between them)."""
     if seen is None:  # never witnessed: adopted, if it is a record at all
         return None if body is None or isinstance(_parsed(body, None), dict) else \
             "is not forge's"
     if body is None:
         return "is missing (forge wrote it, the witness says)"
-    if sha256_hex(body) not in (seen.get("sha256"), seen.get("previous")):
-        return "is not the one forge last wrote (the witness holds another digest)"
-    return None
+    digest = sha256_hex(body)
+    if digest == seen.get("sha256") or (digest == seen.get("previous")
+                                        and older_than_witness):
+        return None
+    return "is not the one forge last wrote (the witness holds another digest)"
 
 
 def _parsed(body: bytes | None, default: dict | None = None) -> dict | None:

@@ -161,12 +161,15 @@ class Witness:
 
     # -- the goal's gates record (gates/witnessed.py) -----------------------------------------
 
+    def gates_record_path(self, nonce: str) -> str:
+        return os.path.join(self.dir, GATES_DIR, f"{nonce}.json")
+
     def gates_record(self, nonce: str) -> dict | None:
         """{"sha256", "previous"}: the digests of forge's last two writes of the record."""
-        return _read(os.path.join(self.dir, GATES_DIR, f"{nonce}.json"))
+        return _read(self.gates_record_path(nonce))
 
     def note_gates_record(self, nonce: str, seen: dict) -> None:
-        _write(os.path.join(self.dir, GATES_DIR, f"{nonce}.json"), seen)
+        _write(self.gates_record_path(nonce), seen)
 
     # -- what this clone saw of the goal on the remote (remote.py) ---------------------------
 
