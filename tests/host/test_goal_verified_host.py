@@ -34,6 +34,14 @@ MET_AT_ONCE = """
     when: {goal_evaluator: true}
     reply: {verdict: {ok: true, reason: "the model says the parser is fixed"}}
 """
+RUNS_THE_GATE_ELSE_CLAIMS_DONE = """\
+  - name: model runs the gate's Next
+    when: {conversation_contains: "Next: forge gate run unit-tests"}
+    times: 1
+    reply: {tool_calls: [{name: Bash, input: {command: "forge gate run unit-tests"}}]}
+  - name: model claims done
+    reply: {text: "The parser is fixed."}
+"""
 FIXES_IT = "rules:" + MET_AT_ONCE + """
   - name: model reports the pass
     when: {last_tool_result_contains: "unit-tests: passed"}
@@ -47,13 +55,7 @@ FIXES_IT = "rules:" + MET_AT_ONCE + """
     reply:
       tool_calls:
         - {name: Bash, input: {command: "echo good > src/parser.py && forge gate run unit-tests"}}
-  - name: model runs the gate's Next
-    when: {conversation_contains: "Next: forge gate run unit-tests"}
-    times: 1
-    reply: {tool_calls: [{name: Bash, input: {command: "forge gate run unit-tests"}}]}
-  - name: model claims done
-    reply: {text: "The parser is fixed."}
-"""
+""" + RUNS_THE_GATE_ELSE_CLAIMS_DONE
 NEVER_FIXES_IT = "rules:" + MET_AT_ONCE + """
   - name: model reads the failure
     when: {last_tool_result_contains: "unit-tests: failed"}
@@ -229,13 +231,7 @@ FORGES_THE_RUN = "rules:" + MET_AT_ONCE + """
     when: {conversation_contains: "unit-tests failing"}
     times: 1
     reply: {tool_calls: [{name: Bash, input: {command: "python3 forger.py"}}]}
-  - name: model runs the gate's Next
-    when: {conversation_contains: "Next: forge gate run unit-tests"}
-    times: 1
-    reply: {tool_calls: [{name: Bash, input: {command: "forge gate run unit-tests"}}]}
-  - name: model claims done
-    reply: {text: "The parser is fixed."}
-"""
+""" + RUNS_THE_GATE_ELSE_CLAIMS_DONE
 
 
 def test_a_model_that_rewrites_forges_own_run_in_the_ledger_is_stopped_not_verified(
