@@ -175,3 +175,29 @@ def test_a_copy_of_the_record_before_forges_last_write_put_back_is_not_forges(pr
     with open(record_path(project), "wb") as handle:
         handle.write(written[-2])  # the one before forge's last: an older continued_at
     ended_tampered(stop.handle(session.event("Stop", stop_hook_active=True)))
+
+
+@pytest.mark.parametrize("case", ["met, gates unrecorded", "impossible"])
+def test_a_turn_forge_continued_past_a_verdict_that_ended_the_goal_is_charged(project, case):
+    """The host writes a turn's verdict while its Stop hooks run, so forge's reply to that
+    Stop may keep the session going one turn after the goal ended (a met forge does not
+    hold: the goal recorded no gates; or the evaluator's impossible): forge caused that
+    turn, so it is charged."""
+    from test_gates_goal import GATES, OBJECTIVE, running_goal
+
+    if case == "impossible":
+        session = running_goal(project)
+    else:
+        (project.root / ".forge/gates.yaml").unlink()
+        session = running_goal(project)
+        assert turn(session) is None
+        write(project.root, ".forge/gates.yaml", GATES)  # after the /goal: not recorded
+    told = turn(session)["hookSpecificOutput"]["additionalContext"]
+    assert ("FORGE_GATES_UNRECORDED" if case != "impossible" else "never-run") in told
+    charged = ledger_goal(project)["turn_count"]
+    session.verdict(met=False, impossible=True, condition=OBJECTIVE) if case == "impossible" \
+        else session.verdict(met=True, condition=OBJECTIVE, iterations=2)
+    assert turn(session) is None  # the turn forge's context caused; the goal is over
+    goal = ledger_goal(project)
+    assert goal["status"] == ("cancelled" if case == "impossible" else "complete")
+    assert goal["turn_count"] == charged + 1

@@ -332,24 +332,43 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
             verdicts = [verdict for verdict in verdicts if verdict.outcome != transcript.MET]
     cut = verdicts[0].index if verdicts else len(chunk.entries)
     shown = chunk.turns()
-    turns = [turn.uuid for turn in shown if turn.index < cut]
+    before_end = [turn.uuid for turn in shown if turn.index < cut]
     if own_turn is not None and not shown:
-        turns = [own_turn]  # a repeated Stop: the turn it charged already
+        before_end = [own_turn]  # a repeated Stop: the turn it charged already
+    turns = before_end
+    if at_stop and verdicts and shown and _forge_continued(project, ledger):
+        # the turns after the verdict ran because forge's reply to the last Stop kept the
+        # session going (the host writes a turn's verdict a Stop late): forge's, so charged
+        turns = [turn.uuid for turn in shown]
     spent = _turn_usage(path, binding, chunk, turns)
     result = None
     if turns or own_turn is not None:
         result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)
+    after_end = own_turn is not None and own_turn not in before_end
     for verdict in verdicts:
         goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
                             f"host verdict: {verdict.outcome}")
         binding["goal"] = goal
-        if own_turn is not None and own_turn not in turns:  # it ran after the goal ended
+        if after_end:  # it ran after the goal ended (charged, when forge continued it)
             result = charging.Charge(charging.ENDED, goal)
     if result is not None and not verdicts:
         binding["goal"] = result.goal  # what the next tool call's budget check starts from
     if "goal" in binding:  # and the ledger's head then: a later append elsewhere shows
         binding["goal_seq"] = ledger.pointer()
     return result
+
+
+def _forge_continued(project: Project, ledger) -> bool:
+    """Whether forge's own reply to the goal's last charged Stop continued the session (its
+    gates record's `continued_at`, gates/held.py)."""
+    from forge_runtime import gates
+
+    if not gates.in_play(project):
+        return False
+    from forge_runtime.gates.goal import read_record
+
+    continued = read_record(project, ledger.nonce).get("continued_at")
+    return continued == ledger.current().goal["turn_count"]
 
 
 class storage_errors:  # noqa: N801 (used as `with storage_errors(project):`)
