@@ -1,0 +1,186 @@
+"""The import graph keeps the shape ARCHITECTURE.md draws: no circles, arrows only point down.
+
+Every module of `forge_runtime/` (and of `bench/`) is parsed, not imported, and every import
+statement counts, the ones inside functions too: forge imports lazily, so a circle closed by
+a function-level import is a circle all the same (whichever module loads first, the other
+finds it half-built the day someone moves an import to the top), and a lazy import of a
+surface from the core is still the core knowing its surfaces.
+
+`from package import name` is an edge to `package.name` when that is a module, else to
+`package`. Importing a submodule also runs its package's `__init__`, but that is containment,
+not a dependency, and is not an edge: a package may re-export its own submodules.
+
+The layer table lives in ARCHITECTURE.md, between the `layers:` markers, so the picture and
+the check cannot drift: each row names a layer and the module prefixes in it, top layer
+first; a module belongs to its longest listed prefix (`__init__` is the package root alone),
+and every module must belong to one.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYER_TABLE = re.compile(r"<!-- layers: begin -->\n(.*?)<!-- layers: end -->", re.S)
+SURFACES = "surfaces"
+
+
+def modules_of(package: str) -> dict[str, tuple[Path, bool]]:
+    """Dotted name -> (file, is a package) for every module under ROOT/package."""
+    found = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def import_graph(package: str) -> dict[str, set[str]]:
+    """Module -> the modules of `package` it imports anywhere in its text."""
+    modules = modules_of(package)
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, (path, is_package) in modules.items():
+        here = name.split(".") if is_package else name.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[:len(here) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                           for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if target.split(".")[0] == package and (found := known(target)) != name:
+                    graph[name].add(found)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def layer_table() -> list[tuple[str, list[str]]]:
+    """(layer, module prefixes) from ARCHITECTURE.md, top layer first."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = LAYER_TABLE.search(text)
+    assert block, "ARCHITECTURE.md has no <!-- layers: begin --> ... <!-- layers: end -->"
+    rows = []
+    for line in block.group(1).splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] and not set(cells[0]) <= set("-") and \
+                cells[0] != "layer":
+            rows.append((cells[0], [_dotted(prefix.strip("` ")) for prefix in cells[1].split(",")]))
+    return rows
+
+
+def _dotted(name: str) -> str:
+    """A table entry as a module name: `goal` is forge_runtime.goal, `__init__` the root."""
+    return "forge_runtime" if name == "__init__" else f"forge_runtime.{name}"
+
+
+def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
+    """The row of `module`'s longest matching prefix, None when no row names it."""
+    best, depth = None, -1
+    for row, (_, prefixes) in enumerate(table):
+        for prefix in prefixes:
+            matches = module == prefix or (module.startswith(prefix + ".") and
+                                           prefix != "forge_runtime")
+            if matches and prefix.count(".") > depth:
+                best, depth = row, prefix.count(".")
+    return best
+
+
+@pytest.mark.parametrize("package", ["forge_runtime", "bench"])
+def test_no_module_imports_itself_in_a_circle(package):
+    assert circles(import_graph(package)) == []
+
+
+def test_every_module_has_a_layer():
+    table = layer_table()
+    assert [name for name, _ in table][:2] == ["entry", SURFACES]
+    assert [module for module in import_graph("forge_runtime")
+            if layer_of(module, table) is None] == []
+
+
+def test_imports_only_point_down_the_layers():
+    table = layer_table()
+    upward = [f"{module} ({table[layer_of(module, table)][0]}) imports {target} "
+              f"({table[layer_of(target, table)][0]})"
+              for module, targets in sorted(import_graph("forge_runtime").items())
+              for target in sorted(targets)
+              if layer_of(target, table) < layer_of(module, table)]
+    assert upward == []
+
+
+def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
+    """The graph is what the checks above stand on: a lazily closed circle and a lazy
+    import from the core into a surface are both found."""
+    package = tmp_path / "forge_runtime"
+    (package / "goal").mkdir(parents=True)
+    (package / "hooks").mkdir()
+    for init in (package, package / "goal", package / "hooks"):
+        (init / "__init__.py").write_text("")
+    (package / "goal" / "a.py").write_text("def f():\n    from forge_runtime.goal import b\n")
+    (package / "goal" / "b.py").write_text("from . import a\n")
+    (package / "goal" / "c.py").write_text("def g():\n    from ..hooks.stop import x\n")
+    (package / "hooks" / "stop.py").write_text("x = 1\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = import_graph("forge_runtime")
+    assert circles(graph) == [["forge_runtime.goal.a", "forge_runtime.goal.b"]]
+    assert graph["forge_runtime.goal.c"] == {"forge_runtime.hooks.stop"}
+    table = [("entry", []), (SURFACES, ["forge_runtime.hooks"]),
+             ("core", ["forge_runtime.goal"]), ("ground", ["forge_runtime"])]
+    assert layer_of("forge_runtime.hooks.stop", table) < layer_of("forge_runtime.goal.c", table)
