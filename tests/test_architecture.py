@@ -21,14 +21,13 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYER_TABLE = re.compile(r"<!-- layers: begin -->\n(.*?)<!-- layers: end -->", re.S)
 SURFACES = "surfaces"
+SHELL = "forge_runtime.guard.shell"
 
 
 def modules_of(package: str) -> dict[str, tuple[Path, bool]]:
@@ -112,23 +111,34 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def layer_table() -> list[tuple[str, list[str]]]:
-    """(layer, module prefixes) from ARCHITECTURE.md, top layer first."""
+def layer_table(table: str = "layers", base: str = "forge_runtime") -> list[tuple[str, list[str]]]:
+    """(layer, module names) of ARCHITECTURE.md's table `table`, top layer first; its
+    entries are relative to `base` (`goal` is forge_runtime.goal, `__init__` is `base`)."""
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    block = LAYER_TABLE.search(text)
-    assert block, "ARCHITECTURE.md has no <!-- layers: begin --> ... <!-- layers: end -->"
+    block = re.search(f"<!-- {table}: begin -->\n(.*?)<!-- {table}: end -->", text, re.S)
+    assert block, f"ARCHITECTURE.md has no <!-- {table}: begin --> ... <!-- {table}: end -->"
     rows = []
     for line in block.group(1).splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) == 2 and cells[0] and not set(cells[0]) <= set("-") and \
                 cells[0] != "layer":
-            rows.append((cells[0], [_dotted(prefix.strip("` ")) for prefix in cells[1].split(",")]))
+            rows.append((cells[0], [base if entry == "__init__" else f"{base}.{entry}"
+                                    for entry in (cell.strip("` ") for cell in
+                                                  cells[1].split(","))]))
     return rows
 
 
-def _dotted(name: str) -> str:
-    """A table entry as a module name: `goal` is forge_runtime.goal, `__init__` the root."""
-    return "forge_runtime" if name == "__init__" else f"forge_runtime.{name}"
+def upward_imports(graph: dict[str, set[str]], table: list[tuple[str, list[str]]],
+                   within: str = "forge_runtime") -> list[str]:
+    """Every import of a module under `within` from a layer above its own."""
+    def inside(module: str) -> bool:
+        return module == within or module.startswith(within + ".")
+
+    return [f"{module} ({table[layer_of(module, table)][0]}) imports {target} "
+            f"({table[layer_of(target, table)][0]})"
+            for module, targets in sorted(graph.items()) if inside(module)
+            for target in sorted(targets)
+            if inside(target) and layer_of(target, table) < layer_of(module, table)]
 
 
 def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
@@ -136,6 +146,7 @@ def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
     best, depth = None, -1
     for row, (_, prefixes) in enumerate(table):
         for prefix in prefixes:
+            # the package root's row holds its __init__ alone, not all it contains
             matches = module == prefix or (module.startswith(prefix + ".") and
                                            prefix != "forge_runtime")
             if matches and prefix.count(".") > depth:
@@ -156,13 +167,18 @@ def test_every_module_has_a_layer():
 
 
 def test_imports_only_point_down_the_layers():
-    table = layer_table()
-    upward = [f"{module} ({table[layer_of(module, table)][0]}) imports {target} "
-              f"({table[layer_of(target, table)][0]})"
-              for module, targets in sorted(import_graph("forge_runtime").items())
-              for target in sorted(targets)
-              if layer_of(target, table) < layer_of(module, table)]
-    assert upward == []
+    assert upward_imports(import_graph("forge_runtime"), layer_table()) == []
+
+
+def test_the_shell_model_imports_only_down_its_own_layers():
+    """The shell model's modules each have their layer (ARCHITECTURE.md's second table),
+    and none of them imports one above it: a command model never the table or the walk."""
+    table = layer_table("shell layers", SHELL)
+    graph = import_graph("forge_runtime")
+    listed = {module for _, modules in table for module in modules}
+    assert listed == {module for module in graph if module == SHELL or
+                      module.startswith(SHELL + ".")}
+    assert upward_imports(graph, table, within=SHELL) == []
 
 
 def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):

@@ -11,7 +11,6 @@ path.
 
 import os
 
-from forge_runtime.guard import shell_words
 from forge_runtime.guard.paths import (
     FRONT_MATTER,
     MARKERS,
@@ -22,7 +21,8 @@ from forge_runtime.guard.paths import (
     holds,
     inside,
 )
-from forge_runtime.guard.shell_lexer import is_word_char
+from forge_runtime.guard.shell import words as shell_words
+from forge_runtime.guard.shell.lexer import is_word_char
 
 UNKNOWN_VALUE = "`?`"  # what a lifted `$(...)` leaves; a variable holding it is unknown
 DIRECTORIES_LIMIT = 8  # possible working directories followed before the cwd is unknown
@@ -49,7 +49,8 @@ class Context:
 
     __slots__ = ("cwds", "env", "protected", "depth", "loops", "links", "written", "globs",
                  "runs_code", "deadline", "fallible", "cache", "stdin", "glob_budget",
-                 "paths_budget", "feed", "made", "unproven", "effects", "probed", "git_minus")
+                 "paths_budget", "feed", "made", "unproven", "effects", "probed", "git_minus",
+                 "child")
 
     def __init__(self, cwd: str, env: dict[str, str | None],
                  protected: list[Protected]) -> None:
@@ -76,6 +77,9 @@ class Context:
         self.effects = 0  # commands that may change git's state (HEAD, index, refs, files)
         self.probed: list[str] = []  # git commands allowed on what git said beforehand
         self.git_minus = False  # `git checkout -b X` ran: `-` is the commit HEAD is at
+        # The walk's judge of code run in a child shell, `child(code, ctx)` (walk.py sets it):
+        # a command model asks it through operands.run_for_you without importing the walk.
+        self.child = None
 
     def snapshot(self) -> tuple:
         return self.cwds, dict(self.env), self.globs

@@ -1,0 +1,38 @@
+"""The table of command models (shell/models.py) and the families' own tables agree."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forge_runtime.guard.shell import models
+
+REPO = str(Path(__file__).resolve().parents[1])
+
+
+def test_each_family_models_exactly_the_commands_the_table_gives_it():
+    for family in {*models.TABLE.values()}:
+        named = {name for name, owner in models.TABLE.items() if owner == family}
+        assert set(models.family(family).MODELS) == named, family
+
+
+def test_no_command_has_two_families():
+    from forge_runtime.guard.shell import files
+
+    sizes = [len(files.MODELS), *(len(names) for names in models.LAZY_FAMILIES.values())]
+    assert sum(sizes) == len(models.TABLE)
+
+
+@pytest.mark.parametrize("command, family", [
+    ("git status", "git"), ("tar -xf a.tar", "archives"), ("claude plugin list", "hosts")])
+def test_a_family_is_imported_only_when_one_of_its_commands_runs(tmp_path, command, family):
+    code = ("import sys\n"
+            "from forge_runtime.guard import shell\n"
+            f"shell.analyse('ls -la && cat README.md', {str(tmp_path)!r}, {{}}, [])\n"
+            f"before = 'forge_runtime.guard.shell.{family}' in sys.modules\n"
+            f"shell.analyse({command!r}, {str(tmp_path)!r}, {{}}, [])\n"
+            f"print(before, 'forge_runtime.guard.shell.{family}' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, timeout=60)
+    assert done.stdout.split() == ["False", "True"], done.stderr
