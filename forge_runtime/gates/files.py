@@ -32,3 +32,20 @@ def read_json(path: str | os.PathLike) -> object | None:
             return fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
+
+
+def goal_record_path(project, nonce: str):
+    """The gates record of goal `nonce`: what forge's own runs found (confirm.py) and what
+    the hooks told of them (goal.py), beside the goal's ledger."""
+    from forge_runtime.project import join
+
+    return join(project.ledger_root, "gates", f"{nonce}.json")
+
+
+def read_record(project, nonce: str) -> dict:
+    record = read_json(goal_record_path(project, nonce))
+    return record if isinstance(record, dict) else {}
+
+
+def write_record(project, nonce: str, record: dict) -> None:
+    write_json(goal_record_path(project, nonce), record)

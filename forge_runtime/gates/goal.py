@@ -21,9 +21,9 @@ gates records) pays anything: every other Stop costs two stats here.
 from __future__ import annotations
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.gates import config, defined, in_play
+from forge_runtime.gates import config, defined, files, in_play
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
-from forge_runtime.project import join, paths_of
+from forge_runtime.project import paths_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is written
@@ -49,23 +49,6 @@ def session_end_budget(event: dict) -> float:
 
     codex = event.get(HOST_KEY) == "codex"
     return CODEX_SESSION_END_BUDGET_SECONDS if codex else SESSION_END_BUDGET_SECONDS
-
-
-def _record_path(project, nonce: str):
-    return join(project.ledger_root, "gates", f"{nonce}.json")
-
-
-def read_record(project, nonce: str) -> dict:
-    from forge_runtime.gates.files import read_json
-
-    record = read_json(_record_path(project, nonce))
-    return record if isinstance(record, dict) else {}
-
-
-def write_record(project, nonce: str, record: dict) -> None:
-    from forge_runtime.gates.files import write_json
-
-    write_json(_record_path(project, nonce), record)
 
 
 def _bound_goal(project, session_id: str) -> dict | None:
@@ -234,10 +217,10 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
                                     STOP_BUDGET_SECONDS)
         if not confirmed["passed"]:
             reading.unconfirmed = confirmed
-    record = read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     told, now_seen = record.get("told"), reading.signature()
     if told != now_seen:
-        write_record(project, goal["nonce"], {**record, "told": now_seen})
+        files.write_record(project, goal["nonce"], {**record, "told": now_seen})
     # the first look speaks only of gates that need something; later, of any change
     changed = told != now_seen if told is not None else bool(now_seen)
     stuck = bool(reply) and "systemMessage" in (reply or {})
@@ -307,15 +290,15 @@ def judge(project, goal: dict, budget: float | None) -> tuple[bool, str]:
 def note_met(project, goal: dict, budget: float | None) -> dict:
     """Record, once, whether the goal's recorded gates passed forge's own run when it was
     met."""
-    record = read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     if "met" in record:
         return record
     verified, why = judge(project, goal, budget)
-    record = {**read_record(project, goal["nonce"]),
+    record = {**files.read_record(project, goal["nonce"]),
               "met": {"at": now(), "verified": verified, "why": why}}
     if verified:
         record["verified_at"] = record["met"]["at"]
-    write_record(project, goal["nonce"], record)
+    files.write_record(project, goal["nonce"], record)
     return record
 
 
@@ -327,7 +310,7 @@ def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
     from forge_runtime import hints
 
     if goal["status"] == COMPLETE:
-        record = read_record(project, goal["nonce"])
+        record = files.read_record(project, goal["nonce"])
         if record.get("verified_at"):
             return f"verified at {record['verified_at']}: forge ran every recorded final " \
                    "gate itself and all passed", None
@@ -355,8 +338,8 @@ def verify(project, goal: dict) -> tuple[dict, dict]:
         raise ForgeError(f"goal {goal['nonce']} cannot be called verified: "
                          f"{confirm.describe(confirmed)}", fix, exit_code=EXIT_REFUSED,
                          code=UNVERIFIED, rationale="after fixing what its log shows")
-    record = read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     if goal["status"] == COMPLETE and not record.get("verified_at"):
         record = {**record, "verified_at": now()}
-        write_record(project, goal["nonce"], record)
+        files.write_record(project, goal["nonce"], record)
     return record, confirmed

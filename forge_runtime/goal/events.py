@@ -237,8 +237,8 @@ def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[s
     from forge_runtime.goal import usage
 
     try:
-        helpers, binding["subagents"] = usage.read_subagents(path, binding.get("subagents")
-                                                             or {})
+        helpers, binding["subagents"] = transcript.read_subagents(
+            path, binding.get("subagents") or {})
     except transcript.Unattributable as exc:
         raise _unattributable(exc, binding) from None
     marks = [(turn.index, turn.uuid) for turn in chunk.turns() if turn.uuid in turns]

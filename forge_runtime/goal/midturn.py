@@ -90,7 +90,7 @@ def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
         tally.add_response(ident, model, spent)
     helpers = usage.Tally(cursor.get("helpers"))
     try:
-        grown, marks = usage.read_subagents(path, cursor.get("subagents") or {})
+        grown, marks = transcript.read_subagents(path, cursor.get("subagents") or {})
     except transcript.Unattributable:
         return None
     helpers.merge(grown)

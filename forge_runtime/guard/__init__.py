@@ -20,3 +20,12 @@ Modules, each with one job:
 The hook runs before every tool call of every session in a project: modules import lazily
 and use the standard library on the hot path.
 """
+
+
+def deny(reason: str) -> dict:
+    """The host's PreToolUse deny reply; the reason reaches the model as the tool result.
+    Here, in the package every guard import loads, because the hook and forge's own SDK
+    sessions (sdk.py) both answer with it, and the guard may not import the hook."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                   "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
