@@ -37,18 +37,18 @@ CHANGED = "FORGE_GATES_CHANGED"
 NOT_CONFIRMED = "FORGE_GATES_NOT_CONFIRMED"
 VERIFY = "forge goal verify-gates"
 # What forge's own run of the recorded gates may take in each hook (confirm.py), below the
-# host's limits: Stop and UserPromptSubmit 30 s; SessionEnd 10 s, which Codex clamps to 3 s.
+# host's limits: Stop and UserPromptSubmit 30 s; SessionEnd 10 s (a host adapter may say less).
 STOP_BUDGET_SECONDS = 20.0
 PROMPT_BUDGET_SECONDS = 20.0
 SESSION_END_BUDGET_SECONDS = 6.0
-CODEX_SESSION_END_BUDGET_SECONDS = 2.0
 
 
 def session_end_budget(event: dict) -> float:
-    from forge_runtime.hosts import HOST_KEY
+    """What a SessionEnd hook may spend: the host's adapter says, else Claude Code's."""
+    from forge_runtime.goal import host
 
-    codex = event.get(HOST_KEY) == "codex"
-    return CODEX_SESSION_END_BUDGET_SECONDS if codex else SESSION_END_BUDGET_SECONDS
+    handed = host.adapter(event)
+    return SESSION_END_BUDGET_SECONDS if handed is None else handed.SESSION_END_BUDGET_SECONDS
 
 
 def _bound_goal(project, session_id: str) -> dict | None:
