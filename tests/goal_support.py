@@ -4,6 +4,8 @@ the never-met scripted model and goal readers that the host tests share."""
 from __future__ import annotations
 
 import json
+import os
+import time
 import uuid
 from pathlib import Path
 
@@ -114,6 +116,64 @@ def goal_project(tmp_path: Path, monkeypatch, *, cli: bool = False,
     else:
         monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     return project
+
+
+def gates_project(tmp_path: Path, monkeypatch, gates: str, parser: str) -> Project:
+    """A goal project (as the CLI finds it) with src/parser.py holding `parser`, a docs page
+    and `gates` as its gates file, every file aged (see `age`)."""
+    project = goal_project(tmp_path, monkeypatch, cli=True)
+    write(project.root, "src/parser.py", parser)
+    write(project.root, "docs/index.md", "# parser\n")
+    write(project.root, ".forge/gates.yaml", gates)
+    age(project.root)
+    return project
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def age(root: Path) -> None:
+    """Make every file look written a minute ago, as files are between two edits (a file
+    changed within the last two seconds is never trusted from the stat cache)."""
+    past = time.time() - 60
+    for directory, _, files in os.walk(root):
+        for name in files:
+            os.utime(os.path.join(directory, name), (past, past))
+
+
+def running_goal(project: Project, objective: str) -> Session:
+    """A session whose person just typed `/goal <objective>`: active at its first Stop."""
+    session = Session(project)
+    session.person_goal(objective)
+    return session
+
+
+def stop_turn(session: Session) -> dict | None:
+    """One model turn, answered by forge's real Stop hook entry point (as the host's native
+    goal continues the session: `stop_hook_active`)."""
+    from forge_runtime.hooks import stop
+
+    session._append({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": "working"}]}})
+    return stop.handle(session.event("Stop", stop_hook_active=True))
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str]:
+    """`forge <argv>` in this process: its exit code and everything it printed."""
+    from forge_runtime.cli.main import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def goal_of(project: Project) -> dict:
+    """The goal fields of the project's state.md."""
+    return state.read(project.state_path).goal
 
 
 def started_goal(project: Project, objective: str, turns: int) -> Session:

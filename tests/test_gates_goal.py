@@ -4,10 +4,10 @@ goal met while a gate is stale or failing is met but unverified."""
 from __future__ import annotations
 
 import pytest
-from goal_support import Session, goal_project
-from test_gates import age, forge, forge_json, write
+from goal_support import Session, gates_project, running_goal, stop_turn
+from test_gates import forge, forge_json, write
 
-from forge_runtime.hooks import session_end, stop
+from forge_runtime.hooks import session_end
 
 OBJECTIVE = "the parser passes its tests"
 GATES = """\
@@ -23,19 +23,7 @@ gates:
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    project = goal_project(tmp_path, monkeypatch, cli=True)
-    write(project.root, "src/parser.py", "parse = None\n")
-    write(project.root, "docs/index.md", "# parser\n")
-    write(project.root, ".forge/gates.yaml", GATES)
-    age(project.root)
-    return project
-
-
-def turn(session: Session) -> dict | None:
-    """One model turn, answered by forge's real Stop hook entry point."""
-    session._append({"type": "assistant", "message": {"role": "assistant", "content": [
-        {"type": "text", "text": "working"}]}})
-    return stop.handle(session.event("Stop", stop_hook_active=True))
+    return gates_project(tmp_path, monkeypatch, GATES, "parse = None\n")
 
 
 def context(reply: dict | None) -> str:
@@ -52,56 +40,50 @@ def told_the_person(reply: dict | None) -> str:
     return reply["systemMessage"]
 
 
-def running_goal(project) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    return session
-
-
 def test_the_model_is_told_which_gates_are_stale_only_when_that_changes(project):
-    session = running_goal(project)
-    first = context(turn(session))  # nothing has run yet
+    session = running_goal(project, OBJECTIVE)
+    first = context(stop_turn(session))  # nothing has run yet
     assert "FORGE_GATES_NOT_FRESH" in first and "unit-tests never-run, docs never-run" in first
     assert first.endswith("Next: forge gate run unit-tests docs\n"
                           "  only these gates' receipts are out of date")
-    assert turn(session) is None  # unchanged: said once
+    assert stop_turn(session) is None  # unchanged: said once
     assert forge("gate", "run")[0] == 0
-    fresh = told_the_person(turn(session))
+    fresh = told_the_person(stop_turn(session))
     assert "FORGE_GATES_FRESH" in fresh and "Next: forge goal verify-gates" in fresh
-    assert turn(session) is None
+    assert stop_turn(session) is None
     write(project.root, "src/parser.py", "parse = 'better'\n")
-    stale = context(turn(session))
+    stale = context(stop_turn(session))
     assert "unit-tests stale" in stale and "docs" not in stale.split("Next:")[0]
     assert "Next: forge gate run unit-tests\n" in stale
 
 
 def test_a_goal_whose_gates_are_fresh_from_the_start_hears_nothing(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
-    assert turn(session) is None
-    assert turn(session) is None
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
+    assert stop_turn(session) is None
 
 
 def test_a_project_without_gates_gets_the_stop_reply_it_always_had(project):
     (project.root / ".forge/gates.yaml").unlink()
-    session = running_goal(project)
-    assert turn(session) is None
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
 
 
 def test_a_broken_gates_file_is_told_to_the_model_and_stops_nothing(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
-    assert turn(session) is None
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
     write(project.root, ".forge/gates.yaml", "gates: [\n")
-    text = context(turn(session))
+    text = context(stop_turn(session))
     assert "FORGE_GATES_INVALID" in text and text.endswith(
         "Fix: forge gate status\n  correct .forge/gates.yaml:2, then run this to check it")
 
 
 def test_the_stuck_warning_points_first_at_the_stale_gate(project):
-    session = running_goal(project)
-    turn(session)  # told: never run
-    replies = [turn(session) for _ in range(5)]
+    session = running_goal(project, OBJECTIVE)
+    stop_turn(session)  # told: never run
+    replies = [stop_turn(session) for _ in range(5)]
     stuck = context(replies[-1])
     assert stuck.startswith("FORGE_GOAL_STUCK_WARNING")
     assert "FORGE_GATES_NOT_FRESH" in stuck
@@ -111,7 +93,7 @@ def test_the_stuck_warning_points_first_at_the_stale_gate(project):
 
 
 def met(project, session: Session) -> None:
-    turn(session)
+    stop_turn(session)
     session.verdict(met=True, condition=OBJECTIVE)
     assert session_end.handle(session.event("SessionEnd", reason="other")) is None
 
@@ -120,7 +102,7 @@ def test_a_goal_met_is_judged_by_forges_own_run_not_by_its_receipts(project):
     write(project.root, ".forge/gates.yaml",
           GATES.replace("echo docs", "grep -q good docs/index.md"))
     assert forge("gate", "run", "unit-tests")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     met(project, session)  # docs never ran, and forge's own run of it fails
 
     code, text = forge("goal", "status")
@@ -145,7 +127,7 @@ def test_a_goal_met_is_judged_by_forges_own_run_not_by_its_receipts(project):
 
 def test_a_goal_met_with_stale_receipts_whose_gates_pass_is_verified(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     write(project.root, "docs/index.md", "# parser, edited\n")  # the docs receipt is stale
     met(project, session)
     code, text = forge("goal", "status")
@@ -155,7 +137,7 @@ def test_a_goal_met_with_stale_receipts_whose_gates_pass_is_verified(project):
 def test_a_goal_met_with_a_failing_gate_is_unverified_too(project):
     write(project.root, ".forge/gates.yaml", GATES.replace("echo docs", "exit 1"))
     forge("gate", "run")
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     met(project, session)
     code, text = forge("goal", "status")
     assert "met but unverified: forge ran the recorded final gates itself: docs failed " \
@@ -165,7 +147,7 @@ def test_a_goal_met_with_a_failing_gate_is_unverified_too(project):
 
 def test_a_goal_met_with_every_gate_fresh_is_verified_when_met(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     met(project, session)
     write(project.root, "src/parser.py", "later = True\n")  # an edit after the goal was met
     code, text = forge("goal", "status")
@@ -174,8 +156,8 @@ def test_a_goal_met_with_every_gate_fresh_is_verified_when_met(project):
 
 def test_verify_gates_on_a_running_goal_waits_for_the_evaluator(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
-    turn(session)
+    session = running_goal(project, OBJECTIVE)
+    stop_turn(session)
     code, payload = forge_json("goal", "verify-gates")
     assert code == 0 and payload["_hint"]["marker"] == "Wait"
     write(project.root, "src/parser.py", "x = 2\n")
@@ -190,9 +172,9 @@ def test_the_next_prompt_records_a_verdict_the_last_stop_could_not_see(project):
           GATES.replace("echo docs", "grep -q good docs/index.md"))
     write(project.root, "docs/index.md", "# good\n")
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     write(project.root, "docs/index.md", "# stale now\n")
-    turn(session)
+    stop_turn(session)
     session.verdict(met=True, condition=OBJECTIVE)
     user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="thanks"))
     write(project.root, "docs/index.md", "# good again\n")  # the person works on after it
