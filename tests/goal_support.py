@@ -1,5 +1,6 @@
-"""Shared helpers for the goal-ledger tests: a project, a host-like transcript, events, and
-the never-met scripted model and goal readers that the host tests share."""
+"""The project and goal fixtures of the tests: a goal project, a host-like transcript and its
+events, running goals, and the readers of a goal's state (host tests share `goal_in_state`;
+their session helpers are in tests/host/session_support.py)."""
 
 from __future__ import annotations
 
@@ -11,42 +12,6 @@ from pathlib import Path
 
 from forge_runtime.goal import events, state, transcript
 from forge_runtime.project import Project, find_project
-
-# The scripted model of host tests whose goal is never met: the host's /goal evaluator always
-# says not yet, so only forge's budget (or a person) ends the run. Each working turn is
-# answered by the rule named "model works" (see `model_turns`).
-NEVER_MET = """
-rules:
-  - name: evaluator says not yet
-    when: {goal_evaluator: true}
-    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: model works
-    reply: {text: "Working on it."}
-"""
-
-
-def plugin_with_hooks(scratch: Path, edit) -> Path:
-    """forge's plugin with its hooks.json changed by `edit(config)` (for a host test that
-    shortens a timeout or switches a hook off); the rest is linked, not copied."""
-    import shutil
-
-    from forge_runtime import resources
-
-    source, plugin = resources.host_plugin_dir(scratch), scratch / "forge-plugin-edited"
-    plugin.mkdir()
-    for entry in source.iterdir():
-        if entry.name != "hooks":
-            (plugin / entry.name).symlink_to(entry)
-    shutil.copytree(source / "hooks", plugin / "hooks")
-    config = json.loads((plugin / "hooks" / "hooks.json").read_text())
-    edit(config)
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps(config, indent=2))
-    return plugin
-
-
-def model_turns(session) -> int:
-    """How many working turns a host session's scripted model answered."""
-    return sum(1 for request in session.requests if request["rule"] == "model works")
 
 
 def goal_in_state(project_dir: Path) -> dict | None:
