@@ -1,4 +1,4 @@
-"""The table of command models (shell/models.py) and the families' own tables agree."""
+"""The table of command models (shell/walk.py) and the families' own tables agree."""
 
 import subprocess
 import sys
@@ -6,22 +6,22 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime.guard.shell import models
+from forge_runtime.guard.shell import walk
 
 REPO = str(Path(__file__).resolve().parents[1])
 
 
 def test_each_family_models_exactly_the_commands_the_table_gives_it():
-    for family in {*models.TABLE.values()}:
-        named = {name for name, owner in models.TABLE.items() if owner == family}
-        assert set(models.family(family).MODELS) == named, family
+    for family in {*walk.TABLE.values()}:
+        named = {name for name, owner in walk.TABLE.items() if owner == family}
+        assert set(walk.family(family).MODELS) == named, family
 
 
 def test_no_command_has_two_families():
     from forge_runtime.guard.shell import files
 
-    sizes = [len(files.MODELS), *(len(names) for names in models.LAZY_FAMILIES.values())]
-    assert sum(sizes) == len(models.TABLE)
+    sizes = [len(files.MODELS), *(len(names) for names in walk.LAZY_FAMILIES.values())]
+    assert sum(sizes) == len(walk.TABLE)
 
 
 @pytest.mark.parametrize("command, family", [

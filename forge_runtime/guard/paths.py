@@ -256,3 +256,23 @@ def hit(path: str, protected: list[Protected], *, destructive: bool) -> Protecte
         if inside(path, entry.path) or (destructive and holds(path, entry.path)):
             return entry
     return None
+
+
+def front_matter(text: str) -> str | None:
+    """The front matter block of a Markdown text, fences included; None when it has none
+    (state.md's is the protected part of it: edits.py and the shell's writes judge it)."""
+    if not text.startswith("---"):
+        return None
+    first_newline = text.find("\n")
+    if first_newline == -1 or text[:first_newline].rstrip() != "---":
+        return None
+    position = first_newline + 1
+    while position <= len(text):
+        end = text.find("\n", position)
+        line = text[position:] if end == -1 else text[position:end]
+        if line.rstrip() in ("---", "..."):
+            return text[:len(text) if end == -1 else end + 1]
+        if end == -1:
+            return None
+        position = end + 1
+    return None

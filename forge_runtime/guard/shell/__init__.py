@@ -8,20 +8,20 @@ Its modules are in layers, and each imports only from the layers below it:
                        lifted out
     words     words    one word's values: braces, sequences, `~`, parameters, bounded
     state     state    what the shell knows between commands (working directories,
-                       variables, glob options, links) and how a word becomes paths
-    operands  operands what a command's words do, for every model: writes, deletes,
-                       options, code it runs for you
+                       variables, glob options, links), how a word becomes paths, and
+                       what every model asks of its operands (writes, deletes, options,
+                       code it runs for you)
     models    files    the file tools: readers, writers, copies, sed, find, xargs, forge
               git      git, and git_tree for what git says its history would write
               archives archivers and patch
               hosts    the host CLIs' off switches
-    table     models   which family models each command, imported when one runs
-    walk      walk     follows the shell from command to command as bash would
+    walk      walk     follows the shell from command to command as bash would, and
+                       holds the one table of which family models each command
 
-A model may use a family beside it (git's `mv` is the copy model) but never the table or
-the walk: code a program runs for you is judged by the walk's child shell, which the walk
-hands down on the Context. tests/test_architecture.py holds these layers (ARCHITECTURE.md's
-second table).
+A model may use a family beside it (git's `mv` is the copy model) but never the walk: code
+a program runs for you is judged by the walk's child shell, which the walk hands down on
+the Context. tests/test_architecture.py holds these layers (ARCHITECTURE.md's second
+table). They are few on purpose: each module is one more load on every Bash call.
 
 Nothing is imported here: the hooks import single modules of the model (a SessionStart
 quotes a path with `lexer`), and a Bash call imports the walk through `analyse`.

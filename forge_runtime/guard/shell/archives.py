@@ -15,14 +15,17 @@ from __future__ import annotations
 import os
 
 from forge_runtime.guard.paths import Finding, hit
-from forge_runtime.guard.shell.operands import (
+from forge_runtime.guard.shell.state import (
+    Context,
     check_destroy,
     check_write,
+    expansions,
     options,
+    risky_unknown,
     run_for_you,
     small_text,
+    touches,
 )
-from forge_runtime.guard.shell.state import Context, expansions, risky_unknown, touches
 from forge_runtime.guard.shell.syntax import LIFTED
 
 COMPRESSORS = frozenset({"gzip", "gunzip", "pigz", "bzip2", "bunzip2", "xz", "unxz", "lzma",
@@ -303,7 +306,7 @@ def check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tu
     return True, False
 
 
-# This family's models, by command (see models.py).
+# This family's models, by command (see the table in walk.py).
 MODELS = {"tar": _check_tar, "bsdtar": _check_tar, "gtar": _check_tar, "unzip": _check_unzip,
           "cpio": _check_cpio, "zip": _check_zip, "patch": check_patch, "pax": _check_pax,
           "ar": _check_ar, **dict.fromkeys(("7z", "7za", "7zr", "7zz"), _check_7z),

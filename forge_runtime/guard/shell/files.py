@@ -1,7 +1,7 @@
 """What each command forge knows does to its operands: which it writes, deletes, unpacks into.
 
 The family of the file tools, answering for each the question every model answers (see
-models.py): a Finding, or (are the command's effects modelled, does it name a protected
+the table in walk.py): a Finding, or (are the command's effects modelled, does it name a protected
 path). "Modelled" means every file it writes was checked, so it may run even beside a
 protected location (`touch .forge/local/notes.md`); anything else is code forge cannot
 prove read-only. Readers that
@@ -18,20 +18,18 @@ from forge_runtime.guard.paths import FRONT_MATTER, Finding, hit, holds, inside
 from forge_runtime.guard.shell import lexer as shell_lexer
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.lexer import is_word_char, quote
-from forge_runtime.guard.shell.operands import (
-    candidates,
-    check_destroy,
-    check_write,
-    options,
-    run_for_you,
-    small_text,
-)
 from forge_runtime.guard.shell.state import (
     Context,
+    candidates,
+    check_destroy,
     check_path,
+    check_write,
     expansions,
+    options,
     proc_self,
     risky_unknown,
+    run_for_you,
+    small_text,
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
@@ -836,7 +834,7 @@ def check_forge(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     return True, False
 
 
-# This family's models, by command (see models.py).
+# This family's models, by command (see the table in walk.py).
 MODELS = {
     **dict.fromkeys(READERS, _check_reader),
     "find": _check_find,

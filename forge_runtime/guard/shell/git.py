@@ -17,15 +17,18 @@ import os
 from forge_runtime.guard.paths import LEDGER_LABEL, Finding
 from forge_runtime.guard.shell.files import change_dir, check_copy
 from forge_runtime.guard.shell.lexer import quote
-from forge_runtime.guard.shell.operands import (
+from forge_runtime.guard.shell.state import (
+    Context,
     candidates,
     check_destroy,
+    check_path,
     check_unmodelled,
     check_write,
     options,
+    risky_unknown,
     run_for_you,
+    touches,
 )
-from forge_runtime.guard.shell.state import Context, check_path, risky_unknown, touches
 from forge_runtime.guard.shell.syntax import LIFTED
 
 # Subcommands that only read (their pager and diff drivers are judged as code).
@@ -362,5 +365,5 @@ def _check_git_command(name: str, args: list[str], ctx: Context, child) -> Findi
     return check_git(args, ctx, child)
 
 
-# This family's models, by command (see models.py).
+# This family's models, by command (see the table in walk.py).
 MODELS = {"git": _check_git_command}

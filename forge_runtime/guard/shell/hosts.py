@@ -250,5 +250,5 @@ def _weakens_config(override: str | None) -> bool:
     return key.split(".", 1)[0] in CODEX_CONFIG_KEYS and not key.startswith("features.")
 
 
-# This family's models, by command (see models.py).
+# This family's models, by command (see the table in walk.py).
 MODELS = {"claude": check_claude, "codex": check_codex}

@@ -4,8 +4,9 @@ The analysis has its parts in this package (see its __init__): `syntax` splits t
 into pipelines of simple commands and the operators between them; `words` values one word
 (braces, sequences, `~`, parameters), bounded before it expands; `state` holds what the
 shell knows between commands (possible working directories, variables, glob options,
-links it made) and turns words into paths; the command models (`models` names which)
-say what each known command does to its operands. This module walks the command: it
+links it made) and turns words into paths, and answers what every command model asks of
+its operands; the command models (the table below names which) say what each known
+command does to its operands. This module walks the command: it
 follows the state from command to command as bash would, and dispatches each simple
 command.
 
@@ -46,27 +47,27 @@ read-only whatever runs (see `forge sandbox`). What the model does:
 """
 
 import os
+import sys
 
 from forge_runtime.guard.paths import Finding, Protected
-from forge_runtime.guard.shell import files, models
+from forge_runtime.guard.shell import files
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.lexer import is_word_char
-from forge_runtime.guard.shell.operands import (
-    candidates,
-    check_write,
-    known_program,
-    run_for_you,
-    split,
-)
 from forge_runtime.guard.shell.state import (
     UNKNOWN_VALUE,
     Context,
     OutOfTime,
+    candidates,
+    check_unmodelled,
+    check_write,
     expansions,
     in_sensitive_dir,
+    known_program,
     mentions,
     risky_unknown,
+    run_for_you,
     shell_env,
+    split,
     touches,
     union,
 )
@@ -158,6 +159,49 @@ _ENTRY_POINTS = (("mode", ("exit",)), ("ledger", ("activate", "charge")),
                  ("disable", ("hooks",)))
 _ENTRY_POINT_GAP = 8
 _ENTRY_POINT_NAME = "modes.leave"
+
+
+# -- the command models: the one table of which family models each command -----------------
+# A command family is a module of this package with a `MODELS` table, command name -> model
+# `model(name, args, ctx, child)`, which returns a Finding or (are the command's effects
+# modelled, does it name a protected path). `files` models most commands a session runs and
+# is imported with the walk; the other families are imported the first time one of their
+# commands runs (a Bash call that runs no git pays nothing for git's model), so their
+# commands are named here. A new model is a function and its `MODELS` row in its family,
+# plus its name in LAZY_FAMILIES when the family is a lazy one; a new family is a module
+# and its row here. tests/test_guard_shell_models.py holds this table and the families'
+# own tables to each other.
+PACKAGE = "forge_runtime.guard.shell"
+# The families imported only when one of their commands runs, and the commands they model.
+LAZY_FAMILIES = {
+    "git": frozenset({"git"}),
+    "archives": frozenset({"tar", "bsdtar", "gtar", "unzip", "cpio", "zip", "patch", "pax",
+                           "ar", "7z", "7za", "7zr", "7zz", "gzip", "gunzip", "pigz", "bzip2",
+                           "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress", "uncompress",
+                           "lzip", "zstd", "unzstd", "lz4", "brotli"}),
+    "hosts": frozenset({"claude", "codex"}),  # the host CLIs' off switches
+}
+# Command name -> the family that models it.
+TABLE = {**dict.fromkeys(files.MODELS, "files"),
+         **{name: owner for owner, names in LAZY_FAMILIES.items() for name in names}}
+
+
+def family(name: str):
+    """The module of family `name` (`__import__` and sys.modules: `importlib` is one more
+    import for every Bash call)."""
+    qualified = f"{PACKAGE}.{name}"
+    __import__(qualified)
+    return sys.modules[qualified]
+
+
+def check_command(name: str, args: list[str], ctx: Context,
+                  child) -> Finding | tuple[bool, bool]:
+    """The model of command `name`; `child(code, ctx)` judges code it runs in a child."""
+    owner = TABLE.get(name)
+    if owner is None:
+        return check_unmodelled(name, args, ctx)
+    models = files.MODELS if owner == "files" else family(owner).MODELS
+    return models[name](name, args, ctx, child)
 
 
 def analyse(command: str, cwd: str, env: dict[str, str],
@@ -496,7 +540,7 @@ def _check_named(name: str, args: list[str], ctx: Context,
         script = args[args.index("-f") + 1:][:1] if "-f" in args else []
         return _run_script(script, ctx, same_shell=False) if script else \
             _run_input(name, ctx)
-    return models.check_command(name, args, ctx, _in_child_shell)
+    return check_command(name, args, ctx, _in_child_shell)
 
 
 def _command_name(word: str, ctx: Context) -> list[str] | None:
