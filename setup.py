@@ -1,5 +1,5 @@
 """Build hook: put the plugin's files (workflows, skills, hooks, agents, bin, the manifest,
-the MCP registration, the icon) inside the wheel.
+the MCP registration, the icon, the docs) inside the wheel.
 
 The canonical files live at the repository root because that is also the plugin's root,
 where the host and `forge init` read them. A regular (non-editable) wheel has no repository
@@ -16,7 +16,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 PLUGIN_ENTRIES = ("workflows", "skills", "hooks", "agents", "bin", ".claude-plugin", "assets",
-                  ".mcp.json", "README.md", "LICENSE")
+                  ".mcp.json", "README.md", "docs", "LICENSE")
 
 
 class BuildPyWithBundle(build_py):

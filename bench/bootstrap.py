@@ -21,6 +21,7 @@ from pathlib import Path
 
 from bench import local_index
 from forge_runtime import bootstrap, installers
+from forge_runtime.hostkit.wheels import repack_installed
 
 
 def find_uv() -> Path | None:
@@ -81,7 +82,7 @@ def build_seconds(chain: Sequence[installers.Installer], url: str, caches: Path,
 def measure(base: Path, runs: int) -> list[tuple[str, str, float, float]]:
     """(title, cache, median seconds, slowest) per row."""
     wheels = base / "wheels"
-    local_index.repack_installed([req.split(">")[0] for req in bootstrap.HOOK_REQUIREMENTS],
+    repack_installed([req.split(">")[0] for req in bootstrap.HOOK_REQUIREMENTS],
                                  wheels)
     results = []
     for number, (title, cache, chain, index_up) in enumerate(rows(find_uv())):

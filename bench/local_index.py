@@ -2,29 +2,23 @@
 
 `serve(wheels)` publishes a directory of wheels as a PEP 503 simple index over HTTP on
 127.0.0.1, which pip and uv both read like any index (caching, resolving, downloading).
-`repack_installed(names, dest)` makes the real wheels of installed distributions and their
-dependencies, from what the interpreter already has on disk, so that a bench build installs
-the same bytes a person's first session downloads.
+`repack_installed(names, dest)` (forge_runtime/hostkit/wheels.py) makes the wheels it serves
+from what the interpreter already has on disk, so that a bench build installs the same bytes a
+person's first session downloads.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
-import re
 import threading
-import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from importlib import metadata
 from pathlib import Path
 
-
-def normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+from forge_runtime.hostkit.wheels import normalized
 
 
 @contextmanager
@@ -85,53 +79,3 @@ def _write_index(wheels: Path, root: Path) -> None:
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def repack_installed(names: Sequence[str], dest: Path) -> list[Path]:
-    """Wheels of the installed distributions `names` and everything they require (markers
-    that do not apply here are skipped by leaving the requirement out when not installed)."""
-    dest.mkdir(parents=True, exist_ok=True)
-    seen: set[str] = set()
-    pending = [normalized(name) for name in names]
-    made = []
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
-            continue  # an extra or a marker-only requirement this interpreter does not have
-        made.append(_repack(dist, dest))
-        for requirement in dist.requires or ():
-            if "extra ==" in requirement:
-                continue
-            pending.append(normalized(re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0]))
-    return made
-
-
-def _repack(dist: metadata.Distribution, dest: Path) -> Path:
-    name, version = dist.metadata["Name"], dist.version
-    info = next(f for f in dist.files if f.parts[0].endswith(".dist-info")).parts[0]
-    wheel_text = dist.read_text("WHEEL") or ""
-    tags = [line.split(":", 1)[1].strip() for line in wheel_text.splitlines()
-            if line.startswith("Tag:")] or ["py3-none-any"]
-    python, abi, platform = (".".join(sorted({tag.split("-")[i] for tag in tags}))
-                             for i in range(3))
-    wheel = dest / f"{normalized(name).replace('-', '_')}-{version}-{python}-{abi}-{platform}.whl"
-    records = []
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file in dist.files:
-            path = Path(dist.locate_file(file))
-            if (file.parts[0] == info and file.name in {"RECORD", "INSTALLER", "REQUESTED",
-                                                        "direct_url.json"}) \
-                    or "__pycache__" in file.parts or ".." in file.parts or not path.is_file():
-                continue
-            data = path.read_bytes()
-            archive.writestr(str(file), data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-            records.append(f"{file},sha256={digest.decode()},{len(data)}")
-        records.append(f"{info}/RECORD,,")
-        archive.writestr(f"{info}/RECORD", "\n".join(records) + "\n")
-    return wheel

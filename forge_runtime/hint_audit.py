@@ -11,6 +11,10 @@ Each command must carry no placeholder such as `<id>`, and a `forge` command mus
 with forge's own parser. Hints assembled at run time (f-strings) are counted, not checked
 here: `output_problems` and `json_problems` check what a command really printed, for the
 CLI contract test and `forge demo` alike.
+
+The project's documentation (README.md, docs/) is read the same way by `document_commands`,
+which also tells a synopsis (`forge brief check [FILE|-]`) from a command to copy and checks
+it against that command's `--help` (tests/test_docs.py).
 """
 
 from __future__ import annotations
@@ -108,6 +112,87 @@ def markdown_commands(text: str) -> list[tuple[int, str]]:
             continue
         found.extend((number, span) for span in _FORGE_SPAN.findall(line))
     return found
+
+
+_FENCE = re.compile(r"^\s*(?:```|~~~)\s*([\w-]*)")
+_SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
+_SHELL_SEPARATOR = re.compile(r"&&|\|\||;|\|")
+# What makes an inline span a synopsis (`forge new KIND [TITLE]`) rather than a command to
+# copy: an optional part, alternatives, a slot, an ellipsis or a word in capitals (not an
+# ID such as PRD-001).
+_SYNOPSIS = re.compile(r"\[|\||<[^<>]+>|\.\.\.|(?<![\w-])[A-Z][A-Z_]*(?![\w-])")
+_DOC_SPAN = re.compile(r"`(?:(?:Next|Or|Fix):\s+)?(forge(?:\s[^`]*)?)`")
+_COMMAND_WORDS = re.compile(r"[a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)*")
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def document_commands(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(commands, synopses) of forge that a page of documentation shows, each (line, text).
+
+    Commands are what a reader copies: in a shell code block (```sh) every command of every
+    line that runs forge (after a `$ ` prompt, `&&`, `;` or a pipe); in any other code block
+    (printed output) every `Next:`/`Or:`/`Fix:` line naming forge; in prose every complete
+    inline `forge ...` span, also one that wraps onto the next line. Synopses are inline
+    spans that describe a command's form (`forge brief check [FILE|-]`), which
+    `synopsis_problem` checks.
+    """
+    commands: list[tuple[int, str]] = []
+    synopses: list[tuple[int, str]] = []
+    prose: list[str] = []     # the paragraph being read, whose spans may wrap
+    prose_start = 0
+
+    def end_paragraph() -> None:
+        joined = "\n".join(prose)
+        for match in _DOC_SPAN.finditer(joined):
+            span = " ".join(match.group(1).split())
+            number = prose_start + joined.count("\n", 0, match.start())
+            (synopses if _SYNOPSIS.search(span) else commands).append((number, span))
+        prose.clear()
+
+    language = None  # the open code block's language ("" when unnamed); None outside code
+    for number, line in enumerate(text.splitlines(), start=1):
+        fence = _FENCE.match(line)
+        if fence or language is not None or not line.strip():
+            end_paragraph()
+        if fence:
+            language = None if language is not None else fence.group(1).lower()
+        elif language in _SHELL_LANGUAGES:
+            code = line.split(" #", 1)[0].strip().removeprefix("$ ")
+            commands.extend((number, part.strip()) for part in _SHELL_SEPARATOR.split(code)
+                            if part.split()[:1] == ["forge"])
+        elif language is not None:
+            hint = _HINT_LINE.match(line)
+            if hint and hint.group(2).split()[:1] == ["forge"]:
+                commands.append((number, hint.group(2).strip("`").strip()))
+        elif line.strip():
+            prose_start = prose_start if prose else number
+            prose.append(line)
+    end_paragraph()
+    return commands, synopses
+
+
+def synopsis_problem(synopsis: str) -> str | None:
+    """Why a synopsis does not describe a real forge command, or None: its leading lowercase
+    words must name a command (each of `a|b` alternatives), and every `--option` it shows
+    must be one that command's `--help` lists."""
+    import itertools
+
+    from forge_runtime.cli.main import help_of
+
+    path = []
+    for word in synopsis.split()[1:]:
+        if not _COMMAND_WORDS.fullmatch(word):
+            break
+        path.append(word.split("|"))
+    helps = []
+    for alternative in itertools.product(*path):
+        text = help_of(list(alternative))
+        if text is None:
+            return f"`forge {' '.join(alternative)}` is not a forge command"
+        helps.append(text)
+    unknown = [option for option in _OPTION.findall(synopsis)
+               if not any(option in _OPTION.findall(text) for text in helps)]
+    return f"no option {', '.join(unknown)} in its --help" if unknown else None
 
 
 def _constants(tree: ast.Module) -> dict[str, str]:

@@ -16,7 +16,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_DIRS = ("workflows", "skills", "hooks", "agents", "bin")
 # Everything a plugin install holds besides forge_runtime itself: a plugin assembled from a
 # wheel (`host_plugin_dir`) has the repository's files, the MCP registration included.
-PLUGIN_ENTRIES = (*BUNDLED_DIRS, ".claude-plugin", "assets", ".mcp.json", "README.md",
+PLUGIN_ENTRIES = (*BUNDLED_DIRS, ".claude-plugin", "assets", ".mcp.json", "README.md", "docs",
                   "LICENSE")
 STATE_TEMPLATE = PACKAGE_DIR / "templates" / "state.md"
 

@@ -14,12 +14,13 @@ from uv import find_uv_bin
 
 from bench import bootstrap as bench_bootstrap
 from bench import local_index
+from forge_runtime.hostkit.wheels import normalized, repack_installed
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     wheels = tmp_path_factory.mktemp("repacked") / "wheels"
-    made = local_index.repack_installed(["jsonschema"], wheels)
+    made = repack_installed(["jsonschema"], wheels)
     with local_index.serve(wheels) as url:
         yield url, made
 
@@ -31,7 +32,7 @@ def fresh_python(root: Path) -> Path:
 
 def test_repacking_follows_the_dependencies_and_keeps_compiled_extensions(served):
     _, made = served
-    names = {local_index.normalized(wheel.name.split("-")[0]) for wheel in made}
+    names = {normalized(wheel.name.split("-")[0]) for wheel in made}
     assert {"jsonschema", "referencing", "rpds-py", "attrs"} <= names
     rpds = next(wheel for wheel in made if wheel.name.startswith("rpds_py-"))
     assert "-cp3" in rpds.name and "-none-any" not in rpds.name      # the platform's build

@@ -10,7 +10,14 @@ import pytest
 
 from forge_runtime import resources
 from forge_runtime.cli.main import main
-from forge_runtime.hint_audit import audit, markdown_commands, source_commands
+from forge_runtime.hint_audit import (
+    audit,
+    command_problem,
+    document_commands,
+    markdown_commands,
+    source_commands,
+    synopsis_problem,
+)
 
 
 def test_markdown_hint_lines_and_forge_spans_are_found():
@@ -27,6 +34,27 @@ def test_markdown_hint_lines_and_forge_spans_are_found():
     assert markdown_commands(text) == [
         (1, "forge doctor"), (3, "/goal make the test suite pass"), (4, "forge init --force"),
         (6, "forge goal verify")]
+
+
+def test_a_documentation_page_s_commands_and_synopses_are_checked_against_the_parser():
+    """README.md and docs/ (tests/test_docs.py): shell lines, printed hints and complete
+    spans must parse; a synopsis must name a real command and only options it has."""
+    page = "\n".join(["Run `forge frobnicate` or `forge goal status`.",
+                      "```sh", "pip install -e . && forge demo --bogus", "```",
+                      "```text", "Next: forge gate run docs", "```",
+                      "See `forge brief check [FILE|-] [--jsn]` and `forge nope [X]`.",
+                      "And `forge council \"<q>\" [--for PRD-001]`, not `forge init [--forc]`.",
+                      "", "A span may wrap: `forge goal", "stauts --json`."])
+    commands, synopses = document_commands(page)
+    assert [(n, c, command_problem(c)) for n, c in commands] == [
+        (1, "forge frobnicate", "does not parse as a forge command"),
+        (1, "forge goal status", None),
+        (3, "forge demo --bogus", "does not parse as a forge command"),
+        (6, "forge gate run docs", None),
+        (11, "forge goal stauts --json", "does not parse as a forge command")]
+    assert [synopsis_problem(s) for _, s in synopses] == [
+        "no option --jsn in its --help", "`forge nope` is not a forge command", None,
+        "no option --forc in its --help"]          # a prefix of --force is not an option
 
 
 SOURCE = '''

@@ -10,7 +10,7 @@
   expired.
 - A `depends_on` cycle reachable from the artifact (whatever the members' status) is
   reported with its members and gives R_eff = 0.
-The constants are in the README; change them there and here together.
+docs/artifacts.md states these constants; tests/test_docs.py holds the page to the tables.
 """
 
 from __future__ import annotations

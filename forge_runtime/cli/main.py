@@ -94,7 +94,10 @@ def parses(command_line: str) -> bool:
     import io
     import shlex
 
-    words = shlex.split(command_line)
+    try:
+        words = shlex.split(command_line)
+    except ValueError:  # an unclosed quote: no shell would run it either
+        return False
     if not words or words[0] != "forge":
         return False
     try:
@@ -105,6 +108,23 @@ def parses(command_line: str) -> bool:
     except SystemExit as exc:
         return exc.code == 0
     return True
+
+
+def help_of(words: list[str]) -> str | None:
+    """The `--help` text of the command `words` name (without `forge`), or None when forge has
+    no such command: lets a synopsis in the docs be checked against the real options."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            _checking_parser().parse_args([*words, "--help"])
+    except ForgeError:
+        return None
+    except SystemExit as exc:
+        return out.getvalue() if exc.code == 0 else None
+    return None
 
 
 def _no_command() -> Result:

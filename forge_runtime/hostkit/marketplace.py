@@ -36,12 +36,11 @@ import os
 import re
 import subprocess
 import sys
-import zipfile
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 from forge_runtime.hook_python import HOOK_REQUIREMENTS
+from forge_runtime.hostkit.wheels import repack_installed
 
 MARKETPLACE = "forge"
 PLUGIN = "forge@forge"
@@ -94,49 +93,8 @@ def session_env(workdir: Path, claude_bin: Path) -> dict[str, str]:
 def wheelhouse(root: Path, names: tuple[str, ...] = DEPENDENCIES) -> Path:
     """Wheels of `names` and everything they need, packed from this interpreter's installed
     copies (no network: the bootstrap's pip installs from here)."""
-    root.mkdir(parents=True, exist_ok=True)
-    todo, seen = list(names), set()
-    while todo:
-        name = _normal(todo.pop())
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
-            continue  # a requirement for another platform or Python
-        _pack(dist, root)
-        todo += [re.split(r"[\s;<>=!~\[(]", req, maxsplit=1)[0]
-                 for req in dist.requires or [] if "extra ==" not in req]
+    repack_installed(names, root)
     return root
-
-
-def _pack(dist: metadata.Distribution, root: Path) -> None:
-    """One installed distribution as a wheel: its files and its own dist-info, tagged as the
-    installed WHEEL file says."""
-    wheel_info = dist.read_text("WHEEL") or ""
-    tag = next((line.split(":", 1)[1].strip() for line in wheel_info.splitlines()
-                if line.startswith("Tag:")), "py3-none-any")
-    name = _normal(dist.metadata["Name"]).replace("-", "_")
-    target = root / f"{name}-{dist.version}-{tag}.whl"
-    files = dist.files or []
-    info = next(f.parts[0] for f in files if f.parts[0].endswith(".dist-info"))
-    if target.exists():
-        return
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as wheel:
-        for file in files:
-            parts = file.parts
-            if parts[0] == ".." or "__pycache__" in parts or file.name in (
-                    "RECORD", "INSTALLER", "REQUESTED", "direct_url.json"):
-                continue
-            source = Path(dist.locate_file(file))
-            if source.is_file():
-                wheel.write(source, file.as_posix())
-        wheel.writestr(f"{info}/RECORD", "")
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _run(command: list[str], what: str) -> None:

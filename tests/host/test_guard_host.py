@@ -346,7 +346,7 @@ def test_the_bash_tools_environment_is_not_the_hooks(claude_host, project):
     """Measured: the Bash tool inherits the session's HOME and TMPDIR, but not the
     launcher's PYTHONPATH nor the hook-only CLAUDE_PLUGIN_ROOT and CLAUDE_PROJECT_DIR; forge
     values a variable only when the two agree, so paths built on the others are denied, and
-    the checklist append the README gives the agent runs."""
+    the checklist append docs/guard.md gives the agent runs."""
     state = project / ".forge" / "local" / "state.md"
     state.parent.mkdir(parents=True)
     state.write_text("---\ngoal: null\n---\n## Checklist\n")
