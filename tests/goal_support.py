@@ -83,6 +83,13 @@ def goal_project(tmp_path: Path, monkeypatch, *, cli: bool = False,
     return project
 
 
+def two_gates(unit_tests: str) -> str:
+    """A gates file of two: `unit-tests` runs `unit_tests` over src/, `docs` over docs/."""
+    return ("gates:\n"
+            f"  unit-tests:\n    command: {unit_tests}\n    boundary: [\"src/**\"]\n"
+            "  docs:\n    command: echo docs\n    boundary: [\"docs/**\"]\n")
+
+
 def gates_project(tmp_path: Path, monkeypatch, gates: str, parser: str) -> Project:
     """A goal project (as the CLI finds it) with src/parser.py holding `parser`, a docs page
     and `gates` as its gates file, every file aged (see `age`)."""

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from goal_support import Session, gates_project, running_goal, stop_turn
+from goal_support import Session, gates_project, running_goal, stop_turn, two_gates
 from test_gates import age, forge, write
 
 from forge_runtime.gates import receipts
@@ -19,15 +19,7 @@ from forge_runtime.gates import status as gate_status
 from forge_runtime.hooks import session_end
 
 OBJECTIVE = "the parser passes its tests"
-GATES = """\
-gates:
-  unit-tests:
-    command: grep -q good src/parser.py
-    boundary: ["src/**"]
-  docs:
-    command: echo docs
-    boundary: ["docs/**"]
-"""
+GATES = two_gates("grep -q good src/parser.py")
 
 
 @pytest.fixture

@@ -4,21 +4,13 @@ goal met while a gate is stale or failing is met but unverified."""
 from __future__ import annotations
 
 import pytest
-from goal_support import Session, gates_project, running_goal, stop_turn
+from goal_support import Session, gates_project, running_goal, stop_turn, two_gates
 from test_gates import forge, forge_json, write
 
 from forge_runtime.hooks import session_end
 
 OBJECTIVE = "the parser passes its tests"
-GATES = """\
-gates:
-  unit-tests:
-    command: echo tests
-    boundary: ["src/**"]
-  docs:
-    command: echo docs
-    boundary: ["docs/**"]
-"""
+GATES = two_gates("echo tests")
 
 
 @pytest.fixture
