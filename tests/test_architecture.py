@@ -6,6 +6,9 @@ a function-level import is a circle all the same (whichever module loads first, 
 finds it half-built the day someone moves an import to the top), and a lazy import of a
 surface from the core is still the core knowing its surfaces.
 
+An import under `if TYPE_CHECKING:` is left out: it never runs, it only names a type for
+an annotation (forge's modules write `TYPE_CHECKING = False` to spare the `typing` import).
+
 `from package import name` is an edge to `package.name` when that is a module, else to
 `package`. Importing a submodule also runs its package's `__init__`, but that is containment,
 not a dependency, and is not an edge: a package may re-export its own submodules.
@@ -52,7 +55,7 @@ def import_graph(package: str) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, (path, is_package) in modules.items():
         here = name.split(".") if is_package else name.split(".")[:-1]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -67,6 +70,19 @@ def import_graph(package: str) -> dict[str, set[str]]:
                 if target.split(".")[0] == package and (found := known(target)) != name:
                     graph[name].add(found)
     return graph
+
+
+def _run_time_nodes(tree: ast.AST):
+    """Every node of `tree` but those under `if TYPE_CHECKING:`."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
+                node.test.id == "TYPE_CHECKING":
+            pending.extend(node.orelse)
+            continue
+        pending.extend(ast.iter_child_nodes(node))
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -193,10 +209,13 @@ def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
     (package / "goal" / "b.py").write_text("from . import a\n")
     (package / "goal" / "c.py").write_text("def g():\n    from ..hooks.stop import x\n")
     (package / "hooks" / "stop.py").write_text("x = 1\n")
+    (package / "goal" / "d.py").write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
+                                           "    from forge_runtime.goal import a\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     graph = import_graph("forge_runtime")
     assert circles(graph) == [["forge_runtime.goal.a", "forge_runtime.goal.b"]]
     assert graph["forge_runtime.goal.c"] == {"forge_runtime.hooks.stop"}
+    assert graph["forge_runtime.goal.d"] == set()
     table = [("entry", []), (SURFACES, ["forge_runtime.hooks"]),
              ("core", ["forge_runtime.goal"]), ("ground", ["forge_runtime"])]
     assert layer_of("forge_runtime.hooks.stop", table) < layer_of("forge_runtime.goal.c", table)

@@ -1,5 +1,7 @@
-"""The final gates of a running goal: the Stop hook tells the model when they change, and a
-goal met while a gate is stale or failing is met but unverified."""
+"""The final gates of a running goal: every Stop tells the model which gates still need a
+run (the person, when that changes); a goal the host judges met while a gate is stale or
+failing goes on, each turn charged, until forge's own run passes (complete and verified),
+the ceiling (unverified) or a person takes over (met but unverified)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ import pytest
 from goal_support import Session, gates_project, running_goal, stop_turn, two_gates
 from test_gates import forge, forge_json, write
 
-from forge_runtime.hooks import session_end
+from forge_runtime.goal import state
+from forge_runtime.hooks import session_end, stop
 
 OBJECTIVE = "the parser passes its tests"
 GATES = two_gates("echo tests")
@@ -32,13 +35,19 @@ def told_the_person(reply: dict | None) -> str:
     return reply["systemMessage"]
 
 
-def test_the_model_is_told_which_gates_are_stale_only_when_that_changes(project):
+def model_context(reply: dict | None) -> str:
+    """What the model's next request carries, with nothing shown to the person."""
+    assert reply is not None and set(reply) == {"hookSpecificOutput"}, reply
+    return reply["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_model_hears_of_stale_gates_every_turn_and_the_person_when_that_changes(project):
     session = running_goal(project, OBJECTIVE)
     first = context(stop_turn(session))  # nothing has run yet
     assert "FORGE_GATES_NOT_FRESH" in first and "unit-tests never-run, docs never-run" in first
     assert first.endswith("Next: forge gate run unit-tests docs\n"
                           "  only these gates' receipts are out of date")
-    assert stop_turn(session) is None  # unchanged: said once
+    assert model_context(stop_turn(session)) == first  # unchanged: the model again, not the person
     assert forge("gate", "run")[0] == 0
     fresh = told_the_person(stop_turn(session))
     assert "FORGE_GATES_FRESH" in fresh and "Next: forge goal verify-gates" in fresh
@@ -173,3 +182,156 @@ def test_the_next_prompt_records_a_verdict_the_last_stop_could_not_see(project):
     assert forge("gate", "run", "docs")[0] == 0
     code, text = forge("goal", "status")
     assert "met but unverified" in text  # judged on the tree as it was when it was met
+
+
+# -- the host says met while a gate fails: forge keeps the goal going ---------------------
+
+FIXABLE = GATES.replace("echo tests", "grep -q good src/parser.py")
+
+
+def held_goal(project) -> Session:
+    """A goal the host judged met at once, its Stop having told the model to run the gates;
+    unit-tests fails until src/parser.py says `good`."""
+    write(project.root, ".forge/gates.yaml", FIXABLE)
+    session = running_goal(project, OBJECTIVE)
+    assert "FORGE_GATES_NOT_FRESH" in context(stop_turn(session))
+    session.verdict(met=True, condition=OBJECTIVE, reason="the model says it is done",
+                    iterations=1)
+    return session
+
+
+def ledger_goal(project) -> dict:
+    from forge_runtime.goal.ledger import Ledger
+
+    return Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"]).current().goal
+
+
+def test_a_met_verdict_while_a_gate_fails_keeps_the_goal_going_until_it_passes(project):
+    from forge_runtime.gates.files import read_record
+
+    session = held_goal(project)
+    told = model_context(stop_turn(session))  # the Stop that sees the host's met
+    assert "unit-tests never-run, docs never-run" in told
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("active", 2)  # charged like any turn
+    code, text = forge("goal", "status")
+    assert "the host judged it met at" in text and "forge keeps it going" in text
+
+    assert forge("gate", "run")[0] == 1  # unit-tests fails
+    failing = context(stop_turn(session))  # changed: the person hears of it too
+    assert "unit-tests failing" in failing
+    assert failing.endswith("Next: forge gate run unit-tests\n  after fixing what "
+                            ".forge/local/gates/unit-tests.log shows: nothing it covers "
+                            "changed since it failed")
+    write(project.root, "src/parser.py", "parse = 'good'\n")
+    assert forge("gate", "run", "unit-tests")[0] == 0
+    done = told_the_person(stop_turn(session))
+    assert done.startswith("FORGE_GOAL_VERIFIED: goal ") and "\nDone." in done
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 4)
+    record = read_record(project, goal["nonce"])
+    assert record["met"]["verified"] is True and record["verified_at"]
+    receipt = record["met"]["receipts"]["unit-tests"]
+    assert receipt["receipt"]["exit_code"] == 0 and receipt["receipt"]["output_sha256"]
+    assert receipt["confirmed"]["verdict"] == "passed"
+    assert "gates       verified at" in forge("goal", "status")[1]
+    assert forge("goal", "verify-gates")[0] == 0
+    assert stop_turn(session) is None  # the goal is over: nothing keeps the session going
+
+
+def test_a_gate_that_never_passes_ends_at_the_ceiling_unverified_with_every_turn_charged(
+        project):
+    session = held_goal(project)
+    replies = [stop_turn(session) for _ in range(19)]
+    assert all("hookSpecificOutput" in reply for reply in replies[:18])
+    last = replies[-1]
+    assert last["continue"] is False
+    lines = last["stopReason"].splitlines()
+    assert lines[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal ")
+    assert "used 20 of 20 turns" in lines[0]
+    assert lines[-4].startswith("FORGE_GOAL_UNVERIFIED: goal ")
+    assert "the host judged it met, but forge's own run of its final gates never passed " \
+           "(unit-tests never-run, docs never-run)" in lines[-4]
+    assert lines[-3:] == [f"Next: /goal {OBJECTIVE}", "  adds one more tranche of 20 turns",
+                          "Or: /goal clear"]
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("exhausted", 20)
+    assert "met by the host at" in forge("goal", "status")[1]
+
+
+def test_a_stop_repeated_with_no_new_turn_is_never_continued(project):
+    session = held_goal(project)
+    assert model_context(stop_turn(session))
+    assert stop.handle(session.event("Stop", stop_hook_active=True)) is None
+    assert ledger_goal(project)["turn_count"] == 2
+
+
+def test_a_persons_prompt_ends_a_held_goal_as_met_but_unverified(project):
+    from forge_runtime.hooks import user_prompt_submit
+
+    session = held_goal(project)
+    assert model_context(stop_turn(session))
+    user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="stop, I'll look"))
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 2)
+    assert "met but unverified" in forge("goal", "status")[1]
+    assert stop_turn(session) is None  # nothing continues it past the person
+
+
+def test_a_goal_cleared_while_held_is_cancelled_and_not_continued(project):
+    session = held_goal(project)
+    assert model_context(stop_turn(session))
+    session.verdict(met=True, sentinel=True, condition=OBJECTIVE)  # the person's /goal clear
+    assert stop_turn(session) is None
+    assert ledger_goal(project)["status"] == "cancelled"
+
+
+def test_a_goal_without_gates_met_by_the_host_ends_as_before(project):
+    (project.root / ".forge/gates.yaml").unlink()
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
+    session.verdict(met=True, condition=OBJECTIVE, iterations=1)
+    assert stop_turn(session) is None
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 1)
+
+
+def test_a_gate_failing_the_same_way_for_five_turns_is_stuck_and_its_check_comes_first(
+        project):
+    session = held_goal(project)
+    forge("gate", "run")
+    replies = [stop_turn(session) for _ in range(5)]  # turns 2..6: unit-tests fails each time
+    warned = [index for index, reply in enumerate(replies)
+              if "FORGE_GOAL_STUCK_WARNING: final gate" in
+              reply["hookSpecificOutput"]["additionalContext"]]
+    assert warned == [4]
+    text = replies[4]["hookSpecificOutput"]["additionalContext"]
+    assert replies[4]["systemMessage"] == text  # the person hears of it too
+    assert "unit-tests has failed the same way for 5 charged turns (6 of 20 used)" in text
+    assert text.splitlines()[-3:] == [  # the gate's own check first, the checklist's second
+        "Next: forge gate run unit-tests",
+        "  after fixing what .forge/local/gates/unit-tests.log shows: nothing it covers "
+        "changed since it failed", "Or: forge goal status"]
+    write(project.root, "src/parser.py", "parse = 'still wrong'\n")
+    forge("gate", "run", "unit-tests")  # fails again, but on other files: a new try
+    assert "STUCK" not in model_context(stop_turn(session))
+
+
+def test_a_held_goal_whose_gates_pass_forges_own_run_is_verified_with_stale_receipts(project):
+    session = held_goal(project)
+    write(project.root, "src/parser.py", "parse = 'good'\n")
+    done = told_the_person(stop_turn(session))  # no receipt is fresh, but forge's own run passes
+    assert done.startswith("FORGE_GOAL_VERIFIED: goal ")
+    assert ledger_goal(project)["status"] == "complete"
+    assert "gates       verified at" in forge("goal", "status")[1]
+
+
+def test_a_held_goal_whose_recorded_gates_cannot_be_judged_ends_met_but_unverified(project):
+    session = held_goal(project)
+    write(project.root, ".forge/gates.yaml", FIXABLE.replace("echo docs", "echo other docs"))
+    told = told_the_person(stop_turn(session))  # no model turn can fix a person's gates file
+    assert "FORGE_GATES_CHANGED" in told and told.splitlines()[-2] == \
+        "Fix: /goal the parser passes its tests"
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 2)
+    assert "met but unverified" in forge("goal", "status")[1]

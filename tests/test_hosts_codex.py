@@ -345,3 +345,39 @@ def test_tool_calls_run_where_codex_sandboxes_or_no_goal_runs_or_the_project_opt
         rollout.person_goal("ship it")
     _start_turn(rollout)
     assert _tool_call(rollout, "ls") is None
+
+
+def test_a_goal_codexs_model_completes_while_its_gate_fails_goes_on_with_every_block_charged(
+        rollout):
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "gates.yaml").write_text(
+        "gates:\n  unit-tests:\n    command: test -f done.txt\n    boundary: ['*.txt']\n")
+    rollout.person_goal("ship it")
+    rollout.turn_id = str(uuid.uuid4())
+    rollout.write("event_msg", {"type": "task_started", "turn_id": rollout.turn_id})
+    rollout.write("response_item", {"type": "function_call_output", "call_id": "c1",
+                                    "output": json.dumps({"goal": {
+                                        "threadId": rollout.id, "objective": "ship it",
+                                        "status": "complete"}})})
+    first = rollout.stop()  # the model's update_goal: Codex's loop is over, the gate fails
+    assert set(first) == {"systemMessage", "decision", "reason"}
+    assert first["decision"] == "block" and first["reason"] == first["systemMessage"]
+    assert first["reason"].startswith("FORGE_GATES_NOT_FRESH: goal ")
+    assert goal_in_state(rollout.project)["turn_count"] == 1
+
+    def continued() -> dict | None:  # what Codex writes for a block, in the same turn
+        rollout.write("response_item", {
+            "type": "message", "id": f"msg_{uuid.uuid4().hex}", "role": "user",
+            "content": [{"type": "input_text", "text": '<hook_prompt hook_run_id="stop:3">'
+                         f'{first["reason"]}</hook_prompt>'}]})
+        return rollout.stop()
+
+    assert continued()["decision"] == "block"
+    assert goal_in_state(rollout.project)["turn_count"] == 2  # the continuation: charged
+    assert rollout.stop() is None  # repeated with no new continuation: never continued
+    (rollout.project / "done.txt").write_text("done\n")
+    done = continued()
+    assert set(done) == {"systemMessage"} and done["systemMessage"].startswith(
+        "FORGE_GOAL_VERIFIED: goal ")
+    goal = goal_in_state(rollout.project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 3)

@@ -187,18 +187,24 @@ def _file_gates(project) -> list:
 # -- the Stop and SessionEnd hooks --------------------------------------------------------
 
 def after_stop(event: dict, reply: dict | None) -> dict | None:
-    """The goal Stop path's `reply`, with the gates' notice added when they changed.
+    """The goal Stop path's `reply`, with the gates' notice added.
 
-    A reply that ends the session is returned as it is. A broken gates file is told to the
-    model like any other change, never a reason to stop the goal.
+    While a goal's final gates are not fresh and passing by forge's own knowledge, every
+    Stop that charged a turn tells the model which gates to run and what failed, as model
+    context: the host answers that with another model request (measured), so this is what
+    keeps a goal going after the host judged it met (held.py). Gates that turned fresh are
+    told to the person, once. A reply that ends the session is returned as it is (said
+    unverified when forge holds the host's `met`). A broken gates file is told to the model
+    like any other problem, never a reason to stop the goal.
     """
+    from forge_runtime.gates import held
     from forge_runtime.goal import sessions
 
-    if reply and reply.get("continue") is False:
-        return reply
     project = sessions.project_for(event)
     if not in_play(project):
         return reply
+    if reply and reply.get("continue") is False:
+        return _ended(project, event, reply)
     goal = _bound_goal(project, event["session_id"])
     if goal is None:
         return reply
@@ -210,33 +216,102 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     reading = Reading(project, goal)
     if reading.recorded is None and not defined(project):
         return reply  # a goal set with no gates file, in a project that still has none
-    if reading.receipts_fresh:  # the model is done: forge runs the recorded gates itself
+    record = files.read_record(project, goal["nonce"])
+    holding = reading.error is None and held.is_held(record, goal)
+    if reading.receipts_fresh or holding:
+        # the model is done (its receipts say so, or the host said met): forge runs the
+        # recorded gates itself, reusing what passed on these very files
         from forge_runtime.gates import confirm
 
         confirmed = confirm.confirm(paths_of(project), goal["nonce"], reading.recorded,
                                     STOP_BUDGET_SECONDS)
-        if not confirmed["passed"]:
+        if confirmed["passed"] and holding:
+            return held.complete(project, goal, event["session_id"], reading)
+        if not confirmed["passed"] and reading.receipts_fresh:
             reading.unconfirmed = confirmed
-    record = files.read_record(project, goal["nonce"])
+        record = files.read_record(project, goal["nonce"])
+    from forge_runtime.gates import streak
+
     told, now_seen = record.get("told"), reading.signature()
-    if told != now_seen:
-        files.write_record(project, goal["nonce"], {**record, "told": now_seen})
+    updated, stuck_for = streak.observe({**record, "told": now_seen}, reading,
+                                        goal["turn_count"])
+    continuing = not reading.verified and held.may_continue(goal, updated)
+    if continuing:
+        updated["continued_at"] = goal["turn_count"]
+    if updated != record:
+        files.write_record(project, goal["nonce"], updated)
     # the first look speaks only of gates that need something; later, of any change
     changed = told != now_seen if told is not None else bool(now_seen)
-    stuck = bool(reply) and "systemMessage" in (reply or {})
-    if changed or (stuck and not reading.verified):
+    if reading.error is not None and held.is_held(updated, goal):
+        # the gates a person recorded cannot be judged (their file changed or broke, which
+        # the agent may not touch): no turn of the model's can verify the goal, so it ends
+        # as the host judged it, and the person hears why
+        note_met(project, held.release(project, goal, event["session_id"],
+                                       "its final gates could not be judged"),
+                 STOP_BUDGET_SECONDS)
+        return _with_notice(None, reading.body(goal["nonce"]), reading.hint(project),
+                            to_model=False)
+    if not reading.verified:
+        if not continuing:
+            return reply  # a Stop the host repeated with no new turn: never continue it
+        body = reading.body(goal["nonce"])
+        if stuck_for:
+            body = streak.warning(streak.failing_names(reading), stuck_for, goal) + "\n" + body
+        return _continuing(event, _with_notice(reply, body, reading.hint(project),
+                                               to_model=True,
+                                               to_person=changed or bool(stuck_for)))
+    if changed:
         return _with_notice(reply, reading.body(goal["nonce"]), reading.hint(project),
-                            to_model=not reading.verified)
+                            to_model=False)
     return reply
 
 
-def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool) -> dict:
+def _continuing(event: dict, reply: dict) -> dict:
+    """The reply that keeps the goal going, in the host's terms: Claude Code answers model
+    context with another model request; Codex accepts no context on Stop (hosts/codex.py
+    drops it) and makes another turn for a block with the same text as its reason: the
+    host's adapter says (goal/host.py)."""
+    from forge_runtime.goal import host
+
+    handed = host.adapter(event)
+    return reply if handed is None else handed.continuing(reply)
+
+
+def _ended(project, event: dict, reply: dict) -> dict:
+    """A reply that ends the session, saying the goal is unverified when forge holds the
+    host's `met` on it; a ledger forge cannot read leaves the reply as it is."""
+    from forge_runtime.gates import held
+
+    try:
+        goal = _bound_goal(project, event["session_id"])
+        record = files.read_record(project, goal["nonce"]) if goal else {}
+        if goal is None or not held.is_held(record, goal):
+            return reply
+        summary = _as_last_run(project, goal, record).summary()
+        return held.unverified_stop(project, goal, reply, summary)
+    except ForgeError:
+        return reply
+
+
+def _as_last_run(project, goal: dict, record: dict) -> Reading:
+    """The goal's gates as they read now, with forge's last own run when the receipts say
+    fresh and passing but that run did not pass (what a hook found, without running it)."""
+    reading = Reading(project, goal)
+    confirmed = record.get("confirmed")
+    if reading.receipts_fresh and isinstance(confirmed, dict) and not confirmed.get("passed"):
+        reading.unconfirmed = confirmed
+    return reading
+
+
+def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool,
+                 to_person: bool = True) -> dict:
     """One message: an earlier notice's body (the stuck warning), the gates', and one hint;
     the gates' hint comes first, the earlier one's command becomes an `Or:`.
 
     Only what the model must act on goes into `additionalContext`: the host answers a Stop
     that carries it with another model request (measured, like a block), so gates that
-    turned fresh are told to the person alone (`systemMessage`).
+    turned fresh are told to the person alone (`systemMessage`). The person hears of gates
+    that still need work only when that changes (`to_person`), not at every turn.
     """
     from forge_runtime import hints
 
@@ -254,7 +329,9 @@ def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool
     if alternatives and hint.marker == hints.NEXT:
         hint = hints.next_(hint.text, hint.rationale, or_=[*hint.alternatives, *alternatives])
     text = "\n".join([*lines, hint.render()])
-    merged = {**(reply or {}), "systemMessage": text}
+    merged = {**(reply or {})}
+    if to_person or earlier:
+        merged["systemMessage"] = text
     if to_model or "hookSpecificOutput" in merged:
         merged["hookSpecificOutput"] = {"hookEventName": "Stop", "additionalContext": text}
     return merged
@@ -263,14 +340,21 @@ def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool
 def note_if_met(event: dict, budget: float) -> None:
     """Record the verdict on a goal this event found met. The host writes a turn's verdict
     while that turn's Stop hooks run, so it is first seen by the session's next prompt or
-    its end (SessionEnd), before anyone works on past it. `budget`: the seconds forge may
+    its end (SessionEnd), before anyone works on past it. A goal whose `met` forge held for
+    its gates (held.py) ends here too: a person took over. `budget`: the seconds forge may
     spend running the recorded gates within this hook's time limit."""
+    from forge_runtime.gates import held
     from forge_runtime.goal import sessions
 
     project = sessions.project_for(event)
     if not in_play(project):
         return
     goal = _bound_goal(project, event["session_id"])
+    if goal is not None and goal["status"] == ACTIVE and \
+            held.is_held(files.read_record(project, goal["nonce"]), goal):
+        why = "the session ended" if event.get("hook_event_name") == "SessionEnd" \
+            else "a person's prompt took over"
+        goal = held.release(project, goal, event["session_id"], why)
     if goal is not None and goal["status"] == COMPLETE:
         note_met(project, goal, budget)
 
@@ -317,9 +401,13 @@ def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
         why = (record.get("met") or {}).get("why") or "not judged yet"
         return f"met but unverified: {why}", hints.next_(
             VERIFY, "runs the goal's recorded final gates, confined, and records the verdict")
+    from forge_runtime.gates import held
+
+    record = files.read_record(project, goal["nonce"])
     reading = Reading(project, goal)
     running = goal["status"] == ACTIVE and not reading.verified
-    return reading.summary(), reading.hint(project) if running else None
+    line = held.status_line(record, goal, reading.summary()) or reading.summary()
+    return line, reading.hint(project) if running else None
 
 
 def verify(project, goal: dict) -> tuple[dict, dict]:

@@ -25,6 +25,10 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
   `thread_goal_updated` either, only the host's `function_call_output` for the call, whose
   `output` is JSON holding the goal as it now stands (`{"goal": {"objective", "status",
   ...}, ...}`); `get_goal` answers in the same shape. Those are the verdicts forge applies.
+- A Stop hook's `{"decision": "block", "reason": R}` continues the turn under the same
+  `turn_id`: Codex writes a `response_item` user message whose text is
+  `<hook_prompt hook_run_id="stop:...">R</hook_prompt>`, the model answers, and the next
+  Stop comes with `stop_hook_active: true`. forge counts each such continuation as a turn.
 - Each turn's `turn_context` entry carries the sandbox it runs in, `sandbox_policy.type`
   (`workspace-write`, `read-only`, `danger-full-access`), whatever set it: config.toml,
   `--sandbox`, `--dangerously-bypass-approvals-and-sandbox`. The hook input's
@@ -42,9 +46,10 @@ from forge_runtime.goal.objective import normalise
 from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Turn, Verdict
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
+HOOK_PROMPT = "<hook_prompt "
 _SET, _CLEARED = "User set the goal:", "User cleared the goal."
 _INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId",
-                "goal_objective", "token_count", '"turn_context"')
+                "goal_objective", "token_count", '"turn_context"', "<hook_prompt ")
 # what carries tokens: `token_count` events, and each turn's model in its `turn_context`
 USAGE_TOKENS = ("token_count", '"turn_context"')
 _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
@@ -108,6 +113,21 @@ def host_goal_message(entry: dict) -> tuple[str, str] | None:
     return str(payload.get("id")), text
 
 
+def hook_prompt(entry: dict) -> str | None:
+    """The identity of a Stop hook's continuation: the id of the `response_item` user
+    message Codex writes with the hook's reason (`<hook_prompt hook_run_id=...>`), or None.
+    A model's words never take this shape (they are assistant messages or tool outputs)."""
+    payload = _payload(entry, "response_item", "message")
+    if payload is None or payload.get("role") != "user" or not isinstance(payload.get("id"),
+                                                                          str):
+        return None
+    parts = payload.get("content") or []
+    text = parts[0].get("text") if parts and isinstance(parts[0], dict) else None
+    if not isinstance(text, str) or not text.startswith(HOOK_PROMPT):
+        return None
+    return "hook-prompt:" + payload["id"]
+
+
 def spent_tokens(entry: dict) -> tuple[str, dict] | None:
     """(fingerprint, tokens) of a `token_count` event: its `last_token_usage` in usage.py's
     fields. OpenAI's `input_tokens` include the cached (and cache-written) ones, so fresh
@@ -150,13 +170,20 @@ class Chunk(transcript.Chunk):
         return found
 
     def turns(self) -> list[Turn]:
-        """Every turn the chunk shows, oldest first, by its `task_started` entry: at a Stop,
-        each but the newest has finished (Codex starts one turn at a time)."""
+        """Every turn the chunk shows, oldest first, by its `task_started` entry, and every
+        continuation a Stop hook's block made inside one (its `hook_prompt` message): at a
+        Stop, each but the newest has finished (Codex starts one turn at a time). A block
+        continues Codex's turn under the same `turn_id` (measured), so without this a goal a
+        Stop hook keeps going would run uncounted."""
         found = []
         for index, entry in enumerate(self.entries):
             started = started_turn(entry)
             if started is not None and isinstance(started.get("turn_id"), str):
                 found.append(Turn(started["turn_id"], index))
+                continue
+            prompted = hook_prompt(entry)
+            if prompted is not None:
+                found.append(Turn(prompted, index))
         return found
 
     def verdicts(self) -> list[Verdict]:

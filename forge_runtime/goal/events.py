@@ -301,19 +301,28 @@ def _witnessed_ledger(project: Project, nonce: str):
 
 
 def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
-              own_turn: str | None, path: str):
+              own_turn: str | None, path: str, at_stop: bool = False):
     """Charge the chunk's turns worked before the goal ended, then apply its verdicts.
 
     Transcript order decides: a turn closed before a verdict that ended the goal is charged,
     one after it is not (the goal had ended). `own_turn` is the turn whose Stop this is (a
     repeated Stop's, when the chunk shows none); every other turn is charged late, each with
     the tokens it spent (`path` is the transcript's). None when there was nothing to charge.
+
+    At a Stop (`at_stop`), a `met` verdict on a goal with recorded final gates ends nothing:
+    forge holds it (gates/held.py) and goes on charging the turns it keeps the goal going
+    for, until its own run of the gates passes or the budget ends it.
     """
     from forge_runtime.goal import charging
 
     ledger = _witnessed_ledger(project, binding["nonce"])
     verdicts = [verdict for verdict in chunk.verdicts() if verdict.condition is None
                 or normalise(verdict.condition) == binding.get("objective")]
+    if at_stop and any(verdict.outcome == transcript.MET for verdict in verdicts):
+        from forge_runtime.gates.held import hold_met
+
+        if hold_met(project, binding["nonce"]):
+            verdicts = [verdict for verdict in verdicts if verdict.outcome != transcript.MET]
     cut = verdicts[0].index if verdicts else len(chunk.entries)
     shown = chunk.turns()
     turns = [turn.uuid for turn in shown if turn.index < cut]
@@ -497,7 +506,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         # the first Stop could not confirm yet, or a confirmation an agent forged)
         return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
                                         "another objective")
-    result = _catch_up(project, binding, chunk, session, turn, path)
+    result = _catch_up(project, binding, chunk, session, turn, path, at_stop=True)
     _remember(project, session, binding, path, chunk)
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)

@@ -9,6 +9,7 @@ asks an adapter, and what holds for Claude Code:
     transcript_reader()             the module that reads its transcripts (transcript.py)
     sandbox_posture(root, rollout)  its own sandbox's posture for the session (none)
     SESSION_END_BUDGET_SECONDS      what a SessionEnd hook may spend (gates/goal.py's)
+    continuing(reply)               the Stop reply that keeps a goal going (model context)
 """
 
 KEY = "forge_host"

@@ -79,6 +79,14 @@ def sandbox_posture(project_root: Path, rollout: str | None) -> dict:
     return codex_sandbox_posture(project_root, rollout=rollout)
 
 
+def continuing(reply: dict) -> dict:
+    """The core's reply that keeps a goal going (gates/goal.py), in Codex's terms: Codex
+    takes no model context on Stop, and makes another turn for a block whose reason is
+    that text."""
+    return {**reply, "decision": "block",
+            "reason": reply["hookSpecificOutput"]["additionalContext"]}
+
+
 def stop_reply(event: dict, reply: dict | None) -> dict | None:
     """The core's Stop reply in Codex's terms: ending autonomy also pauses the native goal."""
     if not reply:

@@ -94,7 +94,8 @@ def test_a_goal_hears_of_the_one_stale_gate_and_forge_runs_the_recorded_gates_it
     rules = [r["rule"] for r in session.requests if not r["rule"].startswith("evaluator")]
     assert rules == ["model runs the gates", "model reports the run",
                      "model edits a file in one gate's boundary", "model reports the stale gate",
-                     "model tries to call it verified", "model reports verified"], rules
+                     "model tries to call it verified", "model reports verified",
+                     "model works"], rules
     results = _results(session)
     status = next(text for text in results if "unit-tests  stale" in text)
     assert "docs        fresh" in status
@@ -102,23 +103,27 @@ def test_a_goal_hears_of_the_one_stale_gate_and_forge_runs_the_recorded_gates_it
     confirmed = next(text for text in results if "passes forge's own run now" in text)
     assert "unit-tests  passed in" in confirmed and "confinement: none" in confirmed
 
-    # the Stop after the edit told the model, and only then
+    # the Stop after the edit told the model and the person; the next, the model alone
     replies = [hook.reply for hook in session.hooks_for("Stop")]
     assert replies[0] is None  # every gate fresh after the first turn: nothing to say
     told = replies[1]["hookSpecificOutput"]["additionalContext"]
     assert "unit-tests stale" in told and "docs" not in told
     assert told.endswith("Next: forge gate run unit-tests\n  only these gates' receipts are "
                          "out of date")
+    assert replies[2] == {"hookSpecificOutput": replies[1]["hookSpecificOutput"]}
+    # the host judged it met after verify-gates while the receipt was still stale: forge
+    # held the verdict for one more (charged) turn, ran the recorded gates itself at its Stop
+    assert replies[3]["systemMessage"].startswith("FORGE_GOAL_VERIFIED: goal ")
+    assert len(replies) == 4
     marker = "Stop hook additional context: FORGE_GATES_NOT_FRESH"
     working = [r for r in session.requests if not r["rule"].startswith("evaluator")]
     first_told = next(r for r in working if marker in json.dumps(r["body"]))
     assert first_told["rule"] == "model tries to call it verified"  # the very next request
     assert "unit-tests stale" in json.dumps(first_told["body"])
 
-    # the host judged the goal met after the gate ran again: forge recorded it verified
     forge = find_project(project)
     goal = state.read(forge.state_path).goal
-    assert goal["status"] == "complete", session.result
+    assert (goal["status"], goal["turn_count"]) == ("complete", 4), session.result
     record = read_record(forge, goal["nonce"])
     assert record["met"]["verified"] is True and record["verified_at"]
     assert all(hook.exit_code == 0 for hook in session.hooks)
@@ -221,10 +226,17 @@ def test_a_goal_whose_model_buys_its_gates_is_met_but_not_verified(claude_host, 
     assert "unit-tests  fresh" in sealed  # the forged receipt reads as a passing run
 
     # the host judged the goal met on the forged receipts; forge ran the recorded gate
-    # itself (under bubblewrap in the sandboxed posture) and the goal is not verified
+    # itself (under bubblewrap in the sandboxed posture), held the verdict and kept the goal
+    # going with what failed; the model only talked, so after 8 such continuations the host
+    # ended the turn itself, and the session's end left the goal met but not verified
+    assert rules[5:] == ["model works"] * 8, rules
+    continued = [hook.reply["hookSpecificOutput"]["additionalContext"]
+                 for hook in session.hooks_for("Stop")[-9:]]
+    assert all("FORGE_GATES_NOT_CONFIRMED: goal " in text for text in continued)
     forge = find_project(project)
     goal = state.read(forge.state_path).goal
     assert goal["status"] == "complete", session.result
+    assert goal["turn_count"] == len(session.hooks_for("Stop"))  # every turn charged
     record = read_record(forge, goal["nonce"])
     assert record["met"]["verified"] is False and "verified_at" not in record
     assert "unit-tests failed (exit 1)" in record["met"]["why"]

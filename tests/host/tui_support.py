@@ -36,6 +36,10 @@ class Tui:
         time.sleep(0.3)
         self._tmux("send-keys", "-t", "tui", "Enter")
 
+    def keys(self, *names: str) -> None:
+        """Press keys by tmux name (`Escape`, `C-c`), as a person would."""
+        self._tmux("send-keys", "-t", "tui", *names)
+
     def wait_for(self, condition, what: str, timeout: float = 30.0):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
