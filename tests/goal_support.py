@@ -10,6 +10,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from forge_runtime.goal import events, state, transcript
 from forge_runtime.project import Project, find_project
 
@@ -88,6 +90,28 @@ def two_gates(unit_tests: str) -> str:
     return ("gates:\n"
             f"  unit-tests:\n    command: {unit_tests}\n    boundary: [\"src/**\"]\n"
             "  docs:\n    command: echo docs\n    boundary: [\"docs/**\"]\n")
+
+
+def goal_project_fixture(**options):
+    """A test module's `project` fixture (`project = goal_project_fixture()`): a goal
+    project as `goal_project(tmp_path, monkeypatch, **options)` makes it."""
+    @pytest.fixture
+    def project(tmp_path, monkeypatch) -> Project:
+        """A goal project (goal_support.goal_project_fixture)."""
+        return goal_project(tmp_path, monkeypatch, **options)
+
+    return project
+
+
+def cli_project_fixture():
+    """A test module's `project` fixture that is conftest's `cli_project`: an empty git
+    repository, the host's project dir."""
+    @pytest.fixture
+    def project(cli_project) -> Path:
+        """conftest's `cli_project` (goal_support.cli_project_fixture)."""
+        return cli_project
+
+    return project
 
 
 def gates_project(tmp_path: Path, monkeypatch, gates: str, parser: str) -> Project:

@@ -12,7 +12,13 @@ import errno
 import os
 
 import pytest
-from goal_support import Session, goal_of, goal_project, make_project, started_goal
+from goal_support import (
+    Session,
+    goal_of,
+    goal_project_fixture,
+    make_project,
+    started_goal,
+)
 
 from forge_runtime.goal import events, records, transcript
 from forge_runtime.goal.ledger import Ledger
@@ -20,9 +26,7 @@ from forge_runtime.goal.ledger import Ledger
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+project = goal_project_fixture()
 
 
 def _charges(project) -> list[dict]:

@@ -6,8 +6,7 @@ import json
 import subprocess
 import sys
 
-import pytest
-from goal_support import Session, goal_project, run_cli
+from goal_support import Session, goal_project_fixture, run_cli
 
 from forge_runtime import hints
 from forge_runtime.cli.main import main, parses
@@ -16,9 +15,7 @@ from forge_runtime.goal import sessions, state
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch, cli=True)
+project = goal_project_fixture(cli=True)
 
 
 def _json(capsys, *argv) -> tuple[int, dict]:

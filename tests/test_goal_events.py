@@ -6,7 +6,14 @@ import json
 import os
 
 import pytest
-from goal_support import Session, goal_of, goal_project, goal_projects, started_goal
+from goal_support import (
+    Session,
+    goal_of,
+    goal_project,
+    goal_project_fixture,
+    goal_projects,
+    started_goal,
+)
 
 from forge_runtime.goal import events, sessions, state, transcript
 from forge_runtime.goal.ledger import Ledger
@@ -15,9 +22,7 @@ from forge_runtime.hooks import stop
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+project = goal_project_fixture()
 
 
 def _stop_text(reply) -> str:

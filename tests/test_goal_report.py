@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from goal_support import Session, goal_project, run_cli
+from goal_support import Session, goal_project_fixture, run_cli
 
 from forge_runtime.cli.main import main
 from forge_runtime.goal import report
@@ -13,9 +12,7 @@ from forge_runtime.goal import report
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch, cli=True)
+project = goal_project_fixture(cli=True)
 
 
 def _spend(session: Session, message_id: str, model: str, **api) -> None:

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from goal_support import Session, goal_project
+from goal_support import Session, goal_project_fixture
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import activation, events, gauge, state, transcript, usage
@@ -105,9 +105,7 @@ def test_a_deleted_or_rewritten_subagent_transcript_is_unattributable(helpers):
 
 # -- through the hooks ------------------------------------------------------------------
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+project = goal_project_fixture()
 
 
 def _guard(project, text: str) -> None:
