@@ -16,7 +16,7 @@ Its modules are in layers, and each imports only from the layers below it:
               archives archivers and patch
               hosts    the host CLIs' off switches
     walk      walk     follows the shell from command to command as bash would, and
-                       holds the one table of which family models each command
+                       names the family that models each command
 
 A model may use a family beside it (git's `mv` is the copy model) but never the walk: code
 a program runs for you is judged by the walk's child shell, which the walk hands down on

@@ -161,7 +161,7 @@ _ENTRY_POINT_GAP = 8
 _ENTRY_POINT_NAME = "modes.leave"
 
 
-# -- the command models: the one table of which family models each command -----------------
+# -- the command models: which family models each command ----------------------------------
 # A command family is a module of this package with a `MODELS` table, command name -> model
 # `model(name, args, ctx, child)`, which returns a Finding or (are the command's effects
 # modelled, does it name a protected path). `files` models most commands a session runs and
@@ -169,7 +169,7 @@ _ENTRY_POINT_NAME = "modes.leave"
 # commands runs (a Bash call that runs no git pays nothing for git's model), so their
 # commands are named here. A new model is a function and its `MODELS` row in its family,
 # plus its name in LAZY_FAMILIES when the family is a lazy one; a new family is a module
-# and its row here. tests/test_guard_shell_models.py holds this table and the families'
+# and its row here. tests/test_guard_shell_models.py holds these names and the families'
 # own tables to each other.
 PACKAGE = "forge_runtime.guard.shell"
 # The families imported only when one of their commands runs, and the commands they model.
@@ -181,9 +181,8 @@ LAZY_FAMILIES = {
                            "lzip", "zstd", "unzstd", "lz4", "brotli"}),
     "hosts": frozenset({"claude", "codex"}),  # the host CLIs' off switches
 }
-# Command name -> the family that models it.
-TABLE = {**dict.fromkeys(files.MODELS, "files"),
-         **{name: owner for owner, names in LAZY_FAMILIES.items() for name in names}}
+# Command name -> the lazy family that models it (`files` models what files.MODELS names).
+LAZY = {name: owner for owner, names in LAZY_FAMILIES.items() for name in names}
 
 
 def family(name: str):
@@ -197,11 +196,13 @@ def family(name: str):
 def check_command(name: str, args: list[str], ctx: Context,
                   child) -> Finding | tuple[bool, bool]:
     """The model of command `name`; `child(code, ctx)` judges code it runs in a child."""
-    owner = TABLE.get(name)
-    if owner is None:
-        return check_unmodelled(name, args, ctx)
-    models = files.MODELS if owner == "files" else family(owner).MODELS
-    return models[name](name, args, ctx, child)
+    model = files.MODELS.get(name)
+    if model is None:
+        owner = LAZY.get(name)
+        if owner is None:
+            return check_unmodelled(name, args, ctx)
+        model = family(owner).MODELS[name]
+    return model(name, args, ctx, child)
 
 
 def analyse(command: str, cwd: str, env: dict[str, str],
