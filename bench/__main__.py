@@ -39,7 +39,8 @@ FULL = {"runs": 30, "warmup": 3, "memory_runs": 3, "rounds": 10, "import_runs": 
 QUICK = {"runs": 2, "warmup": 0, "memory_runs": 1, "rounds": 1, "import_runs": 1,
          "split_runs": 1, "adversarial_runs": 1, "host_sessions": 1, "host_warmup": 0}
 QUICK_LEFT_OUT = ("stop-charge-2000", "stop-catch-up-1-2000", "stop-catch-up-20-2000",
-                  "goal-verify-2000", "list-2000", "tree-2000")
+                  "goal-verify-2000", "list-2000", "tree-2000", "goal-publish-2000",
+                  "stop-activate-remote-2000")
 QUICK_LEAN = ("pre-tool-use-unguarded", "user-prompt-ordinary", "stop-no-goal",
               "session-start-no-goal", "post-tool-use-agent", "session-end-no-goal")
 THIS_INTERPRETER = "This interpreter"

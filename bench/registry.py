@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from bench import artifacts, brief, gates, goal
+from bench import artifacts, brief, gates, goal, goal_remote
 from bench.measure import Run
 from bench.scenarios import (
     CLARIFIER,
@@ -86,6 +86,7 @@ def all_scenarios() -> list[Scenario]:
                  session_end_no_goal, True),
         *goal.charging_scenarios(),
         *goal.verify_scenarios(),
+        *goal_remote.remote_scenarios(),
         *goal.status_line_scenarios(),
         *goal.mid_turn_scenarios(),
         *[Scenario(f"{command}-{count}", "CLI", f"forge {command} --json, {count:,} artifacts",

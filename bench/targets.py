@@ -31,6 +31,8 @@ FLOOR_LIMITS = (
     ("stop-charge-20", 2.0, "a charge"),
     ("stop-charge-200", 2.0, "a charge"),
     ("stop-charge-2000", 2.0, "a charge"),
+    ("stop-charge-published-200", 2.0, "a charge"),  # publishing on: never the network
+    ("stop-charge-publish-due-200", 2.0, "a charge"),
     ("user-prompt-goal", 4.0, "a person's /goal"),
     ("stop-activate", 4.0, "a person's /goal"),
 )

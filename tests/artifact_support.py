@@ -69,3 +69,17 @@ def edit_front_matter(project: Path, artifact_id: str, **changes) -> None:
     meta, body = frontmatter.split(path.read_text(encoding="utf-8"))
     meta.update(changes)
     path.write_text(frontmatter.join(meta, body), encoding="utf-8")
+
+
+def git(*args, cwd) -> str:
+    """git's output, or CalledProcessError."""
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def bare_repository(path):
+    """A bare repository at `path`: the remote that clones share, as a hosting's would be."""
+    git("init", "-q", "--bare", str(path), cwd=path.parent)
+    return path

@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
-import subprocess
 import threading
 
 import pytest
 
 from forge_runtime.artifacts.remote import REF_PREFIX, RemoteClaims
 from forge_runtime.steps import Call, OpError
-from tests.artifact_support import NOW, ok, op, prd
+from tests.artifact_support import NOW, bare_repository, ok, op, prd
+from tests.artifact_support import git as _git
 
 ROUNDS = 20
 
 
-def _git(*args, cwd):
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
-
-
 @pytest.fixture
 def clones(tmp_path):
-    remote = tmp_path / "shared.git"
-    _git("init", "-q", "--bare", str(remote), cwd=tmp_path)
+    remote = bare_repository(tmp_path / "shared.git")
     made = []
     for name in ("machine-a", "machine-b"):
         _git("clone", "-q", str(remote), name, cwd=tmp_path)

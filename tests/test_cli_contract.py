@@ -41,6 +41,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("goal", "history"): [[]],
     ("goal", "report"): [[], ["--nonce", "0" * 32]],
     ("goal", "verify-gates"): [[]],
+    ("goal", "publish"): [[], ["--restore"]],
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
     ("ledger", "verify"): [["--project", "."]],

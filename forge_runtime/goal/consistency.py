@@ -11,7 +11,8 @@ Worktrees share one ledger but each has its own state.md, so a work tree's state
 behind when a session in another work tree charges the goal or adds a tranche. That is not
 an edit: the state then equals the goal as some recent record left it, and at most one of
 the appends after that record was made for this state file (charge records name the state
-file they mirror to; the records of one catch-up share a `batch`). Only on a mismatch are
+file they mirror to; the records of one catch-up share a `batch`; a join with another
+clone's chain keeps this clone's records in its side). Only on a mismatch are
 records read back, newest first, and never past the state's own count, so
 a Stop of an untouched goal still reads no record for this.
 
@@ -95,10 +96,13 @@ def _behind_other_worktrees(ledger: Ledger, head: Head, mine: dict | None, mine_
         return False
     own, record = set(), head.record
     while True:
-        if state.mirror(record["goal"]) == mine:
-            return True
-        if record.get("kind") == "charge" and record.get("mirror") == mine_id:
-            own.add(record.get("batch", record["seq"]))  # one locked append, one write
+        # a join with another clone's chain (merge.py) carries this clone's records since
+        # the fork in its side: the state may mirror one of those
+        for seen in (record, *reversed(record.get("side") or [])):
+            if state.mirror(seen["goal"]) == mine:
+                return True
+            if seen.get("kind") == "charge" and seen.get("mirror") == mine_id:
+                own.add(seen.get("batch", seen["seq"]))  # one locked append, one write
         if len(own) > 1 or record["seq"] == 1 or record["goal"]["turn_count"] < count:
             return False
         record = ledger.previous(record)

@@ -186,8 +186,15 @@ def host_posture(project: Project, event: dict) -> dict | None:
 
 
 def on_session_end(event: dict) -> None:
-    """Charge the turns and apply the verdicts the session's last Stop could not see."""
-    _follow_transcript(sessions.project_for(event), event)
+    """Charge the turns and apply the verdicts the session's last Stop could not see, then
+    publish what the session leaves owed (a goal kept on the remote)."""
+    project = sessions.project_for(event)
+    _follow_transcript(project, event)
+    binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
+    if binding.get("remote"):
+        from forge_runtime.goal.publisher import after_event
+
+        after_event(project, binding, None, now=True)
 
 
 def _follow_transcript(project: Project, event: dict):
@@ -474,12 +481,19 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     # leaving the session unbound with its native goal running unbudgeted
     binding = {"nonce": started.goal["nonce"], "objective": started.goal["objective"],
                "repository": started.goal["repository"]}
+    from forge_runtime.goal import remote
+
+    published_on = remote.configured(project)
+    if published_on is not None:  # every later hook of the session publishes without asking
+        binding["remote"] = published_on
+        if started.notice is not None:  # said once, by the publish step of this Stop
+            remote.write_state(_witnessed_ledger(project, started.goal["nonce"]),
+                               failed=started.notice)
     return binding, chunk.after(set_at)
 
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
-    from forge_runtime.goal import charging
-    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, repository_id, tampered
+    from forge_runtime.goal.ledger import ACTIVE, repository_id, tampered
 
     session = event["session_id"]
     path = event.get("transcript_path") or ""
@@ -491,7 +505,10 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if binding is None:
         return None
     if binding.get("repository") != repository_id(project.ledger_root):
-        raise tampered(f"session {session} is bound to a goal of another repository")
+        from forge_runtime.goal.published import known_repository
+
+        if not known_repository(project.ledger_root, binding.get("repository")):
+            raise tampered(f"session {session} is bound to a goal of another repository")
     ledger = _witnessed_ledger(project, binding["nonce"])
     if not chunk.turns() and ledger.current().goal["status"] == ACTIVE:
         # a new turn whose entry the host has not written yet, or a repeated Stop
@@ -510,6 +527,23 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     _remember(project, session, binding, path, chunk)
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
+    reply = _reply_after_charge(project, binding, event, result)
+    if binding.get("remote"):
+        from forge_runtime.goal.publisher import after_event
+
+        notice = after_event(project, binding, result.goal, now=sessions.PENDING in involved,
+                             can_tell=not (reply or {}).get("systemMessage"))
+        if notice is not None:
+            reply = {**(reply or {}), "systemMessage": notice}
+    return reply
+
+
+def _reply_after_charge(project: Project, binding: dict, event: dict, result) -> dict | None:
+    """What the Stop answers once its turns are charged: the budget spent, the goal ended
+    while the host keeps it running, the stuck warning, or nothing."""
+    from forge_runtime.goal import charging
+    from forge_runtime.goal.ledger import EXHAUSTED
+
     if result.goal["status"] == EXHAUSTED:
         from forge_runtime.goal import checkpoint
 

@@ -6,6 +6,9 @@ Layout under `Project.ledger_root` (shared by every worktree of a repository):
     repository-id                      this repository's ledger identity (random, once)
     <nonce>/records/00000001.json ...  write-once records, each sealing the one before
     <nonce>/head.json                  {"seq", "hash"} of the last record: a fast pointer
+                                       (and "records": "records.<n>" once a join with
+                                       another clone's chain made a new generation)
+    <nonce>/remote.json                what the goal's remote last took (published.py)
     <nonce>/turns/<turn key>           one empty file per charged turn (idempotency)
     <nonce>/lock                       the writers' lock
     sessions/<session id>.json         which goal a session is bound to (see sessions.py)
@@ -39,9 +42,10 @@ import os
 
 from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.goal import records
+from forge_runtime.goal import merge, records
 from forge_runtime.goal.ceilings import MINUTES, TOKENS, TURNS, minutes_used, now, reached
 from forge_runtime.goal.lock import locked
+from forge_runtime.goal.merge import MERGE
 from forge_runtime.project import join
 from forge_runtime.records import record
 
@@ -51,6 +55,7 @@ TRANCHE = 20
 HEAD_NAME = "head.json"
 REPOSITORY_ID = "repository-id"
 TURNS_DIR = "turns"
+GENERATION = "records"  # head.json's key naming the records directory in use
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
 STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
@@ -117,12 +122,13 @@ class Ledger:
 
     def head(self) -> Head:
         """The last record, checked in O(1) (see the module docstring)."""
-        if os.path.islink(self.dir) or os.path.islink(self.records_dir):
-            raise tampered(f"goal {self.nonce}: its directory was replaced by a symlink")
         try:
             pointer = records.read_json_file(self.head_path)
         except records.RecordError as exc:
             raise tampered(f"goal {self.nonce}: head {exc}") from None
+        self._use_generation(pointer.get(GENERATION, records.RECORDS_DIR))
+        if os.path.islink(self.dir) or os.path.islink(self.records_dir):
+            raise tampered(f"goal {self.nonce}: its directory was replaced by a symlink")
         seq = pointer.get("seq")
         if not isinstance(seq, int) or seq < 1:
             raise tampered(f"goal {self.nonce}: head.json names no record")
@@ -147,6 +153,16 @@ class Ledger:
             self._audit_one_link(last)
         return Head(last, stale)
 
+    def _use_generation(self, name) -> None:
+        """Read records from the directory head.json names: `records`, or `records.<n>`
+        once a join with another clone's chain replaced the records after the fork
+        (`install`)."""
+        if name != records.RECORDS_DIR and not (
+                isinstance(name, str) and name.startswith(records.RECORDS_DIR + ".")
+                and name[len(records.RECORDS_DIR) + 1:].isdigit()):
+            raise tampered(f"goal {self.nonce}: head.json names records directory {name!r}")
+        self.records_dir = join(self.dir, name)
+
     def _audit_one_link(self, last: dict) -> None:
         """Check one more link, picked by the head hash, so every link gets checked in time."""
         if last["seq"] < 3:
@@ -166,8 +182,7 @@ class Ledger:
         charged = set()
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
-            if record.get("kind") == "charge":
-                charged.add(turn_key(record["turn"]))
+            charged.update(map(turn_key, merge.contributions(record)[0]))
             if before is None:
                 if record.get("prev") != records.GENESIS_PREV:
                     raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
@@ -175,6 +190,10 @@ class Ledger:
                 self._check_link(record, before)
             self._check_goal_fields(record)
             check_transition(before, record, self.nonce)
+            if record.get("kind") == MERGE:
+                why = merge.check(_Chain(self, seq - 1), record, self.nonce, check_transition)
+                if why:
+                    raise tampered(f"goal {self.nonce}: record {seq} (merge) {why}")
             before = record
         names = {entry for entry in os.listdir(self.records_dir) if not entry.startswith(".")}
         expected = {records.record_name(seq) for seq in range(1, head.seq + 1)}
@@ -240,7 +259,11 @@ class Ledger:
         return locked(self.dir, shared=shared)
 
     def _publish(self, record: dict) -> None:
-        data = records.canonical({"seq": record["seq"], "hash": record["hash"]})
+        pointer = {"seq": record["seq"], "hash": record["hash"]}
+        generation = os.path.basename(self.records_dir)
+        if generation != records.RECORDS_DIR:
+            pointer[GENERATION] = generation
+        data = records.canonical(pointer)
         records.replace_atomically(self.head_path, data)
         turn = record.get("turn")
         if turn:
@@ -275,6 +298,27 @@ class Ledger:
             self.witness.record(self.nonce, record)
         return Head(record, False)
 
+    def install(self, staged: Ledger) -> Head:
+        """Make the chain verified in `staged` (see `stage`) this goal's, in one step: its
+        records move in as a new generation and head.json is switched to it. The caller
+        holds the lock and has checked that the chain keeps every record this ledger and
+        its witness hold (merge.holds)."""
+        taken = [int(name.rsplit(".", 1)[1]) for name in os.listdir(self.dir)
+                 if name.startswith(records.RECORDS_DIR + ".") and
+                 name.rsplit(".", 1)[1].isdigit()]
+        old, seq = self.records_dir, staged.pointer()
+        name = f"{records.RECORDS_DIR}.{max(taken, default=0) + 1}"
+        os.rename(staged.records_dir, join(self.dir, name))
+        discard(staged.root)
+        self.records_dir = join(self.dir, name)
+        head = Head(records.read_record(self.records_dir, seq), False)
+        self._publish(head.record)
+        records.fsync_dir(self.dir)
+        discard(old)
+        if self.witness is not None:
+            self.witness.record(self.nonce, head.record)
+        return head
+
     def create(self, goal: dict, **fields) -> Head:
         """Write the genesis record of a new goal directory."""
         os.makedirs(self.records_dir, exist_ok=True)
@@ -289,6 +333,80 @@ class Ledger:
             if self.witness is not None:
                 self.witness.record(self.nonce, record)
         return Head(record, False)
+
+
+class _Chain:
+    """The first `length` records of a ledger, read when a join is checked: a verification
+    that meets no merge record keeps no chain in memory (a 2,000-turn one is megabytes)."""
+
+    def __init__(self, ledger: Ledger, length: int) -> None:
+        self.ledger = ledger
+        self.length = length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self.ledger.record_at(seq + 1) for seq in range(*index.indices(self.length))]
+        if index < 0:
+            index += self.length
+        if not 0 <= index < self.length:
+            raise IndexError(index)
+        return self.ledger.record_at(index + 1)
+
+    def __iter__(self):
+        return (self.ledger.record_at(seq) for seq in range(1, self.length + 1))
+
+
+def stage(ledger_root: str | os.PathLike, nonce: str, chain, seen=None) -> Ledger:
+    """`chain` (records, oldest first: a list, or read one at a time) written as goal
+    `nonce` of a fresh staging ledger inside `ledger_root` (same file system, so it moves
+    into place with one rename) and fully verified: the way a chain forge did not write
+    here (the remote's, a join) enters the ledger. With `seen` ({"seq", "hash"}), the
+    chain must hold that record (merge.holds), else it was rewritten. The records are
+    written without a sync each and synced once, before anything points at them."""
+    staging = join(ledger_root, f".staging-{os.getpid()}-{os.urandom(4).hex()}")
+    ledger = Ledger(staging, nonce)
+    os.makedirs(ledger.records_dir)
+    try:
+        last, held = None, not seen
+        for one in chain:
+            records.create_exclusive(os.path.join(ledger.records_dir,
+                                                  records.record_name(one["seq"])),
+                                     records.canonical(one), durable=False)
+            held = held or merge.mentions(one, seen.get("seq"), seen.get("hash"))
+            last = one
+        if last is None:
+            raise tampered(f"goal {nonce}: the chain to take in holds no record")
+        if not held:
+            raise rewritten(nonce, seen)
+        os.sync()
+        ledger._publish({"seq": last["seq"], "hash": last["hash"]})
+        ledger.verify()
+    except BaseException:
+        discard(staging)
+        raise
+    return ledger
+
+
+def restore_fix(nonce: str) -> str:
+    """The way out of a remote chain that is not forge's: publish this clone's over it."""
+    return f"forge goal publish --nonce {nonce} --restore"
+
+
+def rewritten(nonce: str, seen: dict) -> ForgeError:
+    """The refusal for a remote chain without the head this clone last saw there."""
+    return tampered(f"goal {nonce}: the remote's ledger no longer holds record "
+                    f"{seen.get('seq')}, which this clone saw there (rewritten by hand, or a "
+                    "remote that lost it)", restore_fix(nonce))
+
+
+def discard(path: str | os.PathLike) -> None:
+    """Remove a staging ledger or a records generation no head points at any more."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def repository_id(ledger_root: str | os.PathLike) -> str:
@@ -356,7 +474,10 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         raise refuse(f"has an unknown status {goal.get('status')!r}")
     if goal.get("turn_ceiling") != TRANCHE * goal.get("activation_count", 0):
         raise refuse("has a ceiling that is not 20 x activations")
-    if not 0 <= goal.get("turn_count", -1) <= goal["turn_ceiling"]:
+    count = goal.get("turn_count", -1)
+    if not isinstance(count, int) or count < 0 or (count > goal["turn_ceiling"] and (
+            kind == "charge" or before is None)):
+        # past the ceiling only by joining another clone's turns (merge.py), and kept
         raise refuse("has a turn count outside 0..ceiling")
     if not isinstance(goal.get("token_count", 0), int) or goal.get("token_count", 0) < 0:
         raise refuse("has a token count that is not a count")
@@ -401,6 +522,8 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
         ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted
+    elif kind == MERGE:
+        ok = merge.shape_ok(before, record)
     else:
         ok = False
     if not ok:
@@ -410,7 +533,7 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
 def _reached_named(goal: dict, record: dict, ceiling: str) -> bool:
     """An exhaustion's named ceiling is one the goal has reached at the record's time."""
     if ceiling == TURNS:
-        return goal["turn_count"] == goal["turn_ceiling"]
+        return goal["turn_count"] >= goal["turn_ceiling"]
     if ceiling == TOKENS:
         tokens = goal.get("token_ceiling")
         return isinstance(tokens, int) and goal.get("token_count", 0) >= tokens

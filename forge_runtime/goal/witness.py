@@ -11,6 +11,8 @@ tree and git directory are not:
                                                              "ledger"}: the last head seen
     <witness root>/<repository key>/objectives/<hash>       the goal of that objective
     <witness root>/sessions/<session id>                    {"repository", "nonce"}: bound
+    <witness root>/<repository key>/remote/<nonce>.json     {"seq", "hash"}: the last head
+                                                             this clone saw on the remote
 
 The witness root is a per-user state directory, `$XDG_STATE_HOME/forge/witness` (default
 `~/.local/state/forge/witness`): the hooks, the agent's Bash tool and a person's terminal all
@@ -26,7 +28,9 @@ with FORGE_GOAL_LEDGER_TAMPERED; at every activation and `forge goal verify`, ev
 goal of the repository must still be in its ledger. A session the witness knows as bound
 whose binding the ledger lost is stopped at its next Stop: with `FORGE_GOAL_UNBUDGETED` and
 the way back (`/goal`) when its goal is still in the ledger, fail closed when the goal is
-gone too. A goal with no witness yet (one
+gone too. A ledger joined with another clone's chain (merge.py) keeps the witnessed record
+inside its merge record, which counts as holding it. A remote chain that no longer holds
+the head this clone last saw there was rewritten (remote.py). A goal with no witness yet (one
 from before the witness, or the witness deleted) is adopted: deleting the witness and the
 ledger together is what the guard and the kernel sandbox stand against.
 
@@ -41,7 +45,7 @@ import os
 from forge_runtime import fastjson
 from forge_runtime.roots import session_marker, witness_dir
 
-GOALS_DIR, OBJECTIVES_DIR = "goals", "objectives"
+GOALS_DIR, OBJECTIVES_DIR, REMOTE_DIR = "goals", "objectives", "remote"
 FIX = "forge goal verify"
 
 
@@ -138,11 +142,29 @@ class Witness:
                             f"finds the ledger at {self.ledger_root} (moved, or "
                             ".git/commondir rewritten)")
         seq = seen.get("seq")
-        if not isinstance(seq, int) or head.seq < seq:
+        if not isinstance(seq, int):
+            raise _tampered(f"{where}, which is not a record")
+        if head.seq >= seq:
+            held = head.record if head.seq == seq else ledger.record_at(seq)
+            if held.get("hash") == seen.get("hash"):
+                return
+        from forge_runtime.goal.merge import holds
+
+        if holds(ledger.records(), seq, seen.get("hash")):
+            return  # joined with another clone's chain: the record lives on in a merge
+        if head.seq < seq:
             raise _tampered(f"{where}, the ledger's head is record {head.seq} (rolled back)")
-        held = head.record if head.seq == seq else ledger.record_at(seq)
-        if held.get("hash") != seen.get("hash"):
-            raise _tampered(f"{where}, the ledger holds another record there (replaced)")
+        raise _tampered(f"{where}, the ledger holds another record there (replaced)")
+
+    # -- what this clone saw of the goal on the remote (remote.py) ---------------------------
+
+    def remote_seen(self, nonce: str) -> dict | None:
+        """{"seq", "hash"} of the last head this clone pushed to or read from the remote."""
+        return _read(os.path.join(self.dir, REMOTE_DIR, f"{nonce}.json"))
+
+    def note_remote(self, nonce: str, record: dict) -> None:
+        _write(os.path.join(self.dir, REMOTE_DIR, f"{nonce}.json"),
+               {"seq": record["seq"], "hash": record["hash"]})
 
     def check_all(self, ledger_for) -> None:
         """Every goal the witness saw must still be in this repository's ledger, at or past

@@ -57,6 +57,8 @@ SCHEMA = {
             "additionalProperties": False,
             "properties": {
                 "require_sandbox": {"type": "boolean"},
+                # the git remote each goal's ledger is published on (goal/remote.py)
+                "remote": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._/-]*$"},
                 "tranche": {  # per-tranche ceilings beside the 20 turns (goal/activation.py)
                     "type": "object",
                     "additionalProperties": False,

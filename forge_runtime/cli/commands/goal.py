@@ -30,6 +30,13 @@ def register(subparsers, common) -> None:
         action = actions.add_parser(name, parents=[common], help=text, description=text)
         action.add_argument("--nonce", help="the goal to show (default: state.md's)")
         action.set_defaults(handler=handler)
+    text = "publish the goal's ledger on the remote .forge/guard.yaml names, now"
+    action = actions.add_parser("publish", parents=[common], help=text, description=text)
+    action.add_argument("--nonce", help="the goal to publish (default: state.md's)")
+    action.add_argument("--restore", action="store_true",
+                        help="put this clone's verified chain in place of a remote one that "
+                             "is not forge's (edited or rewritten by hand)")
+    action.set_defaults(handler=publish)
 
 
 def _project():
@@ -109,9 +116,11 @@ def status(args) -> Result:
     nonce = core.chosen_nonce(project, args.nonce)
     if nonce is None:
         return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
+    published = _from_remote(project, nonce)
     seen = core.view(project, nonce)
     found = checkpoint.read(project.state_path) if seen.consistent else None
     lines = _summary(seen.goal) + [f"next step   {seen.next_step or '(none in the checklist)'}"]
+    lines += _remote_lines(project, nonce, published)
     if found is not None:
         lines.append(f"checklist   {found.progress()}")
     if seen.late_turns:
@@ -138,7 +147,7 @@ def status(args) -> Result:
             "brief": None if brief is None else str(brief),
             "budget": _budget(goal),
             "checklist": {"done": found.done, "total": found.total} if found else None,
-            "by_model": by_model}
+            "by_model": by_model, "remote": published}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
         tampered = seen.problem_code in (None, TAMPERED)
@@ -164,6 +173,70 @@ def status(args) -> Result:
         data["gates"] = gates_line
         way_on = gates_hint or way_on
     return Result(way_on, lines, data)
+
+
+def _from_remote(project, nonce: str) -> dict | None:
+    """Join the remote's chain of the goal in first (goal.remote in .forge/guard.yaml), and
+    say where the count comes from; None for a project that does not publish goals."""
+    from forge_runtime.goal import remote
+    from forge_runtime.goal.ledger import Ledger
+
+    name = remote.configured(project)
+    if name is None:
+        return None
+    problem = None
+    try:
+        remote.sync(project, nonce, name, push=False)
+    except ForgeError as exc:
+        if exc.code != remote.UNREACHABLE:
+            raise
+        problem = exc.message
+    ledger = Ledger(project.ledger_root, nonce)
+    known = remote.read_state(ledger)
+    mark = known.get("published") or {}
+    return {"name": name, "source": remote.source(ledger.history(), known),
+            "published_turns": mark.get("turn_count"),
+            "owed": ledger.pointer() != mark.get("seq"), "unreachable": problem}
+
+
+def _remote_lines(project, nonce: str, published: dict | None) -> list[str]:
+    if published is None:
+        return []
+    lines = [f"count from  {published['source']}"]
+    where = f"remote      {published['name']}: "
+    if published["unreachable"]:
+        lines.append(where + f"not reached ({published['unreachable']}); this clone's count "
+                             "is shown, published at the next event that reaches it")
+    elif published["published_turns"] is None:
+        lines.append(where + "not published yet (the goal's next hook publishes it)")
+    else:
+        lines.append(where + f"holds turn {published['published_turns']}"
+                     + ("; newer records are owed (the next hook publishes them)"
+                        if published["owed"] else ""))
+    return lines
+
+
+def publish(args) -> Result:
+    from forge_runtime.goal import remote
+    from forge_runtime.goal import status as core
+
+    project = _project()
+    nonce = core.chosen_nonce(project, args.nonce)
+    if nonce is None:
+        return Result(hints.wait(NO_GOAL), ["no goal in this repository"], {"goal": None})
+    name = remote.configured(project)
+    if name is None:
+        raise ForgeError("this project publishes no goal ledger (no goal.remote in "
+                         ".forge/guard.yaml)", "forge guard roles",
+                         rationale="a person adds `goal: {remote: origin}` to "
+                                   ".forge/guard.yaml to keep goals on the remote")
+    head = remote.restore(project, nonce, name) if args.restore else \
+        remote.sync(project, nonce, name)
+    goal = head.goal
+    lines = [f"published goal {nonce} on {name}: {goal['turn_count']} of "
+             f"{goal['turn_ceiling']} turns"]
+    return Result(hints.next_(f"forge goal status --nonce {nonce}", "see where the count "
+                              "comes from"), lines, {"goal": goal, "remote": name})
 
 
 def _by_model(project, nonce: str) -> dict:

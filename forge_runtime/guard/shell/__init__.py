@@ -12,7 +12,8 @@ Its modules are in layers, and each imports only from the layers below it:
                        what every model asks of its operands (writes, deletes, options,
                        code it runs for you)
     models    files    the file tools: readers, writers, copies, sed, find, xargs, forge
-              git      git, and git_tree for what git says its history would write
+              git      git, git_tree for what git says its history would write, and
+                       git_refs for forge's refs on a remote
               archives archivers and patch
               hosts    the host CLIs' off switches
     walk      walk     follows the shell from command to command as bash would, and

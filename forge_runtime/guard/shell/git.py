@@ -15,6 +15,7 @@ which asks git what they would change.
 import os
 
 from forge_runtime.guard.paths import LEDGER_LABEL, Finding
+from forge_runtime.guard.shell import git_refs
 from forge_runtime.guard.shell.files import change_dir, check_copy
 from forge_runtime.guard.shell.lexer import quote
 from forge_runtime.guard.shell.state import (
@@ -139,6 +140,9 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
                 elsewhere = elsewhere or option
         if not rest:
             return True, False
+        finding = git_refs.check(rest[0], rest[1:], ctx)  # forge's refs on a remote
+        if finding:  # before --git-dir and the like: whichever repository, never these
+            return finding
         if elsewhere and rest[0] not in GIT_READERS:
             if risky_unknown("", ctx):
                 return Finding(f"runs git {rest[0]} with {elsewhere}, which points git at a "
@@ -185,6 +189,9 @@ def runs_code(key: str) -> bool:
 
 
 def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | None:
+    finding = git_refs.check_config(key, value)  # a remote set to mirror refs/forge/*
+    if finding:
+        return finding
     key = key.lower()
     if not runs_code(key):
         return None
