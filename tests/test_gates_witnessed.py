@@ -9,13 +9,17 @@ import json
 import os
 
 import pytest
-import test_gates_goal
+from goal_support import Session, gates_project, running_goal
+from goal_support import stop_turn as turn
 from test_gates import forge, forge_json, write
-from test_gates_goal import held_goal, ledger_goal, model_context, turn
+from test_gates_goal import GATES, OBJECTIVE, held_goal, ledger_goal, model_context
 
 from forge_runtime.hooks import session_end, stop, user_prompt_submit
 
-project = pytest.fixture(test_gates_goal.project.__wrapped__, name="project")
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    return gates_project(tmp_path, monkeypatch, GATES, "parse = None\n")
 
 TAMPERED = "Error: FORGE_GOAL_LEDGER_TAMPERED: goal "
 FIX = "Fix: forge goal verify-gates"
@@ -145,14 +149,12 @@ def test_verify_gates_drops_a_record_that_is_not_forges_and_the_goal_goes_on(pro
 
 
 def test_a_session_not_bound_gets_nothing_from_another_sessions_held_goal(project):
-    from goal_support import Session
-
     held = held_goal(project)
     model_context(turn(held))
     with open(record_path(project), "rb") as handle:
         before = handle.read()
     other = Session(project)  # the model's own session, or a person's without a /goal
-    other.verdict(met=True, condition="the parser passes its tests", iterations=1)
+    other.verdict(met=True, condition=OBJECTIVE, iterations=1)
     assert stop.handle(other.event("Stop", stop_hook_active=False)) is None
     assert turn(other) is None  # stop_hook_active: a Stop hook keeps it going, not forge
     assert user_prompt_submit.handle(other.event("UserPromptSubmit", prompt="hi")) is None
@@ -183,13 +185,11 @@ def test_a_turn_forge_continued_past_a_verdict_that_ended_the_goal_is_charged(pr
     Stop may keep the session going one turn after the goal ended (a met forge does not
     hold: the goal recorded no gates; or the evaluator's impossible): forge caused that
     turn, so it is charged."""
-    from test_gates_goal import GATES, OBJECTIVE, running_goal
-
     if case == "impossible":
-        session = running_goal(project)
+        session = running_goal(project, OBJECTIVE)
     else:
         (project.root / ".forge/gates.yaml").unlink()
-        session = running_goal(project)
+        session = running_goal(project, OBJECTIVE)
         assert turn(session) is None
         write(project.root, ".forge/gates.yaml", GATES)  # after the /goal: not recorded
     told = turn(session)["hookSpecificOutput"]["additionalContext"]

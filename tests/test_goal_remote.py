@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import threading
 from pathlib import Path
@@ -195,7 +196,8 @@ def test_an_edited_record_on_the_remote_fails_closed_and_the_next_hook_stops(ori
     record.write_text(record.read_text().replace('"turn_count":1', '"turn_count":0'))
     _git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "edit", cwd=work)
     _git("push", "-q", "--force", "origin", f"HEAD:{ref}", cwd=work)
-    publisher.main(str(a.root), nonce)  # what the background publisher finds
+    publisher.publish(str(a.root), nonce)  # what the background publisher finds
+    assert signal.alarm(0) == 0  # the child's alarm is the child's: none left in this process
     binding = {"nonce": nonce, "remote": "origin"}
     with pytest.raises(ForgeError) as refused:
         publisher.after_event(a, binding, _goal(a, nonce))

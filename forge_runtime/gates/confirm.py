@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import time
 
-from forge_runtime.gates import confined, runner, status
+from forge_runtime.gates import confined, files, runner, status
 from forge_runtime.gates.recorded import Recorded
 from forge_runtime.goal.ledger import now
 
@@ -55,16 +55,14 @@ def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
 def confirm(project, nonce: str, recorded: Recorded, budget: float | None) -> dict:
     """forge's own run of the recorded gates on the tree as it is, written to the goal's
     gates record; returns it. `budget`: the seconds a hook may spend (None: a person's)."""
-    from forge_runtime.gates import goal
-
     hashes = boundaries(project, nonce, recorded)
-    before = goal.read_record(project, nonce).get("confirmed")
+    before = files.read_record(project, nonce).get("confirmed")
     kept = before.get("results", {}) if isinstance(before, dict) and \
         before.get("digest") == recorded.digest and isinstance(before.get("results"), dict) \
         else {}
     confirmed = run(project, nonce, recorded, hashes, kept, budget)
-    goal.write_record(project, nonce, {**goal.read_record(project, nonce),
-                                       "confirmed": confirmed})
+    files.write_record(project, nonce, {**files.read_record(project, nonce),
+                                        "confirmed": confirmed})
     return confirmed
 
 

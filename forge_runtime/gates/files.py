@@ -41,3 +41,25 @@ def read_json(path: str | os.PathLike) -> object | None:
             return fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
+
+
+def goal_record_path(project, nonce: str):
+    """The gates record of goal `nonce`: what forge's own runs found (confirm.py) and what
+    the hooks told of them (goal.py), beside the goal's ledger."""
+    from forge_runtime.project import join
+
+    return join(project.ledger_root, "gates", f"{nonce}.json")
+
+
+def read_record(project, nonce: str) -> dict:
+    """The goal's gates record as forge last wrote it; FORGE_GOAL_LEDGER_TAMPERED when it
+    is not (witnessed.py)."""
+    from forge_runtime.gates import witnessed
+
+    return witnessed.read(project, nonce, goal_record_path(project, nonce))
+
+
+def write_record(project, nonce: str, record: dict) -> None:
+    from forge_runtime.gates import witnessed
+
+    witnessed.write(project, nonce, goal_record_path(project, nonce), record)

@@ -43,7 +43,7 @@ _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
 def _reader(event: dict):
     """The transcript reader of the host that sent `event`: transcript.py for Claude Code,
     codex_transcript.py for Codex (both offer the same functions and chunk)."""
-    from forge_runtime.hosts import transcript_reader
+    from forge_runtime.goal.host import transcript_reader
 
     return transcript_reader(event)
 
@@ -158,7 +158,7 @@ def on_prompt(event: dict) -> dict | None:
         try:
             qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
             unsandboxed = posture.goal_notice_once(project, event["session_id"],
-                                                   codex_posture(project, event))
+                                                   host_posture(project, event))
         except ForgeError as exc:
             return {"decision": "block", "reason": refusal_text(exc)}
         from forge_runtime.gates.recorded import field_for
@@ -172,17 +172,17 @@ def on_prompt(event: dict) -> dict | None:
     return None
 
 
-def codex_posture(project: Project, event: dict) -> dict | None:
-    """Codex's own sandbox for a Codex session (its kernel layer), None on Claude Code."""
-    from forge_runtime.hosts import HOST_KEY
+def host_posture(project: Project, event: dict) -> dict | None:
+    """The host's own sandbox for its session (Codex's kernel layer), as the host's adapter
+    reads it (goal/host.py); None on Claude Code, whose sandbox is forge's settings layer."""
+    from forge_runtime.goal import host
 
-    if event.get(HOST_KEY) != "codex":
+    handed = host.adapter(event)
+    if handed is None:
         return None
     from pathlib import Path
 
-    from forge_runtime.hosts.codex import codex_sandbox_posture
-
-    return codex_sandbox_posture(Path(project.root), rollout=event.get("transcript_path"))
+    return handed.sandbox_posture(Path(project.root), event.get("transcript_path"))
 
 
 def on_session_end(event: dict) -> None:
@@ -244,8 +244,8 @@ def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[s
     from forge_runtime.goal import usage
 
     try:
-        helpers, binding["subagents"] = usage.read_subagents(path, binding.get("subagents")
-                                                             or {})
+        helpers, binding["subagents"] = transcript.read_subagents(
+            path, binding.get("subagents") or {})
     except transcript.Unattributable as exc:
         raise _unattributable(exc, binding) from None
     marks = [(turn.index, turn.uuid) for turn in chunk.turns() if turn.uuid in turns]
@@ -365,7 +365,7 @@ def _forge_continued(project: Project, ledger) -> bool:
 
     if not gates.in_play(project):
         return False
-    from forge_runtime.gates.goal import read_record
+    from forge_runtime.gates.files import read_record
 
     continued = read_record(project, ledger.nonce).get("continued_at")
     return continued == ledger.current().goal["turn_count"]
@@ -491,7 +491,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
     from forge_runtime.sandbox import posture
 
-    sandbox = posture.for_goal(project, codex_posture(project, event))
+    sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox)

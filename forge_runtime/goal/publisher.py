@@ -4,7 +4,7 @@ A hook of a session whose goal is published (`binding["remote"]`, set at activat
 `.forge/guard.yaml`) asks `after_event` once it has charged: when a push is owed (nothing
 published yet, the activation or status changed, PUBLISH_EVERY more charges, the last
 attempt failed, the Stop confirms an activation, or the session is ending), it starts a
-child process that runs `remote.sync` and returns at once. The child:
+child process that runs `remote.sync` (`main`) and returns at once. The child:
 - is detached (its own session, no inherited pipes), so the host neither waits for it nor
   kills it with the hook's process group;
 - holds a per-goal publish lock (non-blocking: a publisher already running takes the new
@@ -85,8 +85,17 @@ def spawn(root: str, nonce: str) -> None:
 
 
 def main(root: str, nonce: str) -> None:
-    """Publish goal `nonce` of the project at `root` until the remote holds its head."""
+    """The detached child's entry: `publish`, with an alarm that ends this process after
+    PUBLISH_SECONDS whatever git does (only here: in any other process the alarm would
+    outlive the call)."""
     import signal
+
+    signal.alarm(PUBLISH_SECONDS)
+    publish(root, nonce)
+
+
+def publish(root: str, nonce: str) -> None:
+    """Publish goal `nonce` of the project at `root` until the remote holds its head."""
     from pathlib import Path
 
     from forge_runtime.errors import ForgeError
@@ -94,7 +103,6 @@ def main(root: str, nonce: str) -> None:
     from forge_runtime.goal.remote import UNREACHABLE, configured, sync, write_state
     from forge_runtime.project import find_project
 
-    signal.alarm(PUBLISH_SECONDS)
     project = find_project(Path(root))
     name = configured(project)
     ledger = Ledger(project.ledger_root, nonce)

@@ -21,7 +21,7 @@ import time
 import pytest
 from goal_support import goal_in_state
 
-from forge_runtime.gates.goal import read_record
+from forge_runtime.gates.files import read_record
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.project import find_project
 
