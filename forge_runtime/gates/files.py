@@ -54,12 +54,46 @@ def goal_record_path(project, nonce: str):
 def read_record(project, nonce: str) -> dict:
     """The goal's gates record as forge last wrote it; FORGE_GOAL_LEDGER_TAMPERED when it
     is not (witnessed.py)."""
+    import time
+
     from forge_runtime.gates import witnessed
 
-    return witnessed.read(project, nonce, goal_record_path(project, nonce))
+    for attempt in (1, 2):
+        body, changed_ns = _bytes(goal_record_path(project, nonce))
+        why = witnessed.problem(project, nonce, body, changed_ns)
+        if why is None:
+            return witnessed.parsed(body) or {}
+        if attempt == 1:
+            time.sleep(witnessed.RETRY_SECONDS)
+    raise witnessed.tampered(nonce, why)
 
 
 def write_record(project, nonce: str, record: dict) -> None:
+    """Replace the record, its digest noted in the goal witness first (witnessed.py)."""
     from forge_runtime.gates import witnessed
 
-    witnessed.write(project, nonce, goal_record_path(project, nonce), record)
+    body = encode(record)
+    witnessed.note(project, nonce, body)
+    write_bytes(goal_record_path(project, nonce), body)
+
+
+def reset_record(project, nonce: str) -> str | None:
+    """For a person's `forge goal verify-gates`: a record that is not forge's is replaced by
+    an empty one (nothing of it is trusted); returns why, or None when it was forge's."""
+    from forge_runtime.errors import ForgeError
+
+    try:
+        read_record(project, nonce)
+        return None
+    except ForgeError as exc:
+        write_record(project, nonce, {})
+        return exc.message
+
+
+def _bytes(path) -> tuple[bytes | None, int]:
+    """A file's bytes and its ctime, or (None, 0) when there is none."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(), os.fstat(handle.fileno()).st_ctime_ns
+    except FileNotFoundError:
+        return None, 0

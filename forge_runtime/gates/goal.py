@@ -414,13 +414,13 @@ def verify(project, goal: dict) -> tuple[dict, dict]:
     """forge runs the goal's recorded final gates itself (no budget but their timeouts);
     refuse (exit 2) unless all pass; record a met goal as verified. Returns the gates record
     (with `reset`: why a record that was not forge's was dropped) and forge's run."""
-    from forge_runtime.gates import confirm, recorded, witnessed
+    from forge_runtime.gates import confirm, recorded
 
     gates = recorded.of_goal(paths_of(project), goal["nonce"])
     if gates is None:
         raise unrecorded(goal)
     # a person's run: a record that is not forge's is dropped whole, nothing of it reused
-    reset = witnessed.reset(project, goal["nonce"], files.goal_record_path(project, goal["nonce"]))
+    reset = files.reset_record(project, goal["nonce"])
     confirmed = confirm.confirm(paths_of(project), goal["nonce"], gates, None)
     if not confirmed["passed"]:
         failing = confirm.not_passing(confirmed)
