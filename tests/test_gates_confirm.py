@@ -200,3 +200,37 @@ def test_a_file_changed_back_to_its_size_and_mtime_is_judged_again(project):
         (before.st_size, before.st_mtime_ns, before.st_ino)
     again = confirm.confirm(project, nonce, gates, 10)
     assert not again["passed"] and again["results"]["g0"]["verdict"] == "failed (exit 1)"
+
+
+def test_a_planted_entry_in_forges_own_stat_cache_is_not_read(project):
+    """Where the posture is unsandboxed a script reaches the ledger's directory: an entry
+    with a broken file's stat and the digest it had when it passed must not make forge's
+    run reuse that pass (the witness does not vouch for the rewritten cache)."""
+    nonce, gates = goal_with(project, "grep -q good src/parser.py")
+    assert confirm.confirm(project, nonce, gates, 10)["passed"]
+    cache_path = project.ledger_root / "gates" / f"{nonce}.stat-cache.json"
+    cached = json.loads(cache_path.read_text())
+    digest = cached["src/parser.py"].rsplit(":", 1)[1]
+    path = project.root / "src" / "parser.py"
+    path.write_text("parse = 'bad!'\n")  # same size, breaks the gate
+    bad = os.stat(path)
+    cached["src/parser.py"] = \
+        f"{bad.st_size}:{bad.st_mtime_ns}:{bad.st_ino}:{bad.st_ctime_ns}:{digest}"
+    cache_path.write_text(json.dumps(cached))
+    again = confirm.confirm(project, nonce, gates, 10)
+    assert not again["passed"] and again["results"]["g0"]["verdict"] == "failed (exit 1)"
+    assert confirm.confirm(project, nonce, gates, 10)["results"]["g0"]["verdict"] == \
+        "failed (exit 1)"  # the rebuilt cache is forge's again
+
+
+def test_forges_own_stat_cache_is_read_while_the_witness_vouches_for_it(project):
+    from forge_runtime.gates import status
+    from forge_runtime.gates.witnessed import CacheWitness
+
+    nonce, gates = goal_with(project, "true")
+    confirm.boundaries(project, nonce, gates)
+    cache = project.ledger_root / "gates" / f"{nonce}.stat-cache.json"
+    tree = status.Tree(project, list(gates.gates), stat_cache=cache,
+                       witness=CacheWitness(project, nonce))
+    tree.boundary_of(gates.gates[0])
+    assert tree.hasher.hashed == 0  # every digest from the cache

@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from forge_runtime.gates.files import read_json, write_json
+from forge_runtime.gates.files import encode, write_bytes
 
 STAT_CACHE = "stat-cache.json"
 EXCLUDED = (".git/", ".forge/local/")
@@ -150,11 +150,16 @@ def _walk(root: Path, roots: set[str] | None) -> list[str]:
 
 
 class Hasher:
-    """File digests through the stat cache of one project; `save()` writes what it learnt."""
+    """File digests through the stat cache of one project; `save()` writes what it learnt.
 
-    def __init__(self, cache_path: Path) -> None:
+    `witness`, for forge's own cache (gates/witnessed.py): `trusts(body)` says whether the
+    cache file's bytes are what forge wrote (else the cache starts empty), `note(body)` is
+    told of each write before it is made."""
+
+    def __init__(self, cache_path: Path, witness=None) -> None:
         self.cache_path = cache_path
-        cached = read_json(cache_path)
+        self.witness = witness
+        cached = _cached(cache_path, witness)
         self._cache: dict = cached if isinstance(cached, dict) else {}
         self._dirty = False
         self._now_ns = time.time_ns()
@@ -198,8 +203,29 @@ class Hasher:
         """Best effort: a cache that cannot be written only costs the next run some hashing."""
         if not self._dirty:
             return
+        body = encode(self._cache)
         with contextlib.suppress(OSError):
-            write_json(self.cache_path, self._cache)
+            if self.witness is not None:
+                self.witness.note(body)
+            write_bytes(self.cache_path, body)
+
+
+def _cached(cache_path: Path, witness) -> object | None:
+    """The cache file's JSON; None when it is missing, unreadable or not what `witness`
+    says forge wrote."""
+    from forge_runtime import fastjson
+
+    try:
+        with open(cache_path, "rb") as handle:
+            body = handle.read()
+    except OSError:
+        return None
+    if witness is not None and not witness.trusts(body):
+        return None
+    try:
+        return fastjson.loads(body)
+    except ValueError:
+        return None
 
 
 def _content_digest(full: str, info: os.stat_result) -> str | None:

@@ -44,9 +44,13 @@ def log_path(project, nonce: str, name: str) -> str:
 def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
     """Each recorded gate's boundary hash, through a stat cache of forge's own: the local
     area's is the agent's to write, and a planted entry would make a changed file read as
-    the one forge's run judged."""
+    the one forge's run judged. The ledger's directory is the agent's too where the posture
+    is unsandboxed, so the witness vouches for this one (a cache it does not is not read)."""
+    from forge_runtime.gates.witnessed import CacheWitness
+
     cache = os.path.join(project.ledger_root, "gates", f"{nonce}.stat-cache.json")
-    tree = status.Tree(project, list(recorded.gates), stat_cache=cache)
+    tree = status.Tree(project, list(recorded.gates), stat_cache=cache,
+                       witness=CacheWitness(project, nonce))
     hashes = {gate.name: tree.boundary_of(gate)[0] for gate in recorded.gates}
     tree.save()
     return hashes

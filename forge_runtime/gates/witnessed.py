@@ -74,6 +74,21 @@ def tampered(nonce: str, why: str):
                            "of its final gates found cannot be trusted", RESET_FIX)
 
 
+class CacheWitness:
+    """The same for forge's stat cache of goal `nonce` (confirm.py): a cache whose bytes are
+    not forge's last write is not read, only rebuilt (boundary.Hasher)."""
+
+    def __init__(self, project, nonce: str) -> None:
+        self.witness, self.name = _witness(project), f"{nonce}.stat-cache"
+
+    def trusts(self, body: bytes) -> bool:
+        seen = self.witness.gates_record(self.name) or {}
+        return sha256_hex(body) == seen.get("sha256")
+
+    def note(self, body: bytes) -> None:
+        self.witness.note_gates_record(self.name, {"sha256": sha256_hex(body)})
+
+
 def _witness(project):
     from forge_runtime.goal.witness import Witness
 
