@@ -234,3 +234,19 @@ def test_forges_own_stat_cache_is_read_while_the_witness_vouches_for_it(project)
                        witness=CacheWitness(project, nonce))
     tree.boundary_of(gates.gates[0])
     assert tree.hasher.hashed == 0  # every digest from the cache
+
+
+def test_hashing_the_boundaries_counts_against_a_hooks_budget(project, monkeypatch):
+    """A tree the agent made huge takes the hook's time to hash: what is left for the gates
+    is the budget less that, so the hook still answers within the host's limit."""
+    nonce, gates = goal_with(project, "true")
+    hashing = confirm.boundaries
+
+    def slow(*args):
+        time.sleep(1.0)
+        return hashing(*args)
+
+    monkeypatch.setattr(confirm, "boundaries", slow)
+    cut = confirm.confirm(project, nonce, gates, 1.2)
+    assert cut["results"]["g0"]["verdict"] == confirm.NOT_RUN and not cut["complete"]
+    assert confirm.confirm(project, nonce, gates, 5)["passed"]

@@ -58,8 +58,12 @@ def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
 
 def confirm(project, nonce: str, recorded: Recorded, budget: float | None) -> dict:
     """forge's own run of the recorded gates on the tree as it is, written to the goal's
-    gates record; returns it. `budget`: the seconds a hook may spend (None: a person's)."""
+    gates record; returns it. `budget`: the seconds a hook may spend (None: a person's),
+    hashing the boundaries included: a tree the agent made huge is the hook's time too."""
+    started = time.monotonic()
     hashes = boundaries(project, nonce, recorded)
+    if budget is not None:
+        budget = max(0.0, budget - (time.monotonic() - started))
     before = files.read_record(project, nonce).get("confirmed")
     kept = before.get("results", {}) if isinstance(before, dict) and \
         before.get("digest") == recorded.digest and isinstance(before.get("results"), dict) \
