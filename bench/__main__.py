@@ -17,6 +17,7 @@ from bench import (
     imports,
     lean,
     mix,
+    registry,
     report,
     scenarios,
     suite,
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         return bootstrap.main(args.runs or (1 if args.quick else 3))
     plan = QUICK if args.quick else FULL
     runs = args.runs or plan["runs"]
-    chosen = [s for s in scenarios.all_scenarios()
+    chosen = [s for s in registry.all_scenarios()
               if not args.only or s.group == "floor"
               or any(s.key.startswith(prefix) for prefix in args.only)]
     trimmed = args.quick and not args.only  # rows asked for by name are always measured

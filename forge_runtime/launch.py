@@ -42,6 +42,8 @@ import marshal
 import os
 import sys
 
+import forge_runtime
+
 # The status that proves the hook ran this plugin's forge to the end (see hooks/forge-hook).
 LAUNCHED_OK = 97
 # `killed` ran to the end and the session has no goal: the launcher passes the kill on.
@@ -67,10 +69,8 @@ _ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec
 # interpreter's command line, so a process that kills whatever names `Stop` there meets only
 # the launcher, whose death leaves this interpreter answering the host (measured).
 EVENT_ENV = "FORGE_HOOK_EVENT"
-# The launcher's pid, as it saw it (`$$`), so a Stop can tell that its launcher was killed
-# while it ran (forge_runtime/goal/kills.py); None outside the launcher.
+# The launcher's pid, as it saw it (`$$`), kept as `forge_runtime.launcher_pid`.
 LAUNCHER_ENV = "FORGE_HOOK_LAUNCHER"
-launcher: int | None = None
 
 
 def main(root: str, argv: list[str]) -> int:
@@ -78,10 +78,9 @@ def main(root: str, argv: list[str]) -> int:
     signal killed) or `cli <args>`, for the plugin at `root`."""
     surface, rest = (argv[0], argv[1:]) if argv else ("", [])
     if surface == "hook":
-        global launcher
         event = os.environ.pop(EVENT_ENV, None)  # neither is inherited by what the hook runs
         pid = os.environ.pop(LAUNCHER_ENV, "")
-        launcher = int(pid) if pid.isdigit() else None
+        forge_runtime.launcher_pid = int(pid) if pid.isdigit() else None
         code = run_hook(rest or ([event] if event else []), install(root))
         return end_process(LAUNCHED_OK if code == 0 else code)
     if surface == "killed" and len(rest) == 1 and rest[0].isdigit():

@@ -1,50 +1,19 @@
-"""Shared helpers for the goal-ledger tests: a project, a host-like transcript, events, and
-the never-met scripted model and goal readers that the host tests share."""
+"""The project and goal fixtures of the tests: a goal project, a host-like transcript and its
+events, running goals, and the readers of a goal's state (host tests share `goal_in_state`;
+their session helpers are in tests/host/session_support.py)."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from forge_runtime.goal import events, state, transcript
 from forge_runtime.project import Project, find_project
-
-# The scripted model of host tests whose goal is never met: the host's /goal evaluator always
-# says not yet, so only forge's budget (or a person) ends the run. Each working turn is
-# answered by the rule named "model works" (see `model_turns`).
-NEVER_MET = """
-rules:
-  - name: evaluator says not yet
-    when: {goal_evaluator: true}
-    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: model works
-    reply: {text: "Working on it."}
-"""
-
-
-def plugin_with_hooks(scratch: Path, edit) -> Path:
-    """forge's plugin with its hooks.json changed by `edit(config)` (for a host test that
-    shortens a timeout or switches a hook off); the rest is linked, not copied."""
-    import shutil
-
-    from forge_runtime import resources
-
-    source, plugin = resources.host_plugin_dir(scratch), scratch / "forge-plugin-edited"
-    plugin.mkdir()
-    for entry in source.iterdir():
-        if entry.name != "hooks":
-            (plugin / entry.name).symlink_to(entry)
-    shutil.copytree(source / "hooks", plugin / "hooks")
-    config = json.loads((plugin / "hooks" / "hooks.json").read_text())
-    edit(config)
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps(config, indent=2))
-    return plugin
-
-
-def model_turns(session) -> int:
-    """How many working turns a host session's scripted model answered."""
-    return sum(1 for request in session.requests if request["rule"] == "model works")
 
 
 def goal_in_state(project_dir: Path) -> dict | None:
@@ -114,6 +83,93 @@ def goal_project(tmp_path: Path, monkeypatch, *, cli: bool = False,
     else:
         monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     return project
+
+
+def two_gates(unit_tests: str) -> str:
+    """A gates file of two: `unit-tests` runs `unit_tests` over src/, `docs` over docs/."""
+    return ("gates:\n"
+            f"  unit-tests:\n    command: {unit_tests}\n    boundary: [\"src/**\"]\n"
+            "  docs:\n    command: echo docs\n    boundary: [\"docs/**\"]\n")
+
+
+def goal_project_fixture(**options):
+    """A test module's `project` fixture (`project = goal_project_fixture()`): a goal
+    project as `goal_project(tmp_path, monkeypatch, **options)` makes it."""
+    @pytest.fixture
+    def project(tmp_path, monkeypatch) -> Project:
+        """A goal project (goal_support.goal_project_fixture)."""
+        return goal_project(tmp_path, monkeypatch, **options)
+
+    return project
+
+
+def cli_project_fixture():
+    """A test module's `project` fixture that is conftest's `cli_project`: an empty git
+    repository, the host's project dir."""
+    @pytest.fixture
+    def project(cli_project) -> Path:
+        """conftest's `cli_project` (goal_support.cli_project_fixture)."""
+        return cli_project
+
+    return project
+
+
+def gates_project(tmp_path: Path, monkeypatch, gates: str, parser: str) -> Project:
+    """A goal project (as the CLI finds it) with src/parser.py holding `parser`, a docs page
+    and `gates` as its gates file, every file aged (see `age`)."""
+    project = goal_project(tmp_path, monkeypatch, cli=True)
+    write(project.root, "src/parser.py", parser)
+    write(project.root, "docs/index.md", "# parser\n")
+    write(project.root, ".forge/gates.yaml", gates)
+    age(project.root)
+    return project
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def age(root: Path) -> None:
+    """Make every file look written a minute ago, as files are between two edits (a file
+    changed within the last two seconds is never trusted from the stat cache)."""
+    past = time.time() - 60
+    for directory, _, files in os.walk(root):
+        for name in files:
+            os.utime(os.path.join(directory, name), (past, past))
+
+
+def running_goal(project: Project, objective: str) -> Session:
+    """A session whose person just typed `/goal <objective>`: active at its first Stop."""
+    session = Session(project)
+    session.person_goal(objective)
+    return session
+
+
+def stop_turn(session: Session) -> dict | None:
+    """One model turn, answered by forge's real Stop hook entry point (as the host's native
+    goal continues the session: `stop_hook_active`)."""
+    from forge_runtime.hooks import stop
+
+    session._append({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": "working"}]}})
+    return stop.handle(session.event("Stop", stop_hook_active=True))
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str]:
+    """`forge <argv>` in this process: its exit code and everything it printed."""
+    from forge_runtime.cli.main import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def goal_of(project: Project) -> dict:
+    """The goal fields of the project's state.md."""
+    return state.read(project.state_path).goal
 
 
 def started_goal(project: Project, objective: str, turns: int) -> Session:

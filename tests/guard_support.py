@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 STATE = ("---\ngoal:\n  nonce: n1\n  turn_count: 3\n  turn_ceiling: 20\n---\n"
          "## Checklist\n- [ ] read\n")
 RECORD = '{"seq": 1, "goal": {"turn_count": 3}}\n'
@@ -24,6 +26,17 @@ def make_project(root: Path) -> Path:
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("print('hi')\n")
     return root
+
+
+def guard_project_fixture():
+    """A test module's `project` fixture (`project = guard_project_fixture()`): a git
+    project as `make_project` leaves it, under the test's tmp_path."""
+    @pytest.fixture
+    def project(tmp_path) -> Path:
+        """A guard test's project (guard_support.guard_project_fixture)."""
+        return make_project(tmp_path / "proj")
+
+    return project
 
 
 def event(tool: str, tool_input: dict, cwd: Path, **extra) -> dict:

@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from goal_support import cli_project_fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,9 +21,7 @@ from tests.artifact_support import NOW, ok, op, prd
 MINUTE = dt.timedelta(minutes=1)
 
 
-@pytest.fixture
-def project(cli_project):
-    return cli_project
+project = cli_project_fixture()
 
 
 def test_a_claim_lasts_its_ttl_and_is_refused_to_others_meanwhile(project):

@@ -4,6 +4,7 @@ stale computed on read, and a status edited by hand caught by validate."""
 from __future__ import annotations
 
 import pytest
+from goal_support import cli_project_fixture
 
 from forge_runtime.artifacts.lifecycle import TRANSITIONS
 from forge_runtime.errors import EXIT_REFUSED
@@ -22,9 +23,7 @@ from tests.artifact_support import (
 OPERATIONS = ("activate", "supersede", "deprecate", "renew")
 
 
-@pytest.fixture
-def project(cli_project):
-    return cli_project
+project = cli_project_fixture()
 
 
 def make(project, status: str) -> tuple[str, object]:

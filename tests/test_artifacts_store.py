@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-import pytest
+from goal_support import cli_project_fixture
 
 from forge_runtime.hostkit.projects import add_worktree, init_git_project
 from tests.artifact_support import ok, path_of, prd
@@ -17,9 +17,7 @@ PROCESSES = 8
 EACH = 4
 
 
-@pytest.fixture
-def project(cli_project):
-    return cli_project
+project = cli_project_fixture()
 
 
 def test_eight_processes_creating_at_once_get_distinct_ids(project):

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from goal_support import cli_project_fixture
 
 from tests.artifact_support import edit_front_matter, ok, op, path_of, prd
 
-
-@pytest.fixture
-def project(cli_project):
-    return cli_project
+project = cli_project_fixture()
 
 
 def findings(project, artifact_id):

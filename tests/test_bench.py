@@ -18,7 +18,7 @@ import pytest
 from bench import imports, targets
 from bench.__main__ import QUICK_LEAN, QUICK_LEFT_OUT
 from bench.measure import Command, Spread, peak_kib, probe_peak, run_once
-from bench.scenarios import all_scenarios
+from bench.registry import all_scenarios
 from bench.snapshot import Snapshot
 from bench.suite import INVALID, MEASURED, NOT_AVAILABLE, Outcome, Settings, run_all
 from bench.workspace import Workspace

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from goal_support import age, write
 
 from forge_runtime.cli.main import main
 from forge_runtime.gates import boundary, config, receipts
@@ -43,22 +44,6 @@ def forge(*words: str) -> tuple[int, str]:
 def forge_json(*words: str) -> tuple[int, dict]:
     code, text = forge(*words, "--json")
     return code, json.loads(text[text.index("{"):])
-
-
-def write(root: Path, relative: str, text: str) -> Path:
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def age(root: Path) -> None:
-    """Make every file look written a minute ago, as files are between two edits (a file
-    changed within the last two seconds is never trusted from the stat cache)."""
-    past = time.time() - 60
-    for directory, _, files in os.walk(root):
-        for name in files:
-            os.utime(os.path.join(directory, name), (past, past))
 
 
 @pytest.fixture

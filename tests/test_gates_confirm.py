@@ -183,3 +183,70 @@ def test_verify_gates_in_the_sandboxed_posture_runs_confined(sandboxed):
     code, text = forge("goal", "verify-gates")
     assert code == 0, text
     assert "g0  passed in" in text and "confinement: bwrap" in text
+
+
+def test_a_file_changed_back_to_its_size_and_mtime_is_judged_again(project):
+    """An agent breaks a file that passed, keeping its size, and sets its mtime (and so the
+    stat cache's key) back with `touch -d`: forge's run must not reuse the pass. The change
+    time (ctime) is the kernel's to set."""
+    nonce, gates = goal_with(project, "grep -q good src/parser.py")
+    assert confirm.confirm(project, nonce, gates, 10)["passed"]
+    path = project.root / "src" / "parser.py"
+    before = os.stat(path)
+    path.write_text("parse = 'bad!'\n")  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == \
+        (before.st_size, before.st_mtime_ns, before.st_ino)
+    again = confirm.confirm(project, nonce, gates, 10)
+    assert not again["passed"] and again["results"]["g0"]["verdict"] == "failed (exit 1)"
+
+
+def test_a_planted_entry_in_forges_own_stat_cache_is_not_read(project):
+    """Where the posture is unsandboxed a script reaches the ledger's directory: an entry
+    with a broken file's stat and the digest it had when it passed must not make forge's
+    run reuse that pass (the witness does not vouch for the rewritten cache)."""
+    nonce, gates = goal_with(project, "grep -q good src/parser.py")
+    assert confirm.confirm(project, nonce, gates, 10)["passed"]
+    cache_path = project.ledger_root / "gates" / f"{nonce}.stat-cache.json"
+    cached = json.loads(cache_path.read_text())
+    digest = cached["src/parser.py"].rsplit(":", 1)[1]
+    path = project.root / "src" / "parser.py"
+    path.write_text("parse = 'bad!'\n")  # same size, breaks the gate
+    bad = os.stat(path)
+    cached["src/parser.py"] = \
+        f"{bad.st_size}:{bad.st_mtime_ns}:{bad.st_ino}:{bad.st_ctime_ns}:{digest}"
+    cache_path.write_text(json.dumps(cached))
+    again = confirm.confirm(project, nonce, gates, 10)
+    assert not again["passed"] and again["results"]["g0"]["verdict"] == "failed (exit 1)"
+    assert confirm.confirm(project, nonce, gates, 10)["results"]["g0"]["verdict"] == \
+        "failed (exit 1)"  # the rebuilt cache is forge's again
+
+
+def test_forges_own_stat_cache_is_read_while_the_witness_vouches_for_it(project):
+    from forge_runtime.gates import status
+    from forge_runtime.gates.witnessed import CacheWitness
+
+    nonce, gates = goal_with(project, "true")
+    confirm.boundaries(project, nonce, gates)
+    cache = project.ledger_root / "gates" / f"{nonce}.stat-cache.json"
+    tree = status.Tree(project, list(gates.gates), stat_cache=cache,
+                       witness=CacheWitness(project, nonce))
+    tree.boundary_of(gates.gates[0])
+    assert tree.hasher.hashed == 0  # every digest from the cache
+
+
+def test_hashing_the_boundaries_counts_against_a_hooks_budget(project, monkeypatch):
+    """A tree the agent made huge takes the hook's time to hash: what is left for the gates
+    is the budget less that, so the hook still answers within the host's limit."""
+    nonce, gates = goal_with(project, "true")
+    hashing = confirm.boundaries
+
+    def slow(*args):
+        time.sleep(1.0)
+        return hashing(*args)
+
+    monkeypatch.setattr(confirm, "boundaries", slow)
+    cut = confirm.confirm(project, nonce, gates, 1.2)
+    assert cut["results"]["g0"]["verdict"] == confirm.NOT_RUN and not cut["complete"]
+    assert confirm.confirm(project, nonce, gates, 5)["passed"]

@@ -11,49 +11,24 @@ import subprocess
 import sys
 
 import pytest
-from goal_support import Session, goal_project
+from goal_support import Session, gates_project, running_goal, stop_turn, two_gates
 from test_gates import age, forge, write
 
 from forge_runtime.gates import receipts
 from forge_runtime.gates import status as gate_status
-from forge_runtime.hooks import session_end, stop
+from forge_runtime.hooks import session_end
 
 OBJECTIVE = "the parser passes its tests"
-GATES = """\
-gates:
-  unit-tests:
-    command: grep -q good src/parser.py
-    boundary: ["src/**"]
-  docs:
-    command: echo docs
-    boundary: ["docs/**"]
-"""
+GATES = two_gates("grep -q good src/parser.py")
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    project = goal_project(tmp_path, monkeypatch, cli=True)
-    write(project.root, "src/parser.py", "parse = None  # broken\n")
-    write(project.root, "docs/index.md", "# parser\n")
-    write(project.root, ".forge/gates.yaml", GATES)
-    age(project.root)
-    return project
-
-
-def running_goal(project) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    return session
-
-
-def turn(session: Session) -> dict | None:
-    session._append({"type": "assistant", "message": {"role": "assistant", "content": [
-        {"type": "text", "text": "working"}]}})
-    return stop.handle(session.event("Stop", stop_hook_active=True))
+    return gates_project(tmp_path, monkeypatch, GATES, "parse = None  # broken\n")
 
 
 def met(session: Session) -> dict | None:
-    reply = turn(session)
+    reply = stop_turn(session)
     session.verdict(met=True, condition=OBJECTIVE)
     session_end.handle(session.event("SessionEnd", reason="other"))
     return reply
@@ -81,7 +56,7 @@ def passing_receipt(project, name: str) -> dict:
 
 def test_a_receipt_written_by_hand_does_not_verify_a_goal(project):
     assert forge("gate", "run", "docs")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     write(project.root, ".forge/local/gates/receipts/unit-tests.json",
           json.dumps({**passing_receipt(project, "unit-tests"), "seal": "f" * 64}))
     assert receipts.read(project, "unit-tests") is None  # no seal forge made
@@ -101,7 +76,7 @@ open(sys.argv[3], "w").write(json.dumps(receipt))
 
 def test_a_receipt_sealed_with_a_key_a_script_read_does_not_verify_a_goal(project):
     assert forge("gate", "run", "docs")[0] == 0  # makes the key
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     target = receipts.receipt_path(project, "unit-tests")
     subprocess.run([sys.executable, "-c", SEAL_WITH_STOLEN_KEY,
                     str(project.ledger_root / "gates" / "receipt.key"),
@@ -109,7 +84,7 @@ def test_a_receipt_sealed_with_a_key_a_script_read_does_not_verify_a_goal(projec
                    check=True, timeout=30)
     code, text = forge("gate", "status")
     assert "unit-tests" in text and "never-run" not in text  # the forged receipt reads fresh
-    reply = turn(session)  # every receipt says fresh: forge runs the gates itself
+    reply = stop_turn(session)  # every receipt says fresh: forge runs the gates itself
     told = reply["hookSpecificOutput"]["additionalContext"]
     assert "FORGE_GATES_NOT_CONFIRMED" in told and "unit-tests failed (exit 1)" in told
     assert "Next: forge gate run unit-tests\n  after fixing what .git/forge-goals/" \
@@ -119,12 +94,12 @@ def test_a_receipt_sealed_with_a_key_a_script_read_does_not_verify_a_goal(projec
 
 
 def test_a_gates_file_rewritten_to_true_does_not_verify_a_goal(project):
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     write(project.root, ".forge/gates.yaml", GATES.replace("grep -q good src/parser.py",
                                                            '"true"'))
     code, out = forge("gate", "run")
     assert code == 0, out  # receipts of the rewritten gates: all "pass"
-    reply = turn(session)
+    reply = stop_turn(session)
     told = reply["hookSpecificOutput"]["additionalContext"]
     assert "FORGE_GATES_CHANGED" in told and "unit-tests" in told
     assert f"Fix: /goal {OBJECTIVE}" in told
@@ -134,7 +109,7 @@ def test_a_gates_file_rewritten_to_true_does_not_verify_a_goal(project):
 
 @pytest.mark.parametrize("what", ["the gate", "the whole file"])
 def test_a_gate_removed_during_the_goal_still_counts(project, what):
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     if what == "the gate":
         write(project.root, ".forge/gates.yaml", GATES.split("  docs:")[0].replace(
             "unit-tests", "docs").replace("grep -q good src/parser.py", "echo docs")
@@ -156,7 +131,8 @@ def test_a_planted_config_cache_is_not_what_the_goal_records(project):
         "unit-tests": {"command": "true", "boundary": ["src/**"]},
         "docs": {"command": "true", "boundary": ["docs/**"]}}}})
     write(project.root, ".forge/local/gates/config-cache.json", planted)
-    session = running_goal(project)  # before the model's first turn: the file is recorded
+    # before the model's first turn: the file is recorded
+    session = running_goal(project, OBJECTIVE)
     write(project.root, ".forge/local/gates/config-cache.json", planted)  # and after it
     assert forge("gate", "run")[0] == 0  # runs the cache's `true`
     met(session)
@@ -169,8 +145,8 @@ def test_a_planted_stat_cache_does_not_make_a_changed_tree_read_as_the_confirmed
     write(project.root, "src/parser.py", "parse = 'good'\n")
     age(project.root)
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
-    turn(session)  # receipts fresh: forge runs the gates itself, and they pass
+    session = running_goal(project, OBJECTIVE)
+    stop_turn(session)  # receipts fresh: forge runs the gates itself, and they pass
     good = (project.root / "src" / "parser.py").stat()
     cache_path = project.root / ".forge" / "local" / "gates" / "stat-cache.json"
     cached = json.loads(cache_path.read_text())
@@ -178,18 +154,19 @@ def test_a_planted_stat_cache_does_not_make_a_changed_tree_read_as_the_confirmed
     bad = (project.root / "src" / "parser.py").stat()
     digest = cached["src/parser.py"].rsplit(":", 1)[1]
     assert good.st_size == bad.st_size
-    cached["src/parser.py"] = f"{bad.st_size}:{bad.st_mtime_ns}:{bad.st_ino}:{digest}"
+    cached["src/parser.py"] = \
+        f"{bad.st_size}:{bad.st_mtime_ns}:{bad.st_ino}:{bad.st_ctime_ns}:{digest}"
     cache_path.write_text(json.dumps(cached))
     met(session)
     assert_not_verified(project)
 
 
 def test_the_honest_way_verifies_the_goal(project):
-    session = running_goal(project)
-    assert "unit-tests never-run" in turn(session)["systemMessage"]
+    session = running_goal(project, OBJECTIVE)
+    assert "unit-tests never-run" in stop_turn(session)["systemMessage"]
     write(project.root, "src/parser.py", "parse = 'good'\n")
     assert forge("gate", "run")[0] == 0
-    reply = turn(session)
+    reply = stop_turn(session)
     assert "FORGE_GATES_FRESH" in reply["systemMessage"]
     met(session)
     code, text = forge("goal", "status")
@@ -216,9 +193,9 @@ def test_a_symlink_planted_for_forges_log_is_not_written_through(project, tmp_pa
     for name in ("unit-tests", "docs"):
         (planted / f"{name}.log").symlink_to(target)
     write(project.root, "src/parser.py", "parse = 'good'\n")
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     assert forge("gate", "run")[0] == 0
-    turn(session)
+    stop_turn(session)
     met(session)
     assert target.read_text() == '{"keep": true}\n'
     code, text = forge("goal", "status")

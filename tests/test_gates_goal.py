@@ -6,39 +6,19 @@ the ceiling (unverified) or a person takes over (met but unverified)."""
 from __future__ import annotations
 
 import pytest
-from goal_support import Session, goal_project
-from test_gates import age, forge, forge_json, write
+from goal_support import Session, gates_project, running_goal, stop_turn, two_gates
+from test_gates import forge, forge_json, write
 
 from forge_runtime.goal import state
 from forge_runtime.hooks import session_end, stop
 
 OBJECTIVE = "the parser passes its tests"
-GATES = """\
-gates:
-  unit-tests:
-    command: echo tests
-    boundary: ["src/**"]
-  docs:
-    command: echo docs
-    boundary: ["docs/**"]
-"""
+GATES = two_gates("echo tests")
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    project = goal_project(tmp_path, monkeypatch, cli=True)
-    write(project.root, "src/parser.py", "parse = None\n")
-    write(project.root, "docs/index.md", "# parser\n")
-    write(project.root, ".forge/gates.yaml", GATES)
-    age(project.root)
-    return project
-
-
-def turn(session: Session) -> dict | None:
-    """One model turn, answered by forge's real Stop hook entry point."""
-    session._append({"type": "assistant", "message": {"role": "assistant", "content": [
-        {"type": "text", "text": "working"}]}})
-    return stop.handle(session.event("Stop", stop_hook_active=True))
+    return gates_project(tmp_path, monkeypatch, GATES, "parse = None\n")
 
 
 def context(reply: dict | None) -> str:
@@ -55,12 +35,6 @@ def told_the_person(reply: dict | None) -> str:
     return reply["systemMessage"]
 
 
-def running_goal(project) -> Session:
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    return session
-
-
 def model_context(reply: dict | None) -> str:
     """What the model's next request carries, with nothing shown to the person."""
     assert reply is not None and set(reply) == {"hookSpecificOutput"}, reply
@@ -68,49 +42,49 @@ def model_context(reply: dict | None) -> str:
 
 
 def test_the_model_hears_of_stale_gates_every_turn_and_the_person_when_that_changes(project):
-    session = running_goal(project)
-    first = context(turn(session))  # nothing has run yet
+    session = running_goal(project, OBJECTIVE)
+    first = context(stop_turn(session))  # nothing has run yet
     assert "FORGE_GATES_NOT_FRESH" in first and "unit-tests never-run, docs never-run" in first
     assert first.endswith("Next: forge gate run unit-tests docs\n"
                           "  only these gates' receipts are out of date")
-    assert model_context(turn(session)) == first  # unchanged: the model again, not the person
+    assert model_context(stop_turn(session)) == first  # unchanged: the model again, not the person
     assert forge("gate", "run")[0] == 0
-    fresh = told_the_person(turn(session))
+    fresh = told_the_person(stop_turn(session))
     assert "FORGE_GATES_FRESH" in fresh and "Next: forge goal verify-gates" in fresh
-    assert turn(session) is None
+    assert stop_turn(session) is None
     write(project.root, "src/parser.py", "parse = 'better'\n")
-    stale = context(turn(session))
+    stale = context(stop_turn(session))
     assert "unit-tests stale" in stale and "docs" not in stale.split("Next:")[0]
     assert "Next: forge gate run unit-tests\n" in stale
 
 
 def test_a_goal_whose_gates_are_fresh_from_the_start_hears_nothing(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
-    assert turn(session) is None
-    assert turn(session) is None
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
+    assert stop_turn(session) is None
 
 
 def test_a_project_without_gates_gets_the_stop_reply_it_always_had(project):
     (project.root / ".forge/gates.yaml").unlink()
-    session = running_goal(project)
-    assert turn(session) is None
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
 
 
 def test_a_broken_gates_file_is_told_to_the_model_and_stops_nothing(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
-    assert turn(session) is None
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
     write(project.root, ".forge/gates.yaml", "gates: [\n")
-    text = context(turn(session))
+    text = context(stop_turn(session))
     assert "FORGE_GATES_INVALID" in text and text.endswith(
         "Fix: forge gate status\n  correct .forge/gates.yaml:2, then run this to check it")
 
 
 def test_the_stuck_warning_points_first_at_the_stale_gate(project):
-    session = running_goal(project)
-    turn(session)  # told: never run
-    replies = [turn(session) for _ in range(5)]
+    session = running_goal(project, OBJECTIVE)
+    stop_turn(session)  # told: never run
+    replies = [stop_turn(session) for _ in range(5)]
     stuck = context(replies[-1])
     assert stuck.startswith("FORGE_GOAL_STUCK_WARNING")
     assert "FORGE_GATES_NOT_FRESH" in stuck
@@ -120,7 +94,7 @@ def test_the_stuck_warning_points_first_at_the_stale_gate(project):
 
 
 def met(project, session: Session) -> None:
-    turn(session)
+    stop_turn(session)
     session.verdict(met=True, condition=OBJECTIVE)
     assert session_end.handle(session.event("SessionEnd", reason="other")) is None
 
@@ -129,7 +103,7 @@ def test_a_goal_met_is_judged_by_forges_own_run_not_by_its_receipts(project):
     write(project.root, ".forge/gates.yaml",
           GATES.replace("echo docs", "grep -q good docs/index.md"))
     assert forge("gate", "run", "unit-tests")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     met(project, session)  # docs never ran, and forge's own run of it fails
 
     code, text = forge("goal", "status")
@@ -154,7 +128,7 @@ def test_a_goal_met_is_judged_by_forges_own_run_not_by_its_receipts(project):
 
 def test_a_goal_met_with_stale_receipts_whose_gates_pass_is_verified(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     write(project.root, "docs/index.md", "# parser, edited\n")  # the docs receipt is stale
     met(project, session)
     code, text = forge("goal", "status")
@@ -164,7 +138,7 @@ def test_a_goal_met_with_stale_receipts_whose_gates_pass_is_verified(project):
 def test_a_goal_met_with_a_failing_gate_is_unverified_too(project):
     write(project.root, ".forge/gates.yaml", GATES.replace("echo docs", "exit 1"))
     forge("gate", "run")
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     met(project, session)
     code, text = forge("goal", "status")
     assert "met but unverified: forge ran the recorded final gates itself: docs failed " \
@@ -174,7 +148,7 @@ def test_a_goal_met_with_a_failing_gate_is_unverified_too(project):
 
 def test_a_goal_met_with_every_gate_fresh_is_verified_when_met(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     met(project, session)
     write(project.root, "src/parser.py", "later = True\n")  # an edit after the goal was met
     code, text = forge("goal", "status")
@@ -183,8 +157,8 @@ def test_a_goal_met_with_every_gate_fresh_is_verified_when_met(project):
 
 def test_verify_gates_on_a_running_goal_waits_for_the_evaluator(project):
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
-    turn(session)
+    session = running_goal(project, OBJECTIVE)
+    stop_turn(session)
     code, payload = forge_json("goal", "verify-gates")
     assert code == 0 and payload["_hint"]["marker"] == "Wait"
     write(project.root, "src/parser.py", "x = 2\n")
@@ -199,9 +173,9 @@ def test_the_next_prompt_records_a_verdict_the_last_stop_could_not_see(project):
           GATES.replace("echo docs", "grep -q good docs/index.md"))
     write(project.root, "docs/index.md", "# good\n")
     assert forge("gate", "run")[0] == 0
-    session = running_goal(project)
+    session = running_goal(project, OBJECTIVE)
     write(project.root, "docs/index.md", "# stale now\n")
-    turn(session)
+    stop_turn(session)
     session.verdict(met=True, condition=OBJECTIVE)
     user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="thanks"))
     write(project.root, "docs/index.md", "# good again\n")  # the person works on after it
@@ -219,8 +193,8 @@ def held_goal(project) -> Session:
     """A goal the host judged met at once, its Stop having told the model to run the gates;
     unit-tests fails until src/parser.py says `good`."""
     write(project.root, ".forge/gates.yaml", FIXABLE)
-    session = running_goal(project)
-    assert "FORGE_GATES_NOT_FRESH" in context(turn(session))
+    session = running_goal(project, OBJECTIVE)
+    assert "FORGE_GATES_NOT_FRESH" in context(stop_turn(session))
     session.verdict(met=True, condition=OBJECTIVE, reason="the model says it is done",
                     iterations=1)
     return session
@@ -233,10 +207,10 @@ def ledger_goal(project) -> dict:
 
 
 def test_a_met_verdict_while_a_gate_fails_keeps_the_goal_going_until_it_passes(project):
-    from forge_runtime.gates.goal import read_record
+    from forge_runtime.gates.files import read_record
 
     session = held_goal(project)
-    told = model_context(turn(session))  # the Stop that sees the host's met
+    told = model_context(stop_turn(session))  # the Stop that sees the host's met
     assert "unit-tests never-run, docs never-run" in told
     goal = ledger_goal(project)
     assert (goal["status"], goal["turn_count"]) == ("active", 2)  # charged like any turn
@@ -244,14 +218,14 @@ def test_a_met_verdict_while_a_gate_fails_keeps_the_goal_going_until_it_passes(p
     assert "the host judged it met at" in text and "forge keeps it going" in text
 
     assert forge("gate", "run")[0] == 1  # unit-tests fails
-    failing = context(turn(session))  # changed: the person hears of it too
+    failing = context(stop_turn(session))  # changed: the person hears of it too
     assert "unit-tests failing" in failing
     assert failing.endswith("Next: forge gate run unit-tests\n  after fixing what "
                             ".forge/local/gates/unit-tests.log shows: nothing it covers "
                             "changed since it failed")
     write(project.root, "src/parser.py", "parse = 'good'\n")
     assert forge("gate", "run", "unit-tests")[0] == 0
-    done = told_the_person(turn(session))
+    done = told_the_person(stop_turn(session))
     assert done.startswith("FORGE_GOAL_VERIFIED: goal ") and "\nDone." in done
     goal = ledger_goal(project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 4)
@@ -262,13 +236,13 @@ def test_a_met_verdict_while_a_gate_fails_keeps_the_goal_going_until_it_passes(p
     assert receipt["confirmed"]["verdict"] == "passed"
     assert "gates       verified at" in forge("goal", "status")[1]
     assert forge("goal", "verify-gates")[0] == 0
-    assert turn(session) is None  # the goal is over: nothing keeps the session going
+    assert stop_turn(session) is None  # the goal is over: nothing keeps the session going
 
 
 def test_a_gate_that_never_passes_ends_at_the_ceiling_unverified_with_every_turn_charged(
         project):
     session = held_goal(project)
-    replies = [turn(session) for _ in range(19)]
+    replies = [stop_turn(session) for _ in range(19)]
     assert all("hookSpecificOutput" in reply for reply in replies[:18])
     last = replies[-1]
     assert last["continue"] is False
@@ -287,7 +261,7 @@ def test_a_gate_that_never_passes_ends_at_the_ceiling_unverified_with_every_turn
 
 def test_a_stop_repeated_with_no_new_turn_is_never_continued(project):
     session = held_goal(project)
-    assert model_context(turn(session))
+    assert model_context(stop_turn(session))
     assert stop.handle(session.event("Stop", stop_hook_active=True)) is None
     assert ledger_goal(project)["turn_count"] == 2
 
@@ -296,28 +270,28 @@ def test_a_persons_prompt_ends_a_held_goal_as_met_but_unverified(project):
     from forge_runtime.hooks import user_prompt_submit
 
     session = held_goal(project)
-    assert model_context(turn(session))
+    assert model_context(stop_turn(session))
     user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="stop, I'll look"))
     goal = ledger_goal(project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 2)
     assert "met but unverified" in forge("goal", "status")[1]
-    assert turn(session) is None  # nothing continues it past the person
+    assert stop_turn(session) is None  # nothing continues it past the person
 
 
 def test_a_goal_cleared_while_held_is_cancelled_and_not_continued(project):
     session = held_goal(project)
-    assert model_context(turn(session))
+    assert model_context(stop_turn(session))
     session.verdict(met=True, sentinel=True, condition=OBJECTIVE)  # the person's /goal clear
-    assert turn(session) is None
+    assert stop_turn(session) is None
     assert ledger_goal(project)["status"] == "cancelled"
 
 
 def test_a_goal_without_gates_met_by_the_host_ends_as_before(project):
     (project.root / ".forge/gates.yaml").unlink()
-    session = running_goal(project)
-    assert turn(session) is None
+    session = running_goal(project, OBJECTIVE)
+    assert stop_turn(session) is None
     session.verdict(met=True, condition=OBJECTIVE, iterations=1)
-    assert turn(session) is None
+    assert stop_turn(session) is None
     goal = ledger_goal(project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 1)
 
@@ -326,7 +300,7 @@ def test_a_gate_failing_the_same_way_for_five_turns_is_stuck_and_its_check_comes
         project):
     session = held_goal(project)
     forge("gate", "run")
-    replies = [turn(session) for _ in range(5)]  # turns 2..6: unit-tests fails each time
+    replies = [stop_turn(session) for _ in range(5)]  # turns 2..6: unit-tests fails each time
     warned = [index for index, reply in enumerate(replies)
               if "FORGE_GOAL_STUCK_WARNING: final gate" in
               reply["hookSpecificOutput"]["additionalContext"]]
@@ -340,13 +314,13 @@ def test_a_gate_failing_the_same_way_for_five_turns_is_stuck_and_its_check_comes
         "changed since it failed", "Or: forge goal status"]
     write(project.root, "src/parser.py", "parse = 'still wrong'\n")
     forge("gate", "run", "unit-tests")  # fails again, but on other files: a new try
-    assert "STUCK" not in model_context(turn(session))
+    assert "STUCK" not in model_context(stop_turn(session))
 
 
 def test_a_held_goal_whose_gates_pass_forges_own_run_is_verified_with_stale_receipts(project):
     session = held_goal(project)
     write(project.root, "src/parser.py", "parse = 'good'\n")
-    done = told_the_person(turn(session))  # no receipt is fresh, but forge's own run passes
+    done = told_the_person(stop_turn(session))  # no receipt is fresh, but forge's own run passes
     assert done.startswith("FORGE_GOAL_VERIFIED: goal ")
     assert ledger_goal(project)["status"] == "complete"
     assert "gates       verified at" in forge("goal", "status")[1]
@@ -355,7 +329,7 @@ def test_a_held_goal_whose_gates_pass_forges_own_run_is_verified_with_stale_rece
 def test_a_held_goal_whose_recorded_gates_cannot_be_judged_ends_met_but_unverified(project):
     session = held_goal(project)
     write(project.root, ".forge/gates.yaml", FIXABLE.replace("echo docs", "echo other docs"))
-    told = told_the_person(turn(session))  # no model turn can fix a person's gates file
+    told = told_the_person(stop_turn(session))  # no model turn can fix a person's gates file
     assert "FORGE_GATES_CHANGED" in told and told.splitlines()[-2] == \
         "Fix: /goal the parser passes its tests"
     goal = ledger_goal(project)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import activation, state
 from forge_runtime.goal.charging import charge, end
+from forge_runtime.goal.index import OBJECTIVES_DIR
 from forge_runtime.goal.ledger import Ledger
 
 
@@ -140,7 +141,7 @@ def test_another_worktree_of_the_repository_shares_the_goal_and_its_count(tmp_pa
 def _forget(project, goal: dict, what: str) -> None:
     import shutil
 
-    index = project.ledger_root / activation.OBJECTIVES_DIR / goal["objective_hash"]
+    index = project.ledger_root / OBJECTIVES_DIR / goal["objective_hash"]
     index.unlink()
     if what == "goal directory too":
         shutil.rmtree(project.ledger_root / goal["nonce"])
@@ -160,7 +161,7 @@ def test_an_objective_index_pointing_at_another_goal_is_refused(tmp_path):
     project = make_project(tmp_path)
     first = activation.activate(project, "ship it").goal
     second = activation.activate(project, "ship that").goal
-    index = project.ledger_root / activation.OBJECTIVES_DIR / first["objective_hash"]
+    index = project.ledger_root / OBJECTIVES_DIR / first["objective_hash"]
     index.unlink()
     index.write_text(second["nonce"])
     with pytest.raises(ForgeError) as caught:

@@ -12,25 +12,25 @@ import errno
 import os
 
 import pytest
-from goal_support import Session, goal_project, make_project, started_goal
+from goal_support import (
+    Session,
+    goal_of,
+    goal_project_fixture,
+    make_project,
+    started_goal,
+)
 
-from forge_runtime.goal import events, records, state, transcript
+from forge_runtime.goal import events, records, transcript
 from forge_runtime.goal.ledger import Ledger
 
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
-
-
-def _goal(project) -> dict:
-    return state.read(project.state_path).goal
+project = goal_project_fixture()
 
 
 def _charges(project) -> list[dict]:
-    ledger = Ledger(project.ledger_root, _goal(project)["nonce"])
+    ledger = Ledger(project.ledger_root, goal_of(project)["nonce"])
     return [record for record in ledger.history() if record["kind"] == "charge"]
 
 
@@ -45,9 +45,9 @@ def test_a_stop_charges_the_turns_whose_stops_died_each_once_in_order(project):
     charges = _charges(project)
     assert [record["turn"] for record in charges][1:4] == missed
     assert [record.get("late", False) for record in charges] == [False, True, True, True, False]
-    assert _goal(project)["turn_count"] == 5
+    assert goal_of(project)["turn_count"] == 5
     assert session.stop() is None  # a repeated Stop adds nothing
-    assert _goal(project)["turn_count"] == 5
+    assert goal_of(project)["turn_count"] == 5
 
 
 def test_catching_up_to_the_ceiling_stops_at_once_and_owes_the_rest(project):
@@ -61,13 +61,13 @@ def test_catching_up_to_the_ceiling_stops_at_once_and_owes_the_rest(project):
     assert "2 more ran past the ceiling" in first
     assert text.splitlines()[1].startswith("Checkpoint: ")
     assert text.splitlines()[2] == f"Next: /goal {OBJECTIVE}"
-    history = Ledger(project.ledger_root, _goal(project)["nonce"]).history()
+    history = Ledger(project.ledger_root, goal_of(project)["nonce"]).history()
     assert [record["kind"] for record in history[-2:]] == ["checkpoint", "exhaust"]
     assert history[-1]["late_turns"] == 2 and len(history[-1]["owed"]) == 2
     again = Session(project)
     again.person_goal(OBJECTIVE)  # one more tranche: the owed turns are charged first
     assert again.turn() is None
-    goal = _goal(project)
+    goal = goal_of(project)
     assert (goal["turn_count"], goal["turn_ceiling"]) == (23, 40)
     assert [record["turn"] for record in _charges(project)][20:22] == history[-1]["owed"]
 
@@ -79,7 +79,7 @@ def test_session_end_charges_the_turns_the_last_stops_missed(project):
     session.work()
     session.work()
     session_end.handle(session.event("SessionEnd", reason="other"))
-    assert _goal(project)["turn_count"] == 3
+    assert goal_of(project)["turn_count"] == 3
     assert all(record.get("late") for record in _charges(project)[1:])
 
 
@@ -90,7 +90,7 @@ def test_a_prompt_catches_up_and_refuses_to_go_on_past_the_ceiling(project):
     reply = session.prompt("keep going")
     assert reply["decision"] == "block"
     assert reply["reason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (20, "exhausted")
+    assert (goal_of(project)["turn_count"], goal_of(project)["status"]) == (20, "exhausted")
 
 
 def test_turns_after_a_verdict_that_ended_the_goal_are_not_charged(project):
@@ -100,7 +100,7 @@ def test_turns_after_a_verdict_that_ended_the_goal_are_not_charged(project):
     session.prompt("thanks; explain it")
     session.work()
     assert session.stop() is None
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (2, "complete")
+    assert (goal_of(project)["turn_count"], goal_of(project)["status"]) == (2, "complete")
 
 
 @pytest.mark.parametrize("damage, why", [
@@ -116,10 +116,10 @@ def test_a_transcript_that_lost_its_charged_turns_fails_closed(project, damage, 
     assert checkpoint.startswith("Checkpoint: ")
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: ") and why in lines[0]
     assert lines[1] == f"Fix: /goal {OBJECTIVE}"
-    assert _goal(project)["turn_count"] == 3
+    assert goal_of(project)["turn_count"] == 3
     fresh = Session(project)  # the way out: a person's /goal in a new session
     fresh.person_goal(OBJECTIVE)
-    assert fresh.turn() is None and _goal(project)["turn_count"] == 4
+    assert fresh.turn() is None and goal_of(project)["turn_count"] == 4
 
 
 @pytest.mark.parametrize("code, words, fix", [
@@ -142,8 +142,8 @@ def test_a_charge_that_cannot_be_written_names_the_condition(project, monkeypatc
     assert "the next event of this session charges every turn missed" in lines[2]
     monkeypatch.setattr(records, "_write_temp", real)  # fixed: the missed turn is charged
     assert session.turn() is None
-    assert _goal(project)["turn_count"] == 3
-    assert Ledger(project.ledger_root, _goal(project)["nonce"]).verify()["turn_count"] == 3
+    assert goal_of(project)["turn_count"] == 3
+    assert Ledger(project.ledger_root, goal_of(project)["nonce"]).verify()["turn_count"] == 3
 
 
 def test_status_and_history_show_late_charges(project, monkeypatch, capsys):
@@ -170,7 +170,7 @@ def test_events_reading_an_older_binding_without_an_anchor_still_catch_up(projec
     sessions.write_binding(project.ledger_root, session.id, binding)
     session.work()
     assert events.on_stop(session.event("Stop", stop_hook_active=True)) is None
-    assert _goal(project)["turn_count"] == 2
+    assert goal_of(project)["turn_count"] == 2
 
 
 _FULL_DISK_SCRIPT = r"""
@@ -318,12 +318,12 @@ def test_any_interleaving_of_missed_repeated_and_concurrent_stops_charges_each_t
                 elif kind == "session end":
                     session_end.handle(session.event("SessionEnd", reason="other"))
             session.stop()  # any later event of the session
-            ledger = Ledger(project.ledger_root, _goal(project)["nonce"])
+            ledger = Ledger(project.ledger_root, goal_of(project)["nonce"])
             assert ledger.verified()["turn_count"] == len(worked)
             charged = [record["turn"] for record in ledger.history()
                        if record["kind"] == "charge"]
             assert charged == worked
-            assert _goal(project)["turn_count"] == len(worked)
+            assert goal_of(project)["turn_count"] == len(worked)
 
     check()
 
@@ -342,7 +342,7 @@ def test_a_stop_that_died_before_the_exhaustion_is_finished_by_the_next_with_its
     monkeypatch.setattr(charging, "_exhaust", dies)
     with pytest.raises(KeyboardInterrupt):
         session.turn()  # turn 20 charges 19 (late) and 20, then dies
-    ledger = Ledger(project.ledger_root, _goal(project)["nonce"])
+    ledger = Ledger(project.ledger_root, goal_of(project)["nonce"])
     assert ledger.verified()["turn_count"] == 20 and ledger.verified()["status"] == "active"
     monkeypatch.setattr(charging, "_exhaust", real_exhaust)
 

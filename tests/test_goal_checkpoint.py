@@ -5,7 +5,7 @@ unchanged; and the gauge the status line and `forge goal status` share."""
 from __future__ import annotations
 
 import pytest
-from goal_support import Session, goal_project, goal_with_checklist
+from goal_support import Session, goal_project_fixture, goal_with_checklist
 
 from forge_runtime import hints
 from forge_runtime.goal import checkpoint, gauge, state
@@ -19,9 +19,7 @@ CHECKLIST = ("- [x] read the CSV spec\n- [x] write the tests\n- [x] parse the de
 CHECKPOINT = "Checkpoint: 3 of 7 steps done; next unchecked step: parse the header row"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+project = goal_project_fixture()
 
 
 def running(project, turns: int) -> Session:

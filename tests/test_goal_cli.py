@@ -6,8 +6,7 @@ import json
 import subprocess
 import sys
 
-import pytest
-from goal_support import Session, goal_project
+from goal_support import Session, goal_project_fixture, run_cli
 
 from forge_runtime import hints
 from forge_runtime.cli.main import main, parses
@@ -16,15 +15,7 @@ from forge_runtime.goal import sessions, state
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch, cli=True)
-
-
-def _run(capsys, *argv) -> tuple[int, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
+project = goal_project_fixture(cli=True)
 
 
 def _json(capsys, *argv) -> tuple[int, dict]:
@@ -46,14 +37,14 @@ def _session(project, turns: int) -> Session:
 
 
 def test_status_without_a_goal_waits_for_a_person(project, capsys):
-    code, text = _run(capsys, "goal", "status")
+    code, text = run_cli(capsys, "goal", "status")
     assert code == 0
     assert text.splitlines()[-1] == "Wait: a person runs /goal with an objective in Claude Code"
 
 
 def test_status_shows_the_budget_and_hints_real_commands(project, capsys):
     _session(project, 3)
-    code, text = _run(capsys, "goal", "status")
+    code, text = run_cli(capsys, "goal", "status")
     assert code == 0
     assert "turns       3 of 20 (1 activation(s) x 20)" in text
     nonce = state.read(project.state_path).goal["nonce"]
@@ -74,10 +65,10 @@ def test_status_names_the_frozen_brief_the_goal_started_from(project, capsys):
     session = Session(project)
     session.person_goal(brief.goal_condition)
     session.turn()
-    code, text = _run(capsys, "goal", "status")
+    code, text = run_cli(capsys, "goal", "status")
     assert code == 0 and "brief       .forge/notes/brief.md" in text
     freeze(brief.amended("and the lexer"), brief_path(project.forge_dir), new=True)
-    assert "brief       .forge/notes/brief.md" in _run(capsys, "goal", "status")[1]
+    assert "brief       .forge/notes/brief.md" in run_cli(capsys, "goal", "status")[1]
     freeze(Brief.parse(str(brief.to_markdown()).replace("- the parser passes", "- other")),
            brief_path(project.forge_dir), new=True)
     code, data = _json(capsys, "goal", "status")
@@ -86,7 +77,7 @@ def test_status_names_the_frozen_brief_the_goal_started_from(project, capsys):
 
 def test_status_of_an_exhausted_goal_names_the_way_on_as_the_stop_hook_does(project, capsys):
     session = _session(project, 20)
-    code, text = _run(capsys, "goal", "status")
+    code, text = run_cli(capsys, "goal", "status")
     assert text.splitlines()[-3:] == [f"Next: /goal {OBJECTIVE}",
                                       "  adds one more tranche of 20 turns", "Or: /goal clear"]
     assert text.splitlines()[-3:] == session.stop()["stopReason"].splitlines()[-3:]
@@ -96,9 +87,9 @@ def test_sync_catches_a_lagging_state_up(project, capsys):
     _session(project, 4)
     parsed = state.read(project.state_path)
     project.state_path.write_text(state.render({**parsed.goal, "turn_count": 3}, parsed.body))
-    code, text = _run(capsys, "goal", "status")
+    code, text = run_cli(capsys, "goal", "status")
     assert code == 0 and "Next: forge goal sync --nonce" in text
-    assert _run(capsys, "goal", "sync")[0] == 0
+    assert run_cli(capsys, "goal", "sync")[0] == 0
     assert state.read(project.state_path).goal["turn_count"] == 4
     assert state.read(project.state_path).body == parsed.body
 
@@ -107,16 +98,16 @@ def test_a_reduced_count_is_refused_with_exit_2_and_sync_restores_the_ledgers(pr
     _session(project, 6)
     parsed = state.read(project.state_path)
     project.state_path.write_text(state.render({**parsed.goal, "turn_count": 1}, parsed.body))
-    code, text = _run(capsys, "goal", "status")
+    code, text = run_cli(capsys, "goal", "status")
     assert code == 2 and "FORGE_GOAL_LEDGER_TAMPERED" in text
     assert text.splitlines()[-1].startswith("Fix: forge goal sync --nonce ")
-    assert _run(capsys, "goal", "sync")[0] == 0
+    assert run_cli(capsys, "goal", "sync")[0] == 0
     assert state.read(project.state_path).goal["turn_count"] == 6
 
 
 def test_verify_and_history_read_the_whole_chain(project, capsys):
     session = _session(project, 2)
-    code, text = _run(capsys, "goal", "verify")
+    code, text = run_cli(capsys, "goal", "verify")
     assert code == 0 and text.splitlines()[-2:] == ["Done.", "  1 goal ledger(s) verified"]
     code = main(["goal", "history", "--json"])
     records = json.loads(capsys.readouterr().out)
@@ -124,15 +115,15 @@ def test_verify_and_history_read_the_whole_chain(project, capsys):
     nonce = sessions.read_binding(project.ledger_root, session.id)["nonce"]
     record = project.ledger_root / nonce / "records" / "00000002.json"
     record.write_text(record.read_text().replace('"charge"', '"bind"'))
-    code, text = _run(capsys, "goal", "verify")
+    code, text = run_cli(capsys, "goal", "verify")
     assert code == 2
     assert text.splitlines()[-2].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: goal ")
     assert text.splitlines()[-1] == "Fix: forge goal verify"
-    assert _run(capsys, "ledger", "verify")[0] == 2
+    assert run_cli(capsys, "ledger", "verify")[0] == 2
 
 
 def test_ledger_activate_qualifies_and_never_activates(project, capsys):
-    code, text = _run(capsys, "ledger", "activate", "--project", str(project.root),
+    code, text = run_cli(capsys, "ledger", "activate", "--project", str(project.root),
                       "--state", ".forge/local/state.md")
     assert code == 0 and "qualified" in text
     assert not project.state_path.exists()
@@ -142,12 +133,12 @@ def test_ledger_charge_charges_a_bound_session_but_never_confirms_a_pending_goal
                                                                                 capsys):
     session = _session(project, 1)
     session._append({"type": "assistant", "message": {}})
-    code, _ = _run(capsys, "ledger", "charge", "--session", session.id, "--transcript",
+    code, _ = run_cli(capsys, "ledger", "charge", "--session", session.id, "--transcript",
                    str(session.transcript))
     assert code == 0 and state.read(project.state_path).goal["turn_count"] == 2
     other = Session(project)
     other.person_goal("another objective")
-    code, _ = _run(capsys, "ledger", "charge", "--session", other.id, "--transcript",
+    code, _ = run_cli(capsys, "ledger", "charge", "--session", other.id, "--transcript",
                    str(other.transcript))
     assert state.read(project.state_path).goal["objective"] == OBJECTIVE
 
@@ -157,7 +148,7 @@ def test_ledger_charge_at_the_ceiling_says_what_the_stop_hook_says(project, caps
 
     session = _session(project, 19)
     session._append({"type": "assistant", "message": {}})
-    code, text = _run(capsys, "ledger", "charge", "--session", session.id, "--transcript",
+    code, text = run_cli(capsys, "ledger", "charge", "--session", session.id, "--transcript",
                       str(session.transcript))
     reason = session.stop()["stopReason"]
     assert code == 2 and text.rstrip("\n") == reason
@@ -183,7 +174,7 @@ def test_status_of_a_goal_whose_work_tree_follows_another_goal_says_so(project, 
 
     first = activation.activate(project, "ship the parser").goal
     activation.activate(project, "ship the lexer")  # another session's /goal, same work tree
-    code, out = _run(capsys, "goal", "status", "--nonce", first["nonce"])
+    code, out = run_cli(capsys, "goal", "status", "--nonce", first["nonce"])
     assert code == 2
     error, fix = out.rstrip().splitlines()[-2:]
     assert error.startswith("Error: FORGE_GOAL_WORKTREE_TAKEN: state.md follows goal ")

@@ -6,7 +6,7 @@ import multiprocessing
 
 from goal_support import make_project
 
-from forge_runtime.goal import activation, state
+from forge_runtime.goal import activation, index, state
 from forge_runtime.goal.charging import charge
 from forge_runtime.goal.ledger import Ledger
 
@@ -128,7 +128,7 @@ def test_reading_a_goal_while_other_processes_charge_it_never_reports_tampering(
     while any(writer.is_alive() for writer in writers):
         for read in (lambda: status.verify_all(project),
                      lambda: status.view(project, goal["nonce"]),
-                     lambda: activation.find_nonce(project.ledger_root, goal["objective_hash"])):
+                     lambda: index.find_nonce(project.ledger_root, goal["objective_hash"])):
             try:
                 read()
             except ForgeError as exc:

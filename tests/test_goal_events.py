@@ -6,7 +6,14 @@ import json
 import os
 
 import pytest
-from goal_support import Session, goal_project, goal_projects, started_goal
+from goal_support import (
+    Session,
+    goal_of,
+    goal_project,
+    goal_project_fixture,
+    goal_projects,
+    started_goal,
+)
 
 from forge_runtime.goal import events, sessions, state, transcript
 from forge_runtime.goal.ledger import Ledger
@@ -15,13 +22,7 @@ from forge_runtime.hooks import stop
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
-
-
-def _goal(project) -> dict:
-    return state.read(project.state_path).goal
+project = goal_project_fixture()
 
 
 def _stop_text(reply) -> str:
@@ -35,9 +36,9 @@ def test_a_persons_goal_charges_from_its_own_turn(project):
     assert reply is None or reply["systemMessage"].startswith("FORGE_GOAL_UNSANDBOXED: ")
     assert not project.state_path.exists()  # nothing until the host confirms it
     assert session.turn() is None
-    assert _goal(project)["turn_count"] == 1
+    assert goal_of(project)["turn_count"] == 1
     session.turn()
-    assert _goal(project)["turn_count"] == 2
+    assert goal_of(project)["turn_count"] == 2
 
 
 def test_a_model_caused_goal_never_activates(project):
@@ -55,7 +56,7 @@ def test_a_model_caused_goal_cannot_reactivate_an_exhausted_goal(project):
         session.turn()
     session.model_goal(OBJECTIVE)
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in _stop_text(session.turn())
-    assert (_goal(project)["turn_count"], _goal(project)["turn_ceiling"]) == (20, 20)
+    assert (goal_of(project)["turn_count"], goal_of(project)["turn_ceiling"]) == (20, 20)
 
 
 def test_a_turn_written_to_the_transcript_after_its_stop_began_is_still_charged(project,
@@ -70,7 +71,7 @@ def test_a_turn_written_to_the_transcript_after_its_stop_began_is_still_charged(
     late.start()  # the interactive TUI writes its entries asynchronously
     session.stop()
     late.join()
-    assert _goal(project)["turn_count"] == 2
+    assert goal_of(project)["turn_count"] == 2
 
 
 def test_a_goal_set_written_after_the_first_stop_began_still_activates(project, monkeypatch):
@@ -97,7 +98,7 @@ def test_a_goal_set_written_after_the_first_stop_began_still_activates(project, 
     late.start()
     session.stop()
     late.join()
-    assert _goal(project)["turn_count"] == 1
+    assert goal_of(project)["turn_count"] == 1
 
 
 def test_a_repeated_stop_for_the_same_turn_counts_once(project):
@@ -106,7 +107,7 @@ def test_a_repeated_stop_for_the_same_turn_counts_once(project):
     session.turn()
     for _ in range(3):
         assert session.stop() is None
-    assert _goal(project)["turn_count"] == 1
+    assert goal_of(project)["turn_count"] == 1
 
 
 def test_the_ceiling_stops_the_session_and_every_later_stop(project):
@@ -122,7 +123,7 @@ def test_the_ceiling_stops_the_session_and_every_later_stop(project):
                                      "  adds one more tranche of 20 turns", "Or: /goal clear"]
     assert _stop_text(session.turn()) == text
     assert _stop_text(Session(project, session.id).stop()) == text
-    kinds = [r["kind"] for r in Ledger(project.ledger_root, _goal(project)["nonce"]).history()]
+    kinds = [r["kind"] for r in Ledger(project.ledger_root, goal_of(project)["nonce"]).history()]
     assert kinds[-2:] == ["checkpoint", "exhaust"] and kinds.count("charge") == 20
 
 
@@ -134,7 +135,7 @@ def test_the_checkpoint_records_the_next_unchecked_step(project):
     project.state_path.write_text(text + "- [x] lexer\n- [ ] parser tables\n")
     for _ in range(19):
         session.turn()
-    records = Ledger(project.ledger_root, _goal(project)["nonce"]).history()
+    records = Ledger(project.ledger_root, goal_of(project)["nonce"]).history()
     assert records[-2]["kind"] == "checkpoint"
     assert records[-2]["next_step"] == "parser tables"
 
@@ -147,7 +148,7 @@ def test_another_session_without_a_goal_is_never_charged_or_stopped(project):
     bystander = Session(project)
     bystander.prompt("what does this repo do?")
     assert bystander.turn() is None
-    assert _goal(project)["turn_count"] == 20
+    assert goal_of(project)["turn_count"] == 20
     assert sessions.involvement(project.ledger_root, bystander.id) == set()
 
 
@@ -178,7 +179,7 @@ def test_when_the_native_goal_ends_forge_stops_charging(project, outcome, attach
     session.prompt("thanks, now explain the code")  # the person drives on
     for _ in range(25):
         assert session.turn() is None
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (2, outcome)
+    assert (goal_of(project)["turn_count"], goal_of(project)["status"]) == (2, outcome)
 
 
 def test_a_verdict_for_this_turn_is_applied_after_charging_it(project):
@@ -187,7 +188,7 @@ def test_a_verdict_for_this_turn_is_applied_after_charging_it(project):
     session._append({"type": "assistant", "message": {}})
     session.verdict(met=True, condition=OBJECTIVE)
     assert session.stop() is None
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (1, "complete")
+    assert (goal_of(project)["turn_count"], goal_of(project)["status"]) == (1, "complete")
 
 
 def test_session_end_records_the_verdict_the_last_stop_could_not_see(project):
@@ -199,7 +200,7 @@ def test_session_end_records_the_verdict_the_last_stop_could_not_see(project):
     session.turn()
     session.verdict(met=True, condition=OBJECTIVE)
     assert session_end.handle(session.event("SessionEnd", reason="other")) is None
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (2, "complete")
+    assert (goal_of(project)["turn_count"], goal_of(project)["status"]) == (2, "complete")
     bystander = Session(project)
     assert session_end.handle(bystander.event("SessionEnd", reason="other")) is None
 
@@ -210,7 +211,7 @@ def test_a_verdict_about_another_condition_is_ignored(project):
     session.turn()
     session.verdict(met=True, condition="something else")
     session.turn()
-    assert (_goal(project)["turn_count"], _goal(project)["status"]) == (2, "active")
+    assert (goal_of(project)["turn_count"], goal_of(project)["status"]) == (2, "active")
 
 
 def test_a_resumed_session_binds_without_changing_counts(project):
@@ -221,7 +222,7 @@ def test_a_resumed_session_binds_without_changing_counts(project):
     resumed = Session(project)
     resumed.person_goal(OBJECTIVE)
     resumed.turn()
-    goal = _goal(project)
+    goal = goal_of(project)
     assert (goal["turn_count"], goal["turn_ceiling"], goal["activation_count"]) == (6, 20, 1)
 
 
@@ -247,7 +248,7 @@ def test_a_hand_edited_state_ends_autonomy(project, change):
     assert lines[0].startswith("Checkpoint: ")  # where the work stands, then the refusal
     assert lines[1].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file")
     assert lines[-1] == "Fix: forge goal sync"
-    assert Ledger(project.ledger_root, _goal(project)["nonce"] if "nonce" not in change
+    assert Ledger(project.ledger_root, goal_of(project)["nonce"] if "nonce" not in change
                   else session_nonce(project, session)).verify()["turn_count"] == 4
 
 
@@ -259,7 +260,7 @@ def test_a_state_lagging_by_one_turn_is_allowed(project):
     session = _running(project)
     _tamper_state(project, turn_count=3)
     assert session.turn() is None
-    assert _goal(project)["turn_count"] == 5
+    assert goal_of(project)["turn_count"] == 5
 
 
 def test_a_deleted_state_file_or_goal_ends_autonomy(project):
@@ -318,7 +319,7 @@ def test_unchanged_progress_for_5_charged_turns_warns_without_touching_the_budge
     reply = replies[5]
     assert reply["systemMessage"].startswith("FORGE_GOAL_STUCK_WARNING")
     assert reply["hookSpecificOutput"]["additionalContext"] == reply["systemMessage"]
-    assert "continue" not in reply and _goal(project)["turn_count"] == 7
+    assert "continue" not in reply and goal_of(project)["turn_count"] == 7
     text = project.state_path.read_text()
     project.state_path.write_text(text + "- [ ] a new step\n")
     assert [session.turn() for _ in range(5)] == [None] * 5
@@ -350,11 +351,11 @@ def test_the_exhausted_hint_is_a_command_that_continues_the_same_goal(project, o
     text = _stop_text([session.turn() for _ in range(20)][-1])
     typed = text.splitlines()[2].removeprefix("Next: ")
     assert typed.isprintable() and len(text.splitlines()) == 5
-    first = _goal(project)
+    first = goal_of(project)
     again = Session(project)
     again.person_goal(typed.removeprefix("/goal "))
     again.turn()
-    goal = _goal(project)
+    goal = goal_of(project)
     assert goal["nonce"] == first["nonce"]
     assert (goal["turn_count"], goal["turn_ceiling"]) == (21, 40)
 
@@ -393,7 +394,7 @@ def test_two_worktrees_charging_one_goal_in_turn_are_never_refused(worktrees):
     # each work tree's state is the goal as its own last Stop left it
     assert state.read(here.state_path).goal["turn_count"] == 7
     assert state.read(there.state_path).goal["turn_count"] == 8
-    assert Ledger(here.ledger_root, _goal(here)["nonce"]).verify()["turn_count"] == 8
+    assert Ledger(here.ledger_root, goal_of(here)["nonce"]).verify()["turn_count"] == 8
 
 
 def test_a_tranche_added_in_another_worktree_is_followed_not_refused(worktrees):
@@ -438,8 +439,8 @@ def test_a_second_goal_in_the_same_work_tree_stops_the_first_with_a_way_back(pro
     assert second.turn() is None  # the second goal runs on, untouched
     first.person_goal(OBJECTIVE)  # the way back: this work tree follows the first goal again
     assert first.turn() is None
-    assert _goal(project)["objective"] == OBJECTIVE
-    assert _goal(project)["turn_count"] == 2  # the refused turn was not charged
+    assert goal_of(project)["objective"] == OBJECTIVE
+    assert goal_of(project)["turn_count"] == 2  # the refused turn was not charged
 
 
 def test_a_first_stop_killed_after_activating_leaves_the_session_bound(project, monkeypatch):
@@ -462,13 +463,13 @@ def test_a_first_stop_killed_after_activating_leaves_the_session_bound(project, 
     assert sessions.involvement(project.ledger_root, session.id) != set()
     assert session.turn() is None
     # the killed Stop never charged its turn: the next Stop charges it late, then its own
-    assert _goal(project)["turn_count"] == 2
-    charges = [record for record in Ledger(project.ledger_root, _goal(project)["nonce"])
+    assert goal_of(project)["turn_count"] == 2
+    charges = [record for record in Ledger(project.ledger_root, goal_of(project)["nonce"])
                .history() if record["kind"] == "charge"]
     assert [record.get("late", False) for record in charges] == [True, False]
     assert sessions.involvement(project.ledger_root, session.id) == {sessions.BOUND}
     session.turn()
-    assert _goal(project)["turn_count"] == 3
+    assert goal_of(project)["turn_count"] == 3
 
 
 def test_a_goal_the_host_set_but_forge_cannot_match_to_the_prompt_fails_closed(project):
@@ -504,7 +505,7 @@ def test_a_native_goal_whose_binding_was_deleted_is_stopped_with_the_way_back(pr
     assert lines[1] == f"Fix: /goal {OBJECTIVE}"
     session.person_goal(OBJECTIVE)  # the way back: bound again, the count kept
     assert session.turn() is None
-    assert _goal(project)["turn_count"] == 4
+    assert goal_of(project)["turn_count"] == 4
 
 
 def test_a_session_without_a_goal_continued_by_another_stop_hook_is_left_alone(project):
@@ -525,7 +526,7 @@ def test_a_met_verdict_the_agent_wrote_itself_buys_at_most_one_turn(project):
     session.verdict(met=True, condition=OBJECTIVE, reason="trust me")  # forged mid-turn
     session._append({"type": "assistant", "message": {}})
     assert _hook_stop(session) is None
-    assert _goal(project)["status"] == "complete"
+    assert goal_of(project)["status"] == "complete"
     session.verdict(met=False, condition=OBJECTIVE, reason="GOAL-NOT-MET")  # the host's own
     session._append({"type": "assistant", "message": {}})
     lines = _stop_text(_hook_stop(session)).splitlines()
@@ -533,7 +534,7 @@ def test_a_met_verdict_the_agent_wrote_itself_buys_at_most_one_turn(project):
     assert lines[1] == f"Fix: /goal {OBJECTIVE}"
     session.person_goal(OBJECTIVE)  # a person reopens it: the count it had
     session.turn()
-    assert (_goal(project)["status"], _goal(project)["turn_count"]) == ("active", 4)
+    assert (goal_of(project)["status"], goal_of(project)["turn_count"]) == ("active", 4)
 
 
 def test_a_person_driving_a_session_after_its_goal_was_met_is_never_stopped(project):
@@ -610,7 +611,7 @@ def test_an_opted_out_goal_is_recorded_and_shown_as_unsandboxed(project):
                              ".forge/guard.yaml opts out (goal: {require_sandbox: false})")
     session.turn()
     session.turn()
-    goal = _goal(project)
+    goal = goal_of(project)
     assert _record_sandbox(project, goal["nonce"]) == ["unsandboxed"] * 3
     line = session_line(project, session.id, unicode=False, colour=False)
     assert line == f"forge [#---------] 2/20 - {gauge.UNSANDBOXED}"
@@ -633,7 +634,7 @@ def test_a_goal_status_names_the_posture_its_goal_got(project, capsys, monkeypat
     with_sandbox_layer(project.root)
     assert session.person_goal(OBJECTIVE) is None
     session.turn()
-    assert _record_sandbox(project, _goal(project)["nonce"])[-2:] == ["sandboxed"] * 2
+    assert _record_sandbox(project, goal_of(project)["nonce"])[-2:] == ["sandboxed"] * 2
     main(["goal", "status"])
     assert "sandbox     sandboxed (the host's kernel layer keeps the ledger)" in \
         capsys.readouterr().out.splitlines()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from goal_support import Session, goal_project
+from goal_support import Session, goal_project_fixture, run_cli
 
 from forge_runtime.cli.main import main
 from forge_runtime.goal import report
@@ -13,9 +12,7 @@ from forge_runtime.goal import report
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch, cli=True)
+project = goal_project_fixture(cli=True)
 
 
 def _spend(session: Session, message_id: str, model: str, **api) -> None:
@@ -38,15 +35,9 @@ def _goal_that_spent_its_tokens(project) -> Session:
     return session
 
 
-def _run(capsys, *argv) -> tuple[int, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
-
-
 def test_report_tells_the_goals_story_with_each_turns_tokens(project, capsys):
     _goal_that_spent_its_tokens(project)
-    code, text = _run(capsys, "goal", "report")
+    code, text = run_cli(capsys, "goal", "report")
     assert code == 0, text
     lines = text.splitlines()
     assert lines[2].startswith("status      exhausted at 3 of 20 turns, 2k tokens counted")
@@ -73,7 +64,7 @@ def test_report_json_holds_the_tranches_turns_and_models(project, capsys):
 
 def test_status_and_history_show_tokens_per_goal_model_and_run(project, capsys):
     _goal_that_spent_its_tokens(project)
-    code, text = _run(capsys, "goal", "status")
+    code, text = run_cli(capsys, "goal", "status")
     assert "tokens      2k of 2k (input, output and cache writes; cache reads at a tenth)" \
         in text
     assert "model       claude-small  0 in · 500 out · 0 cache write · 0 cache read" in text
@@ -81,7 +72,7 @@ def test_status_and_history_show_tokens_per_goal_model_and_run(project, capsys):
     main(["goal", "status", "--json"])
     budget = json.loads(capsys.readouterr().out)["budget"]
     assert budget["tokens"] == {"used": 2000, "ceiling": 2000}
-    code, text = _run(capsys, "goal", "history")
+    code, text = run_cli(capsys, "goal", "history")
     assert "turn 1, 1.5k tok" in text and "turn 2, charged late\n" in text
     assert "budget spent (tokens)" in text
 

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from goal_support import Session, goal_project
+from goal_support import Session, goal_project_fixture
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import activation, events, gauge, state, transcript, usage
@@ -75,39 +75,37 @@ def helpers(tmp_path) -> Path:
 
 
 def test_subagent_transcripts_are_read_once_each_and_their_growth_after(helpers):
-    tally, marks = usage.read_subagents(str(helpers), {})
+    tally, marks = transcript.read_subagents(str(helpers), {})
     assert len(marks) == 3
     assert tally.by_model == {"claude-opus-5-5": {key: 3 * value
                                                   for key, value in SUBAGENT.items()}}
-    again, same = usage.read_subagents(str(helpers), marks)
+    again, same = transcript.read_subagents(str(helpers), marks)
     assert not again and same == marks
     helper = sorted(Path(usage.subagent_dir(str(helpers))).glob("*.jsonl"))[0]
     response = next(entry for entry in _entries(helper) if entry["type"] == "assistant")
     response["message"]["id"] = "msg_new"
     with helper.open("a") as handle:
         handle.write(json.dumps(response) + "\n")
-    grown, _ = usage.read_subagents(str(helpers), marks)
+    grown, _ = transcript.read_subagents(str(helpers), marks)
     assert usage.counted(grown.by_model) == usage.counted(
         {"m": usage.response(response)[2]}) > 0
 
 
 def test_a_deleted_or_rewritten_subagent_transcript_is_unattributable(helpers):
-    _, marks = usage.read_subagents(str(helpers), {})
+    _, marks = transcript.read_subagents(str(helpers), {})
     helper = sorted(Path(usage.subagent_dir(str(helpers))).glob("*.jsonl"))[0]
     text = helper.read_text()
     helper.write_text(text.replace('"output_tokens":50', '"output_tokens":40'))
     with pytest.raises(transcript.Unattributable, match="agent-.*: the transcript was rewri"):
-        usage.read_subagents(str(helpers), marks)
+        transcript.read_subagents(str(helpers), marks)
     helper.unlink()
     with pytest.raises(transcript.Unattributable, match="missing"):
-        usage.read_subagents(str(helpers), marks)
+        transcript.read_subagents(str(helpers), marks)
 
 
 # -- through the hooks ------------------------------------------------------------------
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+project = goal_project_fixture()
 
 
 def _guard(project, text: str) -> None:

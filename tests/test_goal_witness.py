@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from goal_support import Session, goal_project, make_project, started_goal
+from goal_support import Session, goal_project_fixture, make_project, started_goal
 
 from forge_runtime.goal import sessions, state, witness
 from forge_runtime.goal.ledger import Ledger
@@ -15,9 +15,7 @@ from forge_runtime.project import find_project
 OBJECTIVE = "the parser passes its tests"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+project = goal_project_fixture()
 
 
 def _running(project, turns: int = 3) -> Session:

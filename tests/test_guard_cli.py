@@ -7,13 +7,9 @@ import os
 import subprocess
 import sys
 
-import pytest
-from guard_support import make_project
+from guard_support import guard_project_fixture
 
-
-@pytest.fixture
-def project(tmp_path):
-    return make_project(tmp_path / "proj")
+project = guard_project_fixture()
 
 
 def forge(project, *words):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from guard_support import event, make_project
+from guard_support import event, guard_project_fixture
 
 from forge_runtime import hints
 from forge_runtime.cli.main import parses
@@ -12,10 +12,7 @@ from forge_runtime.guard.decide import decide
 from forge_runtime.guard.roles import Role
 from forge_runtime.project import find_project
 
-
-@pytest.fixture
-def project(tmp_path):
-    return make_project(tmp_path / "proj")
+project = guard_project_fixture()
 
 
 def ask(project, tool, tool_input, **extra):

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from guard_support import STATE, make_project
+from guard_support import STATE, guard_project_fixture
 
 from forge_runtime.guard import edits, paths
 from forge_runtime.project import find_project
 
-
-@pytest.fixture
-def project(tmp_path):
-    return make_project(tmp_path / "proj")
+project = guard_project_fixture()
 
 
 def verdict(project, tool, tool_input, cwd=None):

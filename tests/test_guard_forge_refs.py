@@ -1,4 +1,4 @@
-"""The agent's Bash never moves forge's refs on a remote (guard/shell_git_refs.py).
+"""The agent's Bash never moves forge's refs on a remote (guard/shell/git_refs.py).
 
 Every command of `guard_corpus/forge_refs.yaml` goes to the guard's decision as the hook
 makes it. Each hostile one must be refused, and is then run for real without forge in a

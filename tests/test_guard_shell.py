@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forge_runtime.guard import paths, shell
+from forge_runtime.guard.shell import walk
 from forge_runtime.project import find_project
 
 
@@ -384,8 +385,8 @@ def test_deeply_nested_shells_are_refused_rather_than_followed(project):
 
 
 def test_a_command_too_long_to_read_in_time_is_refused_unread(project):
-    harmless = "echo hi > /tmp/x; " * (shell.MAX_COMMAND // 18)
-    assert len(harmless) <= shell.MAX_COMMAND
+    harmless = "echo hi > /tmp/x; " * (walk.MAX_COMMAND // 18)
+    assert len(harmless) <= walk.MAX_COMMAND
     assert verdict(project, harmless) is None
     assert "more than forge reads" in verdict(project, harmless + "ls; " * 10).message
 

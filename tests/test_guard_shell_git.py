@@ -1,4 +1,4 @@
-"""git commands that write the work tree from history, judged by asking git (shell_git_tree).
+"""git commands that write the work tree from history, judged by asking git (shell/git_tree.py).
 
 Each project is a real repository whose history holds another version of a protected file;
 the verdict must follow what git would do: refused when a protected file could change,
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from guard_support import make_project
 
-from forge_runtime.guard import paths, shell, shell_git_tree
+from forge_runtime.guard import paths, shell
+from forge_runtime.guard.shell import git_tree
 from forge_runtime.project import find_project
 
 ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
@@ -129,7 +130,7 @@ def test_git_that_cannot_answer_refuses(tmp_path, monkeypatch):
     root = repository(tmp_path, rules_edited=False)
     assert verdict(root, "git checkout no-such-branch-or-path-x") is None  # a path: no-op
     assert verdict(root, "git merge no-such-branch") is not None
-    monkeypatch.setattr(shell_git_tree, "PROBE_SECONDS", 1e-6)
+    monkeypatch.setattr(git_tree, "PROBE_SECONDS", 1e-6)
     assert verdict(root, "git stash") is not None
     monkeypatch.undo()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from forge_runtime.guard import shell_lexer
+from forge_runtime.guard.shell import lexer as shell_lexer
 
 # Characters the splitter treats specially, the ones bash does (`#`, `$`, backquote), other
 # whitespace shlex does not split on, and letters shlex's posix mode names as word chars.
@@ -24,7 +24,7 @@ shell_text = st.lists(st.one_of(st.sampled_from(SPECIAL), st.sampled_from(FRAGME
 
 
 def shlex_tokens(text: str) -> list[str]:
-    """The configuration shell_syntax read commands with."""
+    """The configuration shell/syntax.py reads commands with."""
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = ""

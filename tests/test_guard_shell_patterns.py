@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from forge_runtime.guard import shell, shell_commands, shell_git, shell_state, shell_syntax
+from forge_runtime.guard.shell import files, git, state, syntax, walk
 
 # Word characters of re's `\w` beyond ASCII (letters, a decimal digit, a digit, a numeral),
 # and characters that are not (a combining mark, punctuation, spaces of other kinds).
@@ -37,7 +37,7 @@ REFERENCE_GIT_CODE_KEY = re.compile(
 
 
 def reference_positional(code: str, operands: list[str]) -> str:
-    """shell_commands.positional as it was written with re and shlex."""
+    """files.positional as it was written with re and shlex."""
     import shlex
 
     if "$" not in code:
@@ -65,7 +65,7 @@ def reference_positional(code: str, operands: list[str]) -> str:
 @example("a[x]+=1")
 @example("é=1")
 def test_assignment_as_the_regex(word):
-    assert shell.is_assignment(word) is (REFERENCE_ASSIGNMENT.match(word) is not None)
+    assert walk.is_assignment(word) is (REFERENCE_ASSIGNMENT.match(word) is not None)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -81,7 +81,7 @@ def test_assignment_as_the_regex(word):
 @example("é.modes.leave٣ modes.leave")
 @example("mode\u0300exit")
 def test_entry_points_as_the_regex(text):
-    assert shell.names_entry_point(text) is \
+    assert walk.names_entry_point(text) is \
         (REFERENCE_ENTRY_POINTS.search(text) is not None)
 
 
@@ -94,7 +94,7 @@ def test_entry_points_as_the_regex(text):
 @example("\u00b7.forge")
 @example("..git")
 def test_protected_dirs_as_the_regex(text):
-    assert shell_state.names_protected_dir(text) is \
+    assert state.names_protected_dir(text) is \
         (REFERENCE_PROTECTED_DIRS.search(text) is not None)
 
 
@@ -107,7 +107,7 @@ def test_protected_dirs_as_the_regex(text):
                      "protocol.a\nb.allow", "core.pagerx", "includeif.gitdir:x.path",
                      "web.browser", "sequence.editor"])))
 def test_git_code_keys_as_the_regex(key):
-    assert shell_git.runs_code(key) is (REFERENCE_GIT_CODE_KEY.match(key) is not None)
+    assert git.runs_code(key) is (REFERENCE_GIT_CODE_KEY.match(key) is not None)
 
 
 @settings(max_examples=1000, deadline=None)
@@ -121,7 +121,7 @@ def test_git_code_keys_as_the_regex(key):
 @example("rm $1", ["sh", "a\n\n"])
 @example("echo $1", ["sh", "$2", "x"])
 def test_positional_as_the_regexes(code, operands):
-    assert shell_commands.positional(code, operands) == reference_positional(code, operands)
+    assert files.positional(code, operands) == reference_positional(code, operands)
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # `\\.` is no escape to decode
@@ -130,10 +130,10 @@ def test_positional_as_the_regexes(code, operands):
 @example(["a\x1cb\x1f c\u2028d\u0085e"])
 def test_printed_words_as_the_regex(args):
     reference = [piece for arg in args
-                 for piece in re.split(r"[\s\0]+", shell_commands._unescaped(arg)
+                 for piece in re.split(r"[\s\0]+", files._unescaped(arg)
                                        .replace("%s", " ").replace("%b", " "))
                  if piece and piece not in ("-e", "-n", "-E")]
-    assert shell_commands._printed_words(args) == reference
+    assert files._printed_words(args) == reference
 
 
 @settings(max_examples=1000, deadline=None)
@@ -142,4 +142,4 @@ def test_printed_words_as_the_regex(args):
 @example("\x0112\x0134\x01")
 @example("\x01\x01")
 def test_placeholders_as_the_regex(text):
-    assert shell_syntax.without_placeholders(text) == re.sub("\x01[0-9]+\x01", "''", text)
+    assert syntax.without_placeholders(text) == re.sub("\x01[0-9]+\x01", "''", text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from forge_runtime.guard.shell_syntax import (
+from forge_runtime.guard.shell.syntax import (
     LIFTED,
     SUBSHELL_CLOSE,
     SUBSHELL_OPEN,

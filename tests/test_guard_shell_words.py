@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from forge_runtime.guard.shell_words import (
+from forge_runtime.guard.shell.words import (
     SELF,
     VARIANTS_LIMIT,
     braces,

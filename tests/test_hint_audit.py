@@ -4,9 +4,8 @@ ones with a placeholder or that forge's parser rejects."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
+from goal_support import cli_project_fixture
 
 from forge_runtime import resources
 from forge_runtime.cli.main import main
@@ -110,9 +109,7 @@ def test_everything_forge_ships_passes_the_audit():
     assert result.findings == []
 
 
-@pytest.fixture
-def project(cli_project) -> Path:
-    return cli_project
+project = cli_project_fixture()
 
 
 def test_a_stale_installed_copy_is_fixed_by_init_force(project, capsys):

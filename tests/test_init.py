@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from goal_support import cli_project_fixture
 
 from forge_runtime import hook_settings, initializer, resources
 from forge_runtime.cli.main import main
@@ -19,9 +20,7 @@ EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop
           "SessionEnd"]
 
 
-@pytest.fixture
-def project(cli_project) -> Path:
-    return cli_project
+project = cli_project_fixture()
 
 
 def forge(*words: str) -> int:

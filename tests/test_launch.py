@@ -84,11 +84,11 @@ def test_the_first_hook_learns_and_the_next_imports_every_forge_module_from_the_
 
 def test_a_changed_source_is_imported_the_ordinary_way_and_then_learned(plugin, project):
     guard(plugin, project, "rm -rf .git/forge-goals")
-    lexer = plugin / "forge_runtime" / "guard" / "shell_lexer.py"
+    lexer = plugin / "forge_runtime" / "guard" / "shell" / "lexer.py"
     lexer.write_text(lexer.read_text() + "\nCHANGED = 'yes'\n")
-    unserved, said = imports(plugin, project, "from forge_runtime.guard import shell_lexer\n"
-                                              "print(shell_lexer.CHANGED)")
-    assert (unserved, said) == (["forge_runtime.guard.shell_lexer"], ["yes"])
+    unserved, said = imports(plugin, project, "from forge_runtime.guard.shell import lexer\n"
+                                              "print(lexer.CHANGED)")
+    assert (unserved, said) == (["forge_runtime.guard.shell.lexer"], ["yes"])
     assert is_deny(guard(plugin, project, "rm -rf .git/forge-goals"))  # learns it again
     assert imports(plugin, project)[0] == []
 
@@ -133,11 +133,11 @@ def test_a_tree_where_the_cache_cannot_be_written_still_answers(plugin, project)
 
 def test_a_module_whose_source_is_gone_is_not_served_from_the_cache(plugin, project):
     guard(plugin, project, "rm -rf .git/forge-goals")
-    (plugin / "forge_runtime" / "guard" / "shell_git.py").unlink()
+    (plugin / "forge_runtime" / "guard" / "shell" / "git.py").unlink()
     code = (f"import sys; root = {str(plugin)!r}; sys.path.insert(0, root)\n"
             "from forge_runtime import launch\n"
             "launch.install(root)\n"
-            "try:\n    import forge_runtime.guard.shell_git\n"
+            "try:\n    import forge_runtime.guard.shell.git\n"
             "except ImportError:\n    print('ImportError')\n")
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
                           text=True, timeout=60)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from goal_support import goal_project, started_goal
+from goal_support import goal_project, goal_project_fixture, started_goal
 
 from forge_runtime import hints
 from forge_runtime.cli.main import main
@@ -43,9 +43,7 @@ exec {python} "$@"
 """
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    return goal_project(tmp_path, monkeypatch)
+project = goal_project_fixture()
 
 
 @pytest.fixture

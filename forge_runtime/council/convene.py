@@ -143,7 +143,7 @@ def resume(project, council_id: str, *, person: bool = False, session: str = "co
     council = record.load(project, council_id)
     pending = pending_sessions(council)
     if not pending:  # whole already: asks nothing, shows the record as it is
-        return record.save(project, council)
+        return record.save(project, council, view(council))
     goal = admit(project, council["question"], person, pending)
     council["resumed"] += 1
     council["failures"] = {}
@@ -182,7 +182,7 @@ def _hold(project, council: dict, goal: dict | None, session: str, ask: Ask) -> 
             reviews = [council["reviews"][m.perspective] for m in advisors.ADVISORS]
             _round(project, council, charged_to, [advisors.CHAIRMAN],
                    _chair_prompt(question, opinions, reviews), VERDICT, session, ask, cwd)
-    return record.save(project, council)
+    return record.save(project, council, view(council))
 
 
 def _round(project, council: dict, charged_to: str | None, members, prompt: str, stage: str,
@@ -288,3 +288,36 @@ def _charge(project, nonce: str, turn: str, session: str) -> int:
     ledger = Ledger(project.ledger_root, nonce)
     outcome = charging.charge(ledger, project.state_path, [turn], session, own_turn=turn)
     return int(outcome.outcome == charging.CHARGED)
+
+
+def view(state: dict) -> dict:
+    """The council as the CLI and the record show it: the state plus what follows from it."""
+    chair_text = state["chair_attempts"][-1] if state["chair_attempts"] else None
+    said = sections(chair_text) if chair_text is not None else {}
+    missing = missing_seats(state)
+    whole = len(state["opinions"]) == len(state["reviews"]) == len(advisors.ADVISORS)
+    status = record.COMPLETE if not missing else \
+        record.UNSHAPED if whole and chair_text is not None else record.INCOMPLETE
+    return {**state, "status": status, "missing": missing,
+            "verdict": said.get("verdict"), "reasons": said.get("reasons"),
+            "minority": said.get("minority report"), "chair_text": chair_text,
+            "opinions": opinions_of(state),
+            "reviews": [{"reviewer": f"reviewer {index}", "text": state["reviews"][m.perspective]}
+                        for index, m in enumerate(advisors.ADVISORS, start=1)
+                        if m.perspective in state["reviews"]],
+            "cost": _cost(state["sessions"]),
+            "denied": sorted({d for s in state["sessions"] for d in s.get("denied") or []})}
+
+
+def _total(values: list) -> int | None:
+    known = [value for value in values if isinstance(value, int)]
+    return sum(known) if known else None
+
+
+def _cost(sessions: list[dict]) -> dict:
+    return {"sessions": len(sessions), "turns": sum(s.get("turns") or 0 for s in sessions),
+            "input_tokens": _total([s.get("input_tokens") for s in sessions]),
+            "output_tokens": _total([s.get("output_tokens") for s in sessions]),
+            "cost_usd": sum(s.get("cost_usd") or 0 for s in sessions) or None,
+            "failed": sum(1 for s in sessions if s.get("failed")),
+            "by_session": sessions}

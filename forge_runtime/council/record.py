@@ -47,14 +47,15 @@ def reserve(project) -> tuple[str, Path]:
             number += 1
 
 
-def save(project, state: dict) -> dict:
-    """Write the council's data and its Markdown record; returns the council as shown."""
+def save(project, state: dict, shown: dict) -> dict:
+    """Write the council's data and its Markdown record of `shown` (the council as
+    convene.view shows it); returns `shown` with the record's path."""
     directory = councils_dir(project)
     data = directory / f"{state['id']}.json"
     temporary = data.with_suffix(".json.tmp")
     temporary.write_text(json.dumps(state, indent=1, ensure_ascii=False), encoding="utf-8")
     os.replace(temporary, data)
-    council = view(state)
+    council = dict(shown)
     path = directory / f"{state['id']}.md"
     path.write_text(render(council), encoding="utf-8")
     council["record"] = path.relative_to(project.root).as_posix()
@@ -85,41 +86,6 @@ def load(project, council_id: str) -> dict:
                          f"({', '.join(wrong) or 'id'} missing or of the wrong type)", fix,
                          exit_code=EXIT_USAGE, code="FORGE_COUNCIL_DATA_INVALID")
     return state
-
-
-def view(state: dict) -> dict:
-    """The council as the CLI and the record show it: the state plus what follows from it."""
-    from forge_runtime.council import convene
-
-    chair_text = state["chair_attempts"][-1] if state["chair_attempts"] else None
-    said = convene.sections(chair_text) if chair_text is not None else {}
-    missing = convene.missing_seats(state)
-    whole = len(state["opinions"]) == len(state["reviews"]) == len(convene.advisors.ADVISORS)
-    status = COMPLETE if not missing else UNSHAPED if whole and chair_text is not None \
-        else INCOMPLETE
-    return {**state, "status": status, "missing": missing,
-            "verdict": said.get("verdict"), "reasons": said.get("reasons"),
-            "minority": said.get("minority report"), "chair_text": chair_text,
-            "opinions": convene.opinions_of(state),
-            "reviews": [{"reviewer": f"reviewer {index}", "text": state["reviews"][m.perspective]}
-                        for index, m in enumerate(convene.advisors.ADVISORS, start=1)
-                        if m.perspective in state["reviews"]],
-            "cost": _cost(state["sessions"]),
-            "denied": sorted({d for s in state["sessions"] for d in s.get("denied") or []})}
-
-
-def _total(values: list) -> int | None:
-    known = [value for value in values if isinstance(value, int)]
-    return sum(known) if known else None
-
-
-def _cost(sessions: list[dict]) -> dict:
-    return {"sessions": len(sessions), "turns": sum(s.get("turns") or 0 for s in sessions),
-            "input_tokens": _total([s.get("input_tokens") for s in sessions]),
-            "output_tokens": _total([s.get("output_tokens") for s in sessions]),
-            "cost_usd": sum(s.get("cost_usd") or 0 for s in sessions) or None,
-            "failed": sum(1 for s in sessions if s.get("failed")),
-            "by_session": sessions}
 
 
 def _quoted(text: str) -> str:

@@ -65,27 +65,32 @@ class Demo:
     def __post_init__(self) -> None:
         self.project = init_git_project(self.workdir / "project")
 
-    def forge(self, *args: str) -> ForgeRun:
-        """Run `forge <args>` in the project as a person would, and keep its output."""
-        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(self.project), "NO_COLOR": "1"}
-        done = subprocess.run([sys.executable, "-m", "forge_runtime", *args], cwd=self.project,
+    def forge(self, *args: str, cwd: Path | None = None) -> ForgeRun:
+        """Run `forge <args>` in the project (or in `cwd`, another clone) as a person would,
+        and keep its output."""
+        where = cwd or self.project
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(where), "NO_COLOR": "1"}
+        done = subprocess.run([sys.executable, "-m", "forge_runtime", *args], cwd=where,
                               env=env, capture_output=True, text=True, timeout=60)
         run = ForgeRun(args, done.returncode, done.stdout, done.stderr)
         self.forge_runs.append(run)
         return run
 
     def session(self, name: str, prompt: str, *, script: str = "script",
-                args: tuple[str, ...] = ()) -> SessionResult:
-        """Run one real host session in the project against `forge_runtime/demo/<script>.yaml`.
+                args: tuple[str, ...] = (), cwd: Path | None = None) -> SessionResult:
+        """Run one real host session in the project (or in `cwd`, another clone) against
+        `forge_runtime/demo/<script>.yaml`.
 
         Sessions on the same script share one Host (one HOME), so a later one may resume.
         """
         host = self._hosts.get(script)
         if host is None:
+            # The project's Bash runs in the host's own sandbox, which needs the machine's
+            # PID namespace (it reads /proc/<pid>/ns of its children): no private one.
             host = Host(self.workdir / f"host-{script}", Script.load(DEMO_DIR / f"{script}.yaml"),
-                        plugin_dirs=[self.plugin_dir], timeout=SESSION_TIMEOUT)
+                        plugin_dirs=[self.plugin_dir], timeout=SESSION_TIMEOUT, own_pids=False)
             self._hosts[script] = host
-        result = host.run(prompt, cwd=self.project, args=args)
+        result = host.run(prompt, cwd=cwd or self.project, args=args)
         if result.timed_out:
             raise DemoFailed(f"the {name} session did not finish in {SESSION_TIMEOUT:.0f} s")
         self.sessions[name] = result

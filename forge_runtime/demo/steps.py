@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
+from pathlib import Path
 
 from forge_runtime import hints
 from forge_runtime.demo.core import Demo, DemoFailed, Section
@@ -273,6 +274,87 @@ def gates_rerun_only_what_changed(demo: Demo) -> Section:
     ])
 
 
+VERIFIED_GOAL = "the parser is fixed"
+VERIFIED_GATES = ("gates: {unit-tests: {command: grep -q good src/parser.py, "
+                  "boundary: [\"src/**\"]}}\n")
+
+
+def done_means_verified(demo: Demo) -> Section:
+    """The host's evaluator calls the goal met after one turn while its final gate fails:
+    forge keeps the goal going, each turn charged, until its own run of the gate passes."""
+    (demo.project / "src").mkdir(exist_ok=True)
+    (demo.project / "src" / "parser.py").write_text("parse = None\n")
+    (demo.project / ".forge" / "gates.yaml").write_text(VERIFIED_GATES)
+    session = demo.session("verified", f"/goal {VERIFIED_GOAL}", script="verified",
+                           args=("--permission-mode", "acceptEdits", "--allowedTools", "Bash"))
+    said = [(hook.reply or {}).get("hookSpecificOutput", {}).get("additionalContext")
+            or (hook.reply or {}).get("systemMessage", "") for hook in session.hooks_for("Stop")]
+    met = sum(r["rule"] == "evaluator says met" for r in session.requests)
+    status = demo.forge("goal", "status", "--json")
+    verified = demo.forge("goal", "verify-gates")
+    goal = status.json().get("goal") or {}
+    if not said or not said[-1].startswith("FORGE_GOAL_VERIFIED") \
+            or goal.get("status") != "complete" or verified.exit_code != 0:
+        raise DemoFailed(f"the goal met too early ended {goal.get('status')!r} with "
+                         f"{said[-1:]!r}, not complete and verified by forge's own run")
+    return Section(f"Done means verified: /goal {VERIFIED_GOAL}", [
+        f"The host's evaluator said met after the first turn ({met} verdict in all), while "
+        "the final gate unit-tests had never passed. forge held the verdict and its Stop "
+        "hook told the model:",
+        *(f"    {line}" for line in said[0].splitlines()[:1] + said[0].splitlines()[-2:-1]),
+        f"The model ran the gate, read the failure, fixed src/parser.py and ran it again: "
+        f"{len(said)} Stops, {goal['turn_count']} turns, every one charged.",
+        "forge's own confined run of the recorded gate then passed; its last Stop said:",
+        f"    {said[-1].splitlines()[0]}",
+        f"`forge goal verify-gates` exits {verified.exit_code}.",
+    ])
+
+
+def ledger_follows_the_clone(demo: Demo) -> Section:
+    """With `goal: {remote: origin}` the spent budget is published on the repository's
+    remote; a fresh clone's /goal with the same objective goes on from its count."""
+    import subprocess
+
+    import yaml
+
+    from forge_runtime.goal import state
+    from forge_runtime.project import find_project
+
+    def git(*args: str, cwd: Path) -> None:
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+    origin, clone = demo.workdir / "origin.git", demo.workdir / "fresh-clone"
+    git("init", "-q", "--bare", str(origin), cwd=demo.workdir)
+    git("remote", "add", "origin", str(origin), cwd=demo.project)
+    git("push", "-q", "origin", "HEAD:main", cwd=demo.project)
+    rules_path = demo.project / ".forge" / "guard.yaml"
+    rules = (yaml.safe_load(rules_path.read_text()) if rules_path.exists() else None) or {}
+    rules.setdefault("goal", {})["remote"] = "origin"
+    rules_path.write_text(yaml.safe_dump(rules, default_flow_style=None))
+    spent = state.read(find_project(demo.project).state_path).goal
+    published = demo.forge("goal", "publish", "--nonce", spent["nonce"])
+    git("clone", "-q", str(origin), str(clone), cwd=demo.workdir)
+    demo.forge("init", "--json", cwd=clone)
+    (clone / ".forge" / "guard.yaml").write_text(rules_path.read_text())
+    session = demo.session("fresh-clone", f"/goal {BUDGET_GOAL}", script="budget", cwd=clone)
+    stops = [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
+             if hook.reply and "stopReason" in hook.reply]
+    goal = state.read(find_project(clone).state_path).goal or {}
+    shown = demo.forge("goal", "status", cwd=clone).stdout.splitlines()
+    if published.exit_code != 0 or not stops or "40 of 40 turns" not in stops[0] \
+            or goal.get("nonce") != spent["nonce"]:
+        raise DemoFailed(f"the fresh clone's /goal did not go on from the remote's count: "
+                         f"{(stops or [published.stdout])[0][:200]}")
+    return Section("The budget follows the goal to a fresh clone", [
+        "`goal: {remote: origin}` in .forge/guard.yaml; `forge goal publish` put the spent "
+        f"goal's ledger on the remote as refs/forge/goals/{spent['nonce']}",
+        f"A fresh clone's /goal {BUDGET_GOAL} took in the remote's 20 turns under the same "
+        "nonce and added the person's second tranche; forge stopped it at:",
+        f"    {stops[0].splitlines()[0]}",
+        *(f"    {line}" for line in shown if line.startswith(("count from", "remote "))),
+    ])
+
+
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
     from forge_runtime.hint_audit import json_problems, output_problems
@@ -292,6 +374,6 @@ def hint_contract(demo: Demo) -> Section:
 
 
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
-         budget_stops_native_autonomy, guard_refuses_writes, clarify_freezes_a_brief,
-         artifacts_earn_activation, gates_rerun_only_what_changed, nobody_switches_forge_off,
-         hint_contract)
+         budget_stops_native_autonomy, ledger_follows_the_clone, guard_refuses_writes,
+         clarify_freezes_a_brief, artifacts_earn_activation, gates_rerun_only_what_changed,
+         done_means_verified, nobody_switches_forge_off, hint_contract)

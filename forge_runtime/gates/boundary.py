@@ -7,10 +7,13 @@ not make their own receipt stale); outside git, from a walk of the tree. `.git/`
 `.forge/local/` (where receipts, logs and caches live) are never part of a boundary.
 
 Hashing every file on every `forge gate status` would make the cost grow with the tree, so
-each file's digest is cached under its path with the (size, mtime in ns, inode) it had (one
-`size:mtime:inode:digest` string each, which JSON decodes three times faster than a list): an
-unchanged stat reuses the digest, a changed one is verified by hashing the file again
-(`touch` changes nothing). A file changed within the last two seconds is not cached, since
+each file's digest is cached under its path with the (size, mtime in ns, inode, ctime in
+ns) it had (one `size:mtime:inode:ctime:digest` string each, which JSON decodes three times
+faster than a list): an unchanged stat reuses the digest, a changed one is verified by
+hashing the file again (`touch` changes nothing). The ctime is there because an agent can
+set the rest back (same size, `touch -d` to the old mtime) and so make forge's own run
+reuse a pass on a file it broke; only the kernel sets a ctime. A file changed within the
+last two seconds is not cached, since
 a second write in the same clock tick could leave its stat unchanged (git's "racily clean"
 problem); it is hashed again next time.
 """
@@ -26,7 +29,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from forge_runtime.gates.files import read_json, write_json
+from forge_runtime.gates.files import encode, write_bytes
 
 STAT_CACHE = "stat-cache.json"
 EXCLUDED = (".git/", ".forge/local/")
@@ -147,11 +150,16 @@ def _walk(root: Path, roots: set[str] | None) -> list[str]:
 
 
 class Hasher:
-    """File digests through the stat cache of one project; `save()` writes what it learnt."""
+    """File digests through the stat cache of one project; `save()` writes what it learnt.
 
-    def __init__(self, cache_path: Path) -> None:
+    `witness`, for forge's own cache (gates/witnessed.py): `trusts(body)` says whether the
+    cache file's bytes are what forge wrote (else the cache starts empty), `note(body)` is
+    told of each write before it is made."""
+
+    def __init__(self, cache_path: Path, witness=None) -> None:
         self.cache_path = cache_path
-        cached = read_json(cache_path)
+        self.witness = witness
+        cached = _cached(cache_path, witness)
         self._cache: dict = cached if isinstance(cached, dict) else {}
         self._dirty = False
         self._now_ns = time.time_ns()
@@ -170,7 +178,7 @@ class Hasher:
             info = os.lstat(full)
         except OSError:
             return None
-        key = f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:"
+        key = f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_ctime_ns}:"
         entry = self._cache.get(path)
         if entry.__class__ is str and entry.startswith(key):
             return entry[len(key):]
@@ -195,8 +203,29 @@ class Hasher:
         """Best effort: a cache that cannot be written only costs the next run some hashing."""
         if not self._dirty:
             return
+        body = encode(self._cache)
         with contextlib.suppress(OSError):
-            write_json(self.cache_path, self._cache)
+            if self.witness is not None:
+                self.witness.note(body)
+            write_bytes(self.cache_path, body)
+
+
+def _cached(cache_path: Path, witness) -> object | None:
+    """The cache file's JSON; None when it is missing, unreadable or not what `witness`
+    says forge wrote."""
+    from forge_runtime import fastjson
+
+    try:
+        with open(cache_path, "rb") as handle:
+            body = handle.read()
+    except OSError:
+        return None
+    if witness is not None and not witness.trusts(body):
+        return None
+    try:
+        return fastjson.loads(body)
+    except ValueError:
+        return None
 
 
 def _content_digest(full: str, info: os.stat_result) -> str | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import time
 
-from forge_runtime.gates import confined, runner, status
+from forge_runtime.gates import confined, files, runner, status
 from forge_runtime.gates.recorded import Recorded
 from forge_runtime.goal.ledger import now
 
@@ -44,9 +44,13 @@ def log_path(project, nonce: str, name: str) -> str:
 def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
     """Each recorded gate's boundary hash, through a stat cache of forge's own: the local
     area's is the agent's to write, and a planted entry would make a changed file read as
-    the one forge's run judged."""
+    the one forge's run judged. The ledger's directory is the agent's too where the posture
+    is unsandboxed, so the witness vouches for this one (a cache it does not is not read)."""
+    from forge_runtime.gates.witnessed import CacheWitness
+
     cache = os.path.join(project.ledger_root, "gates", f"{nonce}.stat-cache.json")
-    tree = status.Tree(project, list(recorded.gates), stat_cache=cache)
+    tree = status.Tree(project, list(recorded.gates), stat_cache=cache,
+                       witness=CacheWitness(project, nonce))
     hashes = {gate.name: tree.boundary_of(gate)[0] for gate in recorded.gates}
     tree.save()
     return hashes
@@ -54,17 +58,19 @@ def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
 
 def confirm(project, nonce: str, recorded: Recorded, budget: float | None) -> dict:
     """forge's own run of the recorded gates on the tree as it is, written to the goal's
-    gates record; returns it. `budget`: the seconds a hook may spend (None: a person's)."""
-    from forge_runtime.gates import goal
-
+    gates record; returns it. `budget`: the seconds a hook may spend (None: a person's),
+    hashing the boundaries included: a tree the agent made huge is the hook's time too."""
+    started = time.monotonic()
     hashes = boundaries(project, nonce, recorded)
-    before = goal.read_record(project, nonce).get("confirmed")
+    if budget is not None:
+        budget = max(0.0, budget - (time.monotonic() - started))
+    before = files.read_record(project, nonce).get("confirmed")
     kept = before.get("results", {}) if isinstance(before, dict) and \
         before.get("digest") == recorded.digest and isinstance(before.get("results"), dict) \
         else {}
     confirmed = run(project, nonce, recorded, hashes, kept, budget)
-    goal.write_record(project, nonce, {**goal.read_record(project, nonce),
-                                       "confirmed": confirmed})
+    files.write_record(project, nonce, {**files.read_record(project, nonce),
+                                        "confirmed": confirmed})
     return confirmed
 
 

@@ -7,7 +7,16 @@ import os
 from forge_runtime import fastjson
 
 
+def encode(data: object) -> bytes:
+    """The bytes `write_json` writes for `data` (a witness keeps their digest)."""
+    return fastjson.dumps(data, separators=(",", ":")).encode("utf-8")
+
+
 def write_json(path: str | os.PathLike, data: object) -> None:
+    write_bytes(path, encode(data))
+
+
+def write_bytes(path: str | os.PathLike, body: bytes) -> None:
     """Write through a new temporary file, never an existing one: forge's hooks write here
     unsandboxed, and a link planted at the temporary's name would aim them elsewhere."""
     directory, name = os.path.split(path)
@@ -19,8 +28,8 @@ def write_json(path: str | os.PathLike, data: object) -> None:
     except FileExistsError:  # a crash's leftover, or a planted link: remove it, not its target
         os.unlink(temporary)
         descriptor = os.open(temporary, flags, 0o644)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(fastjson.dumps(data, separators=(",", ":")))
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(body)
     os.replace(temporary, path)
 
 
@@ -32,3 +41,59 @@ def read_json(path: str | os.PathLike) -> object | None:
             return fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
+
+
+def goal_record_path(project, nonce: str):
+    """The gates record of goal `nonce`: what forge's own runs found (confirm.py) and what
+    the hooks told of them (goal.py), beside the goal's ledger."""
+    from forge_runtime.project import join
+
+    return join(project.ledger_root, "gates", f"{nonce}.json")
+
+
+def read_record(project, nonce: str) -> dict:
+    """The goal's gates record as forge last wrote it; FORGE_GOAL_LEDGER_TAMPERED when it
+    is not (witnessed.py)."""
+    import time
+
+    from forge_runtime.gates import witnessed
+
+    for attempt in (1, 2):
+        body, changed_ns = _bytes(goal_record_path(project, nonce))
+        why = witnessed.problem(project, nonce, body, changed_ns)
+        if why is None:
+            return witnessed.parsed(body) or {}
+        if attempt == 1:
+            time.sleep(witnessed.RETRY_SECONDS)
+    raise witnessed.tampered(nonce, why)
+
+
+def write_record(project, nonce: str, record: dict) -> None:
+    """Replace the record, its digest noted in the goal witness first (witnessed.py)."""
+    from forge_runtime.gates import witnessed
+
+    body = encode(record)
+    witnessed.note(project, nonce, body)
+    write_bytes(goal_record_path(project, nonce), body)
+
+
+def reset_record(project, nonce: str) -> str | None:
+    """For a person's `forge goal verify-gates`: a record that is not forge's is replaced by
+    an empty one (nothing of it is trusted); returns why, or None when it was forge's."""
+    from forge_runtime.errors import ForgeError
+
+    try:
+        read_record(project, nonce)
+        return None
+    except ForgeError as exc:
+        write_record(project, nonce, {})
+        return exc.message
+
+
+def _bytes(path) -> tuple[bytes | None, int]:
+    """A file's bytes and its ctime, or (None, 0) when there is none."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(), os.fstat(handle.fileno()).st_ctime_ns
+    except FileNotFoundError:
+        return None, 0

@@ -21,9 +21,9 @@ gates records) pays anything: every other Stop costs two stats here.
 from __future__ import annotations
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.gates import config, defined, in_play
+from forge_runtime.gates import config, defined, files, in_play
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
-from forge_runtime.project import join, paths_of
+from forge_runtime.project import paths_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is written
@@ -37,35 +37,18 @@ CHANGED = "FORGE_GATES_CHANGED"
 NOT_CONFIRMED = "FORGE_GATES_NOT_CONFIRMED"
 VERIFY = "forge goal verify-gates"
 # What forge's own run of the recorded gates may take in each hook (confirm.py), below the
-# host's limits: Stop and UserPromptSubmit 30 s; SessionEnd 10 s, which Codex clamps to 3 s.
+# host's limits: Stop and UserPromptSubmit 30 s; SessionEnd 10 s (a host adapter may say less).
 STOP_BUDGET_SECONDS = 20.0
 PROMPT_BUDGET_SECONDS = 20.0
 SESSION_END_BUDGET_SECONDS = 6.0
-CODEX_SESSION_END_BUDGET_SECONDS = 2.0
 
 
 def session_end_budget(event: dict) -> float:
-    from forge_runtime.hosts import HOST_KEY
+    """What a SessionEnd hook may spend: the host's adapter says, else Claude Code's."""
+    from forge_runtime.goal import host
 
-    codex = event.get(HOST_KEY) == "codex"
-    return CODEX_SESSION_END_BUDGET_SECONDS if codex else SESSION_END_BUDGET_SECONDS
-
-
-def _record_path(project, nonce: str):
-    return join(project.ledger_root, "gates", f"{nonce}.json")
-
-
-def read_record(project, nonce: str) -> dict:
-    from forge_runtime.gates.files import read_json
-
-    record = read_json(_record_path(project, nonce))
-    return record if isinstance(record, dict) else {}
-
-
-def write_record(project, nonce: str, record: dict) -> None:
-    from forge_runtime.gates.files import write_json
-
-    write_json(_record_path(project, nonce), record)
+    handed = host.adapter(event)
+    return SESSION_END_BUDGET_SECONDS if handed is None else handed.SESSION_END_BUDGET_SECONDS
 
 
 def _bound_goal(project, session_id: str) -> dict | None:
@@ -233,7 +216,7 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     reading = Reading(project, goal)
     if reading.recorded is None and not defined(project):
         return reply  # a goal set with no gates file, in a project that still has none
-    record = read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     holding = reading.error is None and held.is_held(record, goal)
     if reading.receipts_fresh or holding:
         # the model is done (its receipts say so, or the host said met): forge runs the
@@ -246,7 +229,7 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
             return held.complete(project, goal, event["session_id"], reading)
         if not confirmed["passed"] and reading.receipts_fresh:
             reading.unconfirmed = confirmed
-        record = read_record(project, goal["nonce"])
+        record = files.read_record(project, goal["nonce"])
     from forge_runtime.gates import streak
 
     told, now_seen = record.get("told"), reading.signature()
@@ -256,7 +239,7 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     if continuing:
         updated["continued_at"] = goal["turn_count"]
     if updated != record:
-        write_record(project, goal["nonce"], updated)
+        files.write_record(project, goal["nonce"], updated)
     # the first look speaks only of gates that need something; later, of any change
     changed = told != now_seen if told is not None else bool(now_seen)
     if reading.error is not None and held.is_held(updated, goal):
@@ -286,13 +269,12 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
 def _continuing(event: dict, reply: dict) -> dict:
     """The reply that keeps the goal going, in the host's terms: Claude Code answers model
     context with another model request; Codex accepts no context on Stop (hosts/codex.py
-    drops it) and makes another turn for a block with the same text as its reason."""
-    from forge_runtime.hosts import HOST_KEY
+    drops it) and makes another turn for a block with the same text as its reason: the
+    host's adapter says (goal/host.py)."""
+    from forge_runtime.goal import host
 
-    if event.get(HOST_KEY) != "codex":
-        return reply
-    return {**reply, "decision": "block",
-            "reason": reply["hookSpecificOutput"]["additionalContext"]}
+    handed = host.adapter(event)
+    return reply if handed is None else handed.continuing(reply)
 
 
 def _ended(project, event: dict, reply: dict) -> dict:
@@ -302,7 +284,7 @@ def _ended(project, event: dict, reply: dict) -> dict:
 
     try:
         goal = _bound_goal(project, event["session_id"])
-        record = read_record(project, goal["nonce"]) if goal else {}
+        record = files.read_record(project, goal["nonce"]) if goal else {}
         if goal is None or not held.is_held(record, goal):
             return reply
         summary = _as_last_run(project, goal, record).summary()
@@ -369,7 +351,7 @@ def note_if_met(event: dict, budget: float) -> None:
         return
     goal = _bound_goal(project, event["session_id"])
     if goal is not None and goal["status"] == ACTIVE and \
-            held.is_held(read_record(project, goal["nonce"]), goal):
+            held.is_held(files.read_record(project, goal["nonce"]), goal):
         why = "the session ended" if event.get("hook_event_name") == "SessionEnd" \
             else "a person's prompt took over"
         goal = held.release(project, goal, event["session_id"], why)
@@ -392,15 +374,15 @@ def judge(project, goal: dict, budget: float | None) -> tuple[bool, str]:
 def note_met(project, goal: dict, budget: float | None) -> dict:
     """Record, once, whether the goal's recorded gates passed forge's own run when it was
     met."""
-    record = read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     if "met" in record:
         return record
     verified, why = judge(project, goal, budget)
-    record = {**read_record(project, goal["nonce"]),
+    record = {**files.read_record(project, goal["nonce"]),
               "met": {"at": now(), "verified": verified, "why": why}}
     if verified:
         record["verified_at"] = record["met"]["at"]
-    write_record(project, goal["nonce"], record)
+    files.write_record(project, goal["nonce"], record)
     return record
 
 
@@ -412,7 +394,7 @@ def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
     from forge_runtime import hints
 
     if goal["status"] == COMPLETE:
-        record = read_record(project, goal["nonce"])
+        record = files.read_record(project, goal["nonce"])
         if record.get("verified_at"):
             return f"verified at {record['verified_at']}: forge ran every recorded final " \
                    "gate itself and all passed", None
@@ -421,7 +403,7 @@ def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
             VERIFY, "runs the goal's recorded final gates, confined, and records the verdict")
     from forge_runtime.gates import held
 
-    record = read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     reading = Reading(project, goal)
     running = goal["status"] == ACTIVE and not reading.verified
     line = held.status_line(record, goal, reading.summary()) or reading.summary()
@@ -431,12 +413,14 @@ def status_of(project, goal: dict) -> tuple[str, hints.Hint | None]:
 def verify(project, goal: dict) -> tuple[dict, dict]:
     """forge runs the goal's recorded final gates itself (no budget but their timeouts);
     refuse (exit 2) unless all pass; record a met goal as verified. Returns the gates record
-    and forge's run."""
+    (with `reset`: why a record that was not forge's was dropped) and forge's run."""
     from forge_runtime.gates import confirm, recorded
 
     gates = recorded.of_goal(paths_of(project), goal["nonce"])
     if gates is None:
         raise unrecorded(goal)
+    # a person's run: a record that is not forge's is dropped whole, nothing of it reused
+    reset = files.reset_record(project, goal["nonce"])
     confirmed = confirm.confirm(paths_of(project), goal["nonce"], gates, None)
     if not confirmed["passed"]:
         failing = confirm.not_passing(confirmed)
@@ -444,8 +428,8 @@ def verify(project, goal: dict) -> tuple[dict, dict]:
         raise ForgeError(f"goal {goal['nonce']} cannot be called verified: "
                          f"{confirm.describe(confirmed)}", fix, exit_code=EXIT_REFUSED,
                          code=UNVERIFIED, rationale="after fixing what its log shows")
-    record = read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     if goal["status"] == COMPLETE and not record.get("verified_at"):
         record = {**record, "verified_at": now()}
-        write_record(project, goal["nonce"], record)
-    return record, confirmed
+        files.write_record(project, goal["nonce"], record)
+    return ({**record, "reset": reset} if reset else record), confirmed

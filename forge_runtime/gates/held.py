@@ -39,17 +39,16 @@ VERIFIED = "FORGE_GOAL_VERIFIED"
 def hold_met(project, nonce: str) -> bool:
     """Hold the host's `met` on goal `nonce` if it has recorded final gates: True when held
     (the verdict then ends nothing). A goal with no gates recorded is met as the host says."""
-    from forge_runtime.gates import goal as gates_goal
-    from forge_runtime.gates import in_play, recorded
+    from forge_runtime.gates import files, in_play, recorded
     from forge_runtime.goal.ledger import Ledger
     from forge_runtime.project import paths_of
 
     if not in_play(project) or recorded.of_goal(paths_of(project), nonce) is None:
         return False
     current = Ledger(project.ledger_root, nonce).current().goal
-    record = gates_goal.read_record(project, nonce)
+    record = files.read_record(project, nonce)
     if not is_held(record, current):
-        gates_goal.write_record(project, nonce, {**record, "held": {
+        files.write_record(project, nonce, {**record, "held": {
             "at": now(), "activation_count": current.get("activation_count")}})
     return True
 
@@ -82,17 +81,17 @@ def complete(project, goal: dict, session: str, reading: Reading) -> dict:
     The gates record names the receipts and forge's run; returns the Stop's reply, a notice
     for the person alone (the native goal is over: nothing continues the session)."""
     from forge_runtime import hints
-    from forge_runtime.gates import goal as gates_goal
+    from forge_runtime.gates import files
     from forge_runtime.gates.confirm import describe
     from forge_runtime.goal import charging
 
     names = ", ".join(state.gate.name for state in reading.states) or "its final gates"
     charging.end(_ledger(project, goal["nonce"]), project.state_path, "complete", session,
                  f"host verdict: met; forge's own run of its final gates passed: {names}")
-    record = gates_goal.read_record(project, goal["nonce"])
+    record = files.read_record(project, goal["nonce"])
     confirmed = record.get("confirmed") or {}
     at = now()
-    gates_goal.write_record(project, goal["nonce"], {**record, "verified_at": at, "met": {
+    files.write_record(project, goal["nonce"], {**record, "verified_at": at, "met": {
         "at": at, "verified": True, "why": describe(confirmed),
         "receipts": _receipts(reading, confirmed)}})
     text = "\n".join([

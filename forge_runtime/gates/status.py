@@ -46,13 +46,15 @@ def classify(gate: config.Gate, receipt: dict | None, boundary_hash: str) -> tup
 class Tree:
     """The work tree's files and their digests, read once for any number of gates."""
 
-    def __init__(self, project, gates: list[config.Gate], stat_cache=None) -> None:
-        """`stat_cache`: where the file digests are cached (default: the local area's)."""
+    def __init__(self, project, gates: list[config.Gate], stat_cache=None,
+                 witness=None) -> None:
+        """`stat_cache`: where the file digests are cached (default: the local area's), and
+        `witness`: what vouches for that file (boundary.Hasher)."""
         self.project = project
         self._roots = set().union(*(boundary.Matcher(gate.boundary).roots() for gate in gates))
         self.files = boundary.list_files(project, self._roots)
         self.hasher = boundary.Hasher(stat_cache or
-                                      config.cache_dir(project) / boundary.STAT_CACHE)
+                                      config.cache_dir(project) / boundary.STAT_CACHE, witness)
 
     def refresh(self) -> None:
         """Read the tree again: a gate that just ran may have added, removed or changed

@@ -9,6 +9,7 @@ Modules, each with one job:
     transcript     what the host's transcript says (a person's `/goal`, verdicts, turns)
     codex_transcript  the same reader for Codex CLI's rollout files
     sessions       which session is bound to which goal, and pending activations
+    host           what the core asks of the host that sent an event (its adapter)
     qualification  what must hold before a goal may run at all
     activation     rules 1-3: activate, bind, add a tranche, reopen
     charging       rules 4-5 and 8: charge a turn, exhaust, warn when stuck

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import records, state
+from forge_runtime.goal import state
 from forge_runtime.goal.ledger import (
     ACTIVE,
     CANCELLED,
@@ -36,8 +36,6 @@ from forge_runtime.goal.objective import normalise, objective_hash
 from forge_runtime.project import Project
 from forge_runtime.records import record
 
-OBJECTIVES_DIR = "objectives"
-
 NEW, TRANCHE_ADDED, REOPENED, BOUND = "new", "tranche", "reopened", "bound"
 
 
@@ -47,26 +45,6 @@ class Activation(record("Activation", "outcome goal notice", defaults=(None,))):
     every charging Stop imports this module."""
 
     __slots__ = ()
-
-
-def find_nonce(ledger_root: str | os.PathLike, digest: str) -> str | None:
-    """The nonce of the goal with this objective hash, or None if there never was one."""
-    path = os.path.join(ledger_root, OBJECTIVES_DIR, digest)
-    try:
-        if os.path.islink(path):
-            raise tampered(f"objective index {digest[:12]} is a symlink")
-        with open(path, "rb") as handle:
-            nonce = handle.read().decode("ascii").strip()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        raise tampered(f"objective index {digest[:12]} cannot be read") from None
-    if len(nonce) != 32 or not Ledger(ledger_root, nonce).exists():
-        raise tampered(f"objective index {digest[:12]} names goal {nonce!r}, which is missing")
-    if Ledger(ledger_root, nonce).current().goal.get("objective_hash") != digest:
-        raise tampered(f"objective index {digest[:12]} names goal {nonce}, which is another "
-                       "objective's")
-    return nonce
 
 
 def _unindexed_goal(project: Project, digest: str) -> str | None:
@@ -80,6 +58,7 @@ def _unindexed_goal(project: Project, digest: str) -> str | None:
     no budget to lose. Callers hold the repository's activation lock, so no other
     activation is half done here.
     """
+    from forge_runtime.goal.index import publish_index
     from forge_runtime.goal.status import goal_nonces
 
     for nonce in goal_nonces(project):
@@ -87,7 +66,7 @@ def _unindexed_goal(project: Project, digest: str) -> str | None:
         if head.goal.get("objective_hash") != digest:
             continue
         if head.seq == 1:
-            _publish_index(project.ledger_root, digest, nonce)
+            publish_index(project.ledger_root, digest, nonce)
             return nonce
         raise tampered(f"goal {nonce} has this objective but the objective index lost it")
     try:
@@ -98,15 +77,6 @@ def _unindexed_goal(project: Project, digest: str) -> str | None:
         raise tampered(f"state.md names goal {remembered.get('nonce')} for this objective, "
                        "which the ledger no longer has")
     return None
-
-
-def _publish_index(ledger_root: str | os.PathLike, digest: str, nonce: str) -> None:
-    """Name `nonce` as the goal of the objective `digest` (under the activation lock)."""
-    index = os.path.join(ledger_root, OBJECTIVES_DIR)
-    os.makedirs(index, exist_ok=True)
-    if not records.create_exclusive(os.path.join(index, digest), nonce.encode("ascii")):
-        raise tampered(f"objective index {digest[:12]} appeared while the activation lock "
-                       "was held")
 
 
 def tranche_limits(project: Project) -> tuple[int | None, int | None]:
@@ -152,11 +122,13 @@ def _create(ledger_root: str | os.PathLike, objective: str, repository: str, ses
             witness, gates: dict, limits: tuple[int | None, int | None],
             sandbox: str | None = None) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
+    from forge_runtime.goal.index import publish_index
+
     nonce = new_nonce()
     head = Ledger(ledger_root, nonce, witness=witness).create(
         _with_sandbox(_fresh_goal(nonce, objective, repository, limits), sandbox),
         session=session, **gates)
-    _publish_index(ledger_root, objective_hash(objective), nonce)
+    publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
 
@@ -245,6 +217,7 @@ def activate(project: Project, objective: str, session: str | None = None,
     witness = Witness(project)
     with locked(root):
         witness.check_all(lambda nonce: Ledger(root, nonce))
+        from forge_runtime.goal.index import find_nonce
         from forge_runtime.goal.remote import arrive
 
         notice = arrive(project, digest)  # a fresh clone continues the remote's count

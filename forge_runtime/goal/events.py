@@ -43,7 +43,7 @@ _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
 def _reader(event: dict):
     """The transcript reader of the host that sent `event`: transcript.py for Claude Code,
     codex_transcript.py for Codex (both offer the same functions and chunk)."""
-    from forge_runtime.hosts import transcript_reader
+    from forge_runtime.goal.host import transcript_reader
 
     return transcript_reader(event)
 
@@ -177,7 +177,7 @@ def on_prompt(event: dict) -> dict | None:
         try:
             qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
             unsandboxed = posture.goal_notice_once(project, event["session_id"],
-                                                   codex_posture(project, event))
+                                                   host_posture(project, event))
         except ForgeError as exc:
             return {"decision": "block", "reason": refusal_text(exc)}
         from forge_runtime.gates.recorded import field_for
@@ -191,17 +191,17 @@ def on_prompt(event: dict) -> dict | None:
     return None
 
 
-def codex_posture(project: Project, event: dict) -> dict | None:
-    """Codex's own sandbox for a Codex session (its kernel layer), None on Claude Code."""
-    from forge_runtime.hosts import HOST_KEY
+def host_posture(project: Project, event: dict) -> dict | None:
+    """The host's own sandbox for its session (Codex's kernel layer), as the host's adapter
+    reads it (goal/host.py); None on Claude Code, whose sandbox is forge's settings layer."""
+    from forge_runtime.goal import host
 
-    if event.get(HOST_KEY) != "codex":
+    handed = host.adapter(event)
+    if handed is None:
         return None
     from pathlib import Path
 
-    from forge_runtime.hosts.codex import codex_sandbox_posture
-
-    return codex_sandbox_posture(Path(project.root), rollout=event.get("transcript_path"))
+    return handed.sandbox_posture(Path(project.root), event.get("transcript_path"))
 
 
 def on_session_end(event: dict) -> None:
@@ -263,8 +263,8 @@ def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[s
     from forge_runtime.goal import usage
 
     try:
-        helpers, binding["subagents"] = usage.read_subagents(path, binding.get("subagents")
-                                                             or {})
+        helpers, binding["subagents"] = transcript.read_subagents(
+            path, binding.get("subagents") or {})
     except transcript.Unattributable as exc:
         raise _unattributable(exc, binding) from None
     marks = [(turn.index, turn.uuid) for turn in chunk.turns() if turn.uuid in turns]
@@ -351,24 +351,43 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
             verdicts = [verdict for verdict in verdicts if verdict.outcome != transcript.MET]
     cut = verdicts[0].index if verdicts else len(chunk.entries)
     shown = chunk.turns()
-    turns = [turn.uuid for turn in shown if turn.index < cut]
+    before_end = [turn.uuid for turn in shown if turn.index < cut]
     if own_turn is not None and not shown:
-        turns = [own_turn]  # a repeated Stop: the turn it charged already
+        before_end = [own_turn]  # a repeated Stop: the turn it charged already
+    turns = before_end
+    if at_stop and verdicts and shown and _forge_continued(project, ledger):
+        # the turns after the verdict ran because forge's reply to the last Stop kept the
+        # session going (the host writes a turn's verdict a Stop late): forge's, so charged
+        turns = [turn.uuid for turn in shown]
     spent = _turn_usage(path, binding, chunk, turns)
     result = None
     if turns or own_turn is not None:
         result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)
+    after_end = own_turn is not None and own_turn not in before_end
     for verdict in verdicts:
         goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
                             f"host verdict: {verdict.outcome}")
         binding["goal"] = goal
-        if own_turn is not None and own_turn not in turns:  # it ran after the goal ended
+        if after_end:  # it ran after the goal ended (charged, when forge continued it)
             result = charging.Charge(charging.ENDED, goal)
     if result is not None and not verdicts:
         binding["goal"] = result.goal  # what the next tool call's budget check starts from
     if "goal" in binding:  # and the ledger's head then: a later append elsewhere shows
         binding["goal_seq"] = ledger.pointer()
     return result
+
+
+def _forge_continued(project: Project, ledger) -> bool:
+    """Whether forge's own reply to the goal's last charged Stop continued the session (its
+    gates record's `continued_at`, gates/held.py)."""
+    from forge_runtime import gates
+
+    if not gates.in_play(project):
+        return False
+    from forge_runtime.gates.files import read_record
+
+    continued = read_record(project, ledger.nonce).get("continued_at")
+    return continued == ledger.current().goal["turn_count"]
 
 
 class storage_errors:  # noqa: N801 (used as `with storage_errors(project):`)
@@ -491,7 +510,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
     from forge_runtime.sandbox import posture
 
-    sandbox = posture.for_goal(project, codex_posture(project, event))
+    sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox)

@@ -80,16 +80,16 @@ def clear(ledger_root: str | os.PathLike) -> None:
 
 
 def launcher_gone() -> bool:
-    """Whether the launcher that started this hook (`launch.launcher`, its pid as the launcher
-    saw it) died while the hook ran: it is no longer this process's parent and no longer
-    exists (a wrapper between the two leaves it alive and waiting). False outside the
-    launcher (Codex's wiring, the CLI). One or two system calls."""
-    from forge_runtime import launch
+    """Whether the launcher that started this hook (`forge_runtime.launcher_pid`, its pid as
+    the launcher saw it) died while the hook ran: it is no longer this process's parent and
+    no longer exists (a wrapper between the two leaves it alive and waiting). False outside
+    the launcher (Codex's wiring, the CLI). One or two system calls."""
+    from forge_runtime import launcher_pid
 
-    if launch.launcher is None or os.getppid() == launch.launcher:
+    if launcher_pid is None or os.getppid() == launcher_pid:
         return False
     try:
-        os.kill(launch.launcher, 0)
+        os.kill(launcher_pid, 0)
     except ProcessLookupError:
         return True
     except OSError:

@@ -191,7 +191,7 @@ class Ledger:
             self._check_goal_fields(record)
             check_transition(before, record, self.nonce)
             if record.get("kind") == MERGE:
-                why = merge.check(_Chain(self, seq - 1), record, self.nonce)
+                why = merge.check(_Chain(self, seq - 1), record, self.nonce, check_transition)
                 if why:
                     raise tampered(f"goal {self.nonce}: record {seq} (merge) {why}")
             before = record
@@ -390,10 +390,13 @@ def stage(ledger_root: str | os.PathLike, nonce: str, chain, seen=None) -> Ledge
     return ledger
 
 
+def restore_fix(nonce: str) -> str:
+    """The way out of a remote chain that is not forge's: publish this clone's over it."""
+    return f"forge goal publish --nonce {nonce} --restore"
+
+
 def rewritten(nonce: str, seen: dict) -> ForgeError:
     """The refusal for a remote chain without the head this clone last saw there."""
-    from forge_runtime.goal.published import restore_fix
-
     return tampered(f"goal {nonce}: the remote's ledger no longer holds record "
                     f"{seen.get('seq')}, which this clone saw there (rewritten by hand, or a "
                     "remote that lost it)", restore_fix(nonce))

@@ -150,12 +150,13 @@ def shape_ok(old: dict, record: dict) -> bool:
                                           for key in _TRANCHE_KEYS)))
 
 
-def check(chain_before: list[dict], record: dict, nonce: str) -> str | None:
+def check(chain_before: list[dict], record: dict, nonce: str,
+          check_transition) -> str | None:
     """Why the merge `record` is not the join of its side onto `chain_before` (every record
     before it, oldest first), or None. Side records that are joins themselves are checked
-    the same way against the chain they were written on."""
-    from forge_runtime.goal.ledger import check_transition
-
+    the same way against the chain they were written on; each side record obeys the
+    ledger's rules, `check_transition(before, record, nonce)` (the ledger hands them over:
+    the merge rule is one of them, so this module does not import the ledger)."""
     fork = record["fork"]
     base = chain_before[:fork]
     before = base[-1]
@@ -166,7 +167,7 @@ def check(chain_before: list[dict], record: dict, nonce: str) -> str | None:
             return f"holds side record {one.get('seq')}, which does not follow the one before"
         check_transition(before, one, nonce)
         if one.get("kind") == MERGE:
-            why = check([*base, *record["side"][:index]], one, nonce)
+            why = check([*base, *record["side"][:index]], one, nonce, check_transition)
             if why:
                 return why
         before = one

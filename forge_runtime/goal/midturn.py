@@ -73,7 +73,7 @@ def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
     """The counted tokens of the turn so far (none of them charged yet); None when a
     subagent transcript forge read is gone or rewritten."""
     from forge_runtime.goal import transcript, usage
-    from forge_runtime.hosts import transcript_reader
+    from forge_runtime.goal.host import transcript_reader
 
     reader, session = transcript_reader(event), event["session_id"]
     path = event.get("transcript_path") or ""
@@ -90,7 +90,7 @@ def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
         tally.add_response(ident, model, spent)
     helpers = usage.Tally(cursor.get("helpers"))
     try:
-        grown, marks = usage.read_subagents(path, cursor.get("subagents") or {})
+        grown, marks = transcript.read_subagents(path, cursor.get("subagents") or {})
     except transcript.Unattributable:
         return None
     helpers.merge(grown)

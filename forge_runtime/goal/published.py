@@ -55,11 +55,6 @@ def source(chain: list[dict], state: dict) -> str:
     return THE_REMOTE if state.get("source") == THE_REMOTE else THIS_CLONE
 
 
-def restore_fix(nonce: str) -> str:
-    """The way out of a remote chain that is not forge's: publish this clone's over it."""
-    return f"forge goal publish --nonce {nonce} --restore"
-
-
 def unreachable(remote: str, why: str) -> ForgeError:
     """The refusal for a remote that did not answer; `why` (what git said) rides along."""
     error = ForgeError(f"the goal ledger on remote {remote!r} cannot be read or written: "

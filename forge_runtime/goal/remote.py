@@ -29,7 +29,15 @@ from forge_runtime import fastjson
 from forge_runtime.errors import ForgeError
 from forge_runtime.gitrefs import GitFailed, RemoteRefs
 from forge_runtime.goal import merge, records
-from forge_runtime.goal.ledger import Head, Ledger, discard, rewritten, stage, tampered
+from forge_runtime.goal.ledger import (
+    Head,
+    Ledger,
+    discard,
+    restore_fix,
+    rewritten,
+    stage,
+    tampered,
+)
 from forge_runtime.goal.published import (  # noqa: F401 (the names callers use, here too)
     MERGED,
     PUBLISH_EVERY,
@@ -41,7 +49,6 @@ from forge_runtime.goal.published import (  # noqa: F401 (the names callers use,
     known_repository,
     published_mark,
     read_state,
-    restore_fix,
     source,
     unreachable,
     write_state,
@@ -250,7 +257,7 @@ def arrive(project, digest: str) -> str | None:
     take in the remote's goal for this objective, so a fresh clone continues its count.
     Returns what git said when the remote did not answer (the goal goes on locally, and
     the session's first Stop says so once: publisher.after_event)."""
-    from forge_runtime.goal.activation import _publish_index, find_nonce
+    from forge_runtime.goal.index import find_nonce, publish_index
     from forge_runtime.goal.witness import Witness
 
     name = configured(project)
@@ -295,7 +302,7 @@ def arrive(project, digest: str) -> str | None:
     with ledger.lock():
         head = ledger.head()
         adopt_repository(project.ledger_root, head.goal["repository"])
-        _publish_index(project.ledger_root, digest, nonce)
+        publish_index(project.ledger_root, digest, nonce)
         witness.record(nonce, head.record)
         witness.note_remote(nonce, head.record)
         write_state(ledger, source=THE_REMOTE, published=published_mark(head, commit))
@@ -305,12 +312,12 @@ def arrive(project, digest: str) -> str | None:
 def _adopt_unindexed(project, nonce: str, digest: str) -> str:
     """A goal this clone took in from the remote whose objective index a killed hook did not
     write yet: index it, when it is this objective's (else the ledger is not forge's)."""
-    from forge_runtime.goal.activation import _publish_index
+    from forge_runtime.goal.index import publish_index
 
     if Ledger(project.ledger_root, nonce).current().goal.get("objective_hash") != digest:
         raise tampered(f"goal {nonce} of this clone's ledger is not the objective the remote "
                        "says it is", restore_fix(nonce))
-    _publish_index(project.ledger_root, digest, nonce)
+    publish_index(project.ledger_root, digest, nonce)
     return nonce
 
 

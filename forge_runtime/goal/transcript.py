@@ -44,6 +44,10 @@ from forge_runtime.goal.objective import normalise
 from forge_runtime.records import record
 
 TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: usage.py is imported where tokens are counted
+    from forge_runtime.goal.usage import Tally
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -338,3 +342,49 @@ def running_goal(path: str | os.PathLike) -> str | None:
     from forge_runtime.goal.native import running_goal as tail_scan
 
     return tail_scan(path)
+
+
+def read_subagents(transcript_path: str, marks: dict) -> tuple[Tally, dict]:
+    """The usage (usage.py) the session's subagent transcripts gained since `marks` (file
+    name -> anchor, as `anchor` gives), and the new marks.
+
+    A file forge read before must still hold the bytes it read: one that is gone, cut or
+    rewritten raises `Unattributable`, as the main transcript does.
+    """
+    from forge_runtime.goal.usage import SUBAGENT_ANCHOR_SPAN, USAGE_TOKEN, Tally, subagent_dir
+
+    directory = subagent_dir(transcript_path)
+    try:
+        names = sorted(name for name in os.listdir(directory) if name.endswith(".jsonl"))
+    except FileNotFoundError:
+        names = []
+    except NotADirectoryError:
+        raise Unattributable("the subagent transcripts' directory was replaced") \
+            from None
+    gone = set(marks) - set(names)
+    if gone:
+        raise Unattributable(f"subagent transcript {sorted(gone)[0]} is missing")
+    tally, fresh = Tally(), {}
+    for name in names:
+        path = os.path.join(directory, name)
+        mark = marks.get(name)
+        if mark is None:
+            chunk = read_lines(path, 0, (USAGE_TOKEN,), Chunk)
+        else:
+            try:
+                chunk = read_anchored(path, mark, (USAGE_TOKEN,))
+            except Unattributable as exc:
+                raise Unattributable(f"subagent transcript {name}: {exc}") \
+                    from None
+        if mark is not None and chunk.end_offset == mark["end"]:
+            fresh[name] = mark
+            continue
+        own = Tally({"last": (mark or {}).get("last")})
+        for entry in chunk.entries:
+            own.add_entry(entry)
+        tally.merge(own)
+        anchored = anchor(path, chunk.end_offset - SUBAGENT_ANCHOR_SPAN,
+                                     chunk.end_offset) if chunk.end_offset else None
+        if anchored is not None:
+            fresh[name] = {**anchored, "last": own.last}
+    return tally, fresh

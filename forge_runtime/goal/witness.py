@@ -11,6 +11,9 @@ tree and git directory are not:
                                                              "ledger"}: the last head seen
     <witness root>/<repository key>/objectives/<hash>       the goal of that objective
     <witness root>/sessions/<session id>                    {"repository", "nonce"}: bound
+    <witness root>/<repository key>/gates/<nonce>.json      {"sha256", "previous"}: the
+                                                             goal's gates record as forge
+                                                             last wrote it (gates/witnessed.py)
     <witness root>/<repository key>/remote/<nonce>.json     {"seq", "hash"}: the last head
                                                              this clone saw on the remote
 
@@ -45,7 +48,7 @@ import os
 from forge_runtime import fastjson
 from forge_runtime.roots import session_marker, witness_dir
 
-GOALS_DIR, OBJECTIVES_DIR, REMOTE_DIR = "goals", "objectives", "remote"
+GOALS_DIR, OBJECTIVES_DIR, REMOTE_DIR, GATES_DIR = "goals", "objectives", "remote", "gates"
 FIX = "forge goal verify"
 
 
@@ -155,6 +158,18 @@ class Witness:
         if head.seq < seq:
             raise _tampered(f"{where}, the ledger's head is record {head.seq} (rolled back)")
         raise _tampered(f"{where}, the ledger holds another record there (replaced)")
+
+    # -- the goal's gates record (gates/witnessed.py) -----------------------------------------
+
+    def gates_record_path(self, nonce: str) -> str:
+        return os.path.join(self.dir, GATES_DIR, f"{nonce}.json")
+
+    def gates_record(self, nonce: str) -> dict | None:
+        """{"sha256", "previous"}: the digests of forge's last two writes of the record."""
+        return _read(self.gates_record_path(nonce))
+
+    def note_gates_record(self, nonce: str, seen: dict) -> None:
+        _write(self.gates_record_path(nonce), seen)
 
     # -- what this clone saw of the goal on the remote (remote.py) ---------------------------
 

@@ -9,10 +9,8 @@ Modules, each with one job:
     modes     main-session guarded modes (`forge mode enter|exit`)
     paths     the protected paths (the host's off switches too) and how a named path is
               resolved against them
-    shell     what a Bash command would do to protected paths (shlex's rules, not a shell)
-    shell_syntax  a command's text as pipelines of simple commands, substitutions lifted out
-    shell_lexer   shlex's posix word splitting and quoting, without importing re
-    shell_hosts   the host CLIs' off switches (`claude plugin disable forge`, `codex ...`)
+    shell/    what a Bash command would do to protected paths: a model of the shell, in
+              layers of its own (see its __init__); `shell.analyse` is all the guard asks
     edits     what Write/Edit/MultiEdit/NotebookEdit would do, incl. state.md's goal fields
     host_settings  what an edit leaves of a host settings file or Codex config: forge on?
     patch     what a Codex `apply_patch` would do: the same rules for the paths it names
@@ -22,3 +20,12 @@ Modules, each with one job:
 The hook runs before every tool call of every session in a project: modules import lazily
 and use the standard library on the hot path.
 """
+
+
+def deny(reason: str) -> dict:
+    """The host's PreToolUse deny reply; the reason reaches the model as the tool result.
+    Here, in the package every guard import loads, because the hook and forge's own SDK
+    sessions (sdk.py) both answer with it, and the guard may not import the hook."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                   "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}

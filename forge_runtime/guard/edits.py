@@ -19,6 +19,7 @@ from forge_runtime.guard.paths import (
     Finding,
     Protected,
     expand,
+    front_matter,
     hit,
 )
 
@@ -72,25 +73,6 @@ def _current(path: str) -> str | None | bool:
         return None
     except (OSError, UnicodeDecodeError):
         return False
-
-
-def front_matter(text: str) -> str | None:
-    """The front matter block of a Markdown text, fences included; None when it has none."""
-    if not text.startswith("---"):
-        return None
-    first_newline = text.find("\n")
-    if first_newline == -1 or text[:first_newline].rstrip() != "---":
-        return None
-    position = first_newline + 1
-    while position <= len(text):
-        end = text.find("\n", position)
-        line = text[position:] if end == -1 else text[position:end]
-        if line.rstrip() in ("---", "..."):
-            return text[:len(text) if end == -1 else end + 1]
-        if end == -1:
-            return None
-        position = end + 1
-    return None
 
 
 def _check_state_edit(tool: str, tool_input: dict, path: str,

@@ -216,6 +216,6 @@ def _forge_rules(settings_path: str) -> frozenset[str]:
 def _names_protected(rule: str) -> bool:
     """Does a deny rule name a location forge protects (the ledger, guard files, the
     witness, the host's settings or plugin tree)? Such a rule is forge's layer."""
-    from forge_runtime.guard.shell_state import mentions
+    from forge_runtime.guard.shell.state import mentions
 
     return mentions(rule) or "witness" in rule.lower() or "commondir" in rule.lower()

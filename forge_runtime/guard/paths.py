@@ -19,7 +19,7 @@ A path is compared after what the shell or the host would do to it: `~` and `$VA
 expansion, joining a relative path to the working directory, `..` and symlinks resolved
 (`os.path.realpath`). Destroying, moving or re-permissioning a directory that holds a
 protected path (`rm -rf .git`) counts as touching it. Hard links are not visible to
-`realpath`, which is why `ln` with a protected source is refused too (see `shell`).
+`realpath`, which is why `ln` with a protected source is refused too (see shell/walk.py).
 """
 
 import os
@@ -255,4 +255,24 @@ def hit(path: str, protected: list[Protected], *, destructive: bool) -> Protecte
     for entry in protected:
         if inside(path, entry.path) or (destructive and holds(path, entry.path)):
             return entry
+    return None
+
+
+def front_matter(text: str) -> str | None:
+    """The front matter block of a Markdown text, fences included; None when it has none
+    (state.md's is the protected part of it: edits.py and the shell's writes judge it)."""
+    if not text.startswith("---"):
+        return None
+    first_newline = text.find("\n")
+    if first_newline == -1 or text[:first_newline].rstrip() != "---":
+        return None
+    position = first_newline + 1
+    while position <= len(text):
+        end = text.find("\n", position)
+        line = text[position:] if end == -1 else text[position:end]
+        if line.rstrip() in ("---", "..."):
+            return text[:len(text) if end == -1 else end + 1]
+        if end == -1:
+            return None
+        position = end + 1
     return None

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from forge_runtime.guard import deny
 from forge_runtime.guard.decide import decide
 from forge_runtime.guard.roles import Role
-from forge_runtime.hooks.pre_tool_use import deny
 
 GUARD_TIMEOUT_SECONDS = 10.0
 

@@ -11,6 +11,8 @@ decision is reached in time, whatever step is running: the launcher then answers
 
 import os
 
+from forge_runtime.guard import deny
+
 REQUIRED: dict[str, type] = {"tool_name": str, "tool_input": dict}
 
 DEADLINE_SECONDS = 2.0
@@ -48,10 +50,3 @@ def on_failure(problem: str) -> dict:
     hint = hints.error(f"forge guard cannot read this tool call ({problem}), so it denies",
                        "forge doctor", "the guard never lets a call through unchecked")
     return deny(hint.render())
-
-
-def deny(reason: str) -> dict:
-    """The host's PreToolUse deny reply; the reason reaches the model as the tool result."""
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                   "permissionDecision": "deny",
-                                   "permissionDecisionReason": reason}}

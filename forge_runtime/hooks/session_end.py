@@ -21,7 +21,11 @@ def handle(event: dict) -> dict | None:
     from forge_runtime import gates
 
     if gates.in_play(sessions.project_for(event)):  # else nothing to note, nothing to import
+        from forge_runtime.errors import ForgeError
         from forge_runtime.gates.goal import note_if_met, session_end_budget
 
-        note_if_met(event, session_end_budget(event))
+        try:
+            note_if_met(event, session_end_budget(event))
+        except ForgeError:  # a gates record not forge's: no one hears a SessionEnd;
+            return None  # `forge goal status` and the next Stop say so
     return None

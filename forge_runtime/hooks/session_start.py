@@ -68,7 +68,7 @@ def export_to_bash(python: str) -> bool:
     """Export FORGE_PYTHON, and the plugin's `bin/` first on PATH, to the host's per-session
     Bash environment file; False when the host gave none."""
     from forge_runtime.command_path import plugin_bin
-    from forge_runtime.guard.shell_lexer import quote
+    from forge_runtime.guard.shell.lexer import quote
 
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     if not env_file:

@@ -43,9 +43,13 @@ def handle(event: dict) -> dict | None:
 
     if not gates.in_play(project):
         return reply  # the gates' notices: none without a gates file, and nothing imported
+    from forge_runtime.errors import ForgeError
     from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
 
-    return after_stop(event, reply)
+    try:
+        return after_stop(event, reply)
+    except ForgeError as exc:  # the goal's gates record is not forge's: fail closed
+        return {"continue": False, "stopReason": _with_checkpoint(exc.hint().render())}
 
 
 def on_failure(problem: str) -> dict | None:

@@ -15,10 +15,14 @@ def handle(event: dict) -> dict | None:
     if not event["prompt"].lstrip().startswith("/goal") and \
             not sessions.event_involvement(event):
         return None
+    from forge_runtime.errors import ForgeError
     from forge_runtime.gates.goal import PROMPT_BUDGET_SECONDS, note_if_met
     from forge_runtime.goal import kills
     from forge_runtime.goal.events import on_prompt
 
     reply = on_prompt(event)
-    note_if_met(event, PROMPT_BUDGET_SECONDS)
+    try:
+        note_if_met(event, PROMPT_BUDGET_SECONDS)
+    except ForgeError as exc:  # the goal's gates record is not forge's: its next Stop ends it
+        reply = reply or {"systemMessage": exc.hint().render()}
     return kills.with_notice(reply, sessions.project_for(event).ledger_root)

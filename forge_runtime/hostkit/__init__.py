@@ -15,3 +15,6 @@
 
 Nothing is imported here: `hookrecord` runs on every hook call and must stay light.
 """
+
+# Where hookrecord.py appends its records (runner.py and codex.py set it for a session).
+LOG_ENV = "FORGE_HOSTKIT_HOOK_LOG"

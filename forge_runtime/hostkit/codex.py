@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from forge_runtime.hostkit import netns
+from forge_runtime.hostkit import LOG_ENV, netns
 from forge_runtime.hostkit.codex_binary import find_codex
-from forge_runtime.hostkit.hookrecord import LOG_ENV
 from forge_runtime.hostkit.runner import (
     PASSED_THROUGH_ENV,
     HookCall,

@@ -21,9 +21,8 @@ import sys
 import time
 
 from forge_runtime import launch
+from forge_runtime.hostkit import LOG_ENV
 from forge_runtime.launch import LAUNCHED_OK
-
-LOG_ENV = "FORGE_HOSTKIT_HOOK_LOG"
 
 
 class _Tee(io.TextIOBase):

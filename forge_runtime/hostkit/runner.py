@@ -36,9 +36,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from forge_runtime.hostkit import netns
+from forge_runtime.hostkit import LOG_ENV, netns
 from forge_runtime.hostkit.binary import find_claude
-from forge_runtime.hostkit.hookrecord import LOG_ENV
 from forge_runtime.hostkit.script import Request, Script
 from forge_runtime.hostkit.server import ModelServer
 
@@ -166,8 +165,12 @@ class Host:
                  own_pids: bool = True, claude_bin: str | Path | None = None) -> None:
         self.workdir = Path(workdir).resolve()
         self.home = self.workdir / "home"
-        self.tmpdir = self.home / "tmp"
-        self.tmpdir.mkdir(parents=True, exist_ok=True)
+        self.home.mkdir(parents=True, exist_ok=True)
+        # The host's sandbox puts its bridge sockets under TMPDIR, and a Unix socket path
+        # must stay under ~100 bytes: a TMPDIR deep in a test's work dir makes every
+        # sandboxed Bash call fail ("Failed to create bridge sockets"). So it is short.
+        self.tmpdir = Path(tempfile.mkdtemp(prefix="fhk-tmp-", dir=_short_tmp()))
+        weakref.finalize(self, shutil.rmtree, self.tmpdir, ignore_errors=True)
         self.plugin_dirs = [Path(p).resolve() for p in plugin_dirs]
         self.env = dict(env or {})
         self.timeout = timeout
@@ -191,6 +194,7 @@ class Host:
 
     def close(self) -> None:
         self.server.stop()
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
 

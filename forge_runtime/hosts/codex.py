@@ -22,13 +22,17 @@ What differs from Claude Code (measured with Codex CLI 0.171.0, see codex_transc
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-from forge_runtime.hosts import HOST_KEY
+from forge_runtime.goal.host import KEY
 
 NAME = "codex"
 TURN_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop")
 PAUSED = "paused"
+# What forge's own run of the recorded gates may take in a SessionEnd hook (gates/goal.py):
+# the host's limit is 10 s, which Codex clamps to 3 s.
+SESSION_END_BUDGET_SECONDS = 2.0
 
 
 def shape_problem(event_name: str, event: dict) -> str | None:
@@ -44,8 +48,9 @@ def shape_problem(event_name: str, event: dict) -> str | None:
 
 
 def handle(event_name: str, module, event: dict) -> dict | None:
-    """Run the core's event module for a Codex event; map its reply back."""
-    event = {**event, HOST_KEY: NAME}
+    """Run the core's event module for a Codex event, this adapter handed over on it (the
+    core asks it what goal/host.py lists); map its reply back."""
+    event = {**event, KEY: sys.modules[__name__]}
     if event_name == "PreToolUse":
         return unsandboxed_goal_denial(event) or module.handle(event)
     if event_name != "Stop":
@@ -60,6 +65,26 @@ def handle(event_name: str, module, event: dict) -> dict | None:
             raise
         reply = module.failure_reply(f"internal error {exc.__class__.__name__}: {exc}")
     return stop_reply(event, reply)
+
+
+def transcript_reader():
+    """The core's reader of this host's transcripts (goal/host.py): its rollout files."""
+    from forge_runtime.goal import codex_transcript
+
+    return codex_transcript
+
+
+def sandbox_posture(project_root: Path, rollout: str | None) -> dict:
+    """Codex's own sandbox for a session, for the core (goal/host.py)."""
+    return codex_sandbox_posture(project_root, rollout=rollout)
+
+
+def continuing(reply: dict) -> dict:
+    """The core's reply that keeps a goal going (gates/goal.py), in Codex's terms: Codex
+    takes no model context on Stop, and makes another turn for a block whose reason is
+    that text."""
+    return {**reply, "decision": "block",
+            "reason": reply["hookSpecificOutput"]["additionalContext"]}
 
 
 def stop_reply(event: dict, reply: dict | None) -> dict | None:

@@ -38,6 +38,10 @@ if TYPE_CHECKING:  # annotations: pathlib loads where `enable` and `disable` nee
 SANDBOX = {"enabled": True, "failIfUnavailable": True, "allowUnsandboxedCommands": False}
 MANAGED_TOP = {"disableAllHooks": False}
 RECORD_SUFFIX = ".forge-record"
+# How a project lets its goals run unsandboxed (posture.py reads it; `enable` offers it
+# where no package makes the sandbox start).
+OPT_OUT_LINE = "goal: {require_sandbox: false}"
+OPT_OUT = f"mkdir -p .forge && echo '{OPT_OUT_LINE}' >> .forge/guard.yaml"
 
 
 def witness_root() -> str:
@@ -218,8 +222,6 @@ def enable(project: Project, scope: str) -> tuple[Path, bool]:
                          rationale="the sandbox needs bubblewrap >= 0.8.0 and socat; on other "
                                    "systems install them with the platform's package manager")
     if found.problem:
-        from forge_runtime.sandbox.posture import OPT_OUT
-
         raise ForgeError(f"the host's sandbox cannot run here: {found.problem}", OPT_OUT,
                          rationale="no package fixes this: let goals run unsandboxed in this "
                                    "project, or run forge where bubblewrap can start")

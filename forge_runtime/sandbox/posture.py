@@ -22,6 +22,7 @@ from forge_runtime.errors import ForgeError
 from forge_runtime.project import Project
 from forge_runtime.records import record
 from forge_runtime.sandbox import layer, scopes
+from forge_runtime.sandbox.layer import OPT_OUT, OPT_OUT_LINE
 
 ENV_SWITCHES = ("FORGE_PYTHON", "PATH", "CLAUDE_PLUGIN_DATA")
 KEYS = ("enabled", "failIfUnavailable", "allowUnsandboxedCommands")
@@ -31,8 +32,6 @@ TOLD_DIR = "unsandboxed-told"
 ENABLE = "forge sandbox enable"
 ENABLE_USER = "forge sandbox enable --scope user"
 SANDBOXED, OPTED_OUT = "sandboxed", "unsandboxed"  # a goal's `sandbox` field in the ledger
-OPT_OUT_LINE = "goal: {require_sandbox: false}"
-OPT_OUT = f"mkdir -p .forge && echo '{OPT_OUT_LINE}' >> .forge/guard.yaml"
 CODEX_FIX = "codex --sandbox workspace-write"
 
 

@@ -1,4 +1,5 @@
-"""The scripted model of host tests where a subagent has been given tools its role lacks."""
+"""Host tests where a subagent has been given tools its role lacks: the scripted model and
+the session that widens it."""
 
 from __future__ import annotations
 
@@ -33,3 +34,18 @@ rules:
       tool_calls:
         - {{name: Agent, input: {json.dumps(task)}}}
 """
+
+
+def run_widened(claude_host, project, agent_type: str, marker: str, prompt: str, say: str,
+                *, tools: list[str], written: str, ran: str):
+    """A session whose `--agents` replaces the plugin's `agent_type`, tools and all, with one
+    holding `tools` (the host then offers them to it: only forge's guard, which holds the
+    role by its agent type, stands in the way), scripted as `widened_subagent` says; the
+    person says `say`, and every tool but Read is pre-approved."""
+    widened = {agent_type: {"description": f"a widened {agent_type}", "prompt": marker,
+                            "tools": tools}}
+    host = claude_host(widened_subagent(marker, agent_type, prompt, written=written, ran=ran))
+    approved = ",".join([*(tool for tool in tools if tool != "Read"), "Agent"])
+    return host.run(say, cwd=project, args=[
+        "--agents", json.dumps(widened), "--permission-mode", "acceptEdits",
+        "--allowedTools", approved])

@@ -19,7 +19,7 @@ import pytest
 from codex_support import OBJECTIVE, PROMPT
 from goal_support import goal_in_state
 
-from forge_runtime.gates.goal import read_record
+from forge_runtime.gates.files import read_record
 from forge_runtime.project import find_project
 
 pytestmark = [pytest.mark.host,

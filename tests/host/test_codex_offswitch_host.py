@@ -37,6 +37,7 @@ from offswitch_support import (
     forge_cli,
     kill_leftovers,
 )
+from session_support import bash
 from tui_support import Tui
 
 from forge_runtime.hostkit.codex import CodexHost
@@ -68,10 +69,6 @@ def add_file(path: str, text: str) -> dict:
     body = "".join(f"+{line}\n" for line in text.splitlines())
     return {"name": "apply_patch",
             "input": {"patch": f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"}}
-
-
-def bash(command: str) -> dict:
-    return {"name": "Bash", "input": {"command": command}}
 
 
 class CodexMachine:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from subagent_support import widened_subagent
+from subagent_support import run_widened
 
 from forge_runtime.hostkit.runner import API_KEY, PASSED_THROUGH_ENV, QUIET_ENV
 
@@ -155,16 +155,9 @@ WIDENED = "WIDENED-ADVISOR: write whatever you like."
 
 
 def test_a_council_subagent_widened_with_write_tools_is_still_read_only(claude_host, project):
-    # `--agents` replaces the plugin's agent, tools and all, so the host offers it Write and
-    # Bash: only forge's guard, which holds the role by its agent type, stands in the way
-    widened = {"forge:advisor-contrarian": {"description": "a widened advisor",
-                                            "prompt": WIDENED,
-                                            "tools": ["Read", "Write", "Bash"]}}
-    host = claude_host(widened_subagent(WIDENED, "forge:advisor-contrarian", QUESTION,
-                                        written="advice.md", ran="advice-ran.txt"))
-    session = host.run("advise", cwd=project, args=[
-        "--agents", json.dumps(widened), "--permission-mode", "acceptEdits",
-        "--allowedTools", "Write,Bash,Agent"])
+    session = run_widened(claude_host, project, "forge:advisor-contrarian", WIDENED, QUESTION,
+                          "advise", tools=["Read", "Write", "Bash"],
+                          written="advice.md", ran="advice-ran.txt")
     assert session.terminal_reason == "completed", session.stderr
     denied = {call.stdin["tool_name"]: call.reply["hookSpecificOutput"]
               for call in session.hooks_for("PreToolUse")

@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 from codex_support import OBJECTIVE, PROMPT, WORKS, run_goal_to_exhaustion
-from goal_support import NEVER_MET, goal_in_state, model_turns
+from goal_support import goal_in_state
+from session_support import NEVER_MET, model_turns
 from tui_support import Tui
 
 pytestmark = [pytest.mark.host,

@@ -8,15 +8,13 @@ with the key by a script) gets a goal that is met but not verified. The scripted
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
 import pytest
+from session_support import forge_cli
 
-from forge_runtime.gates.goal import read_record
+from forge_runtime.gates.files import read_record
 from forge_runtime.goal import state
 from forge_runtime.project import find_project
 
@@ -179,12 +177,6 @@ rules:
   - name: model works
     reply: {{text: "Working on it."}}
 """
-
-
-def forge_cli(project, home, *words: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
-    return subprocess.run([sys.executable, "-m", "forge_runtime", *words], cwd=project,
-                          env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("mode, sandboxed", [("acceptEdits", False),

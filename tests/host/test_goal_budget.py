@@ -11,17 +11,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from goal_support import NEVER_MET, goal_in_state, model_turns
+from goal_support import goal_in_state
+from session_support import NEVER_MET, model_turns, stop_reasons
 
 pytestmark = pytest.mark.host
 
 OBJECTIVE = "the file never.txt exists"
 NO_BLOCK_CAP = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}
-
-
-def _stop_reasons(session) -> list[str]:
-    return [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
-            if hook.reply and "stopReason" in hook.reply]
 
 
 def test_a_persons_goal_runs_exactly_20_turns_then_40_in_a_new_session(claude_host, project):
@@ -30,7 +26,7 @@ def test_a_persons_goal_runs_exactly_20_turns_then_40_in_a_new_session(claude_ho
     first = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, env=NO_BLOCK_CAP)
     assert first.terminal_reason == "stop_hook_prevented", first.result
     assert model_turns(first) == 20
-    reasons = _stop_reasons(first)
+    reasons = stop_reasons(first)
     assert len(reasons) == 1
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in reasons[0]
     assert "20 of 20 turns" in reasons[0]
@@ -44,7 +40,7 @@ def test_a_persons_goal_runs_exactly_20_turns_then_40_in_a_new_session(claude_ho
     assert second.session_id != first.session_id
     assert second.terminal_reason == "stop_hook_prevented", second.result
     assert model_turns(second) == 20
-    assert "40 of 40 turns" in _stop_reasons(second)[0]
+    assert "40 of 40 turns" in stop_reasons(second)[0]
     again = goal_in_state(project)
     assert again["nonce"] == goal["nonce"]
     assert (again["turn_count"], again["activation_count"]) == (40, 2)

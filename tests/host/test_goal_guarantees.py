@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from goal_support import NEVER_MET, goal_in_state, model_turns
+from goal_support import goal_in_state
+from session_support import NEVER_MET, model_turns
 
 from forge_runtime.goal import sessions
 from forge_runtime.goal.ledger import Ledger

@@ -18,7 +18,8 @@ import signal
 from pathlib import Path
 
 import pytest
-from goal_support import NEVER_MET, goal_in_state, model_turns, plugin_with_hooks
+from goal_support import goal_in_state
+from session_support import NEVER_MET, model_turns, plugin_with_hooks
 
 from forge_runtime.goal import kills
 from forge_runtime.goal.ledger import Ledger

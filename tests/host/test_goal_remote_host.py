@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from goal_support import NEVER_MET, goal_in_state, model_turns
+from goal_support import goal_in_state
+from session_support import NEVER_MET, model_turns
 
 pytestmark = pytest.mark.host
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from goal_support import goal_in_state
+from session_support import stop_reasons
 
 from forge_runtime.goal import usage
 from forge_runtime.goal.ledger import Ledger
@@ -90,11 +91,6 @@ def _charges(project: Path) -> list[dict]:
     return [record for record in ledger.history() if record["kind"] == "charge"]
 
 
-def _stop_reasons(session) -> list[str]:
-    return [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
-            if hook.reply and "stopReason" in hook.reply]
-
-
 def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(claude_host,
                                                                            project):
     (project / ".forge").mkdir(exist_ok=True)
@@ -105,7 +101,7 @@ def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(clau
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
                        env=NO_BLOCK_CAP)
     assert session.terminal_reason == "stop_hook_prevented", session.result
-    reasons = _stop_reasons(session)
+    reasons = stop_reasons(session)
     assert len(reasons) == 1 and "FORGE_GOAL_BUDGET_EXHAUSTED" in reasons[0], reasons
     assert "the token ceiling" in reasons[0] and "in 3 turns" in reasons[0], reasons[0]
     goal = goal_in_state(project)
@@ -130,7 +126,7 @@ def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(clau
     # resuming the session resets nothing: its Stop is refused, the count stays
     resumed = host.run("go on", cwd=project, resume=session.session_id, timeout=120,
                        args=ARGS, env=NO_BLOCK_CAP)
-    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in _stop_reasons(resumed)[0]
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in stop_reasons(resumed)[0]
     again = Ledger(find_project(project).ledger_root, goal["nonce"]).current().goal
     assert (again["token_count"], again["token_ceiling"]) == (3 * PER_TURN, 3 * PER_TURN)
 
@@ -145,7 +141,7 @@ def test_a_deleted_subagent_transcript_fails_closed(claude_host, project):
     shutil.rmtree(Path(usage.subagent_dir(str(first.transcript_path))))
     again = host.run("go on", cwd=project, resume=first.session_id, timeout=120, args=ARGS
                      + ["--max-turns", "2"])
-    reasons = _stop_reasons(again)
+    reasons = stop_reasons(again)
     assert reasons and "FORGE_GOAL_LEDGER_TAMPERED" in reasons[0], reasons
     assert "subagent transcript" in reasons[0]
     assert len(_charges(project)) == 1
@@ -197,7 +193,7 @@ def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(
     assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
     assert "forge denies this tool call so the turn ends" in denials[0]
     assert denials[0].splitlines()[1].startswith("Checkpoint: ")
-    reasons = _stop_reasons(session)
+    reasons = stop_reasons(session)
     assert len(reasons) == 1 and "the token ceiling" in reasons[0], reasons
     goal = goal_in_state(project)
     assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
@@ -246,7 +242,7 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     claude = claude_host(SCRIPT)
     session = claude.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
                          env=NO_BLOCK_CAP)
-    reasons = _stop_reasons(session)
+    reasons = stop_reasons(session)
     assert len(reasons) == 1 and "of 2.4k tokens (the token ceiling) in 6 turns" in reasons[0]
     goal = Ledger(find_project(project).ledger_root, goal_in_state(project)["nonce"]).current()
     assert goal.goal["token_count"] == sum(charge["usage"]["counted"]
@@ -288,7 +284,7 @@ def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_ho
     assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == 2, denials
     assert re.search(r"ran 1 of 1 minutes \(the time ceiling\) of this tranche in 1 turns",
                      denials[0]), denials[0]
-    reasons = _stop_reasons(session)
+    reasons = stop_reasons(session)
     assert len(reasons) == 1 and "minutes (the time ceiling)" in reasons[0], reasons
     goal = goal_in_state(project)
     assert (goal["turn_count"], goal["status"]) == (2, "exhausted")

@@ -12,7 +12,7 @@ import json
 import shutil
 
 import pytest
-from goal_support import NEVER_MET
+from session_support import NEVER_MET
 
 from forge_runtime.goal import state
 from forge_runtime.project import find_project

@@ -21,7 +21,7 @@ import time
 import pytest
 from goal_support import goal_in_state
 
-from forge_runtime.gates.goal import read_record
+from forge_runtime.gates.files import read_record
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.project import find_project
 
@@ -33,6 +33,14 @@ MET_AT_ONCE = """
   - name: evaluator says met
     when: {goal_evaluator: true}
     reply: {verdict: {ok: true, reason: "the model says the parser is fixed"}}
+"""
+RUNS_THE_GATE_ELSE_CLAIMS_DONE = """\
+  - name: model runs the gate's Next
+    when: {conversation_contains: "Next: forge gate run unit-tests"}
+    times: 1
+    reply: {tool_calls: [{name: Bash, input: {command: "forge gate run unit-tests"}}]}
+  - name: model claims done
+    reply: {text: "The parser is fixed."}
 """
 FIXES_IT = "rules:" + MET_AT_ONCE + """
   - name: model reports the pass
@@ -47,13 +55,7 @@ FIXES_IT = "rules:" + MET_AT_ONCE + """
     reply:
       tool_calls:
         - {name: Bash, input: {command: "echo good > src/parser.py && forge gate run unit-tests"}}
-  - name: model runs the gate's Next
-    when: {conversation_contains: "Next: forge gate run unit-tests"}
-    times: 1
-    reply: {tool_calls: [{name: Bash, input: {command: "forge gate run unit-tests"}}]}
-  - name: model claims done
-    reply: {text: "The parser is fixed."}
-"""
+""" + RUNS_THE_GATE_ELSE_CLAIMS_DONE
 NEVER_FIXES_IT = "rules:" + MET_AT_ONCE + """
   - name: model reads the failure
     when: {last_tool_result_contains: "unit-tests: failed"}
@@ -204,3 +206,58 @@ def test_a_persons_esc_ends_forges_continuation_at_once(claude_host, project, tu
     # the last answers the person's prompt (its message ends with the interrupted tool's
     # result): the turn the person drives after the goal ended is never charged
     assert rules == ["model claims done", "evaluator says met", "model naps", "model rested"]
+
+
+FORGER = """\
+import glob, json, os
+for path in glob.glob(os.path.join(".git", "forge" + "-goals", "gates", "*.json")):
+    if path.endswith("stat-cache.json"):
+        continue
+    record = json.load(open(path))
+    record["confirmed"]["passed"] = True
+    for result in record["confirmed"]["results"].values():
+        result["verdict"] = "passed"
+    json.dump(record, open(path, "w"))
+print("forged")
+"""
+FORGES_THE_RUN = "rules:" + MET_AT_ONCE + """
+  - name: model is done
+    when: {last_tool_result_contains: "forged"}
+    reply: {text: "Done: forge's run passed."}
+  - name: model reads the failure
+    when: {last_tool_result_contains: "unit-tests: failed"}
+    reply: {text: "unit-tests fails."}
+  - name: model forges forge's own run
+    when: {conversation_contains: "unit-tests failing"}
+    times: 1
+    reply: {tool_calls: [{name: Bash, input: {command: "python3 forger.py"}}]}
+""" + RUNS_THE_GATE_ELSE_CLAIMS_DONE
+
+
+def test_a_model_that_rewrites_forges_own_run_in_the_ledger_is_stopped_not_verified(
+        claude_host, project):
+    """Opted out of the kernel layer, a script the guard cannot read reaches the ledger's
+    directory: the gates record it rewrites is not the one forge last wrote (the witness
+    says), so the next Stop ends the goal's autonomy instead of calling it verified."""
+    _gated_project(project)
+    (project / "forger.py").write_text(FORGER)  # written by the agent earlier, say
+    session = claude_host(FORGES_THE_RUN).run(f"/goal {OBJECTIVE}", cwd=project, timeout=90,
+                                              args=ARGS)
+
+    assert _working(session) == ["model claims done", "model runs the gate's Next",
+                                 "model reads the failure", "model forges forge's own run",
+                                 "model is done"]
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    last = session.hooks_for("Stop")[-1].reply
+    assert last["continue"] is False
+    assert last["stopReason"].splitlines()[-2:][0].startswith(
+        "Error: FORGE_GOAL_LEDGER_TAMPERED: goal ")
+    assert last["stopReason"].splitlines()[-1] == "Fix: forge goal verify-gates"
+    goal = goal_in_state(project)
+    assert (goal["status"], goal["turn_count"]) == ("active", 3)  # charged, never verified
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": str(session.home)}
+    env.pop("XDG_STATE_HOME", None)  # the witness the hooks kept, under the host's home
+    done = subprocess.run([sys.executable, "-m", "forge_runtime", "goal", "status"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "FORGE_GOAL_LEDGER_TAMPERED" in done.stderr
+    assert all(hook.exit_code == 0 for hook in session.hooks)

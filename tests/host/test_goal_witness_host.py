@@ -5,7 +5,8 @@ witness outside the work tree sees it from its effects, not from the commands th
 from __future__ import annotations
 
 import pytest
-from goal_support import goal_in_state, plugin_with_hooks
+from goal_support import goal_in_state
+from session_support import plugin_with_hooks
 
 pytestmark = pytest.mark.host
 

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from subagent_support import widened_subagent
+from subagent_support import run_widened, widened_subagent
 
 from forge_runtime.guard import modes, paths
 from forge_runtime.project import find_project
@@ -115,16 +115,10 @@ CLARIFY = "clarify the request"
 
 
 def test_a_widened_forge_clarifier_is_still_denied_by_forge(claude_host, project):
-    # `--agents` replaces the plugin's forge:clarifier, tools and all: the host then offers
-    # Write and Bash to it (checked below), so only forge's guard stands in the way.
-    widened = {"forge:clarifier": {"description": "a widened clarifier",
-                                   "prompt": WIDENED_PROMPT,
-                                   "tools": ["Read", "Write", "Edit", "Bash"]}}
-    host = claude_host(widened_subagent(WIDENED_PROMPT, "forge:clarifier", CLARIFY,
-                                        written="sub.md", ran="sub-ran.txt"))
-    session = host.run("clarify", cwd=project, args=[
-        "--agents", json.dumps(widened), "--permission-mode", "acceptEdits",
-        "--allowedTools", "Write,Edit,Bash,Agent"])
+    # the host then offers Write and Bash to it (checked below)
+    session = run_widened(claude_host, project, "forge:clarifier", WIDENED_PROMPT, CLARIFY,
+                          "clarify", tools=["Read", "Write", "Edit", "Bash"],
+                          written="sub.md", ran="sub-ran.txt")
 
     assert session.terminal_reason == "completed", session.stderr
     sub_requests = [r for r in session.requests if r["rule"] == "the subagent tries to write"]

@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from goal_support import NEVER_MET
+from session_support import NEVER_MET
 
 from forge_runtime.hostkit import netns
 from forge_runtime.hostkit.projects import write_plugin

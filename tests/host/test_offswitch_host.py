@@ -42,6 +42,7 @@ from offswitch_support import (
     remove,
     short_tmpdir,
 )
+from session_support import bash
 
 from forge_runtime.hostkit.marketplace import install_from_marketplace
 from forge_runtime.hostkit.projects import init_git_project
@@ -111,10 +112,6 @@ def assert_held(machine: Machine, tranche: int = TRANCHE) -> tuple[Outcome, Outc
 
 def write(path: str, content: str) -> dict:
     return {"name": "Write", "input": {"file_path": path, "content": content}}
-
-
-def bash(command: str) -> dict:
-    return {"name": "Bash", "input": {"command": command}}
 
 
 def python_script(name: str, text: str) -> list[dict]:

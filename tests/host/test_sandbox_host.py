@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from session_support import forge_cli
 
 pytestmark = pytest.mark.host
 
@@ -61,12 +60,6 @@ SCRIPT = {"rules": [
 ]}
 
 
-def forge(project, home, *words: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
-    return subprocess.run([sys.executable, "-m", "forge_runtime", *words], cwd=project,
-                          env=env, capture_output=True, text=True, timeout=120)
-
-
 def tree(path) -> dict[str, bytes]:
     return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*"))
             if p.is_file()}
@@ -83,14 +76,14 @@ def test_the_sandbox_keeps_obfuscated_writes_off_the_ledger_and_forge_hooked(
     settings.write_bytes(before)
     for command in (PYTHON_WRITE, SCRIPT_DELETE, PERL_UNLINK, UNHOOK, RELOCATE,
                     PYTHON_RELOCATE):
-        check = forge(project, project, "guard", "check", "--tool", "Bash", "--input",
-                      json.dumps({"command": command}))
+        check = forge_cli(project, project, "guard", "check", "--tool", "Bash", "--input",
+                          json.dumps({"command": command}))
         assert check.returncode == 0, f"the guard alone stops {command!r}: pick another"
     # No PID namespace: bwrap opens /proc/<pid>/ns of its own children, which the host kit's
     # `unshare -p` (without a fresh /proc) hides ("open /proc/N/ns/ns failed"). The host's
     # sandbox routes the network through its own allow-list proxy instead.
     host = claude_host(SCRIPT, isolate_network=False)
-    enabled = forge(project, host.home, "sandbox", "enable")
+    enabled = forge_cli(project, host.home, "sandbox", "enable")
     assert enabled.returncode == 0, enabled.stdout + enabled.stderr
     layered = settings.read_bytes()
     ledger = tree(project / ".git" / "forge-goals")
@@ -129,15 +122,15 @@ def test_the_sandbox_keeps_obfuscated_writes_off_the_ledger_and_forge_hooked(
         assert "denied by your permission settings" in results[tool], results[tool]
     assert all(session.hooks_for(event) for event in ("Stop", "SessionEnd")), "hooks ran"
 
-    status = forge(project, host.home, "sandbox", "status", "--json")
+    status = forge_cli(project, host.home, "sandbox", "status", "--json")
     payload = json.loads(status.stdout)
     assert (status.returncode, payload["protected"], payload["gaps"]) == (0, True, [])
     assert payload["host"]["enabled"] is True
-    doctor = json.loads(forge(project, host.home, "doctor", "--json").stdout)
+    doctor = json.loads(forge_cli(project, host.home, "doctor", "--json").stdout)
     check = {c["name"]: c for c in doctor["checks"]}["sandbox"]
     assert check["ok"] and "kernel sandbox protects the ledger" in check["detail"]
 
-    disabled = forge(project, host.home, "sandbox", "disable")
+    disabled = forge_cli(project, host.home, "sandbox", "disable")
     assert disabled.returncode == 0, disabled.stdout
     assert settings.read_bytes() == before
 
@@ -197,7 +190,7 @@ def test_a_goal_without_the_kernel_layer_is_refused_and_runs_by_opt_out_told_onc
 
     nonce = goal_in_state(project)["nonce"]
     assert _ledger_goal(project, nonce)["sandbox"] == "unsandboxed"
-    status = forge(project, host.home, "goal", "status")
+    status = forge_cli(project, host.home, "goal", "status")
     assert "sandbox     unsandboxed (.forge/guard.yaml opts out: goal.require_sandbox is " \
            "false)" in status.stdout.splitlines()
 
@@ -261,11 +254,12 @@ def test_a_background_killer_in_the_sandbox_reaches_no_hook_and_dies_with_its_ba
     in the host's bubblewrap PID namespace (`--unshare-pid`, `--die-with-parent`), sees none of
     forge's hook processes, and is gone when its Bash call ends, so nothing of it reaches
     the session's later Stops or a later session. The goal stops at its ceiling."""
-    from goal_support import goal_in_state, model_turns
+    from goal_support import goal_in_state
+    from session_support import model_turns
 
     (project / ".forge" / "guard.yaml").unlink()  # the default posture: no opt-out
     host = claude_host(KILLER_GOAL, isolate_network=False)  # bwrap needs the real /proc
-    enabled = forge(project, host.home, "sandbox", "enable")
+    enabled = forge_cli(project, host.home, "sandbox", "enable")
     assert enabled.returncode == 0, enabled.stdout + enabled.stderr
     short = tempfile.mkdtemp(prefix="fsb-", dir="/tmp" if os.path.isdir("/tmp") else None)
     try:

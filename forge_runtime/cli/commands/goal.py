@@ -291,8 +291,11 @@ def verify_gates(args) -> Result:
     lines = [f"{name}  {result['verdict']} in {result.get('duration_s', 0):.1f} s (forge's "
              f"own run, confinement: {confirmed['confinement']})"
              for name, result in confirmed["results"].items()]
+    if record.get("reset"):
+        lines.insert(0, f"dropped: {record['reset']}; forge ran every gate again")
     data = {"goal": goal, "gates": confirmed["results"], "confirmed_at": confirmed["at"],
-            "confinement": confirmed["confinement"], "verified_at": record.get("verified_at")}
+            "confinement": confirmed["confinement"], "verified_at": record.get("verified_at"),
+            "dropped": record.get("reset")}
     if goal["status"] == COMPLETE:
         return Result(hints.done(f"goal {nonce} met and verified: forge ran every recorded "
                                  "final gate itself and all passed"), lines, data)

@@ -52,10 +52,12 @@ def _reexec_with_sdk() -> None:
         raise ForgeError(f"forge could not install the MCP SDK into {boot.env}: {exc}",
                          pip) from None
     python = str(bootstrap.env_python(boot.env))
-    from forge_runtime import entry
+    import forge_runtime
 
+    # the plugin's own entry script, run as bin/forge runs it (a path: the CLI is below it)
+    entry = os.path.join(os.path.dirname(forge_runtime.__file__), "entry.py")
     rest = sys.argv[sys.argv.index("mcp") + 1:] if "mcp" in sys.argv else []
-    os.execv(python, [python, "-I", entry.__file__, "cli", "mcp", *rest])
+    os.execv(python, [python, "-I", entry, "cli", "mcp", *rest])
 
 
 def run(args) -> Result:

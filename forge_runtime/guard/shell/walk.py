@@ -1,12 +1,14 @@
 """What a Bash command would do to protected paths, read as a model of the shell instead of run.
 
-The analysis has four parts, each its own module: `shell_syntax` splits the text into
-pipelines of simple commands and the operators between them; `shell_words` values one
-word (braces, sequences, `~`, parameters), bounded before it expands; `shell_state` holds
-what the shell knows between commands (possible working directories, variables, glob
-options, links it made) and turns words into paths; `shell_commands` models what each
-known command does to its operands. This module walks the command: it follows the state
-from command to command as bash would, and dispatches each simple command.
+The analysis has its parts in this package (see its __init__): `syntax` splits the text
+into pipelines of simple commands and the operators between them; `words` values one word
+(braces, sequences, `~`, parameters), bounded before it expands; `state` holds what the
+shell knows between commands (possible working directories, variables, glob options,
+links it made) and turns words into paths, and answers what every command model asks of
+its operands; the command models (the table below names which) say what each known
+command does to its operands. This module walks the command: it
+follows the state from command to command as bash would, and dispatches each simple
+command.
 
 It is the early, explaining layer of the guard, not the last one: a shell is a
 programming language, and code forge cannot read (a script file, `python -c`) may still
@@ -37,32 +39,39 @@ read-only whatever runs (see `forge sandbox`). What the model does:
   may not land where their names say), a global git option or a GIT_* variable it does
   not know;
 - git that writes the work tree from history is judged on what git itself says
-  (`shell_git_tree`), and only when nothing else in the command changes git's state;
+  (`git_tree`), and only when nothing else in the command changes git's state;
 - forge's hook-side entry points (`forge ledger activate|charge`, `forge mode exit`,
   `forge init --force`, `forge sandbox disable`, the hook launcher) and the host CLIs' off
-  switches (`claude plugin disable forge`, `codex features disable hooks`: `shell_hosts`)
+  switches (`claude plugin disable forge`, `codex features disable hooks`: `hosts`)
   are refused however their words are spelled.
 """
 
 import os
+import sys
 
-from forge_runtime.guard import shell_commands as commands
-from forge_runtime.guard import shell_words
 from forge_runtime.guard.paths import Finding, Protected
-from forge_runtime.guard.shell_lexer import is_word_char
-from forge_runtime.guard.shell_state import (
+from forge_runtime.guard.shell import files
+from forge_runtime.guard.shell import words as shell_words
+from forge_runtime.guard.shell.lexer import is_word_char
+from forge_runtime.guard.shell.state import (
     UNKNOWN_VALUE,
     Context,
     OutOfTime,
+    candidates,
+    check_unmodelled,
+    check_write,
     expansions,
     in_sensitive_dir,
+    known_program,
     mentions,
     risky_unknown,
+    run_for_you,
     shell_env,
+    split,
     touches,
     union,
 )
-from forge_runtime.guard.shell_syntax import (
+from forge_runtime.guard.shell.syntax import (
     LIFTED,
     SUBSHELL_CLOSE,
     SUBSHELL_OPEN,
@@ -131,11 +140,6 @@ LOADER_VARIABLES = frozenset({"LD_PRELOAD", "LD_AUDIT", "GCONV_PATH", "SHELLOPTS
 # Variables that only change what programs forge does not model anyway do.
 SOFT_CODE_VARIABLES = frozenset({"LD_LIBRARY_PATH", "PERL5OPT", "NODE_OPTIONS",
                                  "PYTHONSTARTUP"})
-# Programs code run for you may name without arguments (an editor, a pager, ssh).
-KNOWN_PROGRAMS = frozenset({"less", "more", "most", "cat", "vim", "vi", "nvim", "nano",
-                            "emacs", "true", "false", ":", "ssh", "store", "cache"})
-_SSH_CODE_OPTIONS = ("proxycommand", "localcommand", "permitlocalcommand",
-                     "knownhostscommand", "match", "proxyjump", "include")
 GLOB_OPTIONS = frozenset({"dotglob", "globstar", "nocaseglob", "extglob", "expand_aliases"})
 MAX_COMMAND = 100_000
 _TIME_BUDGET_SECONDS = 3.0
@@ -147,7 +151,7 @@ _SUBSTITUTIONS_LIMIT = 512
 # after up to this many other characters, or one dotted name.
 # The host CLIs' off switches too (`claude plugin disable`, `codex features disable hooks`):
 # named beside code forge cannot read, or after a command word it cannot name, they are
-# refused (shell_hosts models `claude` and `codex` themselves).
+# refused (hosts.py models `claude` and `codex` themselves).
 _ENTRY_POINTS = (("mode", ("exit",)), ("ledger", ("activate", "charge")),
                  ("plugin", ("disable", "uninstall", "remove")),
                  ("plugins", ("disable", "uninstall", "remove")),
@@ -155,6 +159,50 @@ _ENTRY_POINTS = (("mode", ("exit",)), ("ledger", ("activate", "charge")),
                  ("disable", ("hooks",)))
 _ENTRY_POINT_GAP = 8
 _ENTRY_POINT_NAME = "modes.leave"
+
+
+# -- the command models: which family models each command ----------------------------------
+# A command family is a module of this package with a `MODELS` table, command name -> model
+# `model(name, args, ctx, child)`, which returns a Finding or (are the command's effects
+# modelled, does it name a protected path). `files` models most commands a session runs and
+# is imported with the walk; the other families are imported the first time one of their
+# commands runs (a Bash call that runs no git pays nothing for git's model), so their
+# commands are named here. A new model is a function and its `MODELS` row in its family,
+# plus its name in LAZY_FAMILIES when the family is a lazy one; a new family is a module
+# and its row here. tests/test_guard_shell_models.py holds these names and the families'
+# own tables to each other.
+PACKAGE = "forge_runtime.guard.shell"
+# The families imported only when one of their commands runs, and the commands they model.
+LAZY_FAMILIES = {
+    "git": frozenset({"git"}),
+    "archives": frozenset({"tar", "bsdtar", "gtar", "unzip", "cpio", "zip", "patch", "pax",
+                           "ar", "7z", "7za", "7zr", "7zz", "gzip", "gunzip", "pigz", "bzip2",
+                           "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress", "uncompress",
+                           "lzip", "zstd", "unzstd", "lz4", "brotli"}),
+    "hosts": frozenset({"claude", "codex"}),  # the host CLIs' off switches
+}
+# Command name -> the lazy family that models it (`files` models what files.MODELS names).
+LAZY = {name: owner for owner, names in LAZY_FAMILIES.items() for name in names}
+
+
+def family(name: str):
+    """The module of family `name` (`__import__` and sys.modules: `importlib` is one more
+    import for every Bash call)."""
+    qualified = f"{PACKAGE}.{name}"
+    __import__(qualified)
+    return sys.modules[qualified]
+
+
+def check_command(name: str, args: list[str], ctx: Context,
+                  child) -> Finding | tuple[bool, bool]:
+    """The model of command `name`; `child(code, ctx)` judges code it runs in a child."""
+    model = files.MODELS.get(name)
+    if model is None:
+        owner = LAZY.get(name)
+        if owner is None:
+            return check_unmodelled(name, args, ctx)
+        model = family(owner).MODELS[name]
+    return model(name, args, ctx, child)
 
 
 def analyse(command: str, cwd: str, env: dict[str, str],
@@ -174,6 +222,7 @@ def analyse(command: str, cwd: str, env: dict[str, str],
     import time
 
     ctx = Context(cwd, shell_env(env, cwd), protected)
+    ctx.child = _in_child_shell
     ctx.deadline = time.monotonic() + _TIME_BUDGET_SECONDS
     try:
         finding = _analyse(command, ctx)
@@ -260,7 +309,7 @@ def _names_entry_point(command: str) -> bool:
     if names_entry_point(lowered):
         return True
     if "$'" in command or "'" in command or '"' in command or "\\" in command:
-        from forge_runtime.guard.shell_syntax import normalise
+        from forge_runtime.guard.shell.syntax import normalise
 
         unquoted = normalise(lowered).replace('"', "").replace("'", "").replace("\\", "")
         return names_entry_point(unquoted)
@@ -327,7 +376,7 @@ def _check_pipeline(pipeline: Pipeline, ctx: Context) -> Finding | tuple[bool, s
     """A Finding, or (does the pipeline name a protected place, its first unproven command)."""
     sensitive = False
     unproven: str | None = None
-    finding = commands.check_xargs_feed(pipeline, ctx, _command_words, _in_child_shell)
+    finding = files.check_xargs_feed(pipeline, ctx, _command_words, _in_child_shell)
     if finding:
         return finding
     for index, simple in enumerate(pipeline):
@@ -360,7 +409,7 @@ def _record_unproven(words: list[str], ctx: Context) -> None:
     x.sh`) and change git's state: what is on disk is not what a later command reads."""
     ctx.unproven += 1
     ctx.effects += 1
-    for word in commands.candidates(words[1:16]):
+    for word in candidates(words[1:16]):
         ctx.made.update(path for path in expansions(word, ctx) if path)
 
 
@@ -369,11 +418,11 @@ def _check_redirects(simple: Simple, ctx: Context) -> Finding | None:
     unknown_before = echoed and bool(ctx.made) and any(
         path in ctx.made for path in expansions(simple.writes[0], ctx))
     for target, appends in zip(simple.writes, simple.appends, strict=True):
-        finding = commands.check_write(target, ctx, verb="writes to", appends=appends)
+        finding = check_write(target, ctx, verb="writes to", appends=appends)
         if finding:
             return finding
     if echoed and not (unknown_before and simple.appends[0]):
-        commands.remember_text(simple.writes[0], simple.words, ctx, simple.appends[0])
+        files.remember_text(simple.writes[0], simple.words, ctx, simple.appends[0])
     return None
 
 
@@ -410,33 +459,6 @@ def check_assignment(word: str, ctx: Context) -> Finding | None:
         return Finding(f"sets {name}, which makes the programs it runs load code or a "
                        "repository forge cannot read, from a directory that holds a "
                        "protected path")
-    return None
-
-
-def known_program(code: str) -> bool:
-    """A bare pager, editor or credential helper (`less`, `vim`, `true`), or `ssh` with no
-    option that runs a command of its own."""
-    words = commands.split(code)
-    return bool(words) and os.path.basename(words[0]) in KNOWN_PROGRAMS and (
-        len(words) == 1 or (os.path.basename(words[0]) == "ssh" and not any(
-            word.lower().startswith(_SSH_CODE_OPTIONS) or word.startswith("-F")
-            for word in words[1:])))
-
-
-def run_for_you(code: str, ctx: Context, what: str) -> Finding | None:
-    """Code a program runs for you (a pager, an editor, `core.sshCommand`, `tar -I`): judged
-    as a child shell would run it; where it could reach a protected path it must be code
-    forge can read and prove, not a program it does not model (`../x.sh`, `python -c`)."""
-    if known_program(code):
-        return None
-    before = ctx.unproven
-    finding = _in_child_shell(code or LIFTED, ctx)
-    if finding:
-        return finding
-    if (ctx.unproven > before or LIFTED in code) and risky_unknown("", ctx):
-        shown = code if len(code) <= 60 else code[:57] + "..."
-        return Finding(f"makes {what} run `{shown}`, code forge cannot prove read-only, "
-                       "from a directory that holds a protected path")
     return None
 
 
@@ -481,7 +503,7 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
         return True, False
     if chdir is not None:
         state = ctx.snapshot()
-        commands.change_dir([chdir], ctx)
+        files.change_dir([chdir], ctx)
         try:
             return _check_simple(words, ctx)
         finally:
@@ -489,14 +511,14 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
     if "$" in words[0] or "`" in words[0]:
         named = _command_name(words[0], ctx)
         if named is None:
-            return commands.check_unknown_command(words[0], words[1:], ctx)
+            return files.check_unknown_command(words[0], words[1:], ctx)
         words = [*named, *words[1:]]
         if not words:
             return True, False
     name = os.path.basename(words[0])
     args = _split_fields(words[1:], ctx)
     outcome = _check_named(name, args, ctx, via_xargs)
-    if ctx.runs_code and name not in commands.READERS and not isinstance(outcome, Finding):
+    if ctx.runs_code and name not in files.READERS and not isinstance(outcome, Finding):
         return False, outcome[1]  # its effects are modelled, what the variable runs is not
     return outcome
 
@@ -506,9 +528,9 @@ def _check_named(name: str, args: list[str], ctx: Context,
     state_change = _change_state(name, args, ctx)
     if state_change is not None:
         return state_change
-    forge_args = commands.forge_args(name, args)
+    forge_args = files.forge_args(name, args)
     if forge_args is not None:
-        outcome = commands.check_forge(forge_args, ctx)
+        outcome = files.check_forge(forge_args, ctx)
         # `... | xargs forge`: the subcommand comes from the input, forge cannot read it
         return outcome if isinstance(outcome, Finding) or not via_xargs else (False, False)
     if name in SHELLS or name == "su":
@@ -519,7 +541,7 @@ def _check_named(name: str, args: list[str], ctx: Context,
         script = args[args.index("-f") + 1:][:1] if "-f" in args else []
         return _run_script(script, ctx, same_shell=False) if script else \
             _run_input(name, ctx)
-    return commands.check_command(name, args, ctx, _in_child_shell)
+    return check_command(name, args, ctx, _in_child_shell)
 
 
 def _command_name(word: str, ctx: Context) -> list[str] | None:
@@ -578,7 +600,7 @@ def _change_state(name: str, args: list[str], ctx: Context) -> tuple[bool, bool]
         ctx.env[args[0]] = UNKNOWN_VALUE
         return True, touches(args[2:], ctx)
     if name in ("cd", "pushd"):
-        commands.change_dir(args, ctx)
+        files.change_dir(args, ctx)
         return True, False
     if name == "popd":
         ctx.fallible = True
@@ -677,7 +699,7 @@ def _check_shell(name: str, args: list[str], ctx: Context) -> Finding | tuple[bo
     if runs_code and position < len(args):
         if shell_words.value(args[position], {}) is None and "`" in args[position]:
             return _unknown_code(f"{name} -c", ctx)
-        code = commands.positional(args[position], args[position + 1:])
+        code = files.positional(args[position], args[position + 1:])
         state = ctx.snapshot()
         ctx.globs |= options
         try:
@@ -696,7 +718,7 @@ def _check_command_runner(name: str, args: list[str], ctx: Context) -> Finding |
     if name in MULTIPLEXERS:
         if any(shell_words.value(arg, ctx.env) is None for arg in args):
             return _unknown_code(f"{name} on a command made at run time", ctx)
-        return False, touches(commands.candidates(args), ctx)
+        return False, touches(candidates(args), ctx)
     code = None
     for index, arg in enumerate(args):
         option, equals, value = arg.partition("=")
@@ -706,7 +728,7 @@ def _check_command_runner(name: str, args: list[str], ctx: Context) -> Finding |
     if name == "script":
         operands = [arg for arg in args if not arg.startswith("-") and arg != code]
         for word in operands[-1:] or ["typescript"]:
-            finding = commands.check_write(word, ctx, verb="runs script writing")
+            finding = check_write(word, ctx, verb="runs script writing")
             if finding:
                 return finding
     if code is None:
@@ -777,7 +799,7 @@ def _run_script(args: list[str], ctx: Context, *, same_shell: bool) -> Finding |
         code = _script_text(path, ctx)
         if code is None:
             return _unknown_code(f"the script {args[0]}", ctx)
-        code = commands.positional(code, args)
+        code = files.positional(code, args)
         finding = _nested_same_shell(code, ctx) if same_shell else _in_child_shell(code, ctx)
         if finding:
             return finding
@@ -824,13 +846,13 @@ def _unwrap(words: list[str]) -> tuple[list[str], bool, str | None, list[str]]:
                 assignments.append(option)
                 continue
             if option.startswith("--split-string="):  # env -S 'rm -rf x' runs rm
-                rest = commands.split(option.split("=", 1)[1]) + rest
+                rest = split(option.split("=", 1)[1]) + rest
             elif option.startswith("--chdir="):
                 chdir = option.split("=", 1)[1]
             elif option.startswith("-C") and wrapper == "env" and len(option) > 2:
                 chdir = option[2:]
             elif option in ("-S", "--split-string") and rest:
-                rest = commands.split(rest.pop(0)) + rest
+                rest = split(rest.pop(0)) + rest
             elif option in takes_value and rest:
                 value = rest.pop(0)
                 if option in CHDIR_OPTIONS and wrapper in ("env", "sudo"):

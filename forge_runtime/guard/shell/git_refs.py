@@ -28,7 +28,7 @@ are let through. The hosting side protects the namespace as well (docs/remote-le
 import os
 
 from forge_runtime.guard.paths import LEDGER_LABEL, Finding
-from forge_runtime.guard.shell_syntax import LIFTED
+from forge_runtime.guard.shell.syntax import LIFTED
 
 NAMESPACE = "refs/forge/"
 _SHORT = "forge/"  # what the remote matches as refs/forge/... (git's ref_rev_parse_rules)

@@ -1,30 +1,38 @@
 """What each command forge knows does to its operands: which it writes, deletes, unpacks into.
 
-A model per family, each answering the same question for `shell`: a Finding, or (are the
-command's effects modelled, does it name a protected path). "Modelled" means every file it
-writes was checked, so it may run even beside a protected location (`touch
-.forge/local/notes.md`); anything else is code forge cannot prove read-only. Readers that
+The family of the file tools, answering for each the question every model answers (see
+the table in walk.py): a Finding, or (are the command's effects modelled, does it name a protected
+path). "Modelled" means every file it writes was checked, so it may run even beside a
+protected location (`touch .forge/local/notes.md`); anything else is code forge cannot
+prove read-only. Readers that
 can write (`sed w`, `xxd IN OUT`, `sort -o`, `tree -o`), archivers (`tar -C`, `unzip -d`,
 `zip -m`, `gzip -r`, `cpio`), copies (`cp --parents`, `rsync --delete`, links made by
 `cp -l`/`-s`, `ln -t`, `rsync --link-dest`), `find -exec`, what `xargs` runs (its input
-read when forge can) and forge's own entry points are modelled here; git in `shell_git`,
-archivers and `patch` in `shell_archives` (imported only when such a command runs).
+read when forge can) and forge's own entry points are modelled here; git in git.py,
+archivers and `patch` in archives.py (imported only when such a command runs).
 """
 
 import os
 
-from forge_runtime.guard import shell_lexer, shell_words
 from forge_runtime.guard.paths import FRONT_MATTER, Finding, hit, holds, inside
-from forge_runtime.guard.shell_lexer import is_word_char, quote
-from forge_runtime.guard.shell_state import (
+from forge_runtime.guard.shell import lexer as shell_lexer
+from forge_runtime.guard.shell import words as shell_words
+from forge_runtime.guard.shell.lexer import is_word_char, quote
+from forge_runtime.guard.shell.state import (
     Context,
+    candidates,
+    check_destroy,
     check_path,
+    check_write,
     expansions,
+    options,
     proc_self,
     risky_unknown,
+    run_for_you,
+    small_text,
     touches,
 )
-from forge_runtime.guard.shell_syntax import LIFTED
+from forge_runtime.guard.shell.syntax import LIFTED
 
 READERS = frozenset({
     "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "ag", "ls", "stat",
@@ -54,129 +62,6 @@ COPY_VALUE_OPTIONS = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group"
 _WALK_LIMIT = 20_000
 
 
-def check_command(name: str, args: list[str], ctx: Context,
-                  child) -> Finding | tuple[bool, bool]:
-    """The model of command `name`; `child(code, ctx)` judges code it runs in a child."""
-    if name in READERS:
-        return True, touches(candidates(args), ctx)
-    if name == "find":
-        return check_find(args, ctx, child)
-    if name == "git":
-        from forge_runtime.guard import shell_git
-
-        return shell_git.check_git(args, ctx, child)
-    if name in DESTROYERS:
-        return check_destroy(args, ctx)
-    if name in COPIERS:
-        return check_copy(name, args, ctx)
-    if name in REPERMISSIONERS:
-        # Recursive or not: a directory locked above a protected path locks the path too.
-        for word in candidates(args):
-            finding = check_path(word, ctx, destructive=True, verb="re-permissions",
-                                 must_know=True)
-            if finding:
-                return finding
-        return True, touches(candidates(args), ctx)
-    model = _MODELS.get(name)
-    if name in ARCHIVERS:
-        from forge_runtime.guard import shell_archives
-
-        model = shell_archives.MODELS[name]
-    if name in HOST_CLIS:
-        from forge_runtime.guard import shell_hosts
-
-        model = shell_hosts.MODELS[name]
-    if model is not None:
-        return model(name, args, ctx, child)
-    return check_unmodelled(name, args, ctx)
-
-
-def check_unmodelled(name: str, args: list[str], ctx: Context) -> Finding | tuple:
-    for word in candidates(args):
-        finding = check_path(word, ctx, destructive=False, verb=f"runs {name} on")
-        if finding:
-            return _state_body_hint(finding)
-    return False, touches(candidates(args), ctx)
-
-
-def candidates(args: list[str]) -> list[str]:
-    """The words of a command that may name files: operands and `--opt=value`/`of=` values."""
-    found = []
-    for arg in args:
-        if arg.startswith("-"):
-            if "=" in arg:
-                found.append(arg.split("=", 1)[1])
-            continue
-        if "=" in arg and not arg.startswith(("/", ".", "~")):
-            found.append(arg.split("=", 1)[1])
-        found.append(arg)
-    return found
-
-
-def options(args: list[str], takes_value: str = "",
-            long_values: frozenset[str] = frozenset()) -> tuple[list[str], list[tuple]]:
-    """Split getopt-style `args` into operands and (option, value) pairs: short clusters
-    (`-xzf FILE`, `-Cdir`), `--long=value`, `--long value` for `long_values`, `--`."""
-    operands: list[str] = []
-    found: list[tuple[str, str | None]] = []
-    position = 0
-    while position < len(args):
-        arg = args[position]
-        position += 1
-        if arg == "--":
-            operands.extend(args[position:])
-            break
-        if arg.startswith("--"):
-            name, equals, value = arg.partition("=")
-            if not equals and name in long_values and position < len(args):
-                value, position = args[position], position + 1
-            found.append((name, value if (equals or name in long_values) else None))
-        elif arg.startswith("-") and len(arg) > 1:
-            for index, letter in enumerate(arg[1:], start=1):
-                if letter in takes_value:
-                    value = arg[index + 1:]
-                    if not value and position < len(args):
-                        value, position = args[position], position + 1
-                    found.append(("-" + letter, value))
-                    break
-                found.append(("-" + letter, None))
-        else:
-            operands.append(arg)
-    return operands, found
-
-
-def check_write(word: str, ctx: Context, *, verb: str, appends: bool = False,
-                keeps_content: bool = False) -> Finding | None:
-    """A file the command writes. Appending to state.md whose front matter is closed, or
-    touching an existing one, leaves the goal fields as they are, so it is let through."""
-    finding = check_path(word, ctx, destructive=False, verb=verb, must_know=True)
-    if finding is None or finding.entry is None or finding.entry.kind != FRONT_MATTER:
-        return _state_body_hint(finding) if finding else None
-    state = finding.entry.path
-    spared = all(path == state for path in expansions(word, ctx))
-    if spared and (appends or keeps_content) and _front_matter_closed(state):
-        return None
-    return _state_body_hint(finding)
-
-
-def _front_matter_closed(path: str) -> bool:
-    from forge_runtime.guard.edits import front_matter
-
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            block = front_matter(handle.read())
-    except (OSError, UnicodeDecodeError):
-        return False
-    return block is not None and block.endswith("\n")
-
-
-def _state_body_hint(finding: Finding) -> Finding:
-    if finding.entry and finding.entry.kind == FRONT_MATTER:
-        return Finding(finding.message + "; append to its checklist (`>>`) or edit it with "
-                       "the Edit tool instead", finding.entry)
-    return finding
-
-
 def remember_text(target: str, words: list[str], ctx: Context, appends: bool) -> None:
     """`echo 'code' > x.sh`: keep the text, so that a later `sh x.sh` can be read."""
     paths = expansions(target, ctx)
@@ -187,14 +72,6 @@ def remember_text(target: str, words: list[str], ctx: Context, appends: bool) ->
                     for word in words[1:] if word not in ("-e", "-n")) + "\n"
     ctx.written[paths[0]] = (ctx.written.get(paths[0], "") if appends else "") + text
     ctx.made.discard(paths[0])
-
-
-def check_destroy(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
-    for word in candidates(args):
-        finding = check_path(word, ctx, destructive=True, verb="deletes", follow=False)
-        if finding:
-            return finding
-    return True, touches(candidates(args), ctx, follow=False)
 
 
 def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
@@ -270,7 +147,7 @@ def check_unknown_command(word: str, args: list[str], ctx: Context) -> Finding |
 
 def change_dir(args: list[str], ctx: Context) -> None:
     """`cd DIR`: the shell moves to DIR (as `expansions` resolves it) if it exists; it may
-    also stay (a `cd` can fail), which `shell` records through `ctx.fallible`."""
+    also stay (a `cd` can fail), which the walk records through `ctx.fallible`."""
     operands = [a for a in args if not a.startswith("-") or a == "-"]
     target = operands[0] if operands else "~"
     if target == "-":
@@ -337,14 +214,6 @@ def _filled(code: str, value, *, quoted: bool) -> str:
         position = end
     out.append(code[position:])
     return "".join(out)
-
-
-def split(text: str) -> list[str]:
-    """`text` split into words; a command forge cannot name when its quotes do not close."""
-    try:
-        return shell_lexer.split(text)
-    except ValueError:
-        return [LIFTED]
 
 
 def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
@@ -414,8 +283,6 @@ def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | N
             if finding:
                 return finding
         elif option in _COPY_CODE and (option != "-e" or name in ("rsync", "scp")):
-            from forge_runtime.guard.shell import run_for_you
-
             finding = option != "--rsync-path" and run_for_you(value, ctx, f"{name} {option}")
             if finding:
                 return finding
@@ -605,18 +472,30 @@ def _check_rg(name: str, args: list[str], ctx: Context, child) -> Finding | tupl
     return True, touches(candidates(args), ctx)
 
 
-_MODELS = {
-    **dict.fromkeys(WRITERS, _check_writer),
-    "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
-    **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
-}
-# The host CLIs (their off switches) live in `shell_hosts`, imported only when one runs.
-HOST_CLIS = frozenset({"claude", "codex"})
-# Archivers and patch live in `shell_archives`, imported only when one runs.
-ARCHIVERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "cpio", "zip", "patch", "pax", "ar",
-                       "7z", "7za", "7zr", "7zz", "gzip", "gunzip", "pigz",
-                       "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress",
-                       "uncompress", "lzip", "zstd", "unzstd", "lz4", "brotli"})
+def _check_reader(name: str, args: list[str], ctx: Context, child) -> tuple[bool, bool]:
+    return True, touches(candidates(args), ctx)
+
+
+def _check_find(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    return check_find(args, ctx, child)
+
+
+def _check_destroyer(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    return check_destroy(args, ctx)
+
+
+def _check_copier(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    return check_copy(name, args, ctx)
+
+
+def _check_repermissioner(name: str, args: list[str], ctx: Context,
+                          child) -> Finding | tuple[bool, bool]:
+    # Recursive or not: a directory locked above a protected path locks the path too.
+    for word in candidates(args):
+        finding = check_path(word, ctx, destructive=True, verb="re-permissions", must_know=True)
+        if finding:
+            return finding
+    return True, touches(candidates(args), ctx)
 
 
 def check_find(args: list[str], ctx: Context, child, *,
@@ -766,8 +645,6 @@ def _xargs_settings(words: list[str]) -> dict | None:
 
 def _xargs_input(settings: dict, simple, before, ctx: Context) -> str | None:
     """The text xargs reads, when forge can read it; None otherwise."""
-    from forge_runtime.guard.shell_archives import small_text
-
     if settings["file"] is not None:
         return small_text(settings["file"], ctx)
     if simple.stdin:
@@ -963,3 +840,14 @@ def check_forge(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     return True, False
 
 
+# This family's models, by command (see the table in walk.py).
+MODELS = {
+    **dict.fromkeys(READERS, _check_reader),
+    "find": _check_find,
+    **dict.fromkeys(DESTROYERS, _check_destroyer),
+    **dict.fromkeys(COPIERS, _check_copier),
+    **dict.fromkeys(REPERMISSIONERS, _check_repermissioner),
+    **dict.fromkeys(WRITERS, _check_writer),
+    "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
+    **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
+}

@@ -15,13 +15,18 @@ from __future__ import annotations
 import os
 
 from forge_runtime.guard.paths import Finding, hit
-from forge_runtime.guard.shell_commands import (
+from forge_runtime.guard.shell.state import (
+    Context,
     check_destroy,
     check_write,
+    expansions,
     options,
+    risky_unknown,
+    run_for_you,
+    small_text,
+    touches,
 )
-from forge_runtime.guard.shell_state import Context, expansions, risky_unknown, touches
-from forge_runtime.guard.shell_syntax import LIFTED
+from forge_runtime.guard.shell.syntax import LIFTED
 
 COMPRESSORS = frozenset({"gzip", "gunzip", "pigz", "bzip2", "bunzip2", "xz", "unxz", "lzma",
                          "unlzma", "compress", "uncompress", "lzip"})
@@ -77,8 +82,6 @@ def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tup
         "--to-command", "--info-script", "--new-volume-script", "--rsh-command",
         "--transform", "--xform", "--exclude", "--strip-components", "--suffix"}))
     names = {option for option, _ in found}
-    from forge_runtime.guard.shell import run_for_you
-
     for option, code in found:
         if option in _TAR_CODE or (option == "--checkpoint-action" and code and
                                    code.startswith("exec=")):
@@ -249,8 +252,6 @@ def _check_zip(name: str, args: list[str], ctx: Context, child) -> Finding | tup
     for index, arg in enumerate(args):  # `-TT CMD`: the command zip tests the archive with
         if arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command="):
             code = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args) else "")
-            from forge_runtime.guard.shell import run_for_you
-
             return run_for_you(code or LIFTED, ctx, f"{name} -TT") or (False, False)
     operands, found = options(args, "bDnOPtxiZ")
     names = {option for option, _ in found}
@@ -305,22 +306,7 @@ def check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tu
     return True, False
 
 
-def small_text(word: str, ctx: Context) -> str | None:
-    """The text of a small file forge can read as it will be read (see `shell._script_text`)."""
-    paths = expansions(word, ctx)
-    if len(paths) != 1 or paths[0] is None or paths[0] in ctx.made:
-        return None
-    if paths[0] in ctx.written:
-        return ctx.written[paths[0]]
-    try:
-        if os.path.getsize(paths[0]) > _ARCHIVE_BYTES_LIMIT // 20:
-            return None
-        with open(paths[0], encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
+# This family's models, by command (see the table in walk.py).
 MODELS = {"tar": _check_tar, "bsdtar": _check_tar, "gtar": _check_tar, "unzip": _check_unzip,
           "cpio": _check_cpio, "zip": _check_zip, "patch": check_patch, "pax": _check_pax,
           "ar": _check_ar, **dict.fromkeys(("7z", "7za", "7zr", "7zz"), _check_7z),

@@ -14,7 +14,7 @@ role and posture:
 - a `claude` run that would leave forge's hooks behind: `--bare`, `--safe-mode`,
   `--restricted`, `--settings`, `--setting-sources`, or a `HOME`, `CLAUDE_CONFIG_DIR`,
   `CLAUDE_CODE_SIMPLE` or `CLAUDE_CODE_SAFE_MODE` the command sets (an `env NAME=...`
-  wrapper's assignments are not seen: `shell` drops them when it unwraps);
+  wrapper's assignments are not seen: the walk drops them when it unwraps);
 - `codex features disable hooks`, `--disable hooks`, `-c features.hooks=false` and other
   `-c` overrides of what forge's hooks rest on (`hooks`, `features`, `projects`,
   `sandbox_mode`, `shell_environment_policy`, `notify`), Codex's own sandbox bypassed
@@ -24,16 +24,16 @@ role and posture:
 A session either CLI starts (`claude -p ...`, `codex exec ...`) is code forge cannot prove
 read-only, like any interpreter; the subcommands that only read or manage other things are
 modelled. A command word forge cannot name followed by such words (`$C plugin disable
-forge`, `./c plugin disable`) is refused by `shell`'s check of what a pipeline names.
+forge`, `./c plugin disable`) is refused by the walk's check of what a pipeline names.
 """
 
 from __future__ import annotations
 
 import os
 
-from forge_runtime.guard import shell_words
 from forge_runtime.guard.paths import HOST_FIX, HOST_RATIONALE, SWITCH_OFF, Finding, Protected
-from forge_runtime.guard.shell_state import Context, touches
+from forge_runtime.guard.shell import words as shell_words
+from forge_runtime.guard.shell.state import Context, touches
 
 FORGE = "forge"
 REMOVERS = frozenset({"disable", "uninstall", "remove", "rm"})
@@ -250,4 +250,5 @@ def _weakens_config(override: str | None) -> bool:
     return key.split(".", 1)[0] in CODEX_CONFIG_KEYS and not key.startswith("features.")
 
 
+# This family's models, by command (see the table in walk.py).
 MODELS = {"claude": check_claude, "codex": check_codex}

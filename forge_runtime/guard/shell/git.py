@@ -8,24 +8,27 @@ or git arguments git would run, and code git runs for you must be code forge can
 (`core.sshCommand`, `--upload-pack`, an `ext::` URL, `difftool -x`, `rebase --exec`,
 `bisect run`, `submodule foreach`). An option git does not document for its global place,
 or one that points git at another repository or work tree, is unknown. Subcommands that
-write the work tree from history or sweep untracked files are judged by `shell_git_tree`,
+write the work tree from history or sweep untracked files are judged by `git_tree`,
 which asks git what they would change.
 """
 
-from forge_runtime.guard import shell_git_refs
 from forge_runtime.guard.paths import Finding
-from forge_runtime.guard.shell_commands import (
+from forge_runtime.guard.shell import git_refs
+from forge_runtime.guard.shell.files import change_dir, check_copy
+from forge_runtime.guard.shell.lexer import quote
+from forge_runtime.guard.shell.state import (
+    Context,
     candidates,
-    change_dir,
-    check_copy,
     check_destroy,
+    check_path,
     check_unmodelled,
     check_write,
     options,
+    risky_unknown,
+    run_for_you,
+    touches,
 )
-from forge_runtime.guard.shell_lexer import quote
-from forge_runtime.guard.shell_state import Context, check_path, risky_unknown, touches
-from forge_runtime.guard.shell_syntax import LIFTED
+from forge_runtime.guard.shell.syntax import LIFTED
 
 # Subcommands that only read (their pager and diff drivers are judged as code).
 GIT_READERS = frozenset({
@@ -41,7 +44,7 @@ GIT_STATE = frozenset({"add", "commit", "fetch", "push", "branch", "tag", "remot
                        "gc", "prune", "repack", "update-ref", "symbolic-ref", "replace",
                        "maintenance", "pack-refs", "commit-tree", "mktree", "write-tree"})
 # Subcommands that write the work tree from another commit, a stash or the index, or
-# remove untracked files: judged by `shell_git_tree`.
+# remove untracked files: judged by `git_tree`.
 GIT_HISTORY = frozenset({"checkout", "switch", "restore", "reset", "merge", "pull", "rebase",
                          "cherry-pick", "revert", "stash", "clean", "am", "bisect",
                          "read-tree", "checkout-index"})
@@ -134,7 +137,7 @@ def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, boo
                 elsewhere = elsewhere or option
         if not rest:
             return True, False
-        finding = shell_git_refs.check(rest[0], rest[1:], ctx)  # forge's refs on a remote
+        finding = git_refs.check(rest[0], rest[1:], ctx)  # forge's refs on a remote
         if finding:  # before --git-dir and the like: whichever repository, never these
             return finding
         if elsewhere and rest[0] not in GIT_READERS:
@@ -183,7 +186,7 @@ def runs_code(key: str) -> bool:
 
 
 def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | None:
-    finding = shell_git_refs.check_config(key, value)  # a remote set to mirror refs/forge/*
+    finding = git_refs.check_config(key, value)  # a remote set to mirror refs/forge/*
     if finding:
         return finding
     key = key.lower()
@@ -196,8 +199,6 @@ def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | No
         return child("git " + value, ctx)
     if key.startswith(("protocol.", "alias.", "pager.")) or \
             key.rsplit(".", 1)[-1] in _COMMAND_LAST:
-        from forge_runtime.guard.shell import run_for_you
-
         return run_for_you(value.lstrip("!"), ctx, f"git's {key}")
     return child(value.lstrip("!") or LIFTED, ctx)
 
@@ -205,8 +206,6 @@ def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | No
 def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Finding | None:
     """Code a transport runs: `--upload-pack=CMD`, `--receive-pack`, `--exec`, `clone -u`,
     `clone -c KEY=VALUE`, an `ext::CMD` URL; `--template` hooks are code forge cannot read."""
-    from forge_runtime.guard.shell import run_for_you
-
     for index, arg in enumerate(operands):
         name, equals, value = arg.partition("=")
         following = operands[index + 1] if index + 1 < len(operands) else ""
@@ -231,11 +230,10 @@ def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Find
 def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
                           aliases: dict[str, str]) -> Finding | tuple[bool, bool]:
     if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
-        from forge_runtime.guard import shell_archives  # only for `git apply`
+        from forge_runtime.guard.shell import archives  # only for `git apply`
 
         diffs = [a for a in operands if not a.startswith("-")]
-        return shell_archives.check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx,
-                                          child)
+        return archives.check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx, child)
     for option, value in options(operands, "", frozenset({"--output", "--exec", "-x",
                                                           "--prefix"}))[1]:
         if option in ("--output", "--prefix") and value and sub != "diff" and (
@@ -252,8 +250,6 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
     if sub in ("rebase", "bisect", "submodule", "difftool", "mergetool"):
         code = _git_code(sub, operands)
         if code is not None:
-            from forge_runtime.guard.shell import run_for_you
-
             finding = run_for_you(code, ctx, f"git {sub}")
             if finding:
                 return finding
@@ -271,14 +267,14 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
         return check_path(where, ctx, destructive=True, verb="moves the git dir of") or \
             (True, False)
     if sub in GIT_HISTORY:
-        from forge_runtime.guard import shell_git_tree
+        from forge_runtime.guard.shell import git_tree
 
-        outcome = shell_git_tree.check_history(sub, operands, ctx)
+        outcome = git_tree.check_history(sub, operands, ctx)
         if isinstance(outcome, Finding):
             return outcome
-        if outcome == shell_git_tree.PROBED:
+        if outcome == git_tree.PROBED:
             ctx.probed.append(f"git {sub}")
-        elif outcome == shell_git_tree.CHANGES:
+        elif outcome == git_tree.CHANGES:
             ctx.effects += 1
         return True, touches(candidates(operands), ctx)
     if sub == "worktree":
@@ -326,7 +322,7 @@ def _git_alias(name: str, ctx: Context) -> str | None:
     the last one wins, as in git; unknown (LIFTED) when one of those files forge cannot
     read."""
     found = None
-    for entry in shell_git_refs.config_entries(ctx):
+    for entry in git_refs.config_entries(ctx):
         if entry is None:
             return LIFTED
         if entry[0] == "alias" and entry[2] == name.lower():
@@ -353,3 +349,11 @@ def _git_code(sub: str, operands: list[str]) -> str | None:
             if arg.startswith("--extcmd="):
                 return arg.split("=", 1)[1]
     return None
+
+
+def _check_git_command(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    return check_git(args, ctx, child)
+
+
+# This family's models, by command (see the table in walk.py).
+MODELS = {"git": _check_git_command}

@@ -1,7 +1,7 @@
 """What one shell word can become before globbing: braces, sequences, `~` and parameters.
 
-This is the valuing half of the guard's shell analysis: `shell_syntax` splits a command
-into words, `shell` judges what they do, and this module says which strings a word stands
+This is the valuing half of the guard's shell analysis: `syntax` splits a command
+into words, the walk judges what they do, and this module says which strings a word stands
 for, in the order bash expands them (braces, then `~`, then `$NAME` and `${NAME-word}`).
 
 Every expansion is bounded before it runs, because the host lets a hook that overruns its

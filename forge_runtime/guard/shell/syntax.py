@@ -1,7 +1,7 @@
 """How a Bash command's text becomes pipelines of simple commands, split as the shell would.
 
-This is the syntax half of the guard's shell analysis (`shell` judges what the commands
-do). It is shlex's posix splitting (`shell_lexer`) plus what shlex does not know: command
+This is the syntax half of the guard's shell analysis (walk.py judges what the commands
+do). It is shlex's posix splitting (`lexer`) plus what shlex does not know: command
 substitutions (`$(...)`, backquotes, `<(...)`), which run wherever they stand and are
 lifted out to be judged on their own; redirections, pipes and subshells; here-strings; the
 reserved words that open compound commands; ANSI-C quoting (`$'\x2egit'` is `.git`); and
@@ -10,7 +10,7 @@ assignment before it holds for what follows depends on it. It is not a shell par
 does not try to be one.
 """
 
-from forge_runtime.guard import shell_lexer
+from forge_runtime.guard.shell import lexer as shell_lexer
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "|&>"})
 INPUT_REDIRECTS = frozenset({"<", "<<", "<<<", "<&", "<<-"})

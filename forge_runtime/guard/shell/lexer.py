@@ -9,7 +9,7 @@ either the shell's punctuation (`();<>|&`) as operator tokens (`tokens`) or none
 tests/test_guard_shell_lexer.py holds them to `shlex` itself on generated text: the same
 words, and a ValueError wherever `shlex` raises one, so forge splits exactly as it did.
 
-The rules, as `shlex` applies them (not bash's: `shell_syntax.normalise` bridges those):
+The rules, as `shlex` applies them (not bash's: `syntax.normalise` bridges those):
 whitespace is space, tab, carriage return and newline; a backslash outside quotes takes
 the next character as it is; single quotes take everything up to the next one; inside
 double quotes a backslash escapes only `"` and `\\` and is kept before anything else; a

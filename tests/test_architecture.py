@@ -1,0 +1,221 @@
+"""The import graph keeps the shape ARCHITECTURE.md draws: no circles, arrows only point down.
+
+Every module of `forge_runtime/` (and of `bench/`) is parsed, not imported, and every import
+statement counts, the ones inside functions too: forge imports lazily, so a circle closed by
+a function-level import is a circle all the same (whichever module loads first, the other
+finds it half-built the day someone moves an import to the top), and a lazy import of a
+surface from the core is still the core knowing its surfaces.
+
+An import under `if TYPE_CHECKING:` is left out: it never runs, it only names a type for
+an annotation (forge's modules write `TYPE_CHECKING = False` to spare the `typing` import).
+
+`from package import name` is an edge to `package.name` when that is a module, else to
+`package`. Importing a submodule also runs its package's `__init__`, but that is containment,
+not a dependency, and is not an edge: a package may re-export its own submodules.
+
+The layer table lives in ARCHITECTURE.md, between the `layers:` markers, so the picture and
+the check cannot drift: each row names a layer and the module prefixes in it, top layer
+first; a module belongs to its longest listed prefix (`__init__` is the package root alone),
+and every module must belong to one.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SURFACES = "surfaces"
+SHELL = "forge_runtime.guard.shell"
+
+
+def modules_of(package: str) -> dict[str, tuple[Path, bool]]:
+    """Dotted name -> (file, is a package) for every module under ROOT/package."""
+    found = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def import_graph(package: str) -> dict[str, set[str]]:
+    """Module -> the modules of `package` it imports anywhere in its text."""
+    modules = modules_of(package)
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, (path, is_package) in modules.items():
+        here = name.split(".") if is_package else name.split(".")[:-1]
+        for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[:len(here) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                           for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if target.split(".")[0] == package and (found := known(target)) != name:
+                    graph[name].add(found)
+    return graph
+
+
+def _run_time_nodes(tree: ast.AST):
+    """Every node of `tree` but those under `if TYPE_CHECKING:`."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
+                node.test.id == "TYPE_CHECKING":
+            pending.extend(node.orelse)
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def layer_table(table: str = "layers", base: str = "forge_runtime") -> list[tuple[str, list[str]]]:
+    """(layer, module names) of ARCHITECTURE.md's table `table`, top layer first; its
+    entries are relative to `base` (`goal` is forge_runtime.goal, `__init__` is `base`)."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = re.search(f"<!-- {table}: begin -->\n(.*?)<!-- {table}: end -->", text, re.S)
+    assert block, f"ARCHITECTURE.md has no <!-- {table}: begin --> ... <!-- {table}: end -->"
+    rows = []
+    for line in block.group(1).splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] and not set(cells[0]) <= set("-") and \
+                cells[0] != "layer":
+            rows.append((cells[0], [base if entry == "__init__" else f"{base}.{entry}"
+                                    for entry in (cell.strip("` ") for cell in
+                                                  cells[1].split(","))]))
+    return rows
+
+
+def upward_imports(graph: dict[str, set[str]], table: list[tuple[str, list[str]]],
+                   within: str = "forge_runtime") -> list[str]:
+    """Every import of a module under `within` from a layer above its own."""
+    def inside(module: str) -> bool:
+        return module == within or module.startswith(within + ".")
+
+    return [f"{module} ({table[layer_of(module, table)][0]}) imports {target} "
+            f"({table[layer_of(target, table)][0]})"
+            for module, targets in sorted(graph.items()) if inside(module)
+            for target in sorted(targets)
+            if inside(target) and layer_of(target, table) < layer_of(module, table)]
+
+
+def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
+    """The row of `module`'s longest matching prefix, None when no row names it."""
+    best, depth = None, -1
+    for row, (_, prefixes) in enumerate(table):
+        for prefix in prefixes:
+            # the package root's row holds its __init__ alone, not all it contains
+            matches = module == prefix or (module.startswith(prefix + ".") and
+                                           prefix != "forge_runtime")
+            if matches and prefix.count(".") > depth:
+                best, depth = row, prefix.count(".")
+    return best
+
+
+@pytest.mark.parametrize("package", ["forge_runtime", "bench"])
+def test_no_module_imports_itself_in_a_circle(package):
+    assert circles(import_graph(package)) == []
+
+
+def test_every_module_has_a_layer():
+    table = layer_table()
+    assert [name for name, _ in table][:2] == ["entry", SURFACES]
+    assert [module for module in import_graph("forge_runtime")
+            if layer_of(module, table) is None] == []
+
+
+def test_imports_only_point_down_the_layers():
+    assert upward_imports(import_graph("forge_runtime"), layer_table()) == []
+
+
+def test_the_shell_model_imports_only_down_its_own_layers():
+    """The shell model's modules each have their layer (ARCHITECTURE.md's second table),
+    and none of them imports one above it: a command model never the table or the walk."""
+    table = layer_table("shell layers", SHELL)
+    graph = import_graph("forge_runtime")
+    listed = {module for _, modules in table for module in modules}
+    assert listed == {module for module in graph if module == SHELL or
+                      module.startswith(SHELL + ".")}
+    assert upward_imports(graph, table, within=SHELL) == []
+
+
+def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
+    """The graph is what the checks above stand on: a lazily closed circle and a lazy
+    import from the core into a surface are both found."""
+    package = tmp_path / "forge_runtime"
+    (package / "goal").mkdir(parents=True)
+    (package / "hooks").mkdir()
+    for init in (package, package / "goal", package / "hooks"):
+        (init / "__init__.py").write_text("")
+    (package / "goal" / "a.py").write_text("def f():\n    from forge_runtime.goal import b\n")
+    (package / "goal" / "b.py").write_text("from . import a\n")
+    (package / "goal" / "c.py").write_text("def g():\n    from ..hooks.stop import x\n")
+    (package / "hooks" / "stop.py").write_text("x = 1\n")
+    (package / "goal" / "d.py").write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
+                                           "    from forge_runtime.goal import a\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = import_graph("forge_runtime")
+    assert circles(graph) == [["forge_runtime.goal.a", "forge_runtime.goal.b"]]
+    assert graph["forge_runtime.goal.c"] == {"forge_runtime.hooks.stop"}
+    assert graph["forge_runtime.goal.d"] == set()
+    table = [("entry", []), (SURFACES, ["forge_runtime.hooks"]),
+             ("core", ["forge_runtime.goal"]), ("ground", ["forge_runtime"])]
+    assert layer_of("forge_runtime.hooks.stop", table) < layer_of("forge_runtime.goal.c", table)
