@@ -213,3 +213,20 @@ def test_a_remote_that_never_answers_holds_a_persons_goal_only_as_long_as_a_hook
         listener.close()
     assert started.outcome == activation.NEW
     assert "timed out after 0." in started.notice  # not GIT_SECONDS: the deadline's rest
+
+
+def test_tranches_taken_in_grant_nothing_after_the_remote_is_taken_out_of_the_rules(
+        origin, quiet_publisher):
+    a = clone(origin, "unguarded")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, [f"a-{n}" for n in range(20)])
+    _forge_tranches(a, nonce, 30)
+    remote.sync(a, nonce, "origin")
+    b = clone(origin, "fresh")
+    activation.activate(b, OBJECTIVE, "sess-b")  # taken in, with its 600 turns to go
+    (b.root / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false}\n")
+    session = Session(b)
+    session.person_goal(OBJECTIVE)
+    replies = [session.turn() for _ in range(20)]
+    assert [index for index, reply in enumerate(replies, 1)
+            if reply and reply.get("continue") is False] == [20]

@@ -115,7 +115,7 @@ def past_allowance(binding: dict, goal: dict) -> bool:
     published on a remote may hold tranches no person here granted (anyone with push
     access writes that chain, docs/remote-ledger.md): they count, they grant nothing."""
     allowance = binding.get("allowance")
-    if "remote" not in binding or goal["status"] != ACTIVE:
+    if allowance is None or goal["status"] != ACTIVE:
         return False
     return not isinstance(allowance, int) or goal["turn_count"] >= allowance
 
@@ -522,10 +522,13 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     from forge_runtime.goal import remote
 
     published_on = remote.configured(project)
+    if published_on is not None or os.path.exists(os.path.join(
+            project.ledger_root, started.goal["nonce"], remote.STATE_NAME)):
+        # what this person's /goal grants here, whatever tranches a chain that came from a
+        # remote (now or before `goal.remote` was taken out) holds
+        binding["allowance"] = started.goal["turn_count"] + TRANCHE
     if published_on is not None:  # every later hook of the session publishes without asking
         binding["remote"] = published_on
-        # what this person's /goal grants here, whatever tranches the remote's chain holds
-        binding["allowance"] = started.goal["turn_count"] + TRANCHE
         if started.notice is not None:  # said once, by the publish step of this Stop
             remote.write_state(_witnessed_ledger(project, started.goal["nonce"]),
                                failed=started.notice)
