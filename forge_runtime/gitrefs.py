@@ -21,7 +21,7 @@ IDENTITY = {"GIT_AUTHOR_NAME": "forge", "GIT_AUTHOR_EMAIL": "forge@localhost",
             "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
             "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 GIT_TIMEOUT_SECONDS = 60
-RECORD_BYTES_LIMIT = 32 * 1024 * 1024  # a merge record carries its side; none is near this
+RECORD_BYTES_LIMIT = 8 * 1024 * 1024  # a merge record carries its side; none is near this
 # What `git rev-parse --local-env-vars` lists, and GIT_NAMESPACE: inherited from whatever
 # started forge, they would point its git at another repository, index, object store or
 # namespace than the project's (and its pushes at other refs).

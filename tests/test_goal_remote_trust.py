@@ -230,3 +230,17 @@ def test_tranches_taken_in_grant_nothing_after_the_remote_is_taken_out_of_the_ru
     replies = [session.turn() for _ in range(20)]
     assert [index for index, reply in enumerate(replies, 1)
             if reply and reply.get("continue") is False] == [20]
+
+
+def test_a_chain_longer_than_a_hook_takes_in_fails_closed(origin, quiet_publisher,
+                                                          monkeypatch):
+    """Padded past what the confirming Stop can take in within its time, a chain would get
+    that Stop killed every time, and no turn charged."""
+    a = clone(origin, "machine-a")
+    nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
+    _charge(a, nonce, ["a-1", "a-2", "a-3"])
+    remote.sync(a, nonce, "origin")
+    monkeypatch.setattr(remote, "MAX_RECORDS", 3)
+    with pytest.raises(ForgeError, match="holds 4 records, more than the 3") as refused:
+        activation.activate(clone(origin, "fresh"), OBJECTIVE, "sess-b")
+    assert refused.value.code == TAMPERED

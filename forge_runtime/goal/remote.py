@@ -60,6 +60,10 @@ GIT_SECONDS = 20
 # well inside the host's 30 s for a Stop hook (hooks/hooks.json), which a remote answering
 # each git just in time would otherwise outlast, every Stop killed and no turn charged.
 ARRIVE_SECONDS = 15
+# The most records a chain read from the remote may hold: about 10 s of taking in at the
+# bench's pace (bench/goal_remote.py: 2,000 turns in about 1 s), so that a chain padded
+# past what a Stop can take in fails closed instead of killing every Stop (no turn charged).
+MAX_RECORDS = 20_000
 ATTEMPTS = 8
 
 
@@ -120,6 +124,10 @@ class RemoteLedger:
         for line in listed.splitlines():
             meta, _, path = line.partition("\t")
             entries.append((path, meta.split()[-1]))
+        if len(entries) > MAX_RECORDS:
+            raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} holds "
+                           f"{len(entries)} records, more than the {MAX_RECORDS} a hook takes "
+                           "in", self._fix(nonce))
         names = [records.RECORDS_DIR + "/" + records.record_name(seq)
                  for seq in range(1, len(entries) + 1)]
         if sorted(path for path, _ in entries) != names:
