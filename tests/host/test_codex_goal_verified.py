@@ -76,6 +76,9 @@ def test_a_goal_codexs_model_completes_too_early_goes_on_until_its_gate_passes(
     host, tui = _goal_tui(codex_host, project, tui_factory, FIXES_IT)
     tui.wait_for(lambda: (goal_in_state(project) or {}).get("status") == "complete",
                  "forge to end the goal")
+    # The ledger says complete while that Stop is still answering: wait for its reply too.
+    tui.wait_for(lambda: any("FORGE_GOAL_VERIFIED" in str(stop) for stop in _stops(tui)),
+                 "the Stop that ended the goal to be recorded")
 
     stops = _stops(tui)
     assert stops[0]["decision"] == "block" and "hookSpecificOutput" not in stops[0]
@@ -97,6 +100,9 @@ def test_a_gate_that_never_passes_on_codex_ends_at_the_ceiling_unverified(
     _, tui = _goal_tui(codex_host, project, tui_factory, NEVER_FIXES_IT)
     tui.wait_for(lambda: (goal_in_state(project) or {}).get("status") == "exhausted",
                  "forge to stop the goal at its ceiling", timeout=60)
+    # The ledger says exhausted while that Stop is still answering: wait for its reply too.
+    tui.wait_for(lambda: any((stop or {}).get("continue") is False for stop in _stops(tui)),
+                 "the Stop that ended the goal to be recorded")
 
     stops = _stops(tui)
     assert len(stops) == 20 and all(stop["decision"] == "block" for stop in stops[:19])
