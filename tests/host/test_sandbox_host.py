@@ -199,7 +199,8 @@ def test_a_goal_without_the_kernel_layer_is_refused_and_runs_by_opt_out_told_onc
 
 # Scans /proc and SIGKILLs every process whose argv holds `hook` and `Stop` (forge's Stop hook:
 # `.../hooks/forge-hook Stop`), as the attack measured without the sandbox; it logs what it
-# sees and kills, and beats a heartbeat file until it dies (no braces: the script's `{cwd}`).
+# sees and kills, and beats a heartbeat file (replaced whole) until it dies (no braces: the
+# script's `{cwd}`).
 KILLER = """import os, signal, sys, time
 log = open(sys.argv[1], "a", buffering=1)
 log.write("start pid=%d sees=%d\\n" % (os.getpid(), sum(p.isdigit() for p in os.listdir("/proc"))))
@@ -218,7 +219,9 @@ while time.time() < end:
                 log.write("killed %s\\n" % pid)
             except OSError as exc:
                 log.write("failed %s %s\\n" % (pid, exc))
-    open(sys.argv[2], "w").write(repr(time.time()))
+    with open(sys.argv[2] + ".new", "w") as beat:  # whole or not at all: it may die here
+        beat.write(repr(time.time()))
+    os.replace(sys.argv[2] + ".new", sys.argv[2])
     time.sleep(0.02)
 """
 # Two of them, one `nohup ... &`, one in a session of its own (`setsid -f`, which outlives
