@@ -67,20 +67,23 @@ def open_tree(ctx: Context) -> Tree | None:
     return Tree(top, lines[1].strip() == "sha256", locations, ctx)
 
 
-def _git(cwd: str, ctx: Context, *args: str) -> str:
-    """git's output, run read-only in `cwd`; GitUnreadable when it fails or is slow."""
+def _git(cwd: str, ctx: Context, *args: str, given: str | None = None,
+         accepted: tuple[int, ...] = (0,)) -> str:
+    """git's output, run read-only in `cwd` (with `given` as its input); GitUnreadable when
+    it fails (exits other than `accepted`) or is slow."""
     import subprocess
 
     check_deadline(ctx)
     env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    stdin = {"input": given} if given is not None else {"stdin": subprocess.DEVNULL}
     try:
         done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", cwd, *args],
                               capture_output=True, text=True, env=env, timeout=PROBE_SECONDS,
-                              stdin=subprocess.DEVNULL, errors="surrogateescape")
+                              errors="surrogateescape", **stdin)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise GitUnreadable from error
-    if done.returncode != 0:
+    if done.returncode not in accepted:
         raise GitUnreadable
     return done.stdout
 
@@ -219,23 +222,11 @@ def _object_id(path: str, sha256: bool) -> str:
 
 def ignored(tree: Tree, paths: list[str]) -> set[str]:
     """Which of `paths` git's ignore rules (not the index) ignore."""
-    import subprocess
-
     if not paths:
         return set()
-    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
-    env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
-    check_deadline(tree.ctx)
-    try:
-        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", tree.top,
-                               "check-ignore", "-z", "--stdin", "--no-index"],
-                              input="\0".join(paths) + "\0", capture_output=True, text=True,
-                              env=env, timeout=PROBE_SECONDS, errors="surrogateescape")
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise GitUnreadable from error
-    if done.returncode not in (0, 1):
-        raise GitUnreadable
-    return {path for path in done.stdout.split("\0") if path}
+    listed = _git(tree.top, tree.ctx, "check-ignore", "-z", "--stdin", "--no-index",
+                  given="\0".join(paths) + "\0", accepted=(0, 1))  # 1: none is ignored
+    return {path for path in listed.split("\0") if path}
 
 
 def differs(first: dict[str, str], second: dict[str, str], within=None) -> str | None:
