@@ -274,6 +274,30 @@ def test_the_git_listing_includes_untracked_and_tracked_files(tree):
     assert not [path for path in files if path.startswith(".forge/local/")]
 
 
+def test_the_git_listing_runs_no_program_the_repositorys_config_names(tree):
+    """forge lists the boundary in its hook processes, outside the agent's sandbox: an
+    fsmonitor planted in .git/config (git ls-files runs it) must not run."""
+    marker = tree / "ran"
+    script = tree / "planted.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    script.chmod(0o755)
+    subprocess.run(["git", "-C", str(tree), "config", "core.fsmonitor", str(script)],
+                   check=True)
+    files = boundary.list_files(find_project(tree))
+    assert "src/app.py" in files and not marker.exists()
+
+
+def test_the_git_listing_is_the_projects_whatever_git_dir_the_caller_left_set(
+        tree, tmp_path, monkeypatch):
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    (other / "other.py").write_text("y = 2\n")
+    subprocess.run(["git", "-C", str(other), "add", "other.py"], check=True)
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    files = boundary.list_files(find_project(tree))
+    assert "src/app.py" in files and "other.py" not in files
+
+
 def test_a_gate_that_changes_another_gates_files_leaves_that_one_judged_on_the_new_files(
         cli_project):
     """Gates run in file order; each one's boundary is read just before it starts. The
