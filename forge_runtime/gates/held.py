@@ -27,6 +27,7 @@ does not count.
 from __future__ import annotations
 
 from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
+from forge_runtime.goal.witness import witnessed_ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,13 +70,6 @@ def may_continue(goal: dict, record: dict) -> bool:
                                              and goal["turn_count"] <= last)
 
 
-def _ledger(project, nonce: str):
-    from forge_runtime.goal.ledger import Ledger
-    from forge_runtime.goal.witness import Witness
-
-    return Ledger(project.ledger_root, nonce, witness=Witness(project))
-
-
 def complete(project, goal: dict, session: str, reading: Reading) -> dict:
     """End a held goal complete and verified: forge's own run of every recorded gate passed.
     The gates record names the receipts and forge's run; returns the Stop's reply, a notice
@@ -86,7 +80,7 @@ def complete(project, goal: dict, session: str, reading: Reading) -> dict:
     from forge_runtime.goal import charging
 
     names = ", ".join(state.gate.name for state in reading.states) or "its final gates"
-    charging.end(_ledger(project, goal["nonce"]), project.state_path, "complete", session,
+    charging.end(witnessed_ledger(project, goal["nonce"]), project.state_path, "complete", session,
                  f"host verdict: met; forge's own run of its final gates passed: {names}")
     record = files.read_record(project, goal["nonce"])
     confirmed = record.get("confirmed") or {}
@@ -121,7 +115,7 @@ def release(project, goal: dict, session: str, why: str) -> dict:
     complete as the host judged it, unverified unless forge's run passes (`note_met`)."""
     from forge_runtime.goal import charging
 
-    return charging.end(_ledger(project, goal["nonce"]), project.state_path, "complete",
+    return charging.end(witnessed_ledger(project, goal["nonce"]), project.state_path, "complete",
                         session, f"host verdict: met; held for its final gates until {why}")
 
 

@@ -24,6 +24,7 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import sessions, transcript
 from forge_runtime.goal.ledger import ACTIVE, TAMPERED, TRANCHE
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
+from forge_runtime.goal.witness import witnessed_ledger
 from forge_runtime.project import Project
 
 TYPE_CHECKING = False
@@ -318,14 +319,6 @@ def _remember(project: Project, session: str, binding: dict, path: str,
     Witness(project).mark_session(session, binding["nonce"])
 
 
-def _witnessed_ledger(project: Project, nonce: str):
-    """Goal `nonce`'s ledger, checked against and noted in the witness (witness.py)."""
-    from forge_runtime.goal.ledger import Ledger
-    from forge_runtime.goal.witness import Witness
-
-    return Ledger(project.ledger_root, nonce, witness=Witness(project))
-
-
 def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
               own_turn: str | None, path: str, at_stop: bool = False):
     """Charge the chunk's turns worked before the goal ended, then apply its verdicts.
@@ -341,7 +334,7 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     """
     from forge_runtime.goal import charging
 
-    ledger = _witnessed_ledger(project, binding["nonce"])
+    ledger = witnessed_ledger(project, binding["nonce"])
     verdicts = [verdict for verdict in chunk.verdicts() if verdict.condition is None
                 or normalise(verdict.condition) == binding.get("objective")]
     if at_stop and any(verdict.outcome == transcript.MET for verdict in verdicts):
@@ -530,7 +523,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     if published_on is not None:  # every later hook of the session publishes without asking
         binding["remote"] = published_on
         if started.notice is not None:  # said once, by the publish step of this Stop
-            remote.write_state(_witnessed_ledger(project, started.goal["nonce"]),
+            remote.write_state(witnessed_ledger(project, started.goal["nonce"]),
                                failed=started.notice)
     return binding, chunk.after(set_at)
 
@@ -552,7 +545,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
 
         if not known_repository(project.ledger_root, binding.get("repository")):
             raise tampered(f"session {session} is bound to a goal of another repository")
-    ledger = _witnessed_ledger(project, binding["nonce"])
+    ledger = witnessed_ledger(project, binding["nonce"])
     if not chunk.turns() and ledger.current().goal["status"] == ACTIVE:
         # a new turn whose entry the host has not written yet, or a repeated Stop
         chunk = _reader(event).follow(path, chunk, lambda seen: seen.turns())

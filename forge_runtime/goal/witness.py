@@ -220,3 +220,10 @@ class Witness:
         return _tampered(f"session {session_id} is bound to goal {nonce} (the witness says "
                          f"so), but the ledger at {self.ledger_root} has no such goal "
                          "(deleted, replaced, or .git/commondir rewritten)")
+
+
+def witnessed_ledger(project, nonce: str):
+    """Goal `nonce`'s ledger, checked against and noted in this project's witness."""
+    from forge_runtime.goal.ledger import Ledger
+
+    return Ledger(project.ledger_root, nonce, witness=Witness(project))

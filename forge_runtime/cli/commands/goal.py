@@ -320,13 +320,12 @@ def sync(args) -> Result:
 
 def verify(args) -> Result:
     from forge_runtime.goal import status as core
-    from forge_runtime.goal.ledger import Ledger
-    from forge_runtime.goal.witness import Witness
+    from forge_runtime.goal.witness import witnessed_ledger
 
     project = _project()
     if args.nonce:
         nonce = core.chosen_nonce(project, args.nonce)
-        goals = [Ledger(project.ledger_root, nonce, witness=Witness(project)).verified()]
+        goals = [witnessed_ledger(project, nonce).verified()]
     else:
         goals = core.verify_all(project)
     lines = [f"ok  {goal['nonce']}  {goal['status']:<9} {goal['turn_count']}/"
