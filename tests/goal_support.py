@@ -249,6 +249,16 @@ class Session:
                       "message": {"role": "user", "content": f"/goal {objective}"}})
         return reply
 
+    def host_prompt(self, text: str, **sent) -> dict | None:
+        """A prompt the host sent on its own: a wake-up or a cron the model scheduled
+        (`isMeta`, `promptSource: "system"`, as measured), or what `sent` says."""
+        self.prompt_id = str(uuid.uuid4())
+        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=text))
+        self._append({"type": "user", "promptId": self.prompt_id,
+                      **(sent or {"isMeta": True, "promptSource": "system"}),
+                      "message": {"role": "user", "content": text}})
+        return reply
+
     def prompt(self, text: str) -> dict | None:
         self.prompt_id = str(uuid.uuid4())
         reply = events.on_prompt(self.event("UserPromptSubmit", prompt=text))

@@ -236,7 +236,9 @@ def test_a_met_verdict_while_a_gate_fails_keeps_the_goal_going_until_it_passes(p
     assert receipt["confirmed"]["verdict"] == "passed"
     assert "gates       verified at" in forge("goal", "status")[1]
     assert forge("goal", "verify-gates")[0] == 0
-    assert stop_turn(session) is None  # the goal is over: nothing keeps the session going
+    after = stop_turn(session)  # a turn no person started, after the goal ended: stopped
+    assert after["continue"] is False
+    assert after["stopReason"].startswith("FORGE_GOAL_ENDED_TURN: ")
 
 
 def test_a_gate_that_never_passes_ends_at_the_ceiling_unverified_with_every_turn_charged(
@@ -271,11 +273,40 @@ def test_a_persons_prompt_ends_a_held_goal_as_met_but_unverified(project):
 
     session = held_goal(project)
     assert model_context(stop_turn(session))
+    session.prompt_id = "typed"
     user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="stop, I'll look"))
+    assert ledger_goal(project)["status"] == "active"  # the hook cannot tell who sent it
+    session._append({"type": "user", "promptId": "typed", "promptSource": "typed",
+                     "origin": {"kind": "human"},
+                     "message": {"role": "user", "content": "stop, I'll look"}})
+    assert stop_turn(session) is None  # nothing continues it past the person
     goal = ledger_goal(project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 2)
     assert "met but unverified" in forge("goal", "status")[1]
-    assert stop_turn(session) is None  # nothing continues it past the person
+
+
+@pytest.mark.parametrize("sent", [
+    {"isMeta": True, "promptSource": "system"},  # ScheduleWakeup, CronCreate (HOST.md)
+    {"origin": {"kind": "task-notification"}},  # a background task's notice
+    {"origin": {"kind": "task-notification", "subkind": "scheduled-trigger"},
+     "promptSource": "typed"},
+    {"promptSource": "sdk"},  # a session driven by a program, e.g. one the agent started
+])
+def test_a_prompt_the_host_sent_leaves_a_held_goal_held_and_its_turn_charged(project, sent):
+    """Issue 32 item 4: only a person's prompt (the host's record of who sent it) releases
+    a held verdict; a scheduled one used to end it met-but-unverified and stop charging."""
+    from forge_runtime.hooks import user_prompt_submit
+
+    session = held_goal(project)
+    assert model_context(stop_turn(session))
+    session.prompt_id = "woken"
+    user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="wake up and go on"))
+    session._append({"type": "user", "promptId": "woken", **sent,
+                     "message": {"role": "user", "content": "wake up and go on"}})
+    assert model_context(stop_turn(session))  # still held: forge keeps it going
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("active", 3)  # its turn charged
+    assert "forge keeps it going" in forge("goal", "status")[1]
 
 
 def test_a_goal_cleared_while_held_is_cancelled_and_not_continued(project):
@@ -291,9 +322,10 @@ def test_a_goal_without_gates_met_by_the_host_ends_as_before(project):
     session = running_goal(project, OBJECTIVE)
     assert stop_turn(session) is None
     session.verdict(met=True, condition=OBJECTIVE, iterations=1)
-    assert stop_turn(session) is None
+    after = stop_turn(session)  # a turn after the end that no person started: stopped
+    assert after["stopReason"].startswith("FORGE_GOAL_ENDED_TURN: ")
     goal = ledger_goal(project)
-    assert (goal["status"], goal["turn_count"]) == ("complete", 1)
+    assert (goal["status"], goal["turn_count"], goal["overrun_count"]) == ("complete", 1, 1)
 
 
 def test_a_gate_failing_the_same_way_for_five_turns_is_stuck_and_its_check_comes_first(

@@ -121,6 +121,7 @@ def test_the_ceiling_stops_the_session_and_every_later_stop(project):
     assert text.splitlines()[1] == "Checkpoint: no checklist steps in .forge/local/state.md"
     assert text.splitlines()[2:] == [f"Next: /goal {OBJECTIVE}",
                                      "  adds one more tranche of 20 turns", "Or: /goal clear"]
+    session.prompt("what is left to do?")  # a person's turn after the end: not the goal's
     assert _stop_text(session.turn()) == text
     assert _stop_text(Session(project, session.id).stop()) == text
     kinds = [r["kind"] for r in Ledger(project.ledger_root, goal_of(project)["nonce"]).history()]
@@ -525,8 +526,10 @@ def test_a_met_verdict_the_agent_wrote_itself_buys_at_most_one_turn(project):
     session = _running(project, turns=3)
     session.verdict(met=True, condition=OBJECTIVE, reason="trust me")  # forged mid-turn
     session._append({"type": "assistant", "message": {}})
-    assert _hook_stop(session) is None
-    assert goal_of(project)["status"] == "complete"
+    # the turn the goal loop ran after the (forged) end: recorded over budget and stopped
+    assert _stop_text(_hook_stop(session)).startswith("FORGE_GOAL_ENDED_TURN: ")
+    goal = Ledger(project.ledger_root, goal_of(project)["nonce"]).current().goal
+    assert (goal["status"], goal["overrun_count"]) == ("complete", 1)
     session.verdict(met=False, condition=OBJECTIVE, reason="GOAL-NOT-MET")  # the host's own
     session._append({"type": "assistant", "message": {}})
     lines = _stop_text(_hook_stop(session)).splitlines()

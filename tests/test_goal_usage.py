@@ -156,7 +156,8 @@ def test_a_token_ceiling_exhausts_the_tranche_and_a_new_goal_adds_one_more(proje
     assert "used 1.6k of 1.5k tokens (the token ceiling) in 2 turns" in text
     assert "adds one more tranche of 20 turns and 1.5k tokens" in text
     assert session.turn()["continue"] is False  # every later Stop is refused
-    assert _ledger(project).history()[-1]["ceiling"] == "tokens"
+    assert [r.get("ceiling") for r in _ledger(project).history()
+            if r["kind"] == "exhaust"] == ["tokens"]
 
     session.person_goal(OBJECTIVE)
     assert session.turn() is None
@@ -289,6 +290,8 @@ def test_a_turn_past_the_token_ceiling_is_denied_its_next_tool_call(project):
                                                       "stop_reason": "end_turn", "content": []}})
     assert session.stop()["continue"] is False
     assert _ledger(project).current().goal["token_count"] == 1000
+    assert _tool_call(session) is not None  # nothing more in the turn no person started
+    session.prompt("show me the diff")
     assert _tool_call(session) is None  # a person's later work in the session is theirs
 
 

@@ -16,6 +16,7 @@ import pytest
 from goal_support import goal_in_state
 
 from forge_runtime.goal import codex_transcript
+from forge_runtime.goal.ledger import Ledger
 from forge_runtime.goal.status import goal_nonces
 from forge_runtime.hooks.dispatch import run
 from forge_runtime.hosts import codex
@@ -208,6 +209,52 @@ def test_codexs_verdicts_end_the_goal_with_its_count(rollout):
     rollout.turn(trigger="user")  # the person's next turn: no goal runs, nothing charged
     goal = goal_in_state(rollout.project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 2)
+
+
+def _model_completes(rollout, objective: str = "ship it") -> None:
+    rollout.write("response_item", {"type": "function_call", "name": "update_goal",
+                                    "arguments": '{"status": "complete"}', "call_id": "c9"})
+    rollout.write("response_item", {"type": "function_call_output", "call_id": "c9",
+                                    "output": json.dumps({"goal": {
+                                        "threadId": rollout.id, "objective": objective,
+                                        "status": "complete"}, "remainingTokens": None})})
+
+
+def _model_creates(rollout, objective: str) -> None:
+    """The model's own `create_goal`: Codex answers with the new goal, active, and starts
+    goal turns for it; no `user_goal` message, no person."""
+    rollout.write("response_item", {"type": "function_call", "name": "create_goal",
+                                    "arguments": json.dumps({"objective": objective}),
+                                    "call_id": "c10"})
+    rollout.write("response_item", {"type": "function_call_output", "call_id": "c10",
+                                    "output": json.dumps({"goal": {
+                                        "threadId": rollout.id, "objective": objective,
+                                        "status": "active"}, "remainingTokens": None})})
+    with sqlite3.connect(rollout.store) as db:
+        db.execute("INSERT OR REPLACE INTO thread_goals VALUES (?, 'g', ?, 'active', NULL, "
+                   "0, 0, 0, 0)", (rollout.id, objective))
+
+
+def test_a_goal_the_model_creates_after_the_bound_goal_ended_is_stopped_and_recorded(rollout):
+    """Issue 34 item 6: once bound, the unbudgeted check returned early, and the ended
+    goal's charge said `ended` with no stop (`stop_hook_active` never comes from Codex's
+    goal loop), so a model's `create_goal` ran uncharged. Its turns are the host's, after
+    the goal ended: each is recorded over budget and stopped, and the loop paused. (A
+    goal for another objective is stopped as unbudgeted at once: not the bound one.)"""
+    rollout.person_goal("ship it")
+    rollout.turn()
+    _model_completes(rollout)
+    _model_creates(rollout, "ship it")
+    assert rollout.turn(trigger="user") is None  # the person's turn in which it happened
+    reply = rollout.turn()  # Codex's goal loop, for the model's goal
+    assert reply is not None and reply["continue"] is False
+    assert rollout.native_status() == "paused"
+    history = Ledger(find_project(rollout.project).ledger_root,
+                     goal_in_state(rollout.project)["nonce"]).history()
+    assert [record["kind"] for record in history][-1] == "overrun"
+    assert history[-1]["turn"] == rollout.turn_id
+    goal = goal_in_state(rollout.project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 1)
 
 
 def test_goal_clear_on_codex_cancels_the_goal_with_its_count(rollout):

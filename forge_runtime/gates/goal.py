@@ -341,8 +341,11 @@ def note_if_met(event: dict, budget: float) -> None:
     """Record the verdict on a goal this event found met. The host writes a turn's verdict
     while that turn's Stop hooks run, so it is first seen by the session's next prompt or
     its end (SessionEnd), before anyone works on past it. A goal whose `met` forge held for
-    its gates (held.py) ends here too: a person took over. `budget`: the seconds forge may
-    spend running the recorded gates within this hook's time limit."""
+    its gates (held.py) ends at the session's end too. A prompt does not end it here: the
+    hook's input cannot tell a person's from one the host sent (a wake-up, a cron), so the
+    Stop of the turn it starts decides, from the host's record of who sent it
+    (goal/events.py). `budget`: the seconds forge may spend running the recorded gates
+    within this hook's time limit."""
     from forge_runtime.gates import held
     from forge_runtime.goal import sessions
 
@@ -351,10 +354,9 @@ def note_if_met(event: dict, budget: float) -> None:
         return
     goal = _bound_goal(project, event["session_id"])
     if goal is not None and goal["status"] == ACTIVE and \
+            event.get("hook_event_name") == "SessionEnd" and \
             held.is_held(files.read_record(project, goal["nonce"]), goal):
-        why = "the session ended" if event.get("hook_event_name") == "SessionEnd" \
-            else "a person's prompt took over"
-        goal = held.release(project, goal, event["session_id"], why)
+        goal = held.release(project, goal, event["session_id"], "the session ended")
     if goal is not None and goal["status"] == COMPLETE:
         note_met(project, goal, budget)
 

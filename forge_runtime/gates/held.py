@@ -9,8 +9,10 @@ further turn charged like any other, and it ends:
 - complete and verified, at the first Stop whose own run of the gates passes (the record
   names the receipts and forge's run);
 - exhausted and unverified, when the ledger's ceiling comes first (the stop says so);
-- complete and unverified, when a person takes over first (the next prompt, or the
-  session's end: a person's Esc ends the turn, and what they type next ends the goal).
+- complete and unverified, when a person takes over first (their next prompt, by the host's
+  record of who sent it, at the Stop of the turn it starts; or the session's end: a
+  person's Esc ends the turn, and what they type next ends the goal). A prompt the host
+  sent (a scheduled wake-up, a cron, a task's notice) is no person: the goal stays held.
 
 Claude Code writes a turn's verdict while that turn's Stop hooks run (HOST.md), so the Stop
 that blocks first cannot know of it (on Codex the model's `update_goal` precedes its Stop);

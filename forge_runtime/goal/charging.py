@@ -20,6 +20,10 @@ unchecked step) and an exhaustion record, which says how many of the tranche's t
 late and which turns the transcript showed past the ceiling (`owed`: charged first when a
 person adds a tranche). Every later Stop of the goal is refused until a person runs `/goal` with the
 same objective again or clears it.
+
+A turn the host starts for the agent after the goal ended (a wake-up it scheduled, a cron,
+a background task's notice: no person typed its prompt, goal/origin.py) is never dropped:
+`overrun` appends it as an over-budget record, with its tokens, and the Stop ends it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from forge_runtime.goal.ledger import (
     CANCELLED,
     COMPLETE,
     EXHAUSTED,
+    OVERRUN,
     TURNS,
     Head,
     Ledger,
@@ -44,13 +49,15 @@ CHARGED, REPEATED, REFUSED, ENDED = "charged", "repeated", "refused", "ended"
 STUCK_AFTER = 5
 
 
-class Charge(record("Charge", "outcome goal unchanged_turns late stuck owed",
-                    defaults=(0, 0, False, 0))):
+class Charge(record("Charge", "outcome goal unchanged_turns late stuck owed overrun host_turn",
+                    defaults=(0, 0, False, 0, 0, False))):
     """The outcome of one event for a goal: charged, repeated (no-op), refused, or ended.
 
     `late` counts the turns this event charged for Stops that did not (at exhaustion: the
     whole tranche's); `stuck` says the progress stayed unchanged across another multiple of
-    5 charged turns; `owed`, the turns shown past the ceiling, left for the next tranche.
+    5 charged turns; `owed`, the turns shown past the ceiling, left for the next tranche;
+    `overrun`, the turns the host started after the goal ended, recorded over budget now;
+    `host_turn`, this event's own turn is one of those (its Stop ends it).
     Records, not dataclasses: `dataclasses` costs every charging Stop a bare interpreter
     start.
     """
@@ -171,6 +178,32 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
         head = _exhaust(ledger, head, progress, session, owed, ceiling, usage)
         late = head.record.get("late_turns", 0)
     return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
+
+
+def overrun(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], session: str,
+            usage: dict | None = None) -> tuple[dict, int]:
+    """Record each of `turns` (transcript order), turns the host started after the goal
+    ended, as an over-budget record with the tokens it spent (`usage`, as for `charge`);
+    a turn recorded or charged already is skipped. Returns the goal and how many were
+    recorded now. A goal still active records none (its turns are charged)."""
+    usage = usage or {}
+    with ledger.lock():
+        head = ledger.settle()
+        consistency.check(state_path, ledger, head)
+        if head.goal["status"] == ACTIVE:
+            return head.goal, 0
+        due = [turn for turn in dict.fromkeys(turns) if not ledger.turn_charged(turn, head)]
+        for turn in due:
+            fields = {"turn": turn, "session": session, "origin": "host"}
+            spent = usage.get(turn)
+            tokens = head.goal.get("token_count", 0)
+            if spent is not None:
+                fields["usage"] = spent
+                tokens += spent["counted"]
+            head = ledger.append(head, OVERRUN, {
+                **head.goal, "token_count": tokens,
+                "overrun_count": head.goal.get("overrun_count", 0) + 1}, **fields)
+        return head.goal, len(due)
 
 
 def end(ledger: Ledger, state_path: str | os.PathLike, kind: str, session: str, why: str) -> dict:

@@ -29,6 +29,10 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
   `turn_id`: Codex writes a `response_item` user message whose text is
   `<hook_prompt hook_run_id="stop:...">R</hook_prompt>`, the model answers, and the next
   Stop comes with `stop_hook_active: true`. forge counts each such continuation as a turn.
+- Who started a turn is its `turn_trigger`: `"user"` for a person's prompt (or `codex
+  exec`'s), `"goal"` for the goal loop's own turns (a goal a person set, or one the model
+  made with `create_goal`); a Stop hook's continuation is forge's. Only `"user"` is a
+  person's (`Chunk.turn_origins`).
 - Each turn's `turn_context` entry carries the sandbox it runs in, `sandbox_policy.type`
   (`workspace-write`, `read-only`, `danger-full-access`), whatever set it: config.toml,
   `--sandbox`, `--dangerously-bypass-approvals-and-sandbox`. The hook input's
@@ -43,7 +47,7 @@ from collections.abc import Callable
 
 from forge_runtime.goal import transcript
 from forge_runtime.goal.objective import normalise
-from forge_runtime.goal.transcript import CLEARED, IMPOSSIBLE, MET, Turn, Verdict
+from forge_runtime.goal.transcript import CLEARED, HOST, IMPOSSIBLE, MET, PERSON, Turn, Verdict
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
 HOOK_PROMPT = "<hook_prompt "
@@ -185,6 +189,23 @@ class Chunk(transcript.Chunk):
             if prompted is not None:
                 found.append(Turn(prompted, index))
         return found
+
+    def turn_origins(self, carried: str | None = None) -> tuple[dict[str, str], str | None]:
+        """Who started each turn the chunk shows: PERSON for a `task_started` whose trigger
+        is `"user"`, HOST for any other (the goal loop, a Stop hook's continuation)."""
+        turns = self.turns()
+        origins = {turn.uuid: self.prompt_origin(self.entries[turn.index]) or HOST
+                   for turn in turns}
+        return origins, (origins[turns[-1].uuid] if turns else carried)
+
+    def prompt_origin(self, entry: dict) -> str | None:
+        """PERSON for a turn started by a person's prompt, HOST for one the goal loop or a
+        Stop hook's block started, None for an entry that starts no turn."""
+        started = started_turn(entry)
+        if started is not None:
+            trigger = (started.get("turn_attribution") or {}).get("turn_trigger")
+            return PERSON if trigger == "user" else HOST
+        return HOST if hook_prompt(entry) is not None else None
 
     def verdicts(self) -> list[Verdict]:
         """The host's ends of its goal: complete (met), blocked (impossible), cleared."""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is writ
 
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
 STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
+ENDED_TURN_CODE = "FORGE_GOAL_ENDED_TURN"
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
 
@@ -97,7 +98,8 @@ def spent_words(goal: dict, ceiling: str | None) -> str:
             f"({goal['activation_count']} x 20)")
 
 
-def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None = None) -> str:
+def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None = None,
+                   overrun: int = 0) -> str:
     """The stop message; `ceiling` names the one spent (else the first the goal reached)."""
     from forge_runtime.goal import ceilings
 
@@ -108,7 +110,32 @@ def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None
                  "not finish).")
     if owed:
         head += f" {owed} more ran past the ceiling; the next tranche starts with them."
+    if overrun:
+        head += " " + overrun_words(overrun)
     return head + "\n" + exhausted_hint(goal).render()
+
+
+def overrun_words(overrun: int) -> str:
+    return (f"{overrun} turn{'s' if overrun != 1 else ''} the host started after the goal "
+            "ended (a scheduled wake-up, a cron, a background task's notice; no person's "
+            "prompt) did no work and went on the ledger as over budget.")
+
+
+def ended_turn_text(goal: dict, overrun: int) -> str:
+    """The stop message for a turn the host started for a goal that had ended."""
+    return (f"{ENDED_TURN_CODE}: goal {goal['nonce']} is {goal['status']}; this turn was "
+            "started by the host, not by a person's prompt, so forge denies its work and "
+            f"stops it. {overrun_words(max(overrun, 1))}\n" + ended_hint(goal).render())
+
+
+def ended_hint(goal: dict) -> hints.Hint:
+    """The way on from a goal that ended: another tranche for a spent one, else its story."""
+    if goal["status"] == "exhausted":
+        return exhausted_hint(goal)
+    from forge_runtime import hints
+
+    return hints.next_("forge goal status", "see how the goal ended and the turns the host "
+                       "started after it")
 
 
 def past_allowance(binding: dict, goal: dict) -> bool:
@@ -328,9 +355,15 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     repeated Stop's, when the chunk shows none); every other turn is charged late, each with
     the tokens it spent (`path` is the transcript's). None when there was nothing to charge.
 
+    A turn the host started after the goal ended (no person's prompt began it: a wake-up,
+    a cron, a notification, Codex's goal loop for a goal the model made) is recorded over
+    budget with its tokens (`charging.overrun`), and the result says so (`host_turn` when
+    it is this Stop's own: the Stop then ends it).
+
     At a Stop (`at_stop`), a `met` verdict on a goal with recorded final gates ends nothing:
     forge holds it (gates/held.py) and goes on charging the turns it keeps the goal going
-    for, until its own run of the gates passes or the budget ends it.
+    for, until its own run of the gates passes, the budget ends it, or a person's own
+    prompt takes over (the host's record of who sent it: a scheduled one never does).
     """
     from forge_runtime.goal import charging
 
@@ -342,6 +375,10 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
 
         if hold_met(project, binding["nonce"]):
             verdicts = [verdict for verdict in verdicts if verdict.outcome != transcript.MET]
+    if at_stop:
+        verdicts = sorted(verdicts + _person_took_over(project, binding, chunk),
+                          key=lambda verdict: verdict.index)
+    origins, binding["prompt_origin"] = chunk.turn_origins(binding.get("prompt_origin"))
     cut = verdicts[0].index if verdicts else len(chunk.entries)
     shown = chunk.turns()
     before_end = [turn.uuid for turn in shown if turn.index < cut]
@@ -350,24 +387,69 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     turns = before_end
     if at_stop and verdicts and shown and _forge_continued(project, ledger):
         # the turns after the verdict ran because forge's reply to the last Stop kept the
-        # session going (the host writes a turn's verdict a Stop late): forge's, so charged
-        turns = [turn.uuid for turn in shown]
-    spent = _turn_usage(path, binding, chunk, turns)
+        # session going (the host writes a turn's verdict a Stop late): forge's, so charged,
+        # up to a person's prompt that took over
+        taken = next((verdict.index for verdict in verdicts if verdict.outcome == _TAKEN_OVER),
+                     len(chunk.entries))
+        turns = [turn.uuid for turn in shown if turn.index < taken]
+    after_end = [turn.uuid for turn in shown
+                 if turn.uuid not in turns and origins.get(turn.uuid) == transcript.HOST]
+    spent = _turn_usage(path, binding, chunk, turns + after_end)
     result = None
     if turns or own_turn is not None:
         result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)
-    after_end = own_turn is not None and own_turn not in before_end
+    overrun = after_end
+    if result is not None and result.outcome in (charging.REFUSED, charging.ENDED) \
+            and not result.owed:  # the goal had ended before this event: none was charged
+        overrun = [turn for turn in turns if origins.get(turn) == transcript.HOST] + overrun
+    ended_own = own_turn is not None and own_turn not in before_end
     for verdict in verdicts:
-        goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome], session,
-                            f"host verdict: {verdict.outcome}")
+        if verdict.outcome == _TAKEN_OVER:
+            from forge_runtime.gates.held import release
+
+            goal = release(project, ledger.current().goal, session,
+                           "a person's prompt took over")
+        else:
+            goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome],
+                                session, f"host verdict: {verdict.outcome}")
         binding["goal"] = goal
-        if after_end:  # it ran after the goal ended (charged, when forge continued it)
+        if ended_own:  # it ran after the goal ended (charged, when forge continued it)
             result = charging.Charge(charging.ENDED, goal)
     if result is not None and not verdicts:
         binding["goal"] = result.goal  # what the next tool call's budget check starts from
+    if overrun:
+        goal, recorded = charging.overrun(ledger, project.state_path, overrun, session, spent)
+        binding["goal"] = goal
+        was = result or charging.Charge(charging.ENDED, goal)
+        result = charging.Charge(was.outcome, goal, was.unchanged_turns, was.late, was.stuck,
+                                 was.owed, recorded, own_turn in overrun)
     if "goal" in binding:  # and the ledger's head then: a later append elsewhere shows
         binding["goal_seq"] = ledger.pointer()
     return result
+
+
+_TAKEN_OVER = "taken over"
+
+
+def _person_took_over(project: Project, binding: dict,
+                      chunk: transcript.Chunk) -> list[transcript.Verdict]:
+    """A person's own prompt on a goal whose `met` forge holds (gates/held.py) ends it, as
+    a verdict at that prompt; a prompt the host sent (a wake-up, a cron) never does."""
+    person = next((index for index, entry in enumerate(chunk.entries)
+                   if chunk.prompt_origin(entry) == transcript.PERSON), None)
+    if person is None:
+        return []
+    from forge_runtime import gates
+
+    if not gates.in_play(project):
+        return []
+    from forge_runtime.gates import files, held
+
+    goal = witnessed_ledger(project, binding["nonce"]).current().goal
+    if goal["status"] != ACTIVE or not held.is_held(files.read_record(project, goal["nonce"]),
+                                                    goal):
+        return []
+    return [transcript.Verdict(_TAKEN_OVER, None, person)]
 
 
 def _forge_continued(project: Project, ledger) -> bool:
@@ -584,9 +666,17 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
         from forge_runtime.goal import checkpoint
 
         return stop_session(checkpoint.stamped(
-            exhausted_text(result.goal, result.late, result.owed), project.state_path))
+            exhausted_text(result.goal, result.late, result.owed, overrun=result.overrun),
+            project.state_path))
     if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
-        return _ended_but_running(binding, event)
+        running = _ended_but_running(binding, event)
+        if running is not None or not result.host_turn:
+            return running
+    if result.host_turn and result.goal["status"] != ACTIVE:
+        from forge_runtime.goal import checkpoint
+
+        return stop_session(checkpoint.stamped(ended_turn_text(result.goal, result.overrun),
+                                               project.state_path))
     if past_allowance(binding, result.goal):
         from forge_runtime.goal import checkpoint
 

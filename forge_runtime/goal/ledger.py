@@ -59,6 +59,9 @@ GENERATION = "records"  # head.json's key naming the records directory in use
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
 STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
+# a turn the host started for the agent (a wake-up, a cron, a notification) after the goal
+# ended: it grants nothing and counts no turn, but it is on the chain with what it spent
+OVERRUN = "overrun"
 
 
 def tampered(message: str, fix: str = VERIFY_FIX) -> ForgeError:
@@ -183,6 +186,8 @@ class Ledger:
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
             charged.update(map(turn_key, merge.contributions(record)[0]))
+            if record.get("kind") == OVERRUN:
+                charged.add(turn_key(record["turn"]))
             if before is None:
                 if record.get("prev") != records.GENESIS_PREV:
                     raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
@@ -489,13 +494,17 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     old = before["goal"]
     if any(goal.get(key) != old.get(key) for key in _FIXED):
         raise refuse("changes the goal's identity")
-    spent = _spent_tokens(record) if kind == "charge" else 0
+    spent = _spent_tokens(record) if kind in ("charge", OVERRUN) else 0
     if spent < 0:
         raise refuse("says it spent tokens its own usage does not add up to")
     if goal.get("token_count", 0) != old.get("token_count", 0) + spent:
         raise refuse("changes the token count by other than what its charge spent")
     if kind != "activate" and any(goal.get(key) != old.get(key) for key in _TRANCHE_FIELDS):
         raise refuse("changes the tranche's token or time ceiling outside an activation")
+    overruns = goal.get("overrun_count", 0)
+    if not isinstance(overruns, int) or isinstance(overruns, bool) or \
+            overruns != old.get("overrun_count", 0) + (kind == OVERRUN):
+        raise refuse("changes the over-budget turn count by other than its own record")
     counts_same = (goal["turn_count"] == old["turn_count"]
                    and goal["activation_count"] == old["activation_count"])
     same_activation = goal.get("activation_id") == old.get("activation_id")
@@ -519,6 +528,9 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         ok = (counts_same and old["status"] == ACTIVE and goal["status"] == EXHAUSTED
               and ceiling in (TURNS, TOKENS, MINUTES)
               and _reached_named(goal, record, ceiling))
+    elif kind == OVERRUN:  # after the end only, and it changes nothing but what it spent
+        ok = (old["status"] != ACTIVE and goal["status"] == old["status"] and counts_same
+              and same_activation and isinstance(record.get("turn"), str))
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
         ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted

@@ -11,6 +11,9 @@ run out, the call is denied with FORGE_GOAL_BUDGET_EXHAUSTED and the checkpoint:
 gets the denial as the tool's result, the turn ends, and its Stop charges it and ends
 autonomy.
 
+A goal that has ended, and the tools that start later turns, are goal/ended.py's: a turn
+the host started after the end does no work.
+
 An early stop only: the Stop's charge, with its anchored reads, stays what counts. The
 cursor never moves the binding's offset (the Stop must still see every entry since the
 last charged turn: verdicts, the closing entry). A goal whose binding names no ceiling
@@ -20,6 +23,11 @@ costs one binding read.
 import os
 
 from forge_runtime.goal import ceilings, sessions
+
+# goal/ended.py's LATER_TURNS and GOAL_LOOPS, named here so that an active goal's other tool
+# calls never import it (tests/test_goal_ended.py holds the two to each other)
+_LATER_TURN_TOOLS = frozenset(("ScheduleWakeup", "CronCreate", "RemoteTrigger", "Monitor",
+                               "SetGoal", "create_goal"))
 
 
 def spent(event: dict) -> str | None:
@@ -32,8 +40,14 @@ def spent(event: dict) -> str | None:
         return None
     binding = sessions.read_binding(root, session) or {}
     goal = _current_goal(root, binding)
-    if not isinstance(goal, dict) or goal.get("status") != "active":
+    if not isinstance(goal, dict):
         return None
+    if goal.get("status") != "active" or event.get("tool_name") in _LATER_TURN_TOOLS:
+        from forge_runtime.goal.ended import denial
+
+        reason = denial(event, root, binding, goal)
+        if reason is not None or goal.get("status") != "active":
+            return reason
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
     ceiling = None
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:

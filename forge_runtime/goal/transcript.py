@@ -14,6 +14,13 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
 - Verdicts are `attachment` entries of type `goal_status`: `sentinel: true, met: false` when a
   goal is set, `sentinel: true, met: true` when it is cleared, `met: true` (no sentinel) when
   the evaluator judged it met, `impossible: true` when judged impossible.
+- Each prompt that starts a turn is a `user` entry that is no tool result. The host records
+  who sent it (its own `origin` and `promptSource` fields, read from the binary 2.1.332): a
+  person's typed prompt has neither in `-p` mode, or `origin.kind: "human"` and
+  `promptSource` `typed`, `queued` or `suggestion_accepted`; a scheduled wake-up or cron
+  prompt is `isMeta` with `promptSource: "system"`, a background task's notice has
+  `origin.kind: "task-notification"`, the goal loop's feedback is `isMeta`. Only a
+  person's counts as one (`prompt_origin`), so anything new the host invents is not.
 - Each turn ends with an `assistant` entry whose `message.stop_reason` is not `tool_use`
   (`end_turn` here; the entries of a reply that calls a tool say `tool_use`); its `uuid` is
   this module's turn identity. An entry without a stop reason closes a turn unless it calls
@@ -55,12 +62,16 @@ _ARGS_OPEN, _ARGS_CLOSE = "<command-args>", "</command-args>"
 _COMMAND = "<command-name>/goal</command-name>"
 _GOAL_SET = "Goal set:"
 _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "\\/"), _COMMAND,
-                "local_command")
+                "local_command", '"user"')
 
 # the cheap prefilter for the lines that carry tokens (usage.py; midturn.py reads only these)
 USAGE_TOKENS = ('"usage"',)
 
 MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
+# who started a turn: a person's prompt, or the host on its own (goal loop, wake-up, cron,
+# notification, check-in)
+PERSON, HOST = "person", "host"
+_PERSON_SOURCES = (None, "typed", "queued", "suggestion_accepted")
 FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
 POLL = 0.01
 ANCHOR_SPAN = 1 << 20  # an anchor hashes at most this many bytes before its offset
@@ -134,6 +145,27 @@ class Chunk:
         turns = self.turns()
         return turns[-1].uuid if turns else None
 
+    def prompt_origin(self, entry: dict) -> str | None:
+        """PERSON or HOST for an entry that starts a turn, None for any other entry."""
+        return prompt_origin(entry)
+
+    def turn_origins(self, carried: str | None = None) -> tuple[dict[str, str], str | None]:
+        """Who started each finished turn ({turn: PERSON or HOST}): the newest prompt at or
+        before the entry that identifies it, else `carried` (the newest prompt earlier
+        chunks showed, None: unknown, which counts as the host's); and the newest prompt's
+        origin at the chunk's end, for the next chunk to carry."""
+        origins, current = {}, carried
+        for index, entry in enumerate(self.entries):
+            found = self.prompt_origin(entry)
+            if found is not None:
+                current = found
+            if self._identifies_turn(entry):
+                origins[entry_turn(self, index)] = current or HOST
+        return origins, current
+
+    def _identifies_turn(self, entry: dict) -> bool:
+        return _closes_turn(entry)
+
     def verdicts(self) -> list[Verdict]:
         """Goal verdicts in transcript order, each with its place among the turns."""
         found: list[Verdict] = []
@@ -178,6 +210,36 @@ class Chunk:
         """This chunk followed by `more`, read from where this one ended."""
         return type(self)(self.entries + more.entries, more.end_offset,
                           self.starts + more.starts)
+
+
+def entry_turn(chunk: Chunk, index: int) -> str:
+    """The identity of the turn the entry at `index` identifies (its `uuid` here)."""
+    return chunk.entries[index]["uuid"]
+
+
+def prompt_origin(entry: dict) -> str | None:
+    """PERSON for a prompt the host records as a person's, HOST for any other prompt that
+    starts a turn (isMeta, a scheduled or system source, a task notification, a plugin's, a
+    peer's), None for an entry that starts no turn (tool results, assistant entries)."""
+    if entry.get("type") != "user" or entry.get("isSidechain") or "toolUseResult" in entry:
+        return None
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        if any(isinstance(block, dict) and block.get("type") == "tool_result"
+               for block in content):
+            return None
+        content = " ".join(block.get("text") for block in content if isinstance(block, dict)
+                           and isinstance(block.get("text"), str))
+    if not isinstance(content, str):
+        return None
+    origin = entry.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else origin
+    if entry.get("isMeta") or kind not in (None, "human") or \
+            entry.get("promptSource") not in _PERSON_SOURCES or \
+            content.lstrip().startswith("<task-notification>"):
+        return HOST
+    return PERSON
 
 
 def _closes_turn(entry: dict) -> bool:

@@ -1,0 +1,90 @@
+"""Issue 32: turns the host starts for the agent are inside the budget too.
+
+The host starts turns no person typed: a wake-up or a cron the model scheduled, a
+background task's or monitor's notice, a goal loop the model set itself, an idle check-in.
+While the session's goal is active such a turn is charged like any other (events.py). Once
+the goal has ended (exhausted, complete, cleared) it may do nothing: each of its tool calls
+is denied here with the checkpoint, its Stop ends it and puts it on the ledger as an
+over-budget turn with its tokens (charging.overrun). A person's own prompt (the host's
+record of who sent it, transcript.prompt_origin) is not autonomy and works as usual.
+
+The tools that exist only to start later turns (`LATER_TURNS`) are refused in a goal's
+session whenever the budget cannot pay for the turn they would start: the goal has ended,
+or this turn is the tranche's last. A tool that sets the host's own goal loop is refused in
+every goal session: only a person's `/goal` runs a budget.
+"""
+
+from __future__ import annotations
+
+from forge_runtime.goal import sessions
+
+# tool name -> what it starts (Claude Code 2.1.332's tool list, read from its binary; Codex
+# CLI 0.171.0's goal tool). docs/goal-ledger.md lists every route, tool or not.
+LATER_TURNS = {
+    "ScheduleWakeup": "a turn at the time it names",
+    "CronCreate": "a turn on every firing of its schedule",
+    "RemoteTrigger": "a remote agent run on its schedule",
+    "Monitor": "a turn for every event it reports",
+}
+GOAL_LOOPS = {
+    "SetGoal": "the host's goal loop, for a condition the model chose",
+    "create_goal": "Codex's goal loop, for an objective the model chose",
+}
+ENDED_CODE = "FORGE_GOAL_ENDED_TURN"
+
+
+def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
+    """The deny reason for this tool call of a bound session whose goal is `goal` (as the
+    last charge left it), or None: the rule for turns no person started, and for the tools
+    that start them."""
+    tool = event.get("tool_name")
+    if tool in GOAL_LOOPS:
+        return _refusal(event, goal, f"{tool} starts {GOAL_LOOPS[tool]}, which no budget "
+                                     "covers; only a person's /goal runs one")
+    active = goal.get("status") == "active"
+    if tool in LATER_TURNS and (not active or _last_turn(goal)):
+        return _refusal(event, goal, f"{tool} starts {LATER_TURNS[tool]}, and goal "
+                        f"{goal.get('nonce')}'s budget cannot pay for it ("
+                        + ("it has ended" if not active else "this is the tranche's last "
+                           "turn") + ")")
+    if active:
+        return None
+    from forge_runtime.goal import transcript
+
+    if _current_origin(event, root, binding) == transcript.PERSON:
+        return None  # a person's own turn after the goal: not autonomy
+    return _refusal(event, goal, f"goal {goal.get('nonce')} is {goal.get('status')} and this "
+                    "turn was started by the host (a scheduled wake-up, a cron, a background "
+                    "task's notice), not by a person's prompt; its Stop records it over "
+                    "budget")
+
+
+def _last_turn(goal: dict) -> bool:
+    ceiling, count = goal.get("turn_ceiling"), goal.get("turn_count")
+    return isinstance(ceiling, int) and isinstance(count, int) and ceiling - count <= 1
+
+
+def _current_origin(event: dict, root: str, binding: dict) -> str | None:
+    """Who started the turn this tool call belongs to: the newest prompt the transcript
+    shows since the session's last charge, else the one that charge saw last."""
+    from forge_runtime.goal.host import transcript_reader
+
+    reader = transcript_reader(event)
+    offset = binding.get("offset", 0)
+    chunk = reader.read_since(event.get("transcript_path") or "",
+                              offset if isinstance(offset, int) else 0)
+    return chunk.turn_origins(binding.get("prompt_origin"))[1]
+
+
+def _refusal(event: dict, goal: dict, why: str) -> str:
+    from forge_runtime import hints
+    from forge_runtime.goal import checkpoint
+
+    if goal.get("status") == "exhausted":
+        from forge_runtime.goal.events import exhausted_hint
+
+        hint = exhausted_hint(goal)
+    else:
+        hint = hints.next_("forge goal status", "see the goal's budget and how it ended")
+    text = f"{ENDED_CODE}: {why}; forge denies this tool call.\n{hint.render()}"
+    return checkpoint.stamped(text, sessions.project_for(event).state_path)

@@ -1,0 +1,224 @@
+"""Issue 32 items 2-4: turns the host starts for the agent are inside the budget.
+
+A prompt no person typed (a wake-up or a cron the model scheduled, a background task's
+notice, a goal loop the model set) is charged like any turn while the goal is active; once
+the goal has ended it does no work (its tool calls denied with the checkpoint, its Stop
+ends it) and it goes on the ledger as an over-budget turn with its tokens. The entries are
+the ones Claude Code 2.1.332 writes (tests/host/test_goal_self_started.py checks the real
+host).
+"""
+
+from __future__ import annotations
+
+import pytest
+from goal_support import Session, goal_of, goal_project_fixture, started_goal
+
+from forge_runtime.errors import ForgeError
+from forge_runtime.goal import ended, midturn, transcript
+from forge_runtime.goal.ledger import Ledger, check_transition
+from forge_runtime.hooks import pre_tool_use
+
+project = goal_project_fixture()
+OBJECTIVE = "the parser passes its tests"
+WOKEN = "Woken by ScheduleWakeup: run the build again"
+
+
+def _exhausted(project) -> Session:
+    session = started_goal(project, OBJECTIVE, 19)
+    assert session.turn()["stopReason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
+    return session
+
+
+def _call(session: Session, tool: str = "Bash", **tool_input) -> str | None:
+    reply = pre_tool_use.handle(session.event(
+        "PreToolUse", tool_name=tool, tool_input=tool_input or {"command": "make"}))
+    if reply is None:
+        return None
+    output = reply["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    return output["permissionDecisionReason"]
+
+
+def _spent_turn(session: Session, message_id: str, tokens: int) -> None:
+    """The model answers once, spending `tokens` input tokens, and the turn ends."""
+    session._append({"type": "assistant", "message": {
+        "id": message_id, "model": "claude-test", "role": "assistant",
+        "stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}],
+        "usage": {"input_tokens": tokens, "output_tokens": 0,
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
+
+
+def _history(project) -> list[dict]:
+    return Ledger(project.ledger_root, goal_of(project)["nonce"]).history()
+
+
+@pytest.mark.parametrize("sent", [
+    {"isMeta": True, "promptSource": "system"},  # ScheduleWakeup, CronCreate (measured)
+    {"origin": {"kind": "task-notification"}},  # a background shell's or agent's notice
+    {"origin": {"kind": "task-notification", "subkind": "scheduled-trigger"}},
+    {"origin": {"kind": "peer"}, "promptSource": "typed"},  # another session's message
+    {"promptSource": "sdk"},  # a program's prompt, e.g. a session the agent started
+    {},  # no field says who, but the text is a task notice
+])
+def test_a_turn_the_host_starts_after_exhaustion_does_no_work_and_is_on_the_ledger(
+        project, sent):
+    session = _exhausted(project)
+    text = WOKEN if sent else "<task-notification><task-id>b1</task-id> done"
+    session.host_prompt(text, **sent) if sent else session._append(
+        {"type": "user", "message": {"role": "user", "content": text}})
+    denied = _call(session)
+    assert denied.startswith(f"{ended.ENDED_CODE}: goal ") and "started by the host" in denied
+    assert "\nCheckpoint: " in denied and denied.endswith("Or: /goal clear")
+    assert _call(session, "ScheduleWakeup", delaySeconds=60, prompt="again") is not None
+    _spent_turn(session, "msg_woken", 700)
+    reply = session.stop()
+    assert reply["continue"] is False
+    assert "1 turn the host started after the goal ended" in reply["stopReason"]
+    history = _history(project)  # verified: the new record is a valid step
+    overrun = history[-1]
+    assert overrun["kind"] == "overrun" and overrun["usage"]["counted"] == 700
+    goal = overrun["goal"]
+    assert (goal["status"], goal["turn_count"], goal["overrun_count"]) == ("exhausted", 20, 1)
+    assert goal["token_count"] == history[-2]["goal"]["token_count"] + 700
+    session.stop()  # a repeated Stop records it once
+    assert [record["kind"] for record in _history(project)].count("overrun") == 1
+
+
+def test_a_chain_of_wake_ups_is_recorded_turn_by_turn_and_a_person_still_works(project):
+    session = _exhausted(project)
+    for _number in range(3):  # each woken turn tries to schedule the next
+        session.host_prompt(WOKEN)
+        assert _call(session, "ScheduleWakeup", delaySeconds=60) is not None
+        assert session.turn()["continue"] is False
+    assert Ledger(project.ledger_root, goal_of(project)["nonce"]).current().goal[
+        "overrun_count"] == 3
+    session.prompt("what is left to do?")  # a person's own prompt is not autonomy
+    assert _call(session) is None
+    session.turn()
+    assert [record["kind"] for record in _history(project)].count("overrun") == 3
+
+
+def test_a_woken_turn_whose_stop_died_is_recorded_by_the_next_event(project):
+    session = _exhausted(project)
+    session.host_prompt(WOKEN)
+    session.work()  # its Stop hook was killed
+    session.host_prompt(WOKEN)  # the next wake-up's prompt hook catches up
+    assert _history(project)[-1]["kind"] == "overrun"
+
+
+@pytest.mark.parametrize("verdict", [{"met": True, "condition": OBJECTIVE},
+                                     {"met": True, "sentinel": True}])
+def test_a_wake_up_after_the_goal_was_met_or_cleared_is_stopped_too(project, verdict):
+    session = started_goal(project, OBJECTIVE, 3)
+    session.verdict(**verdict)
+    session.host_prompt(WOKEN)
+    assert _call(session).startswith(ended.ENDED_CODE)
+    reply = session.turn()
+    assert reply["stopReason"].startswith(f"{ended.ENDED_CODE}: goal ")
+    assert reply["stopReason"].endswith("Next: forge goal status\n  see how the goal ended "
+                                        "and the turns the host started after it")
+    assert _history(project)[-1]["kind"] == "overrun"
+
+
+def test_during_an_active_goal_a_woken_turn_is_charged_like_any_other(project):
+    session = started_goal(project, OBJECTIVE, 3)
+    session.host_prompt(WOKEN)
+    assert _call(session) is None
+    assert session.turn() is None
+    assert goal_of(project)["turn_count"] == 4
+
+
+def test_tools_that_start_later_turns_are_refused_when_the_budget_cannot_pay(project):
+    session = started_goal(project, OBJECTIVE, 3)
+    for tool in ended.LATER_TURNS:
+        assert _call(session, tool, prompt="later") is None  # room for the turn it starts
+    for tool in ended.GOAL_LOOPS:  # a goal loop no budget covers: never in a goal session
+        assert "only a person's /goal runs one" in _call(session, tool, condition="x")
+    for _ in range(15):
+        session.turn()
+    assert goal_of(project)["turn_count"] == 18
+    assert _call(session, "CronCreate", cron="* * * * *") is None
+    session.turn()  # 19: this turn is the tranche's last
+    refused = _call(session, "ScheduleWakeup", delaySeconds=60)
+    assert "budget cannot pay for it (this is the tranche's last turn)" in refused
+    assert _call(session) is None  # its other work goes on
+
+
+def test_the_fast_paths_list_of_tools_is_the_tables():
+    assert set(ended.LATER_TURNS) | set(ended.GOAL_LOOPS) == midturn._LATER_TURN_TOOLS
+
+
+@pytest.mark.parametrize("entry, origin", [
+    ({"type": "user", "message": {"role": "user", "content": "go"}}, transcript.PERSON),
+    ({"type": "user", "promptSource": "typed", "origin": {"kind": "human"},
+      "message": {"content": [{"type": "text", "text": "go"}]}}, transcript.PERSON),
+    ({"type": "user", "isMeta": True, "message": {"content": "Stop hook feedback: x"}},
+     transcript.HOST),
+    ({"type": "user", "promptSource": "system", "message": {"content": "go"}}, transcript.HOST),
+    ({"type": "user", "origin": "human", "promptSource": "cron", "message": {"content": "go"}},
+     transcript.HOST),
+    ({"type": "user", "message": {"content": [{"type": "tool_result", "content": "x"}]}},
+     None),
+    ({"type": "user", "toolUseResult": {}, "message": {"content": "x"}}, None),
+    ({"type": "user", "isSidechain": True, "message": {"content": "go"}}, None),
+    ({"type": "assistant", "message": {"content": "go"}}, None),
+])
+def test_who_started_a_turn_is_the_hosts_own_record(entry, origin):
+    assert transcript.prompt_origin(entry) == origin
+
+
+# -- the ledger's new record -----------------------------------------------------------
+
+def _step(before: dict, kind: str, **changes) -> dict:
+    goal = {**before["goal"], **changes.pop("goal", {})}
+    return {"seq": before["seq"] + 1, "kind": kind, "goal": goal, "at": before["at"],
+            **changes}
+
+
+@pytest.mark.parametrize("status, kind, changes, allowed", [
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1}, "turn": "t"}, True),
+    ("complete", "overrun", {"goal": {"overrun_count": 1}, "turn": "t"}, True),
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1, "token_count": 5}, "turn": "t",
+                              "usage": {"by_model": {"m": {"input": 5}}, "counted": 5}}, True),
+    ("active", "overrun", {"goal": {"overrun_count": 1}, "turn": "t"}, False),
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1}}, False),  # names no turn
+    ("exhausted", "overrun", {"goal": {"overrun_count": 2}, "turn": "t"}, False),
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1, "turn_count": 21}, "turn": "t"},
+     False),
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1, "status": "active"}, "turn": "t"},
+     False),
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1, "token_count": 9}, "turn": "t",
+                              "usage": {"by_model": {"m": {"input": 5}}, "counted": 5}}, False),
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1, "token_count": 5}, "turn": "t"},
+     False),  # tokens with no usage
+    ("exhausted", "checkpoint", {"goal": {"overrun_count": 1}}, False),  # a count from nowhere
+    ("exhausted", "overrun", {"goal": {"overrun_count": True}, "turn": "t"}, False),
+])
+def test_an_overrun_record_is_a_valid_step_only_after_the_end(status, kind, changes, allowed):
+    before = {"seq": 40, "kind": "exhaust", "at": "2026-12-04T00:00:00Z", "goal": {
+        "nonce": "n" * 32, "objective": OBJECTIVE, "status": status, "turn_count": 20,
+        "turn_ceiling": 20, "activation_count": 1, "activation_id": "a", "token_count": 0}}
+    record = _step(before, kind, **changes)
+    if allowed:
+        check_transition(before, record, "n" * 32)
+    else:
+        with pytest.raises(ForgeError):
+            check_transition(before, record, "n" * 32)
+
+
+def test_an_overrun_records_turn_marker_verifies_and_a_cut_one_fails_closed(project):
+    import os
+
+    session = _exhausted(project)
+    session.host_prompt(WOKEN)
+    session.turn()
+    ledger = Ledger(project.ledger_root, goal_of(project)["nonce"])
+    ledger.verified()
+    last = ledger.current().seq
+    os.unlink(os.path.join(ledger.records_dir, f"{last:08d}.json"))  # cut the overrun
+    records_head = {"seq": last - 1, "hash": ledger.record_at(last - 1)["hash"]}
+    from forge_runtime.goal.records import canonical, replace_atomically
+
+    replace_atomically(ledger.head_path, canonical(records_head))
+    with pytest.raises(ForgeError, match="turn markers name charges the chain no longer has"):
+        ledger.verify()
