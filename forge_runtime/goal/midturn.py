@@ -24,6 +24,13 @@ import os
 
 from forge_runtime.goal import ceilings, sessions
 
+# Claude Code's tools that make a model request of their own whose usage no transcript
+# holds (measured for WebSearch: one request on the session's model, absent from the
+# transcript and from the tool's result; WebFetch's summary, by the binary, on the small model)
+UNCOUNTED_MODEL_CALLS = {
+    "WebSearch": "runs a model request of its own",
+    "WebFetch": "summarises the page with a model request of its own",
+}
 # goal/ended.py's LATER_TURNS and GOAL_LOOPS, named here so that an active goal's other tool
 # calls never import it (tests/test_goal_ended.py holds the two to each other)
 _LATER_TURN_TOOLS = frozenset(("ScheduleWakeup", "CronCreate", "RemoteTrigger", "Monitor",
@@ -49,6 +56,8 @@ def spent(event: dict) -> str | None:
         if reason is not None or goal.get("status") != "active":
             return reason
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
+    if isinstance(tokens, int) and event.get("tool_name") in UNCOUNTED_MODEL_CALLS:
+        return _uncounted(event, goal)
     ceiling = None
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
@@ -60,6 +69,22 @@ def spent(event: dict) -> str | None:
         if goal["token_count"] >= tokens:
             ceiling = ceilings.TOKENS
     return None if ceiling is None else _denial(event, goal, ceiling)
+
+
+def _uncounted(event: dict, goal: dict) -> str:
+    """The deny reason for a tool whose own model call no transcript shows, under a token
+    ceiling it would spend past unseen."""
+    from forge_runtime import hints
+    from forge_runtime.goal import checkpoint
+
+    tool = event["tool_name"]
+    text = (f"FORGE_GOAL_UNCOUNTED_TOOL: {tool} {UNCOUNTED_MODEL_CALLS[tool]}, whose tokens "
+            "reach no transcript, so forge could not count them against goal "
+            f"{goal.get('nonce')}'s token ceiling; forge denies it while the tranche has "
+            "one.\n" + hints.next_("forge goal status", "see the tranche's ceilings; a "
+                                    "person's .forge/guard.yaml without `tranche: tokens` "
+                                    "lets it run").render())
+    return checkpoint.stamped(text, sessions.project_for(event).state_path)
 
 
 def _current_goal(root: str, binding: dict) -> dict | None:

@@ -1,5 +1,6 @@
 """One goal's story from its verified records: tranches, turns and what each spent, late
-charges, stuck warnings, and where it stopped (`forge goal report`, `forge goal status`).
+charges, stuck warnings, turns the host started after the end (`overrun`), and where it
+stopped (`forge goal report`, `forge goal status`).
 
 Pure reading: callers pass the records (`Ledger.history()`), oldest first.
 """
@@ -17,7 +18,7 @@ def spent_by_model(records: list[dict]) -> dict:
     """Every charge's tokens, per model, summed over the goal."""
     tally = Tally()
     for record in records:
-        usage = record.get("usage") if record.get("kind") == "charge" else None
+        usage = record.get("usage") if record.get("kind") in ("charge", "overrun") else None
         for model, spent in ((usage or {}).get("by_model") or {}).items():
             tally.add(model, spent)
     return tally.by_model
@@ -51,6 +52,11 @@ def story(records: list[dict]) -> dict:
                 "late": record.get("late") is True,
                 "stuck": isinstance(unchanged, int) and unchanged > 0
                 and unchanged % STUCK_AFTER == 0})
+        elif kind == "overrun":  # a turn the host started after the end: not a charge
+            usage = record.get("usage") or {}
+            current.setdefault("overrun", []).append(
+                {"at": record["at"], "tokens": usage.get("counted", 0),
+                 "by_model": usage.get("by_model", {})})
         elif kind == "checkpoint":
             current["checkpoint"] = record.get("next_step")
         elif kind in _ENDINGS:

@@ -126,6 +126,9 @@ def status(args) -> Result:
     if seen.late_turns:
         lines.append(f"late        {seen.late_turns} turn(s) charged late (their Stop hooks did "
                      "not finish)")
+    if seen.goal.get("overrun_count"):
+        lines.append(f"over budget {seen.goal['overrun_count']} turn(s) the host started after "
+                     "the goal ended, denied their work (forge goal history lists them)")
     from forge_runtime.goal import kills
 
     killed = kills.row(project.ledger_root)
@@ -373,6 +376,9 @@ def _event_row(entry: dict) -> str | None:
         if entry.get("owed"):
             notes.append(f"{len(entry['owed'])} turn(s) owed to the next tranche")
         return _row(entry, "exhausted", "; ".join(notes))
+    if kind == "overrun":
+        return _row(entry, "over budget", f"a turn the host started after the end (no "
+                    f"person's prompt), denied its work{_tokens_note([entry])}")
     labels = {"reopen": "reopened", "complete": "met", "cancel": "ended"}
     if kind in labels:
         return _row(entry, labels[kind], entry.get("reason") or "")
