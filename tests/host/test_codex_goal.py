@@ -133,6 +133,43 @@ def test_a_goal_the_model_completes_on_codex_ends_with_its_count(codex_host, pro
     assert not any(call["stdout"] for call in tui.hooks("Stop"))
 
 
+RECREATES = COMPLETES.replace("""  - name: model works""", f"""  - name: model recreates the goal
+    when: {{last_user_text_contains: "thanks"}}
+    times: 1
+    reply: {{tool_calls: [{{name: create_goal, input: {{objective: "{OBJECTIVE}"}}}}]}}
+  - name: after a tool
+    when: {{last_is_tool_result: true}}
+    reply: {{text: "Done."}}
+  - name: model works""")
+
+
+def test_a_goal_the_model_recreates_after_the_bound_goal_ended_never_starts(
+        codex_host, project, codex_tui):
+    """Issue 34 item 6: the session is bound to a goal that ended, and the model calls
+    `create_goal` for the same objective (which once ran uncharged). Measured: Codex runs
+    PreToolUse for `create_goal`, and forge refuses it in a goal session, so no goal loop
+    starts (a goal turn that ran anyway would be stopped and recorded over budget:
+    tests/test_hosts_codex.py)."""
+    host = codex_host(RECREATES)
+    host.install_forge(project)
+    tui = codex_tui(host, project)
+
+    tui.type(f"/goal {OBJECTIVE}")
+    tui.wait_for(lambda: "Goal achieved" in tui.screen(), "Codex to end its goal")
+    tui.type("thanks")  # the model answers with create_goal for the same objective
+    tui.wait_for(lambda: any(r["rule"] == "after a tool" for r in host.server.requests),
+                 "the model to see create_goal's result")
+    denied = [call for call in tui.hooks("PreToolUse")
+              if "FORGE_GOAL_ENDED_TURN: create_goal starts" in call["stdout"]]
+    assert len(denied) == 1
+    session_id = json.loads(denied[0]["stdin"])["session_id"]
+    assert native_goal_status(host, session_id) == "complete"  # no new goal loop
+    goal = goal_in_state(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 1)
+    turns = {json.loads(call["stdin"])["turn_id"] for call in tui.hooks("Stop")}
+    assert len(turns) == 1  # the goal's one turn ("thanks" queued into it), none after
+
+
 def test_a_persons_goal_in_codexs_full_access_is_refused_at_its_first_stop(
         codex_host, project, tui_factory):
     """The real Codex TUI started with `--sandbox danger-full-access` (in no config file):
