@@ -290,7 +290,6 @@ def test_a_persons_prompt_ends_a_held_goal_as_met_but_unverified(project):
     {"origin": {"kind": "task-notification"}},  # a background task's notice
     {"origin": {"kind": "task-notification", "subkind": "scheduled-trigger"},
      "promptSource": "typed"},
-    {"promptSource": "sdk"},  # a session driven by a program, e.g. one the agent started
 ])
 def test_a_prompt_the_host_sent_leaves_a_held_goal_held_and_its_turn_charged(project, sent):
     """Issue 32 item 4: only a person's prompt (the host's record of who sent it) releases

@@ -57,7 +57,6 @@ def _history(project) -> list[dict]:
     {"origin": {"kind": "task-notification"}},  # a background shell's or agent's notice
     {"origin": {"kind": "task-notification", "subkind": "scheduled-trigger"}},
     {"origin": {"kind": "peer"}, "promptSource": "typed"},  # another session's message
-    {"promptSource": "sdk"},  # a program's prompt, e.g. a session the agent started
     {},  # no field says who, but the text is a task notice
 ])
 def test_a_turn_the_host_starts_after_exhaustion_does_no_work_and_is_on_the_ledger(
@@ -158,6 +157,8 @@ def test_the_fast_paths_list_of_tools_is_the_tables():
     ({"type": "user", "message": {"role": "user", "content": "go"}}, transcript.PERSON),
     ({"type": "user", "promptSource": "typed", "origin": {"kind": "human"},
       "message": {"content": [{"type": "text", "text": "go"}]}}, transcript.PERSON),
+    ({"type": "user", "promptSource": "sdk", "message": {"content": "go on"}},
+     transcript.PERSON),  # `claude -p --resume <session> "go on"` (measured)
     ({"type": "user", "isMeta": True, "message": {"content": "Stop hook feedback: x"}},
      transcript.HOST),
     ({"type": "user", "promptSource": "system", "message": {"content": "go"}}, transcript.HOST),

@@ -16,8 +16,9 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   the evaluator judged it met, `impossible: true` when judged impossible.
 - Each prompt that starts a turn is a `user` entry that is no tool result. The host records
   who sent it (its own `origin` and `promptSource` fields, read from the binary 2.1.332): a
-  person's typed prompt has neither in `-p` mode, or `origin.kind: "human"` and
-  `promptSource` `typed`, `queued` or `suggestion_accepted`; a scheduled wake-up or cron
+  person's prompt has neither (a `/goal` command in `-p`), `promptSource: "sdk"` (a `-p`
+  or SDK prompt), or `origin.kind: "human"` and `promptSource` `typed`, `queued` or
+  `suggestion_accepted` (the TUI); a scheduled wake-up or cron
   prompt is `isMeta` with `promptSource: "system"`, a background task's notice has
   `origin.kind: "task-notification"`, the goal loop's feedback is `isMeta`. Only a
   person's counts as one (`prompt_origin`), so anything new the host invents is not.
@@ -71,7 +72,10 @@ MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
 # who started a turn: a person's prompt, or the host on its own (goal loop, wake-up, cron,
 # notification, check-in)
 PERSON, HOST = "person", "host"
-_PERSON_SOURCES = (None, "typed", "queued", "suggestion_accepted")
+# `sdk`: the prompt of `claude -p` and of the Agent SDK (measured: `claude -p --resume
+# <session> "go on"`), the way a person drives a headless session; a session an agent starts
+# itself is another session, bound to no goal (and issue 34's concern)
+_PERSON_SOURCES = (None, "typed", "queued", "suggestion_accepted", "sdk")
 FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
 POLL = 0.01
 ANCHOR_SPAN = 1 << 20  # an anchor hashes at most this many bytes before its offset
