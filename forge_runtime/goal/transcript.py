@@ -76,6 +76,8 @@ PERSON, HOST = "person", "host"
 # <session> "go on"`), the way a person drives a headless session; a session an agent starts
 # itself is another session, bound to no goal (and issue 34's concern)
 _PERSON_SOURCES = (None, "typed", "queued", "suggestion_accepted", "sdk")
+# a user entry's fields (the host's schema) that mark a prompt no person typed
+_SCHEDULED_KEYS = ("wakeupSource", "scheduledTaskId", "textNotTyped")
 FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
 POLL = 0.01
 ANCHOR_SPAN = 1 << 20  # an anchor hashes at most this many bytes before its offset
@@ -241,6 +243,7 @@ def prompt_origin(entry: dict) -> str | None:
     kind = origin.get("kind") if isinstance(origin, dict) else origin
     if entry.get("isMeta") or kind not in (None, "human") or \
             entry.get("promptSource") not in _PERSON_SOURCES or \
+            any(entry.get(key) not in (None, False) for key in _SCHEDULED_KEYS) or \
             content.lstrip().startswith("<task-notification>"):
         return HOST
     return PERSON
