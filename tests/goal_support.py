@@ -259,6 +259,12 @@ class Session:
                       "message": {"role": "user", "content": text}})
         return reply
 
+    def continuation(self, text: str = "Stop hook feedback:\n[a loop]: go on") -> None:
+        """The entry the host writes when a Stop hook's block continues the prompt: `isMeta`,
+        under the same prompt's id."""
+        self._append({"type": "user", "promptId": self.prompt_id, "isMeta": True,
+                      "message": {"role": "user", "content": text}})
+
     def prompt(self, text: str) -> dict | None:
         self.prompt_id = str(uuid.uuid4())
         reply = events.on_prompt(self.event("UserPromptSubmit", prompt=text))

@@ -272,6 +272,18 @@ def test_a_background_subagents_tool_call_after_the_end_is_denied(project):
         ended.ENDED_CODE)
 
 
+def test_a_background_subagent_between_a_persons_turns_is_denied(project):
+    """The person's turn after the end has closed: a subagent started during the goal and
+    still running belongs to no person's prompt."""
+    session = _exhausted(project)
+    session.prompt("what is left?")
+    session.turn()
+    reply = pre_tool_use.handle(session.event(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "make"}, agent_id="a1"))
+    assert reply["hookSpecificOutput"]["permissionDecisionReason"].startswith(
+        ended.ENDED_CODE)
+
+
 def test_a_person_prompt_forged_inside_a_tool_result_is_not_a_person(project):
     """Text that looks like a prompt, inside what a tool returned, starts no turn."""
     session = _exhausted(project)

@@ -178,8 +178,9 @@ def test_when_the_native_goal_ends_forge_stops_charging(project, outcome, attach
     session.turn()
     session.verdict(**attachment)
     session.prompt("thanks, now explain the code")  # the person drives on
-    for _ in range(25):
+    for _ in range(25):  # e.g. another plugin's Stop-hook loop continues their prompt
         assert session.turn() is None
+        session.continuation()
     assert (goal_of(project)["turn_count"], goal_of(project)["status"]) == (2, outcome)
 
 
@@ -546,8 +547,9 @@ def test_a_person_driving_a_session_after_its_goal_was_met_is_never_stopped(proj
     session.prompt("thanks, now explain it")
     session._append({"type": "assistant", "message": {}})
     assert stop.handle(session.event("Stop", stop_hook_active=False)) is None
+    session.continuation()  # e.g. another plugin's loop: no native goal runs
     session._append({"type": "assistant", "message": {}})
-    assert _hook_stop(session) is None  # e.g. another plugin's loop: no native goal runs
+    assert _hook_stop(session) is None
 
 
 def test_a_bound_session_whose_native_goal_is_another_objective_is_stopped(project):

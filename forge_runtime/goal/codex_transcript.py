@@ -190,13 +190,16 @@ class Chunk(transcript.Chunk):
                 found.append(Turn(prompted, index))
         return found
 
-    def turn_origins(self, carried: str | None = None) -> tuple[dict[str, str], str | None]:
+    def turn_origins(self, carried: dict | None = None) -> tuple[dict[str, str], dict]:
         """Who started each turn the chunk shows: PERSON for a `task_started` whose trigger
-        is `"user"`, HOST for any other (the goal loop, a Stop hook's continuation)."""
+        is `"user"`, HOST for any other (the goal loop, a Stop hook's continuation); the
+        newest is the one open at the chunk's end (Codex runs one turn at a time)."""
         turns = self.turns()
         origins = {turn.uuid: self.prompt_origin(self.entries[turn.index]) or HOST
                    for turn in turns}
-        return origins, (origins[turns[-1].uuid] if turns else carried)
+        if not turns:
+            return origins, dict(carried) if isinstance(carried, dict) else {}
+        return origins, {"origin": origins[turns[-1].uuid], "open": True}
 
     def prompt_origin(self, entry: dict) -> str | None:
         """PERSON for a turn started by a person's prompt, HOST for one the goal loop or a

@@ -73,7 +73,7 @@ def _current_origin(event: dict, root: str, binding: dict) -> str | None:
     offset = binding.get("offset", 0)
     chunk = reader.read_since(event.get("transcript_path") or "",
                               offset if isinstance(offset, int) else 0)
-    return chunk.turn_origins(binding.get("prompt_origin"))[1]
+    return chunk.open_origin(chunk.turn_origins(binding.get("prompt_origin"))[1])
 
 
 def _refusal(event: dict, goal: dict, why: str) -> str:

@@ -155,19 +155,36 @@ class Chunk:
         """PERSON or HOST for an entry that starts a turn, None for any other entry."""
         return prompt_origin(entry)
 
-    def turn_origins(self, carried: str | None = None) -> tuple[dict[str, str], str | None]:
-        """Who started each finished turn ({turn: PERSON or HOST}): the newest prompt at or
-        before the entry that identifies it, else `carried` (the newest prompt earlier
-        chunks showed, None: unknown, which counts as the host's); and the newest prompt's
-        origin at the chunk's end, for the next chunk to carry."""
-        origins, current = {}, carried
+    def turn_origins(self, carried: dict | None = None) -> tuple[dict[str, str], dict]:
+        """Who started each finished turn ({turn: PERSON or HOST}), and what the next chunk
+        carries on (`carried`: this method's own, None at first).
+
+        A turn is its prompt's: the newest prompt entry since the turn before it closed.
+        The host gives every prompt an id (`promptId`) that the continuations it makes for
+        it keep (a Stop hook's feedback, the goal loop's), so a continuation is its
+        prompt's, a person's or not; a prompt of its own (a wake-up, a notice) starts
+        afresh. Once a turn closed, nothing is open: whatever runs before the next prompt
+        (a background subagent) was started by none, which counts as the host's."""
+        state = dict(carried) if isinstance(carried, dict) else {}
+        origins = {}
         for index, entry in enumerate(self.entries):
             found = self.prompt_origin(entry)
             if found is not None:
-                current = found
+                ident = entry.get("promptId")
+                if not (isinstance(ident, str) and ident == state.get("id")):
+                    state = {"id": ident if isinstance(ident, str) else None,
+                             "origin": found}
+                state["open"] = True
             if self._identifies_turn(entry):
-                origins[entry_turn(self, index)] = current or HOST
-        return origins, current
+                origins[entry_turn(self, index)] = \
+                    state.get("origin") if state.get("open") else HOST
+                state["open"] = False
+        return origins, state
+
+    @staticmethod
+    def open_origin(state: dict) -> str | None:
+        """The origin of the turn open at a chunk's end, from `turn_origins`'s state."""
+        return state.get("origin") if state.get("open") else None
 
     def _identifies_turn(self, entry: dict) -> bool:
         return _closes_turn(entry)
