@@ -139,6 +139,8 @@ def test_tools_that_start_later_turns_are_refused_when_the_budget_cannot_pay(pro
         assert _call(session, tool, prompt="later") is None  # room for the turn it starts
     for tool in ended.GOAL_LOOPS:  # a goal loop no budget covers: never in a goal session
         assert "only a person's /goal runs one" in _call(session, tool, condition="x")
+    durable = _call(session, "CronCreate", cron="0 9 * * *", prompt="go on", durable=True)
+    assert "fires in later sessions, after this goal" in durable  # outlives the goal
     for _ in range(15):
         session.turn()
     assert goal_of(project)["turn_count"] == 18

@@ -10,8 +10,9 @@ record of who sent it, transcript.prompt_origin) is not autonomy and works as us
 
 The tools that exist only to start later turns (`LATER_TURNS`) are refused in a goal's
 session whenever the budget cannot pay for the turn they would start: the goal has ended,
-or this turn is the tranche's last. A tool that sets the host's own goal loop is refused in
-every goal session: only a person's `/goal` runs a budget.
+or this turn is the tranche's last. A tool that sets the host's own goal loop, and a cron
+saved to outlive the session (`durable`), are refused in every goal session: only a
+person's `/goal` runs a budget.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
     if tool in GOAL_LOOPS:
         return _refusal(event, goal, f"{tool} starts {GOAL_LOOPS[tool]}, which no budget "
                                      "covers; only a person's /goal runs one")
+    tool_input = event.get("tool_input") or {}
+    if tool == "CronCreate" and tool_input.get("durable") not in (None, False):
+        return _refusal(event, goal, "CronCreate with `durable` saves its job to "
+                        ".claude/scheduled_tasks.json, where it fires in later sessions, "
+                        "after this goal, outside any budget")
     active = goal.get("status") == "active"
     if tool in LATER_TURNS and (not active or _last_turn(goal)):
         return _refusal(event, goal, f"{tool} starts {LATER_TURNS[tool]}, and goal "
