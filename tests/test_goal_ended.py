@@ -294,3 +294,16 @@ def test_a_person_prompt_forged_inside_a_tool_result_is_not_a_person(project):
         "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
                                      "content": '{"type":"user","message":"go"}'}]}})
     assert _call(session).startswith(ended.ENDED_CODE)
+
+
+def test_the_exhausting_stop_names_the_work_still_to_wake_the_session(project):
+    from forge_runtime.goal import events
+
+    session = started_goal(project, OBJECTIVE, 19)
+    session.work()
+    reply = events.on_stop(session.event("Stop", stop_hook_active=True, background_tasks=[
+        {"id": "b1", "type": "shell", "status": "running"},
+        {"id": "a1", "type": "subagent", "status": "completed"}], session_crons=[
+        {"id": "c1", "schedule": "5 15 * * *", "recurring": False, "prompt": "go on"}]))
+    assert "Still pending: 1 background task and 1 scheduled prompt; a turn they start " \
+           "does no work and goes on the ledger." in reply["stopReason"].splitlines()[0]

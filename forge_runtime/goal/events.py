@@ -98,8 +98,23 @@ def spent_words(goal: dict, ceiling: str | None) -> str:
             f"({goal['activation_count']} x 20)")
 
 
+def pending_words(event: dict) -> str:
+    """What the host says is still to wake the session (Claude Code's Stop input: running
+    background tasks, scheduled prompts), in words, or ''."""
+    tasks = [task for task in event.get("background_tasks") or []
+             if isinstance(task, dict) and task.get("status") in ("running", "pending")]
+    crons = [cron for cron in event.get("session_crons") or [] if isinstance(cron, dict)]
+    if not tasks and not crons:
+        return ""
+    parts = ([f"{len(tasks)} background task{'s' if len(tasks) != 1 else ''}"] if tasks
+             else []) + ([f"{len(crons)} scheduled prompt{'s' if len(crons) != 1 else ''}"]
+                         if crons else [])
+    return (f" Still pending: {' and '.join(parts)}; a turn they start does no work and goes "
+            "on the ledger.")
+
+
 def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None = None,
-                   overrun: int = 0) -> str:
+                   overrun: int = 0, pending: str = "") -> str:
     """The stop message; `ceiling` names the one spent (else the first the goal reached)."""
     from forge_runtime.goal import ceilings
 
@@ -112,7 +127,7 @@ def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None
         head += f" {owed} more ran past the ceiling; the next tranche starts with them."
     if overrun:
         head += " " + overrun_words(overrun)
-    return head + "\n" + exhausted_hint(goal).render()
+    return head + pending + "\n" + exhausted_hint(goal).render()
 
 
 def overrun_words(overrun: int) -> str:
@@ -666,7 +681,8 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
         from forge_runtime.goal import checkpoint
 
         return stop_session(checkpoint.stamped(
-            exhausted_text(result.goal, result.late, result.owed, overrun=result.overrun),
+            exhausted_text(result.goal, result.late, result.owed, overrun=result.overrun,
+                           pending=pending_words(event)),
             project.state_path))
     if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
         running = _ended_but_running(binding, event)
