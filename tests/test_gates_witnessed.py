@@ -74,9 +74,13 @@ def test_a_forged_verified_met_is_not_shown_as_verified(project):
         record["verified_at"] = "2026-01-01T00:00:00Z"
 
     edit_record(project, verified)
-    told = user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="stop"))
-    assert told["systemMessage"].startswith(TAMPERED)
-    assert told["systemMessage"].splitlines()[-1] == FIX
+    # the prompt hook cannot tell who sent a prompt, so the held goal is not released there
+    # (tests/test_gates_goal.py); the Stop of the turn the person's prompt started reads the
+    # record to release it, and finds it forged
+    user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="stop"))
+    session._append({"type": "user", "promptId": "typed", "promptSource": "typed",
+                     "message": {"role": "user", "content": "stop"}})
+    ended_tampered(turn(session))
     assert "verified at" not in forge("goal", "status")[1]
     assert session_end.handle(session.event("SessionEnd", reason="other")) is None
 
