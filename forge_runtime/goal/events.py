@@ -265,18 +265,19 @@ def _unattributable(exc: transcript.Unattributable, binding: dict) -> ForgeError
 
 
 def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str],
-                ledger_root: str | None = None) -> dict:
+                ledger=None) -> dict:
     """The tokens each of `turns` spent (usage.py): its distinct responses, the first one's
     with the part of the turn an earlier event read (the binding's `usage_open`), the last
     one's with what the session's subagents spent since the last event. On Claude Code a
     turn's responses come before the entry that closes it, and what follows the last one
     waits in the binding for the next turn; on Codex they follow the entry that opens it.
-    A goal whose activation sealed a price table has each response priced (pricing.py)."""
+    A goal whose activation sealed a price table (`ledger`'s head says) has each response
+    priced (pricing.py)."""
     from forge_runtime.goal import pricing, usage
 
     try:
-        pricer = None if ledger_root is None else \
-            pricing.pricer_for(ledger_root, binding.get("goal"))
+        pricer = None if ledger is None else \
+            pricing.pricer_for(ledger.root, ledger.current().goal)
     except pricing.Unsealed as exc:
         from forge_runtime.goal.ledger import tampered
 
@@ -381,7 +382,7 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
         # the turns after the verdict ran because forge's reply to the last Stop kept the
         # session going (the host writes a turn's verdict a Stop late): forge's, so charged
         turns = [turn.uuid for turn in shown]
-    spent = _turn_usage(path, binding, chunk, turns, project.ledger_root)
+    spent = _turn_usage(path, binding, chunk, turns, ledger)
     result = None
     if turns or own_turn is not None:
         result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)

@@ -113,12 +113,21 @@ def _fields(price) -> tuple[dict, list]:
                   for start, fields in sorted(tiers.items())]
 
 
+def _effective(prices: dict) -> dict:
+    """Every field's price as pricing.py charges it: a field a model leaves out costs what
+    its fallback does (cache reads and writes fresh input, one-hour writes 5-minute ones)."""
+    write = prices.get("cache_creation", prices["input"])
+    return {"input": prices["input"], "output": prices["output"],
+            "cache_read": prices.get("cache_read", prices["input"]),
+            "cache_creation": write, "cache_creation_1h": prices.get("cache_creation_1h", write)}
+
+
 def _dearest(entries: list[dict]) -> dict:
-    """Field by field, the highest price any of `entries` has at any size."""
+    """Field by field, the highest price any of `entries` charges at any size."""
     dearest: dict[str, int] = {}
     for entry in entries:
         for prices in [entry["prices"], *(tier["prices"] for tier in entry["tiers"])]:
-            for field, value in prices.items():
+            for field, value in _effective(prices).items():
                 dearest[field] = max(dearest.get(field, 0), value)
     return dearest
 
