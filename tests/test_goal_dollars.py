@@ -199,3 +199,86 @@ def test_a_dollar_ceiling_with_no_price_table_refuses_the_goal(project, monkeypa
     text = json.dumps(reply)
     assert "FORGE_GOAL_PRICES_UNAVAILABLE" in text
     assert "Fix: forge goal prices --compile" in text
+
+
+# -- where a person looks ----------------------------------------------------------------
+
+cli_project = goal_project_fixture(cli=True)
+
+
+def _priced_run(project) -> Session:
+    """A goal with a dollar ceiling, two models, a stuck run, spent to its ceiling."""
+    _guard(project, "goal: {require_sandbox: false, tranche: {usd: 0.1}}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    for n in range(8):
+        _spend(session, f"msg_{n}", input=2000 + 500 * n, output=300)
+        _spend(session, f"helper_{n}", model="claude-haiku-4-5", input=5000, output=100)
+        if session.turn() is not None:
+            break
+    return session
+
+
+def test_status_and_report_give_dollars_per_turn_model_and_the_table(cli_project, capsys):
+    from goal_support import run_cli
+
+    _priced_run(cli_project)
+    code, text = run_cli(capsys, "goal", "status")
+    assert "dollars     $0.1" in text and "of $0.10 (at API prices, genai-prices " in text
+    assert f"model       {MODEL}" in text and "· $0." in text
+    code, text = run_cli(capsys, "goal", "report")
+    assert "prices      genai-prices " in text
+    assert "tranche 1" in text and "ceilings: $0.10" in text
+    assert "exhausted on its dollar ceiling" in text
+    code, data = _json(capsys, "goal", "status")
+    assert data["budget"]["usd"]["ceiling"] == 0.1 and data["budget"]["usd"]["used"] >= 0.1
+
+
+def _json(capsys, *argv):
+    from forge_runtime.cli.main import main
+
+    code = main([*argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _chromium() -> str | None:
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(_chromium() is None, reason="needs chromium (.ci/run installs it)")
+def test_the_html_report_opens_in_a_real_browser_and_shows_the_run(cli_project, capsys,
+                                                                 tmp_path):
+    import subprocess
+
+    _priced_run(cli_project)
+    page = tmp_path / "goal.html"
+    code, data = _json(capsys, "goal", "report", "--html", str(page))
+    assert code == 0 and data["html"] == str(page)
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([_chromium(), *flags, "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    turns = data["tranches"][0]["turns"]
+    assert f"exhausted at {len(turns)} of 20 turns" in dom
+    assert dom.count('<rect x="') == 2 * 2 * len(turns)  # two charts, two models a turn
+    assert "exhausted on its dollar ceiling" in dom
+    assert MODEL in dom and "claude-haiku-4-5" in dom and "genai-prices" in dom
+    shot = tmp_path / "goal.png"
+    subprocess.run([_chromium(), *flags, f"--screenshot={shot}", "--window-size=1000,900",
+                    page.as_uri()], capture_output=True, timeout=120, check=True)
+    assert shot.stat().st_size > 10_000  # a drawn page, not a blank one
+
+
+def test_the_html_report_escapes_what_the_ledger_holds():
+    from forge_runtime.goal.report_html import render
+
+    told = {"goal": {"nonce": "n" * 32, "objective": "<script>alert(1)</script>",
+                     "status": "active", "turn_count": 0, "turn_ceiling": 20},
+            "tranches": [], "by_model": {"<img src=x>": {"input": 1}}}
+    page = render(told)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<img src=x>" not in page
+    assert "default-src 'none'" in page

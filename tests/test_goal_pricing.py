@@ -48,6 +48,8 @@ def test_a_response_costs_what_genai_prices_says(table, spent, pick, hour_share)
     if entry["provider"] == "anthropic":
         spent = {**spent, "cache_creation_1h": spent["cache_creation"] * hour_share // 100}
     name = entry["id"]
+    if not pricing.matches(entry["match"], name):
+        return  # a name genai-prices only matches with a suffix (ft:gpt-4o:org:...)
     assert table.estimate(name) is None
     mine = Decimal(table.picos(name, spent)) / pricing.PICO
     assert mine == independent(name, entry["provider"], spent)
