@@ -19,9 +19,10 @@ the Stop and, for a goal with a dollar ceiling, before every tool call.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
+
+from forge_runtime import fastjson
+from forge_runtime.digest import sha256_hex
 
 SEALED_DIR = "prices"
 HOST_PROVIDER = {"claude": "anthropic", "codex": "openai"}
@@ -133,11 +134,11 @@ def _provider_of(name: str, hosts: dict) -> str:
 
 def encode(table: dict) -> bytes:
     """A table's bytes: canonical, so one table always has one digest."""
-    return json.dumps(table, sort_keys=True, separators=(",", ":")).encode()
+    return fastjson.dumps(table, sort_keys=True, separators=(",", ":")).encode()
 
 
 def digest_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 def sealed_path(ledger_root: str | os.PathLike, digest: str) -> str:
@@ -147,7 +148,7 @@ def sealed_path(ledger_root: str | os.PathLike, digest: str) -> str:
 def seal(ledger_root: str | os.PathLike, data: bytes) -> dict:
     """Keep a table's bytes beside the ledger under their digest; what the activation
     record names (`goal["prices"]`)."""
-    table = json.loads(data)
+    table = fastjson.loads(data)
     data = encode(table)  # canonical bytes, whatever file they came from
     digest = digest_of(data)
     path = sealed_path(ledger_root, digest)
@@ -179,7 +180,7 @@ def sealed(ledger_root: str | os.PathLike, prices: dict) -> PriceTable:
     if digest_of(data) != digest:
         raise Unsealed(f"the sealed price table {digest[:12]} was changed")
     try:
-        table = PriceTable(json.loads(data), digest)
+        table = PriceTable(fastjson.loads(data), digest)
         table.table["models"], table.table["hosts"]  # noqa: B018 - the shape it needs
     except (ValueError, KeyError, TypeError):
         raise Unsealed(f"the sealed price table {digest[:12]} is not a price table") from None
