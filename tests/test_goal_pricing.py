@@ -141,3 +141,26 @@ def test_the_table_says_what_it_was_compiled_from(table):
     assert table.table["version"] == genai_prices.__version__
     assert table.version == f"genai-prices {genai_prices.__version__}"
     assert {entry["provider"] for entry in table.table["models"]} == {"anthropic", "openai"}
+
+
+def test_building_forge_env_compiles_the_table_into_it(tmp_path):
+    """bootstrap.compile_prices runs in the environment it builds: an interpreter with
+    genai-prices leaves the table where that interpreter's hooks read it."""
+    import subprocess
+    import sys
+
+    from forge_runtime import bootstrap
+
+    target = subprocess.run([sys.executable, "-I", "-c", "import sys; sys.path.append("
+                             f"{str(price_table.Path(__file__).resolve().parents[1])!r}); "
+                             "from forge_runtime.goal import price_table; "
+                             "print(price_table.compiled_path())"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    before = price_table.Path(target).stat().st_mtime_ns if price_table.Path(target).exists() \
+        else 0
+    assert bootstrap.compile_prices(price_table.Path(sys.executable), tmp_path) is True
+    written = price_table.Path(target)
+    assert written.stat().st_mtime_ns > before
+    assert json.loads(written.read_bytes())["source"] == "genai-prices"
+    missing = tmp_path / "no-python"
+    assert bootstrap.compile_prices(missing, tmp_path) is False
