@@ -42,7 +42,7 @@ def _call(session: Session, tool: str = "Bash", **tool_input) -> str | None:
 def _spent_turn(session: Session, message_id: str, tokens: int) -> None:
     """The model answers once, spending `tokens` input tokens, and the turn ends."""
     session._append({"type": "assistant", "message": {
-        "id": message_id, "model": "claude-test", "role": "assistant",
+        "id": message_id, "model": "claude-opus-4-5", "role": "assistant",
         "stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}],
         "usage": {"input_tokens": tokens, "output_tokens": 0,
                   "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
@@ -203,6 +203,13 @@ def _step(before: dict, kind: str, **changes) -> dict:
                               "usage": {"by_model": {"m": {"input": 5}}, "counted": 5}}, False),
     ("exhausted", "overrun", {"goal": {"overrun_count": 1, "token_count": 5}, "turn": "t"},
      False),  # tokens with no usage
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1, "token_count": 5, "picousd": 7},
+                              "turn": "t", "usage": {"by_model": {"m": {"input": 5,
+                                                                       "picousd": 7}},
+                                                     "counted": 5, "picousd": 7}}, True),
+    ("exhausted", "overrun", {"goal": {"overrun_count": 1, "token_count": 5}, "turn": "t",
+                              "usage": {"by_model": {"m": {"input": 5, "picousd": 7}},
+                                        "counted": 5, "picousd": 7}}, False),  # dollars lost
     ("exhausted", "checkpoint", {"goal": {"overrun_count": 1}}, False),  # a count from nowhere
     ("exhausted", "overrun", {"goal": {"overrun_count": True}, "turn": "t"}, False),
 ])
