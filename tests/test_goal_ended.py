@@ -79,6 +79,8 @@ def test_a_turn_the_host_starts_after_exhaustion_does_no_work_and_is_on_the_ledg
     goal = overrun["goal"]
     assert (goal["status"], goal["turn_count"], goal["overrun_count"]) == ("exhausted", 20, 1)
     assert goal["token_count"] == history[-2]["goal"]["token_count"] + 700
+    assert overrun["usage"]["picousd"] > 0  # priced like a charge, and counted
+    assert goal["picousd"] == history[-2]["goal"]["picousd"] + overrun["usage"]["picousd"]
     session.stop()  # a repeated Stop records it once
     assert [record["kind"] for record in _history(project)].count("overrun") == 1
 

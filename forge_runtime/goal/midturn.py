@@ -85,10 +85,11 @@ def _uncounted(event: dict, goal: dict) -> str:
     tool = event["tool_name"]
     text = (f"FORGE_GOAL_UNCOUNTED_TOOL: {tool} {UNCOUNTED_MODEL_CALLS[tool]}, whose tokens "
             "reach no transcript, so forge could not count them against goal "
-            f"{goal.get('nonce')}'s token ceiling; forge denies it while the tranche has "
-            "one.\n" + hints.next_("forge goal status", "see the tranche's ceilings; a "
-                                    "person's .forge/guard.yaml without `tranche: tokens` "
-                                    "lets it run").render())
+            f"{goal.get('nonce')}'s token or dollar ceiling; forge denies it while the "
+            "tranche has one.\n" + hints.next_("forge goal status", "see the tranche's "
+                                               "ceilings; a person's .forge/guard.yaml "
+                                               "without `tranche: tokens` or `usd` lets it "
+                                               "run").render())
     return checkpoint.stamped(text, sessions.project_for(event).state_path)
 
 
