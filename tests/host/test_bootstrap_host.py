@@ -133,4 +133,5 @@ def test_with_uv_on_the_hosts_path_uv_builds_forge_env_and_a_planted_one_never_r
     site = next((forge_env / "lib").glob("python*/site-packages"))
     installers = {info.name.split("-")[0]: (info / "INSTALLER").read_text().strip()
                   for info in site.glob("*.dist-info")}
-    assert installers == {"pyyaml": "uv", "filelock": "uv", "jsonschema": "uv"}
+    assert installers == {"pyyaml": "uv", "filelock": "uv", "jsonschema": "uv",
+                          "genai_prices": "uv"}
