@@ -39,24 +39,46 @@ SAFE_PROTOCOLS = "file:git:http:https:ssh"
 # runs no hook, no fsmonitor and no proxy command there; the transports' programs are named
 # on the command line (UPLOAD, RECEIVE), since git takes the first `remote.<name>.uploadpack`
 # it reads, the repository's before any `-c`.
+# `core.alternateRefsCommand` runs for a repository with alternates (a file the agent can
+# write too); `true` answers no refs (measured with git 2.39: it ran in a fetch otherwise).
 PINNED = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false",
-          "-c", "core.gitProxy=", "-c", "commit.gpgSign=false")
+          "-c", "core.gitProxy=", "-c", "commit.gpgSign=false",
+          "-c", "core.alternateRefsCommand=true")
 # Settings whose value git runs as a program for a fetch or push: taken only from the
 # user's and the system's config, never the repository's (`RemoteRefs._programs`).
 PROGRAM_KEYS = r"^(core\.sshcommand|core\.askpass|credential\..*helper)$"
 _REPOSITORY_SCOPES = ("local", "worktree")
 _NETWORK = frozenset({"ls-remote", "fetch", "push"})
 UPLOAD, RECEIVE = "--upload-pack=git-upload-pack", "--receive-pack=git-receive-pack"
+# Over a local transport (a path, `file://`) the other side is a git process on this
+# machine reading that repository's config and hooks, which forge's `-c` does not reach
+# (measured: a bare repository's `pre-receive`, `reference-transaction` and
+# `core.alternateRefsCommand` ran in forge's push), and that repository may be one the
+# agent made. There the programs themselves carry the pinned settings; every other
+# transport refuses a local path (GIT_ALLOW_PROTOCOL), so a rewrite to one
+# (`url.<base>.pushInsteadOf`) fails instead of running the other side's hooks.
+_OTHER_SIDE = " ".join(PINNED)
+LOCAL_UPLOAD = f"--upload-pack=git {_OTHER_SIDE} upload-pack"
+LOCAL_RECEIVE = f"--receive-pack=git {_OTHER_SIDE} receive-pack"
 
 
-def git_environment() -> dict[str, str]:
+def git_environment(protocols: str = SAFE_PROTOCOLS) -> dict[str, str]:
     """The environment of forge's git: the caller's minus what points git elsewhere, with
-    forge's identity, no prompt, only safe transports, and no replacement objects (a
-    `refs/replace/` ref would change what a record reads as)."""
+    forge's identity, no prompt, only `protocols` as transports, and no replacement objects
+    (a `refs/replace/` ref would change what a record reads as)."""
     env = {name: value for name, value in os.environ.items()
            if name not in LOCAL_VARIABLES and not name.startswith("GIT_CONFIG_")}
-    return {**env, **IDENTITY, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": SAFE_PROTOCOLS,
+    return {**env, **IDENTITY, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": protocols,
             "GIT_NO_REPLACE_OBJECTS": "1"}
+
+
+def is_local_url(url: str) -> bool:
+    """Whether git reaches `url` by a local transport: `file://`, or a path (git's own
+    rule: no `://`, and no `:` before the first `/`, which would make it `host:path`)."""
+    if "://" in url:
+        return url.lower().startswith("file://")
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or 0 <= slash < colon
 
 
 class GitFailed(Exception):
@@ -81,6 +103,23 @@ class RemoteRefs:
         self.timeout = timeout
         self.deadline: float | None = None  # time.monotonic() past which no git starts
         self._pinned_programs: list[str] | None = None
+        self._local: bool | None = None
+
+    def _is_local(self) -> bool:
+        """Whether the remote's URL, as git rewrites it for a fetch, is a local transport."""
+        if self._local is None:
+            shown = subprocess.run(["git", "-C", self.root, *PINNED, "ls-remote", "--get-url",
+                                    self.remote], capture_output=True, text=True,
+                                   env=git_environment(), timeout=self._seconds(),
+                                   check=False).stdout.strip()
+            self._local = is_local_url(shown or self.remote)
+        return self._local
+
+    def _transport(self) -> tuple[str, str, str]:
+        """(upload program, receive program, allowed protocols) for this remote."""
+        if self._is_local():
+            return LOCAL_UPLOAD, LOCAL_RECEIVE, SAFE_PROTOCOLS
+        return UPLOAD, RECEIVE, SAFE_PROTOCOLS.replace("file:", "")
 
     def _seconds(self) -> float:
         """How long the next git may run: `timeout`, or what is left before `deadline`."""
@@ -126,10 +165,14 @@ class RemoteRefs:
             raise GitFailed(f"{self.remote!r} is not a git remote (neither a remote's name "
                             "nor a URL starts with '-')")
         try:
-            programs = self._programs() if args[0] in _NETWORK else []
+            protocols, programs = SAFE_PROTOCOLS, []
+            if args[0] in _NETWORK:
+                upload, receive, protocols = self._transport()
+                programs = self._programs()
+                args = tuple({UPLOAD: upload, RECEIVE: receive}.get(a, a) for a in args)
             return subprocess.run(["git", "-C", self.root, *PINNED, *programs, *args],
                                   input=stdin, capture_output=True, text=True,
-                                  env=git_environment(),
+                                  env=git_environment(protocols),
                                   timeout=self._seconds(), check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise GitFailed(f"git {args[0]} did not run ({exc})") from None

@@ -101,3 +101,66 @@ def test_programs_the_repository_config_names_run_not_and_the_users_still_do(clo
     assert "core.sshcommand=ssh" in pinned and "credential.helper=" in pinned
     assert f"credential.helper=!touch {users}; true" in pinned
     assert f"touch {marker}" not in " ".join(pinned)
+
+
+RECEIVING_HOOKS = ("pre-receive", "update", "post-receive", "post-update",
+                   "reference-transaction", "proc-receive", "push-to-checkout")
+
+
+def _agent_repository(tmp_path, marker):
+    """A bare repository the agent made in its temp dir: every hook a push can run on the
+    receiving side, in its hooks directory and in one its config names, and a program run
+    for its alternates' refs."""
+    agent = bare_repository(tmp_path / "agent.git")
+    elsewhere = tmp_path / "agent-hooks"
+    elsewhere.mkdir()
+    for directory in (agent / "hooks", elsewhere):
+        for name in RECEIVING_HOOKS:
+            (directory / name).write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+            (directory / name).chmod(0o755)
+    other = bare_repository(tmp_path / "other.git")
+    (agent / "objects" / "info" / "alternates").write_text(f"{other / 'objects'}\n")
+    git("config", "core.alternateRefsCommand", f"echo alternates >> {marker}; true", cwd=agent)
+    return agent, elsewhere
+
+
+@pytest.mark.parametrize("spelling", ["path", "file-url", "remote-name", "hooks-path"])
+def test_a_claim_to_an_agent_made_repository_runs_none_of_its_hooks(clone, tmp_path,
+                                                                   spelling):
+    """Issue 34: on a local push git runs the receiving repository's hooks, which forge's
+    own pinned settings do not reach; the agent's bare repository ran its `pre-receive`
+    in the MCP server's process. Claimed, listed and released: no hook, no program."""
+    from forge_runtime.artifacts.remote import RemoteClaims
+    from tests.artifact_support import NOW
+
+    marker = tmp_path / "ran"
+    agent, elsewhere = _agent_repository(tmp_path, marker)
+    remote = {"path": str(agent), "file-url": f"file://{agent}"}.get(spelling, "agent")
+    git("remote", "add", "agent", str(agent), cwd=clone)
+    if spelling == "hooks-path":
+        git("config", "core.hooksPath", str(elsewhere), cwd=agent)
+    # the project's own config (the agent's to write too) names a program for alternates
+    (clone / ".git" / "objects" / "info" / "alternates").write_text(
+        f"{tmp_path / 'other.git' / 'objects'}\n")
+    git("config", "core.alternateRefsCommand", f"echo local >> {marker}; true", cwd=clone)
+    claims = RemoteClaims(clone, remote)
+    record, outcome = claims.claim("PRD-001", "worker", 30, NOW)
+    assert outcome == "claimed"
+    assert [r["id"] for r in claims.all()] == ["PRD-001"]
+    assert claims.release("PRD-001", "worker", False, NOW)
+    assert git("for-each-ref", cwd=agent) == "", "the claim went there and was released"
+    assert not marker.exists(), marker.read_text()
+
+
+def test_a_push_rewritten_to_a_local_path_is_refused(clone, tmp_path):
+    """`pushInsteadOf` (the repository's config) turns a remote forge reads as a network
+    URL into a local path for pushes only: forge's push then refuses the local transport
+    rather than run it without its hooks pinned."""
+    marker = tmp_path / "ran"
+    agent, _ = _agent_repository(tmp_path, marker)
+    git("remote", "add", "far", "https://127.0.0.1:9/far.git", cwd=clone)  # loopback
+    git("config", f"url.{agent}.pushInsteadOf", "https://127.0.0.1:9/", cwd=clone)
+    refs = RemoteRefs(clone, "far", "refs/forge/x/")
+    with pytest.raises(GitFailed, match="not allowed"):
+        refs.swap("a", None, refs.commit("one"))
+    assert not marker.exists(), marker.read_text()

@@ -66,3 +66,29 @@ def test_check_reports_the_tools_and_ends_with_a_hint(cli_project):
     payload = json.loads(shown.stdout)
     assert payload["tools"] == [operation.name for operation in OPERATIONS]
     assert payload["_hint"]["marker"] == "Done"
+
+
+def test_a_claim_the_model_sends_to_its_own_bare_repository_runs_not_its_hook(cli_project,
+                                                                              tmp_path):
+    """Issue 34: the model names the remote; a bare repository it made in its temp dir,
+    with a `pre-receive` hook, took the claim and ran the hook in the server's process."""
+    marker = tmp_path / "hook-ran"
+    agent = tmp_path / "agent-tmp" / "claims.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(agent)], check=True)
+    hook = agent / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+
+    async def claim():
+        async with forge_mcp(cli_project) as session:
+            made = await session.call_tool("new", {"kind": "prd", "title": "Claims"})
+            found = made.structured_content["id"]
+            return await session.call_tool("claim", {"id": found, "agent": "worker-1",
+                                                     "remote": str(agent)})
+
+    result = anyio.run(claim)
+    assert not result.is_error, result.structured_content
+    refs = subprocess.run(["git", "-C", str(agent), "for-each-ref"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "refs/forge/claims/" in refs, "the claim went there"
+    assert not marker.exists()
