@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+from forge_runtime.agent_roots import program
+
 SEEN_PREFIX = "refs/forge/seen/"
 IDENTITY = {"GIT_AUTHOR_NAME": "forge", "GIT_AUTHOR_EMAIL": "forge@localhost",
             "GIT_COMMITTER_NAME": "forge", "GIT_COMMITTER_EMAIL": "forge@localhost",
@@ -108,8 +110,8 @@ class RemoteRefs:
     def _is_local(self) -> bool:
         """Whether the remote's URL, as git rewrites it for a fetch, is a local transport."""
         if self._local is None:
-            shown = subprocess.run(["git", "-C", self.root, *PINNED, "ls-remote", "--get-url",
-                                    self.remote], capture_output=True, text=True,
+            shown = subprocess.run([program("git"), "-C", self.root, *PINNED, "ls-remote",
+                                    "--get-url", self.remote], capture_output=True, text=True,
                                    env=git_environment(), timeout=self._seconds(),
                                    check=False).stdout.strip()
             self._local = is_local_url(shown or self.remote)
@@ -139,7 +141,7 @@ class RemoteRefs:
         process. A credential helper list is reset (`helper=`) and refilled."""
         if self._pinned_programs is not None:
             return self._pinned_programs
-        shown = subprocess.run(["git", "-C", self.root, "config", "--show-scope",
+        shown = subprocess.run([program("git"), "-C", self.root, "config", "--show-scope",
                                 "--get-regexp", PROGRAM_KEYS], capture_output=True, text=True,
                                env=git_environment(), timeout=self._seconds(),
                                check=False).stdout
@@ -170,7 +172,7 @@ class RemoteRefs:
                 upload, receive, protocols = self._transport()
                 programs = self._programs()
                 args = tuple({UPLOAD: upload, RECEIVE: receive}.get(a, a) for a in args)
-            return subprocess.run(["git", "-C", self.root, *PINNED, *programs, *args],
+            return subprocess.run([program("git"), "-C", self.root, *PINNED, *programs, *args],
                                   input=stdin, capture_output=True, text=True,
                                   env=git_environment(protocols),
                                   timeout=self._seconds(), check=False)
@@ -238,7 +240,7 @@ class RemoteRefs:
             names.write("".join(f"{sha}\n" for sha in shas).encode("ascii"))
             names.seek(0)
             try:
-                reader = subprocess.Popen(["git", "-C", self.root, *PINNED, "cat-file",
+                reader = subprocess.Popen([program("git"), "-C", self.root, *PINNED, "cat-file",
                                            "--batch"],
                                           stdin=names, stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL, env=git_environment())
