@@ -18,7 +18,7 @@ import os
 
 SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
 TEMP_VARIABLES = ("TMPDIR", "CLAUDE_CODE_TMPDIR")
-_found: dict[str, str | None] = {}
+_found: dict[tuple, str | None] = {}  # by name and everything the answer depends on
 
 
 def _working_directory() -> str:
@@ -65,12 +65,15 @@ def holder(path: str | os.PathLike, agent_roots: list[str]) -> str | None:
 
 
 def tool(name: str) -> str | None:
-    """The absolute path of the first `name` on PATH outside the agent's directories (once
-    per process), or None: what forge's own processes run as `git` or `bwrap`."""
-    if name not in _found:
+    """The absolute path of the first `name` on PATH outside the agent's directories, or
+    None: what forge's own processes run as `git` or `bwrap`."""
+    path = os.environ.get("PATH", os.defpath)
+    key = (name, path, _working_directory(),
+           *(os.environ.get(variable) for variable in ("CLAUDE_PROJECT_DIR", *TEMP_VARIABLES)))
+    if key not in _found:
         agent_roots = roots()
         found = None
-        for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        for entry in path.split(os.pathsep):
             if not entry or holder(entry, agent_roots) is not None:
                 continue
             candidate = os.path.join(entry, name)
@@ -78,8 +81,8 @@ def tool(name: str) -> str | None:
                     and holder(candidate, agent_roots) is None:
                 found = candidate
                 break
-        _found[name] = found
-    return _found[name]
+        _found[key] = found
+    return _found[key]
 
 
 def program(name: str) -> str:

@@ -154,7 +154,7 @@ def read_settings(path: Path, again: str | None = None) -> dict:
 
 # Where `interpreter_refused` points a person whose forge lives in a directory the agent
 # can write: an environment of forge's own in their home directory.
-OWN_ENV = "~/.local/share/forge/venv"
+OWN_ENV = "~/.venvs/forge"
 
 
 def interpreter_problem(python: str, project_root: Path) -> str | None:
