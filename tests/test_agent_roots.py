@@ -40,13 +40,14 @@ def project_venv(project: Path, marker: Path, *, with_forge: bool = False) -> Pa
     return venv / "bin" / "python"
 
 
-def launch(project: Path, event: str, path: str) -> subprocess.CompletedProcess:
+def launch(project: Path, event: str, path: str,
+           launcher: Path = LAUNCHER) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items()
            if key not in ("FORGE_PYTHON", "CLAUDE_PLUGIN_DATA", "TMPDIR", "VIRTUAL_ENV")}
     env.update(PATH=path, CLAUDE_PROJECT_DIR=str(project), HOME=str(project.parent / "home"))
     payload = {"session_id": "s1", "hook_event_name": event, "cwd": str(project),
                "prompt": "hi", "source": "startup"}
-    return subprocess.run(["sh", str(LAUNCHER), event], cwd=project, env=env,
+    return subprocess.run(["sh", str(launcher), event], cwd=project, env=env,
                           input=json.dumps(payload), capture_output=True, text=True,
                           timeout=60)
 
@@ -62,6 +63,8 @@ def test_an_activated_project_venv_is_never_the_hooks_python(cli_project, tmp_pa
     for event in ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"):
         done = launch(cli_project, event, f"{first}:{os.environ['PATH']}")
         assert str(cli_project / ".venv") not in done.stdout + done.stderr, event
+    # the MCP server's launcher the same (no input: the server ends at once)
+    launch(cli_project, "", f"{first}:{os.environ['PATH']}", ROOT / "hooks" / "forge-mcp")
     assert not marker.exists()
 
 
