@@ -106,6 +106,25 @@ class RemoteRefs:
         self.deadline: float | None = None  # time.monotonic() past which no git starts
         self._pinned_programs: list[str] | None = None
         self._local: bool | None = None
+        self._named: bool | None = None
+
+    def _configured(self) -> None:
+        """GitFailed unless the remote is a name git's config gives a URL: a URL or a path
+        (from a model's `claims --remote`, or `.forge/config.yaml`, which the agent can
+        write) would let the agent pick where forge's processes, outside its sandbox,
+        push and fetch: a repository it made, or a server its network may not reach. With
+        the kernel layer on, the config files that name remotes (`.git/config`,
+        `~/.gitconfig`) are the person's alone."""
+        if self._named is None:
+            found = subprocess.run([program("git"), "-C", self.root, *PINNED, "config",
+                                    "--get", f"remote.{self.remote}.url"],
+                                   capture_output=True, text=True, env=git_environment(),
+                                   timeout=self._seconds(), check=False)
+            self._named = found.returncode == 0 and bool(found.stdout.strip())
+        if not self._named:
+            raise GitFailed(f"{self.remote!r} is not a remote configured in this repository: "
+                            "forge pushes and fetches only through a remote a person named "
+                            "(git remote add NAME URL), never a URL or path given to it")
 
     def _is_local(self) -> bool:
         """Whether the remote's URL, as git rewrites it for a fetch, is a local transport."""
@@ -169,6 +188,7 @@ class RemoteRefs:
         try:
             protocols, programs = SAFE_PROTOCOLS, []
             if args[0] in _NETWORK:
+                self._configured()
                 upload, receive, protocols = self._transport()
                 programs = self._programs()
                 args = tuple({UPLOAD: upload, RECEIVE: receive}.get(a, a) for a in args)

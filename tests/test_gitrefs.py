@@ -37,9 +37,12 @@ def test_a_remote_named_as_an_option_runs_nothing(clone, tmp_path, name):
 def test_an_ext_url_runs_nothing_even_where_the_repository_allows_it(clone, tmp_path):
     marker = tmp_path / "ran"
     git("config", "protocol.ext.allow", "always", cwd=clone)
-    refs = RemoteRefs(clone, f"ext::sh -c touch% {marker}", "refs/forge/x/")
+    url = f"ext::sh -c touch% {marker}"
+    with pytest.raises(GitFailed, match="not a remote configured"):  # given as the remote
+        RemoteRefs(clone, url, "refs/forge/x/").fetch("*")
+    git("config", "remote.ext.url", url, cwd=clone)  # a remote's URL: the transport refused
     with pytest.raises(GitFailed, match="not allowed"):
-        refs.fetch("*")
+        RemoteRefs(clone, "ext", "refs/forge/x/").fetch("*")
     assert not marker.exists()
 
 
@@ -124,18 +127,35 @@ def _agent_repository(tmp_path, marker):
     return agent, elsewhere
 
 
-@pytest.mark.parametrize("spelling", ["path", "file-url", "remote-name", "hooks-path"])
+@pytest.mark.parametrize("spelling", ["path", "file-url"])
+def test_a_claim_to_a_repository_given_by_path_or_url_is_refused(clone, tmp_path, spelling):
+    """Issue 34: the remote came from the model (or `.forge/config.yaml`); a path to a
+    bare repository the agent made took the claim and ran its hook."""
+    from forge_runtime.artifacts.remote import RemoteClaims
+    from forge_runtime.steps import OpError
+    from tests.artifact_support import NOW
+
+    marker = tmp_path / "ran"
+    agent, _ = _agent_repository(tmp_path, marker)
+    claims = RemoteClaims(clone, str(agent) if spelling == "path" else f"file://{agent}")
+    with pytest.raises(OpError, match="not a remote configured in this repository"):
+        claims.claim("PRD-001", "worker", 30, NOW)
+    assert git("for-each-ref", cwd=agent) == "" and not marker.exists()
+
+
+@pytest.mark.parametrize("spelling", ["remote-name", "hooks-path"])
 def test_a_claim_to_an_agent_made_repository_runs_none_of_its_hooks(clone, tmp_path,
                                                                    spelling):
     """Issue 34: on a local push git runs the receiving repository's hooks, which forge's
     own pinned settings do not reach; the agent's bare repository ran its `pre-receive`
-    in the MCP server's process. Claimed, listed and released: no hook, no program."""
+    in the MCP server's process. Even named as a remote (in the opted-out posture the
+    agent can write .git/config): claimed, listed and released, no hook, no program."""
     from forge_runtime.artifacts.remote import RemoteClaims
     from tests.artifact_support import NOW
 
     marker = tmp_path / "ran"
     agent, elsewhere = _agent_repository(tmp_path, marker)
-    remote = {"path": str(agent), "file-url": f"file://{agent}"}.get(spelling, "agent")
+    remote = "agent"
     git("remote", "add", "agent", str(agent), cwd=clone)
     if spelling == "hooks-path":
         git("config", "core.hooksPath", str(elsewhere), cwd=agent)

@@ -83,12 +83,23 @@ def test_a_claim_the_model_sends_to_its_own_bare_repository_runs_not_its_hook(cl
         async with forge_mcp(cli_project) as session:
             made = await session.call_tool("new", {"kind": "prd", "title": "Claims"})
             found = made.structured_content["id"]
-            return await session.call_tool("claim", {"id": found, "agent": "worker-1",
-                                                     "remote": str(agent)})
+            return [await session.call_tool("claim", {"id": found, "agent": "worker-1",
+                                                      "remote": remote})
+                    for remote in (str(agent), f"file://{agent}", "mine")]
 
-    result = anyio.run(claim)
-    assert not result.is_error, result.structured_content
-    refs = subprocess.run(["git", "-C", str(agent), "for-each-ref"], capture_output=True,
-                          text=True, check=True).stdout
-    assert "refs/forge/claims/" in refs, "the claim went there"
-    assert not marker.exists()
+    def refs() -> str:
+        return subprocess.run(["git", "-C", str(agent), "for-each-ref"], capture_output=True,
+                              text=True, check=True).stdout
+
+    by_path, by_url, by_name = anyio.run(claim)
+    for refused in (by_path, by_url):
+        assert refused.is_error
+        assert "not a remote configured" in refused.structured_content["_hint"]["error"]
+    assert refs() == "" and not marker.exists()
+    # named as a remote (the opted-out posture lets the agent write .git/config): the
+    # claim lands there, and the hook still does not run
+    subprocess.run(["git", "-C", str(cli_project), "remote", "add", "mine", str(agent)],
+                   check=True)
+    by_name = anyio.run(claim)[2]
+    assert not by_name.is_error, by_name.structured_content
+    assert "refs/forge/claims/" in refs() and not marker.exists()
