@@ -17,6 +17,7 @@ Claude Code's hooks format): each hook is one command line,
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -163,7 +164,12 @@ def interpreter_problem(python: str, project_root: Path) -> str | None:
     site-packages, or the interpreter itself, are the agent's code run in every hook."""
     from forge_runtime import agent_roots
 
-    held = agent_roots.holder(python, agent_roots.roots(project_root, shared_temp=True))
+    roots = agent_roots.roots(project_root, shared_temp=True)
+    home = os.path.realpath(os.path.expanduser("~"))
+    # A project that holds the home directory leaves no place of the person's own to point
+    # to: there the agent can write everything forge could pick, and nothing is refused.
+    roots = [root for root in roots if agent_roots.holder(home, [root]) is None]
+    held = agent_roots.holder(python, roots)
     if held is None:
         return None
     return (f"the Python forge would run its hooks with, {python}, is in {held}, which the "

@@ -126,3 +126,15 @@ def test_git_and_bwrap_of_forges_processes_never_come_from_the_agents_directorie
     tools.find()
     assert agent_roots.tool("git") not in (None, str(directory / "git"))
     assert not marker.exists(), marker.read_text()
+
+
+def test_a_project_that_holds_the_home_directory_refuses_nothing(tmp_path, monkeypatch):
+    """Claude Code started in the home directory: everything forge could point to is the
+    agent's to write, so the check has no better place to offer and says nothing."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    own = str(home / ".venvs" / "forge" / "bin" / "python")
+    assert hook_settings.interpreter_problem(own, home) is None
+    assert hook_settings.interpreter_problem(own, home / "project") is None
+    assert hook_settings.interpreter_problem(str(home / "project" / ".venv" / "bin" / "python"),
+                                             home / "project")
