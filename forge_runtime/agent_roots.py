@@ -5,9 +5,9 @@ An interpreter in a directory the agent writes runs the agent's code in every ho
 project `.venv`'s `.pth` files run whenever `site` does), and a `git` or `bwrap` found there
 by PATH runs in place of the tool. Those directories: the project (the host's project dir,
 and the working directory a hook starts in; a relative PATH entry names the latter) and
-the agent's temp directories (`$TMPDIR`, `$CLAUDE_CODE_TMPDIR`). Where forge picks an
-interpreter to write into a settings file, the machine's shared temp directories (`/tmp`,
-`/var/tmp`, `/dev/shm`) count too: nothing installed there is a person's to keep.
+the agent's temp directories (`$TMPDIR`, `$CLAUDE_CODE_TMPDIR`, and `/tmp/claude-<uid>`,
+where Claude Code's sandbox writes when neither is set). `/tmp` as a whole is not among
+them: a checkout or a CI virtual environment there is common and a person's own.
 
 hooks/forge-hook applies the same rule, in sh, to the `python3` it falls back to; the uv
 the bootstrap may use is chosen by forge_runtime.installers.find_uv. Strings and `os` only:
@@ -16,7 +16,6 @@ a hook asks for `git` here.
 
 import os
 
-SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
 TEMP_VARIABLES = ("TMPDIR", "CLAUDE_CODE_TMPDIR")
 _found: dict[tuple, str | None] = {}  # by name and everything the answer depends on
 
@@ -28,18 +27,15 @@ def _working_directory() -> str:
         return ""
 
 
-def roots(project_root: str | os.PathLike | None = None, *,
-          shared_temp: bool = False) -> list[str]:
+def roots(project_root: str | os.PathLike | None = None) -> list[str]:
     """The agent's directories, resolved: `project_root` (default: the host's project dir
-    and the working directory), the agent's temp directories, and with `shared_temp` the
-    machine's."""
+    and the working directory) and the agent's temp directories."""
     if project_root is not None:
         places = [os.fspath(project_root)]
     else:
         places = [os.environ.get("CLAUDE_PROJECT_DIR", ""), _working_directory()]
     places += [os.environ.get(name, "") for name in TEMP_VARIABLES]
-    if shared_temp:
-        places += SHARED_TEMP
+    places.append(f"/tmp/claude-{os.getuid()}")
     found: list[str] = []
     for place in places:
         if place and os.path.isabs(place):

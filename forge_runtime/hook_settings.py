@@ -164,7 +164,7 @@ def interpreter_problem(python: str, project_root: Path) -> str | None:
     site-packages, or the interpreter itself, are the agent's code run in every hook."""
     from forge_runtime import agent_roots
 
-    roots = agent_roots.roots(project_root, shared_temp=True)
+    roots = agent_roots.roots(project_root)
     home = os.path.realpath(os.path.expanduser("~"))
     # A project that holds the home directory leaves no place of the person's own to point
     # to: there the agent can write everything forge could pick, and nothing is refused.
