@@ -69,9 +69,11 @@ def test_an_activated_project_venv_is_never_the_hooks_python(cli_project, tmp_pa
 
 
 def test_init_refuses_to_wire_a_python_in_the_project(cli_project, tmp_path):
+    """The hooks, Codex's hooks and the status line all run the Python `forge init`
+    writes, outside the agent's sandbox (the status line at every refresh)."""
     marker = tmp_path / "pth-ran"
     python = project_venv(cli_project, marker, with_forge=True)
-    for words in (["--hooks"], ["--host", "codex"]):
+    for words in (["--hooks"], ["--host", "codex"], ["--statusline", "--scope", "local"]):
         done = subprocess.run([str(python), "-m", "forge_runtime", "init", *words, "--json"],
                               cwd=cli_project, capture_output=True, text=True, timeout=120,
                               env={**os.environ, "CLAUDE_PROJECT_DIR": str(cli_project)})

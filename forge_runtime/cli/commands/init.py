@@ -90,9 +90,10 @@ def run(args) -> Result:
 
     project = find_project()
     codex = args.host in ("codex", "all")
-    if args.hooks or codex:  # refused before anything is written
+    if args.hooks or codex or args.statusline:  # refused before anything is written
         again = "forge init" + (" --hooks" if args.hooks else "") + \
-            ("" if args.host == "claude" else f" --host {args.host}")
+            ("" if args.host == "claude" else f" --host {args.host}") + \
+            (f" --statusline --scope {args.scope}" if args.statusline else "")
         refused = hook_settings.interpreter_refused(sys.executable, project.root, again)
         if refused is not None:
             raise refused
