@@ -132,9 +132,10 @@ def _interpreter_of(hook: dict) -> str | None:
     return words[0]
 
 
-def _wired_interpreters(project: Project) -> list[tuple[str, str]]:
-    """(interpreter, where) for every forge hook a settings file of this project wires, and
-    FORGE_PYTHON when this environment sets it (the plugin's launcher runs that)."""
+def _wired_interpreters(project: Project) -> list[tuple[str, str, str]]:
+    """(interpreter, where, the command that wires it) for every forge hook and status line
+    a settings file of this project wires, and FORGE_PYTHON when this environment sets it
+    (the plugin's launcher runs that)."""
     from forge_runtime import hook_settings
 
     found = []
@@ -150,10 +151,33 @@ def _wired_interpreters(project: Project) -> list[tuple[str, str]]:
                     python = _interpreter_of(hook) if hook_settings.is_forge_hook(hook) \
                         else None
                     if python is not None:
-                        found.append((python, relative))
+                        found.append((python, relative, "forge init --host codex"
+                                      if relative.startswith(".codex") else
+                                      "forge init --hooks"))
+    found += _status_line_interpreters(project)
     if os.environ.get("FORGE_PYTHON"):
-        found.append((os.environ["FORGE_PYTHON"], "FORGE_PYTHON"))
+        found.append((os.environ["FORGE_PYTHON"], "FORGE_PYTHON", "forge init --hooks"))
     return list(dict.fromkeys(found))
+
+
+def _status_line_interpreters(project: Project) -> list[tuple[str, str, str]]:
+    """(interpreter, file) for forge's status line in each file `--statusline` writes."""
+    from forge_runtime import hook_settings, statusline_settings
+
+    found = []
+    for scope in statusline_settings.SCOPES:
+        path = statusline_settings.settings_path(scope, project.root)
+        try:
+            entry = hook_settings.read_settings(path).get(statusline_settings.KEY)
+        except ForgeError:
+            continue
+        command = entry.get("command") if isinstance(entry, dict) else None
+        if not statusline_settings.is_forge(command):
+            continue
+        words = [word for word in shlex.split(command) if "=" not in word.split("/")[0]]
+        if words:
+            found.append((words[0], str(path), f"forge init --statusline --scope {scope}"))
+    return found
 
 
 def check_hook_interpreter(project: Project) -> Check:
@@ -161,18 +185,16 @@ def check_hook_interpreter(project: Project) -> Check:
     from forge_runtime import hook_settings
 
     wired = _wired_interpreters(project)
-    for python, where in wired:
+    for python, where, again in wired:
         problem = hook_settings.interpreter_problem(python, project.root)
         if problem:
-            again = "forge init --host codex" if where.startswith(".codex") else \
-                "forge init --hooks"
             refused = hook_settings.interpreter_refused(python, project.root, again)
             return Check("hook interpreter", False, f"{problem} ({where})", refused.fix)
     if not wired:
         return Check("hook interpreter", True, "no Python wired by hand: the plugin's "
                                                "launcher picks one outside the project")
     return Check("hook interpreter", True, "forge's hooks run "
-                 + ", ".join(sorted({python for python, _ in wired}))
+                 + ", ".join(sorted({python for python, _, _ in wired}))
                  + ": outside the project and its temp directories")
 
 

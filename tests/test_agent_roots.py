@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime import agent_roots, doctor, hook_settings
+from forge_runtime import agent_roots, doctor, hook_settings, statusline_settings
 from forge_runtime.gitrefs import RemoteRefs
 from forge_runtime.project import find_project
 from forge_runtime.sandbox import tools
@@ -97,6 +97,15 @@ def test_doctor_names_a_hooks_python_the_agent_can_write(cli_project, tmp_path):
     check = doctor.check_hook_interpreter(project)
     assert not check.ok and planted in check.detail and ".codex/hooks.json" in check.detail
     assert check.fix.endswith("-m forge_runtime init --host codex")
+    hook_settings.wire_codex_hooks(cli_project, python=sys.executable)
+    assert doctor.check_hook_interpreter(project).ok
+    local = cli_project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"statusLine": {"type": "command", "command":
+                                                statusline_settings.forge_command(
+                                                    python=planted)}}))
+    check = doctor.check_hook_interpreter(project)
+    assert not check.ok and planted in check.detail and str(local) in check.detail
+    assert check.fix.endswith("-m forge_runtime init --statusline --scope local")
 
 
 def _plant(directory: Path, name: str, marker: Path) -> None:
