@@ -214,6 +214,23 @@ def test_no_sequence_of_forge_writes_and_person_edits_loses_a_persons_byte(
             person.check(step)
 
 
+def test_an_edited_layer_re_enabled_then_disabled_says_what_stays(project, capsys):
+    """The person took one rule out of forge's file; `enable` put it back on the file as
+    it found it; `disable` undoes that enable alone, and names what the file still holds."""
+    path = project / ".claude" / "settings.json"
+    run(capsys, "sandbox", "enable")
+    edited = json.loads(path.read_text())
+    dropped = edited["permissions"]["deny"].pop()
+    edited["env"] = {"KEEP": "1"}
+    path.write_text(json.dumps(edited))
+    theirs = path.read_bytes()
+    assert run(capsys, "sandbox", "enable")[1]["changed"] is True
+    code, payload = run(capsys, "sandbox", "disable")
+    assert (code, payload["outcome"]) == (0, "restored") and path.read_bytes() == theirs
+    assert "sandbox.enabled" in payload["left"] and dropped not in payload["left"]
+    assert "forge left them" in payload["_hint"]["rationale"]
+
+
 def test_a_file_forge_cannot_take_its_part_out_of_is_left_with_the_diff(project, capsys):
     path = project / ".claude" / "settings.json"
     assert run(capsys, "sandbox", "enable")[0] == 0

@@ -358,6 +358,23 @@ def disable(project: Project, scope: str) -> tuple[Path, str]:
     return path, outcome
 
 
+def left_in(project: Project, scope: str) -> list[str]:
+    """The parts of forge's layer the scope's settings file still holds (after `disable`:
+    ones the file had before the enable it undid, kept by someone who edited it)."""
+    path = scopes.settings_path(scope, project)
+    try:
+        settings = scopes.read(path) or {}
+    except ForgeError:
+        return []
+    sandbox = settings.get("sandbox") if isinstance(settings.get("sandbox"), dict) else {}
+    found = [f"sandbox.{key}" for key, value in SANDBOX.items() if sandbox.get(key) == value]
+    permissions = settings.get("permissions")
+    deny = permissions.get("deny") if isinstance(permissions, dict) else None
+    rules = set(deny_rules(project, path, scope)) if isinstance(deny, list) else set()
+    found += [rule for rule in deny or [] if rule in rules]
+    return found
+
+
 def diff(project: Project, scope: str) -> tuple[Path, list[str]]:
     """What changed in the scope's settings file since forge last wrote it, as the lines
     of a unified diff (none when forge has no record of writing it)."""

@@ -59,13 +59,20 @@ def run_enable(args) -> Result:
 def run_disable(args) -> Result:
     from forge_runtime.sandbox import layer
 
-    path, outcome = layer.disable(_project(), args.scope)
+    project = _project()
+    path, outcome = layer.disable(project, args.scope)
     line = {"restored": f"{path} is back to its bytes from before forge sandbox enable",
             "removed": f"removed what forge added from {path}; later edits kept",
             "untouched": f"{path} holds nothing forge added any more; left as it is",
             "nothing": f"forge sandbox enable has not written {path}; nothing to undo"}[outcome]
-    return Result(hints.done(line), [line], {"path": str(path), "outcome": outcome,
-                                             "scope": args.scope}, EXIT_OK)
+    lines = [line]
+    left = layer.left_in(project, args.scope)
+    if left:  # the file had them before the enable undone: whose they are, forge cannot say
+        lines.append(f"still in {path}, as the file held them before that enable (yours, or "
+                     f"an earlier enable's you kept while editing it; forge left them): "
+                     f"{', '.join(left)}")
+    return Result(hints.done(lines[-1]), lines, {"path": str(path), "outcome": outcome,
+                                                 "scope": args.scope, "left": left}, EXIT_OK)
 
 
 def run_diff(args) -> Result:
