@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from codex_support import (
@@ -166,8 +167,11 @@ def test_a_goal_the_model_recreates_after_the_bound_goal_ended_never_starts(
     assert native_goal_status(host, session_id) == "complete"  # no new goal loop
     goal = goal_in_state(project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 1)
-    turns = {json.loads(call["stdin"])["turn_id"] for call in tui.hooks("Stop")}
-    assert len(turns) == 1  # the goal's one turn ("thanks" queued into it), none after
+    rollout = json.loads(denied[0]["stdin"])["transcript_path"]
+    triggers = [entry["payload"].get("turn_attribution", {}).get("turn_trigger")
+                for entry in map(json.loads, Path(rollout).read_text().splitlines())
+                if (entry.get("payload") or {}).get("type") == "task_started"]
+    assert triggers.count("goal") == 1, triggers  # the person's goal's turn, none after
 
 
 def test_a_persons_goal_in_codexs_full_access_is_refused_at_its_first_stop(
