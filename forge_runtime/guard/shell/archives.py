@@ -16,6 +16,8 @@ import os
 
 from forge_runtime.guard.paths import Finding, hit
 from forge_runtime.guard.shell.state import (
+    RUNS,
+    WRITES,
     Context,
     check_destroy,
     check_write,
@@ -249,10 +251,9 @@ def _members(archive: str, ctx: Context, *, escaping: bool = False) -> list[str]
 
 
 def _check_zip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    for index, arg in enumerate(args):  # `-TT CMD`: the command zip tests the archive with
-        if arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command="):
-            code = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args) else "")
-            return run_for_you(code or LIFTED, ctx, f"{name} -TT") or (False, False)
+    if any(arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command=")
+           for arg in args):  # its command was judged (OPTION_EFFECTS): code forge runs not
+        return False, False
     operands, found = options(args, "bDnOPtxiZ")
     names = {option for option, _ in found}
     if operands:
@@ -305,6 +306,17 @@ def check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tu
                     return finding
     return True, False
 
+
+# The options of this family that write a file or run a program beyond what its models
+# read (walk.py reads them first, state.check_options): patch's output, reject and backup
+# files, cpio's archive file and remote shell. tar's (`_TAR_CODE`) are read by its model,
+# which knows its old-style clusters (`tar xvIf PROGRAM A`).
+OPTION_EFFECTS = {
+    "patch": {"-o": WRITES, "--output": WRITES, "-r": WRITES, "--reject-file": WRITES,
+              "-B": WRITES, "--prefix": WRITES, "-Y": WRITES, "--basename-prefix": WRITES},
+    "cpio": {"-F": WRITES, "--file": WRITES, "-O": WRITES, "--rsh-command": RUNS},
+    "zip": {"-TT": RUNS, "--unzip-command": RUNS},
+}
 
 # This family's models, by command (see the table in walk.py).
 MODELS = {"tar": _check_tar, "bsdtar": _check_tar, "gtar": _check_tar, "unzip": _check_unzip,

@@ -19,6 +19,9 @@ from forge_runtime.guard.shell import lexer as shell_lexer
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.lexer import is_word_char, quote
 from forge_runtime.guard.shell.state import (
+    RUNS,
+    WRITES,
+    WRITES_INTO,
     Context,
     candidates,
     check_destroy,
@@ -28,7 +31,6 @@ from forge_runtime.guard.shell.state import (
     options,
     proc_self,
     risky_unknown,
-    run_for_you,
     small_text,
     touches,
 )
@@ -50,7 +52,6 @@ REPERMISSIONERS = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
 # Writers of every operand (after their options), and the options that take a value.
 WRITERS = {"touch": "dtr", "mkdir": "m", "truncate": "sr", "tee": "", "mkfifo": "m",
            "mknod": "m", "ln": "St", "link": ""}
-FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
                              "-iregex", "-lname", "-ilname"})
 FIND_OPERATORS = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "-prune"})
@@ -258,18 +259,14 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
 
 
 # Options that make a copy link to its sources (writing the copy then writes them) or to
-# another tree (`rsync --link-dest=DIR`), run a program, or write a file of their own.
+# another tree (`rsync --link-dest=DIR`); the options that run a program or write a file of
+# their own are rows of OPTION_EFFECTS.
 _LINKING = ("--link", "--symbolic-link", "--link-dest", "--copy-dest", "--compare-dest")
-_COPY_CODE = ("--strip-program", "--rsh", "-e", "--rsync-path")
-_COPY_WRITES = ("--backup-dir", "--temp-dir", "--partial-dir", "--log-file", "--write-batch",
-                "--only-write-batch")
 
 
 def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | None:
     """`cp -l`/`-s`/`-al`, `rsync --link-dest`: a protected source (or a tree that holds one)
-    would be linked, not copied; `install --strip-program`, `rsync -e`: code it runs;
-    `rsync --log-file` and kin: files it writes; `--read-batch` applies changes forge
-    cannot read."""
+    would be linked, not copied; `--read-batch` applies changes forge cannot read."""
     short = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
     linking = name == "cp" and ("l" in short or "s" in short)
     for index, arg in enumerate(args):
@@ -280,14 +277,6 @@ def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | N
         elif option in _LINKING[2:]:
             finding = check_path(value, ctx, destructive=True, verb=f"runs {name} {option} to",
                                  must_know=True)
-            if finding:
-                return finding
-        elif option in _COPY_CODE and (option != "-e" or name in ("rsync", "scp")):
-            finding = option != "--rsync-path" and run_for_you(value, ctx, f"{name} {option}")
-            if finding:
-                return finding
-        elif option in _COPY_WRITES:
-            finding = check_write(value, ctx, verb=f"runs {name} {option} writing")
             if finding:
                 return finding
         elif option == "--read-batch" and risky_unknown("", ctx):
@@ -445,18 +434,13 @@ def _sed_label(script: str, position: int) -> int:
 
 
 def _check_output_file(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    """Readers with an output file: `sort -o F`, `tree -o F`, `uniq IN OUT`, `xxd IN OUT`."""
+    """Readers that write an operand: `uniq IN OUT`, `xxd IN OUT` (`sort -o F`, `tree -o F`
+    and the like are rows of OPTION_EFFECTS)."""
     takes = {"sort": "oTkStz", "tree": "oPILH", "uniq": "fsw", "xxd": "cglson"}[name]
-    operands, found = options(args, takes, frozenset({"--output", "--temporary-directory",
-                                                      "--compress-program"}))
-    if any(option == "--compress-program" for option, _ in found):
-        return False, touches(operands, ctx)
-    outputs = [value for option, value in found if option in ("-o", "--output") and value
-               and name in ("sort", "tree")]
+    operands, _ = options(args, takes, frozenset({"--output", "--temporary-directory",
+                                                  "--compress-program"}))
     if name in ("uniq", "xxd") and len(operands) >= 2:
-        outputs.append(operands[1])
-    for word in outputs:
-        finding = check_write(word, ctx, verb=f"runs {name} writing")
+        finding = check_write(operands[1], ctx, verb=f"runs {name} writing")
         if finding:
             return finding
     return True, touches(operands, ctx)
@@ -511,11 +495,6 @@ def check_find(args: list[str], ctx: Context, child, *,
         position += 1
     starts = starts or ["."]
     expression = args[position:]
-    for index, arg in enumerate(expression[:-1]):
-        if arg in FIND_OUTPUTS:
-            finding = check_write(expression[index + 1], ctx, verb=f"runs find {arg}")
-            if finding:
-                return finding
     for command in _find_commands(expression):
         words = [os.path.join(starts[0], "{}") if word == "{}" else word for word in command]
         if words and os.path.basename(words[0]) not in READERS:
@@ -839,6 +818,46 @@ def check_forge(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
                        "state.md")
     return True, False
 
+
+# The options of the file tools (and of the downloaders and pagers, which no model reads)
+# that write a file or run a program, from each tool's own option table (`TOOL --help`,
+# its man page): the walk reads every command's arguments against its row before its
+# model runs (state.check_options), so a model need not know them.
+OPTION_EFFECTS = {
+    "sort": {"-o": WRITES, "--output": WRITES, "-T": WRITES_INTO,
+             "--temporary-directory": WRITES_INTO, "--compress-program": RUNS},
+    "tree": {"-o": WRITES},
+    "find": {"-fprint": WRITES, "-fprint0": WRITES, "-fprintf": WRITES, "-fls": WRITES},
+    "less": {"-o": WRITES, "--log-file": WRITES, "-O": WRITES, "--LOG-FILE": WRITES},
+    "ag": {"--pager": RUNS},
+    "rg": {"--hostname-bin": RUNS},
+    "install": {"--strip-program": RUNS},
+    "rsync": {"-e": RUNS, "--rsh": RUNS, "--log-file": WRITES, "--backup-dir": WRITES_INTO,
+              "-T": WRITES_INTO, "--temp-dir": WRITES_INTO, "--partial-dir": WRITES_INTO,
+              "--write-batch": WRITES, "--only-write-batch": WRITES},
+    "scp": {"-S": RUNS},
+    "split": {"--filter": RUNS},
+    "csplit": {"-f": WRITES, "--prefix": WRITES},
+    "shuf": {"-o": WRITES, "--output": WRITES},
+    "iconv": {"-o": WRITES, "--output": WRITES},
+    "sdiff": {"-o": WRITES, "--output": WRITES},
+    "script": {"-c": RUNS, "--command": RUNS, "-O": WRITES, "--log-out": WRITES},
+    "time": {"-o": WRITES, "--output": WRITES},
+    "strace": {"-o": WRITES, "--output": WRITES},
+    "ltrace": {"-o": WRITES, "--output": WRITES},
+    "curl": {"-o": WRITES, "--output": WRITES, "--output-dir": WRITES_INTO,
+             "-D": WRITES, "--dump-header": WRITES, "-c": WRITES, "--cookie-jar": WRITES,
+             "--trace": WRITES, "--trace-ascii": WRITES, "--stderr": WRITES,
+             "--libcurl": WRITES, "--etag-save": WRITES, "--hsts": WRITES,
+             "--alt-svc": WRITES},
+    "wget": {"-O": WRITES, "--output-document": WRITES, "-o": WRITES, "--output-file": WRITES,
+             "-a": WRITES, "--append-output": WRITES, "-P": WRITES_INTO,
+             "--directory-prefix": WRITES_INTO, "--save-cookies": WRITES,
+             "--warc-file": WRITES, "--use-askpass": RUNS},
+    "gpg": {"-o": WRITES, "--output": WRITES},
+    "openssl": {"-out": WRITES},
+    "mktemp": {"-p": WRITES_INTO, "--tmpdir": WRITES_INTO},
+}
 
 # This family's models, by command (see the table in walk.py).
 MODELS = {

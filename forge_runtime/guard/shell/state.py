@@ -460,6 +460,76 @@ def options(args: list[str], takes_value: str = "",
     return operands, found
 
 
+# What an option does with its value, in the per-tool tables of options that write a file
+# or run a program (each family's OPTION_EFFECTS, git's per subcommand): `check_options`
+# reads any tool's arguments against its table. An option of the table with no effect
+# (READS) is one whose name would otherwise read as an abbreviation of one that has.
+WRITES = "writes"  # the value is a file it writes
+WRITES_INTO = "writes into"  # the value is a directory it writes files into
+RUNS = "runs"  # the value is a program or shell code it runs
+RUNS_OPTIONAL = "runs (optional)"  # the same, a value only when attached (`-Ocmd`, `--x=cmd`)
+READS = None
+
+
+def option_effects(args: list[str], table: dict) -> list[tuple[str, str, str | None]]:
+    """(option, effect, value) for each option of `args` that `table` says writes or runs:
+    `--long=VALUE`, `--long VALUE`, `-xVALUE`, `-x VALUE`, `x` inside a cluster (`-nO...`),
+    and a single-dash word named whole (`-fprint FILE`). getopt_long and git's
+    parse-options take a unique prefix of a long option for it, so any prefix of one that
+    writes or runs counts as it, unless the table names the prefix itself."""
+    found = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if arg == "--":
+            break
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, equals, value = arg.partition("=")
+        option = name if name in table else None
+        if option is None and arg.startswith("--") and len(name) > 2:
+            option = next((known for known in table if table[known] is not READS and
+                           known.startswith(name)), None)
+        if option is None and not arg.startswith("--"):
+            for index, letter in enumerate(arg[1:], start=1):
+                if "-" + letter in table:
+                    option, equals, value = "-" + letter, "", arg[index + 1:]
+                    break
+            if option is None:
+                continue
+            equals = "=" if value else ""
+        effect = table.get(option)
+        if effect is READS:
+            continue
+        if effect == RUNS_OPTIONAL:
+            found.append((option, effect, value if equals else None))
+            continue
+        if not equals and position < len(args):
+            value, position = args[position], position + 1
+        found.append((option, effect, value))
+    return found
+
+
+def check_options(tool: str, args: list[str], table: dict | None,
+                  ctx: Context) -> Finding | None:
+    """The files `tool`'s options write and the code they run, read from its table: a file
+    written is checked as any write, code as code it runs for you."""
+    if not table:
+        return None
+    for option, effect, value in option_effects(args, table):
+        if effect in (RUNS, RUNS_OPTIONAL):
+            finding = value is not None and run_for_you(value, ctx, f"{tool} {option}")
+        elif value:
+            finding = check_write(value, ctx, verb=f"runs {tool} {option}" + (
+                " writing into" if effect == WRITES_INTO else " writing"))
+        else:
+            finding = None
+        if finding:
+            return finding
+    return None
+
+
 def split(text: str) -> list[str]:
     """`text` split into words; a command forge cannot name when its quotes do not close."""
     try:

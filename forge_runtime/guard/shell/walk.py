@@ -58,6 +58,7 @@ from forge_runtime.guard.shell.state import (
     Context,
     OutOfTime,
     candidates,
+    check_options,
     check_unmodelled,
     check_write,
     expansions,
@@ -195,13 +196,17 @@ def family(name: str):
 
 def check_command(name: str, args: list[str], ctx: Context,
                   child) -> Finding | tuple[bool, bool]:
-    """The model of command `name`; `child(code, ctx)` judges code it runs in a child."""
-    model = files.MODELS.get(name)
+    """The model of command `name`; `child(code, ctx)` judges code it runs in a child.
+    First, whatever the model: the options its family's OPTION_EFFECTS says write a file or
+    run a program (`sort -o`, `split --filter`, `tar --to-command`)."""
+    owner = LAZY.get(name) if name not in files.MODELS else None
+    models = files if owner is None else family(owner)
+    finding = check_options(name, args, models.OPTION_EFFECTS.get(name), ctx)
+    if finding:
+        return finding
+    model = models.MODELS.get(name)
     if model is None:
-        owner = LAZY.get(name)
-        if owner is None:
-            return check_unmodelled(name, args, ctx)
-        model = family(owner).MODELS[name]
+        return check_unmodelled(name, args, ctx)
     return model(name, args, ctx, child)
 
 
