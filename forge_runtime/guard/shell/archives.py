@@ -22,6 +22,7 @@ from forge_runtime.guard.shell.state import (
     check_destroy,
     check_write,
     expansions,
+    made_link,
     options,
     risky_unknown,
     run_for_you,
@@ -217,6 +218,8 @@ def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
         if entry:
             return Finding(f"runs {name} to unpack an archive forge cannot list into "
                            f"{into}, which holds {entry.label}", entry)
+    for path in expansions(into, ctx):  # its members may be symlinks, to anywhere
+        made_link(path, None, ctx)
     return True, False
 
 
@@ -233,7 +236,10 @@ def _members(archive: str, ctx: Context, *, escaping: bool = False) -> list[str]
             import zipfile
 
             with zipfile.ZipFile(paths[0]) as bundle:
-                names = bundle.namelist()
+                infos = bundle.infolist()
+                if any(info.external_attr >> 16 & 0o170000 == 0o120000 for info in infos):
+                    return None  # a symlink member: unzip makes it a link
+                names = [info.filename for info in infos]
         else:
             import tarfile
 

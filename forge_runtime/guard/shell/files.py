@@ -28,10 +28,13 @@ from forge_runtime.guard.shell.state import (
     check_path,
     check_write,
     expansions,
+    made_link,
     options,
     proc_self,
     risky_unknown,
+    run_for_you,
     small_text,
+    spelled_out,
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
@@ -75,7 +78,15 @@ def remember_text(target: str, words: list[str], ctx: Context, appends: bool) ->
     ctx.made.discard(paths[0])
 
 
+# ln's long options, for the unique prefixes getopt_long takes for them (`--sym`, `--target`).
+_LN_LONG = ("--backup", "--directory", "--force", "--interactive", "--logical",
+            "--no-dereference", "--no-target-directory", "--physical", "--relative",
+            "--suffix", "--symbolic", "--target-directory", "--verbose")
+
+
 def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    if name in ("ln", "link"):
+        args = spelled_out(args, _LN_LONG)
     operands, found = options(args, WRITERS[name], frozenset({"--target-directory",
                                                               "--suffix", "-S"}))
     appends = name == "tee" and any(option in ("-a", "--append") for option, _ in found)
@@ -87,8 +98,8 @@ def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | 
             finding = check_path(word, ctx, destructive=False, verb="links", must_know=True)
             if finding:
                 return finding
-        if not into:
-            _record_symlink(operands, found, ctx)
+        if any(option in ("-s", "--symbolic") for option, _ in found):
+            _record_symlinks(operands, found, ctx)
         return True, touches(operands, ctx)
     for word in operands[:1] if name == "mknod" else operands:
         finding = check_write(word, ctx, verb=f"runs {name} on", appends=appends,
@@ -98,25 +109,44 @@ def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | 
     return True, touches(operands, ctx)
 
 
-def _record_symlink(operands: list[str], found: list[tuple], ctx: Context) -> None:
-    """Remember `ln -s TARGET LINK`, so later words through LINK resolve to TARGET."""
-    symbolic = any(option in ("-s", "--symbolic") for option, _ in found)
-    if not symbolic or not 1 <= len(operands) <= 2 or len(ctx.cwds) != 1 \
-            or ctx.cwds[0] is None:
-        return
-    target = operands[0]
-    link = operands[1] if len(operands) == 2 else os.path.basename(target.rstrip("/"))
-    link_value = shell_words.value(link, ctx.env)
-    target_value = shell_words.value(target, ctx.env)
-    if link_value is None or target_value is None:
-        return
-    link_path = os.path.join(os.path.realpath(ctx.cwds[0]), link_value)
-    if os.path.isdir(link_path) and not os.path.islink(link_path):
-        link_path = os.path.join(link_path, os.path.basename(target_value.rstrip("/")))
-    link_path = os.path.normpath(link_path)
-    target_path = proc_self(os.path.join(os.path.dirname(link_path), target_value), ctx)
-    if target_path is not None:
-        ctx.links[link_path] = os.path.realpath(target_path)
+def _record_symlinks(operands: list[str], found: list[tuple], ctx: Context) -> None:
+    """Remember each link `ln -s` makes, so later words through it resolve to its target:
+    `ln -s T LINK`, `ln -s T` (here), `ln -s T... DIR`, `ln -st DIR T...`, a LINK that is a
+    directory (it goes inside), `-r` (T from here, not from the link), `-T`. A link forge
+    cannot place or whose target it cannot value (a variable, a directory this same command
+    made, which may hold it or be it) makes every path through it unknown."""
+    names = {option for option, _ in found}
+    into = [value for option, value in found if option in ("-t", "--target-directory")]
+    whole = bool(names & {"-T", "--no-target-directory"})
+    relative = bool(names & {"-r", "--relative"})
+    if into:
+        pairs = [(target, into[-1], True) for target in operands]
+    elif len(operands) == 1:
+        pairs = [(operands[0], ".", True)]
+    elif len(operands) > 2 and not whole:
+        pairs = [(target, operands[-1], True) for target in operands[:-1]]
+    else:
+        pairs = [(operands[0], operands[1], None if not whole else False)] if operands else []
+    for target, place, in_dir in pairs:
+        target_value = shell_words.value(target, ctx.env)
+        for path in expansions(place, ctx, follow=False):
+            if path is None or target_value is None:
+                made_link(path, None, ctx)
+                continue
+            as_dir = in_dir
+            if as_dir is None and (place.endswith("/") or os.path.isdir(path)):
+                as_dir = True
+            elif as_dir is None and (path in ctx.made or path in ctx.links):
+                made_link(path, None, ctx)  # a directory made here, or a link replaced
+                continue
+            link = os.path.join(path, os.path.basename(target_value.rstrip("/"))) if as_dir \
+                else path
+            base = (ctx.cwds[0] if len(ctx.cwds) == 1 else None) if relative \
+                else os.path.dirname(link)
+            pointed = target_value if target_value.startswith("/") else \
+                None if base is None else os.path.join(base, target_value)
+            pointed = pointed and proc_self(pointed, ctx)
+            made_link(link, pointed and os.path.realpath(pointed), ctx)
 
 
 def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
@@ -226,6 +256,7 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
     if name == "rsync" and ("--dry-run" in args or "--list-only" in args or any(
             a.startswith("-") and not a.startswith("--") and "n" in a for a in args)):
         return True, touches(candidates(args), ctx)  # a dry run writes nothing
+    args = spelled_out(args, _COPY_LONG.get(name, ()))
     finding = _check_copy_options(name, args, ctx)
     if finding:
         return finding
@@ -255,7 +286,61 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
                              verb=f"runs {name} over", must_know=True)
         if finding:
             return finding
+    if _keeps_links(name, args):
+        for source, word in zip(operands, written, strict=False):
+            if _may_hold_links(source, ctx):  # the copy is a link forge cannot follow
+                for path in expansions(word, ctx, follow=False):
+                    made_link(path, None, ctx)
     return True, touches(operands, ctx)
+
+
+# The long options of the copies, for the unique prefixes getopt_long takes for them.
+_COPY_LONG = {
+    "cp": ("--archive", "--attributes-only", "--backup", "--context", "--copy-contents",
+           "--debug", "--dereference", "--force", "--interactive", "--link", "--no-clobber",
+           "--no-dereference", "--no-preserve", "--no-target-directory",
+           "--one-file-system", "--parents", "--preserve", "--recursive", "--reflink",
+           "--remove-destination", "--sparse", "--strip-trailing-slashes", "--suffix",
+           "--symbolic-link", "--target-directory", "--update", "--verbose"),
+    "mv": ("--backup", "--context", "--debug", "--exchange", "--force", "--interactive",
+           "--no-clobber", "--no-copy", "--no-target-directory", "--strip-trailing-slashes",
+           "--suffix", "--target-directory", "--update", "--verbose"),
+    "install": ("--backup", "--compare", "--context", "--directory", "--group", "--mode",
+                "--owner", "--preserve-context", "--preserve-timestamps", "--strip",
+                "--strip-program", "--suffix", "--target-directory", "--no-target-directory",
+                "--verbose"),
+}
+
+
+def _keeps_links(name: str, args: list[str]) -> bool:
+    """Does the copy make a symlink where its source is one: `mv` always; `cp -P`, `-d`,
+    `-a`, `-R` (unless `-L`/`-H`); `rsync -l`, `-a`."""
+    if name == "mv":
+        return True
+    short = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    if name == "cp":
+        return not ("L" in short or "H" in short or "--dereference" in args) and bool(
+            set(short) & set("PdaRr") or {"--no-dereference", "--archive",
+                                           "--recursive"} & set(args))
+    return name == "rsync" and bool(set(short) & set("la") or
+                                    {"--links", "--archive"} & set(args))
+
+
+def _may_hold_links(word: str, ctx: Context) -> bool:
+    """Is the source a symlink, or a directory holding one (on disk, or one this command
+    made), or a path forge cannot know?"""
+    for path in expansions(word, ctx, follow=False):
+        if path is None or path in ctx.links or os.path.islink(path) or any(
+                link.startswith(path + os.sep) for link in ctx.links):
+            return True
+        if os.path.isdir(path):
+            seen = 0
+            for here, dirs, names in os.walk(path):
+                seen += len(dirs) + len(names)
+                if seen > _WALK_LIMIT or any(os.path.islink(os.path.join(here, entry))
+                                             for entry in dirs + names):
+                    return True  # a tree too large to read in time holds what it may
+    return False
 
 
 # Options that make a copy link to its sources (writing the copy then writes them) or to
@@ -430,6 +515,122 @@ def _sed_effects(script: str) -> tuple[list[str], list[str | None]] | None:
 def _sed_label(script: str, position: int) -> int:
     while position < len(script) and script[position] not in ";\n":
         position += 1
+    return position
+
+
+AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+
+
+def _check_awk(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """awk's program writes where a `print`/`printf` redirects (`> FILE`, `>> FILE`) and
+    runs what `system(...)` and a pipe (`print | CMD`, `CMD | getline`) name: a string forge
+    can read is judged as that write or that code, anything else as code it cannot read;
+    gawk's `-i inplace` writes its files. A program in a file (`-f`) is code forge does
+    not read."""
+    operands, found = options(args, "fvFiE", frozenset({"--file", "--assign",
+                                                        "--field-separator", "--include"}))
+    names = {option for option, _ in found}
+    if names & {"-f", "--file", "-E"} or any(
+            option in ("-i", "--include") and value != "inplace" for option, value in found):
+        return False, touches(operands, ctx)
+    if not operands:
+        return True, False
+    program, files_read = operands[0], operands[1:]
+    effects = _awk_effects(program)
+    if effects is None:
+        return run_for_you(LIFTED, ctx, f"{name}'s program") or (False, False)
+    writes, runs = effects
+    if any(value == "inplace" for option, value in found if option in ("-i", "--include")):
+        writes = writes + files_read
+    for word in writes:
+        finding = check_write(word, ctx, verb=f"runs {name} writing")
+        if finding:
+            return finding
+    for code in runs:
+        finding = run_for_you(code, ctx, f"{name}'s program")
+        if finding:
+            return finding
+    return True, touches(files_read, ctx)
+
+
+def _awk_effects(program: str) -> tuple[list[str], list[str]] | None:
+    """The files an awk program's prints redirect to and the commands it runs, when each is
+    a plain string; None when one is not (a variable, an expression)."""
+    writes: list[str] = []
+    runs: list[str] = []
+    position, printing, depth = 0, False, 0
+    while position < len(program):
+        char = program[position]
+        if char == '"':
+            end = _awk_string_end(program, position)
+            position = end + 1
+            continue
+        if char.isalpha() or char == "_":
+            end = position
+            while end < len(program) and (program[end].isalnum() or program[end] == "_"):
+                end += 1
+            word = program[position:end]
+            if word in ("print", "printf"):
+                printing, depth = True, 0
+            elif word == "system":
+                code = _awk_literal(program, end, opening="(")
+                if code is None:
+                    return None
+                runs.append(code)
+            position = end
+            continue
+        if char in ";}\n":
+            printing = False
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and program[position + 1:position + 2] == "|":
+            position += 2
+            continue
+        elif char == "|":
+            code = _awk_literal(program, position + 1 + (program[position + 1:position + 2]
+                                                           == "&"))
+            before = program[:position].rstrip()
+            if code is None and before.endswith('"'):  # `"CMD" | getline`
+                start = before.rfind('"', 0, len(before) - 1)
+                code = before[start + 1:-1] if start != -1 else None
+            if code is None:
+                return None
+            runs.append(code)
+        elif char == ">" and printing and depth <= 0:
+            position += 1 + (program[position + 1:position + 2] == ">")
+            target = _awk_literal(program, position)
+            if target is None:
+                return None
+            writes.append(target)
+            continue
+        position += 1
+    return writes, runs
+
+
+def _awk_literal(program: str, position: int, *, opening: str = "") -> str | None:
+    """The plain string at `position` (after blanks, and `opening` if given), None if what
+    is there is not one."""
+    rest = program[position:].lstrip(" \t")
+    if opening:
+        if not rest.startswith(opening):
+            return None
+        rest = rest[1:].lstrip(" \t")
+    if not rest.startswith('"'):
+        return None
+    end = _awk_string_end(rest, 0)
+    text = rest[1:end]
+    after = rest[end + 1:].lstrip(" \t")[:1]
+    if "\\" in text or after not in ((")",) if opening else (";", "}", "\n", "")):
+        return None  # an escape or a concatenation: not the plain string it looks like
+    return text
+
+
+def _awk_string_end(text: str, start: int) -> int:
+    position = start + 1
+    while position < len(text) and text[position] != '"':
+        position += 2 if text[position] == "\\" else 1
     return position
 
 
@@ -868,5 +1069,6 @@ MODELS = {
     **dict.fromkeys(REPERMISSIONERS, _check_repermissioner),
     **dict.fromkeys(WRITERS, _check_writer),
     "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
+    **dict.fromkeys(AWKS, _check_awk),
     **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
 }
