@@ -94,12 +94,14 @@ def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | 
         into = [value for option, value in found if option in ("-t", "--target-directory")]
         links = [os.path.join(into[-1], os.path.basename(word.rstrip("/")))
                  for word in operands] if into else []
+        symbolic = any(option in ("-s", "--symbolic") for option, _ in found)
+        made = _symlinks_made(operands, found, ctx) if symbolic else []  # as things stand
         for word in operands + links:  # a hard link to a protected file is that file
             finding = check_path(word, ctx, destructive=False, verb="links", must_know=True)
             if finding:
                 return finding
-        if any(option in ("-s", "--symbolic") for option, _ in found):
-            _record_symlinks(operands, found, ctx)
+        for link, target in made:
+            made_link(link, target, ctx)
         return True, touches(operands, ctx)
     for word in operands[:1] if name == "mknod" else operands:
         finding = check_write(word, ctx, verb=f"runs {name} on", appends=appends,
@@ -109,12 +111,14 @@ def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | 
     return True, touches(operands, ctx)
 
 
-def _record_symlinks(operands: list[str], found: list[tuple], ctx: Context) -> None:
-    """Remember each link `ln -s` makes, so later words through it resolve to its target:
+def _symlinks_made(operands: list[str], found: list[tuple],
+                   ctx: Context) -> list[tuple[str | None, str | None]]:
+    """(link, target) for each link `ln -s` makes, for later words to resolve through it:
     `ln -s T LINK`, `ln -s T` (here), `ln -s T... DIR`, `ln -st DIR T...`, a LINK that is a
     directory (it goes inside), `-r` (T from here, not from the link), `-T`. A link forge
     cannot place or whose target it cannot value (a variable, a directory this same command
     made, which may hold it or be it) makes every path through it unknown."""
+    made: list[tuple[str | None, str | None]] = []
     names = {option for option, _ in found}
     into = [value for option, value in found if option in ("-t", "--target-directory")]
     whole = bool(names & {"-T", "--no-target-directory"})
@@ -131,13 +135,13 @@ def _record_symlinks(operands: list[str], found: list[tuple], ctx: Context) -> N
         target_value = shell_words.value(target, ctx.env)
         for path in expansions(place, ctx, follow=False):
             if path is None or target_value is None:
-                made_link(path, None, ctx)
+                made.append((path, None))
                 continue
             as_dir = in_dir
             if as_dir is None and (place.endswith("/") or os.path.isdir(path)):
                 as_dir = True
             elif as_dir is None and (path in ctx.made or path in ctx.links):
-                made_link(path, None, ctx)  # a directory made here, or a link replaced
+                made.append((path, None))  # a directory made here, or a link replaced
                 continue
             link = os.path.join(path, os.path.basename(target_value.rstrip("/"))) if as_dir \
                 else path
@@ -146,7 +150,8 @@ def _record_symlinks(operands: list[str], found: list[tuple], ctx: Context) -> N
             pointed = target_value if target_value.startswith("/") else \
                 None if base is None else os.path.join(base, target_value)
             pointed = pointed and proc_self(pointed, ctx)
-            made_link(link, pointed and os.path.realpath(pointed), ctx)
+            made.append((link, pointed and os.path.realpath(pointed)))
+    return made
 
 
 def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:

@@ -126,7 +126,10 @@ _GIT_OWN_OPTIONS = {
     "credential-cache": {"--socket": WRITES},
     "checkout-index": {"--prefix": WRITES},
     "init": {"--template": RUNS},  # its hooks run later: code forge does not read
-    "clone": {"-u": RUNS, "--template": RUNS},
+    "clone": {"-u": RUNS, "--template": RUNS, "--separate-git-dir": WRITES},
+    "daemon": {"--pid-file": WRITES, "--access-hook": RUNS},
+    "commit-graph": {"--object-dir": WRITES_INTO},
+    "multi-pack-index": {"--object-dir": WRITES_INTO},
     "rebase": {"-x": RUNS, "--exec": RUNS},
     "difftool": {"-x": RUNS, "--extcmd": RUNS},
     "instaweb": {"-d": RUNS, "--httpd": RUNS, "-b": RUNS, "--browser": RUNS},
