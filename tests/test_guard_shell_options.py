@@ -19,7 +19,7 @@ import pytest
 from guard_support import make_project
 
 from forge_runtime.guard import paths, shell
-from forge_runtime.guard.shell import archives, files, git, hosts, state, walk
+from forge_runtime.guard.shell import archives, awk, files, git, hosts, state, walk
 from forge_runtime.project import find_project
 
 
@@ -63,7 +63,7 @@ def test_an_option_is_read_from_the_table_however_it_is_spelled(args, expected):
 
 
 def test_every_family_has_its_table_of_options_and_names_only_its_own_commands():
-    for module in (git, archives, hosts):
+    for module in (git, archives, hosts, awk):
         owner = module.__name__.rsplit(".", 1)[1]
         assert set(module.OPTION_EFFECTS) <= walk.LAZY_FAMILIES[owner], owner
     lazy = set(walk.LAZY)

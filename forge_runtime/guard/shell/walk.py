@@ -181,6 +181,7 @@ LAZY_FAMILIES = {
                            "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress", "uncompress",
                            "lzip", "zstd", "unzstd", "lz4", "brotli"}),
     "hosts": frozenset({"claude", "codex"}),  # the host CLIs' off switches
+    "awk": frozenset({"awk", "gawk", "mawk", "nawk"}),
 }
 # Command name -> the lazy family that models it (`files` models what files.MODELS names).
 LAZY = {name: owner for owner, names in LAZY_FAMILIES.items() for name in names}
