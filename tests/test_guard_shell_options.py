@@ -293,3 +293,24 @@ def test_a_copied_tree_that_holds_a_link_makes_the_copy_unknown(project, tmp_pat
                             "rm -rf ../outside/t2/g/forge-goals") is not None
     assert verdict(project, "cp -rL ../outside/tree ../outside/t3 && "
                             "rm -rf ../outside/t3/x") is None
+
+
+# -- a shell's code is one word, whatever `$` it holds ------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "sh -c 'rm -rf \"$PWD/.git/forge-goals\"'",
+    "bash -c 'rm -rf $PWD/.git/forge-goals'",
+    "sh -c 'ln -s \"$PWD/.git\" /tmp/z1'; rm -rf /tmp/z1/forge-goals",
+    "find . -maxdepth 0 -exec sh -c 'rm -rf \"$PWD/.git/forge-goals\"' \\;",
+    "timeout 5 sh -c 'rm -rf \"$PWD/.git/forge-goals\"'",
+    "script -qc 'rm -rf $PWD/.git/forge-goals' /dev/null",
+])
+def test_a_shells_code_holding_a_dollar_is_read_as_code_not_split(project, command):
+    """Split as an expansion, the code `rm -rf "$PWD/..."` read as `sh -c rm` (a fail-open
+    of main f4f4d51 found beside issue 33)."""
+    assert verdict(project, command) is not None
+
+
+def test_a_shells_code_that_only_reads_still_passes(project):
+    assert verdict(project, "bash -c 'for f in \"$@\"; do wc -l \"$f\"; done' _ src/app.py") \
+        is None

@@ -930,7 +930,6 @@ OPTION_EFFECTS = {
     "shuf": {"-o": WRITES, "--output": WRITES},
     "iconv": {"-o": WRITES, "--output": WRITES},
     "sdiff": {"-o": WRITES, "--output": WRITES},
-    "script": {"-c": RUNS, "--command": RUNS, "-O": WRITES, "--log-out": WRITES},
     "time": {"-o": WRITES, "--output": WRITES},
     "strace": {"-o": WRITES, "--output": WRITES},
     "ltrace": {"-o": WRITES, "--output": WRITES},

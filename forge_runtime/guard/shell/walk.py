@@ -522,7 +522,11 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
         if not words:
             return True, False
     name = os.path.basename(words[0])
-    args = _split_fields(words[1:], ctx)
+    # A shell's `-c CODE` (and a runner's command) is one word whatever `$` it holds: split,
+    # `sh -c 'rm -rf "$PWD/.git"'` would read as `sh -c rm` and the code would go unread.
+    code_runner = name in SHELLS or name == "su" or name in COMMAND_OPTIONS or \
+        name in MULTIPLEXERS
+    args = list(words[1:]) if code_runner else _split_fields(words[1:], ctx)
     outcome = _check_named(name, args, ctx, via_xargs)
     if ctx.runs_code and name not in files.READERS and not isinstance(outcome, Finding):
         return False, outcome[1]  # its effects are modelled, what the variable runs is not
