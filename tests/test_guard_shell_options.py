@@ -183,6 +183,9 @@ GIT_HOSTILE = [
     "git difftool --extc='sh ../outside/evil.sh' -y HEAD~1",
     "git fetch --upload='sh ../outside/evil.sh' ../outside/r",
     "git clone --separate-git-dir=.git/forge-goals/n2 ../outside/r ../outside/c",
+    "git apply --build-fake-ancestor=.forge/guard.yaml ../outside/evil.diff",
+    "git -c alias.d='diff --output=.forge/guard.yaml' d",
+    "git log -p --output=/proc/self/cwd/.forge/guard.yaml",
 ]
 GIT_HARMLESS = [
     "git diff", "git diff --stat", "git log -p -1", "git log --oneline -3",
@@ -263,6 +266,8 @@ LINKS_HOSTILE = [
     "ln -s \"$(pwd)/.git\" ../outside/g && rm -rf ../outside/g/forge-goals",
     "ln -s \"$PWD/.git\" ../outside/g && tar -C ../outside -cf ../outside/l.tar g && "
     "tar -C ../outside/u -xf ../outside/l.tar && rm -rf ../outside/u/g/forge-goals",
+    "mount --bind \"$PWD\" /tmp/m && rm -rf /tmp/m/.git/forge-goals",
+    "bindfs \"$PWD\" /tmp/m && rm -rf /tmp/m/.git/forge-goals",
 ]
 LINKS_HARMLESS = [
     "ln -s src/app.py app-link && cat app-link",

@@ -153,6 +153,17 @@ def _symlinks_made(operands: list[str], found: list[tuple],
     return made
 
 
+def _check_mount(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """`mount --bind DIR POINT`, `bindfs DIR POINT`: POINT is DIR under another name, as a
+    symlink would be: every path through it is unknown from here on. What else a mount
+    does forge does not model."""
+    operands, _ = options(args, "tToOLUBM", frozenset({"--types", "--options", "--source",
+                                                       "--target", "--label", "--uuid"}))
+    for path in expansions(operands[-1], ctx, follow=False) if operands else []:
+        made_link(path, None, ctx)
+    return False, touches(operands, ctx)
+
+
 def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
     for arg in args:
         if arg.startswith("of="):
@@ -956,5 +967,6 @@ MODELS = {
     **dict.fromkeys(REPERMISSIONERS, _check_repermissioner),
     **dict.fromkeys(WRITERS, _check_writer),
     "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
+    "mount": _check_mount, "bindfs": _check_mount,
     **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
 }

@@ -292,16 +292,16 @@ def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Find
 
 def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
                           aliases: dict[str, str]) -> Finding | tuple[bool, bool]:
-    if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
-        from forge_runtime.guard.shell import archives  # only for `git apply`
-
-        diffs = [a for a in operands if not a.startswith("-")]
-        return archives.check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx, child)
     finding = check_options(f"git {sub}", operands, {**_GIT_OPTIONS_EVERYWHERE,
                                                      **_GIT_OPTIONS.get(sub, {})}, ctx) or \
         _check_operands_written(sub, operands, ctx)
     if finding:
         return finding
+    if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
+        from forge_runtime.guard.shell import archives  # only for `git apply`
+
+        diffs = [a for a in operands if not a.startswith("-")]
+        return archives.check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx, child)
     finding = _check_transport(sub, operands, ctx, child) if sub in _TRANSPORTS else None
     if finding:
         return finding
