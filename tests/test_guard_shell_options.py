@@ -226,6 +226,10 @@ FILES_HOSTILE = [
     "cd .forge && shuf -o guard.yaml ../src/app.py",
     "cd .forge && curl -so guard.yaml file:///etc/hostname",
     "cd .forge && wget -qO guard.yaml file:///etc/hostname",
+    "tar --to-com='sh ../outside/evil.sh' -xf ../outside/a.tgz -C ../outside",
+    "tar -xf ../outside/a.tgz -C ../outside --checkpoint=1 --checkpoint-act=exec='sh x.sh'",
+    "zip -q --unzip-com='sh ../outside/evil.sh' -T ../outside/z.zip src/app.py",
+    "rsync --rs='sh ../outside/evil.sh' x: y",
 ]
 FILES_HARMLESS = [
     "sort src/app.py", "sort -o ../outside/s.txt src/app.py", "sort -u -k1,1 -t, src/app.py",

@@ -27,6 +27,7 @@ from forge_runtime.guard.shell.state import (
     risky_unknown,
     run_for_you,
     small_text,
+    spelled_out,
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
@@ -66,6 +67,10 @@ _TAR_PLAIN = frozenset({
 })
 _TAR_CODE = frozenset({"-I", "-F", "--use-compress-program", "--to-command", "--info-script",
                        "--new-volume-script", "--rsh-command"})
+# The long options the model reads, for the unique prefixes tar (argp) takes for them.
+_TAR_LONG = tuple(sorted(option for option in _TAR_PLAIN | _TAR_CODE | {
+    "--checkpoint-action", "--transform", "--xform", "--absolute-names"}
+    if option.startswith("--")))
 
 
 def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
@@ -80,6 +85,7 @@ def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tup
             if letter in takes_value and rest:
                 spelled.append(rest.pop(0))
         args = spelled + rest
+    args = spelled_out(args, _TAR_LONG)  # `--to-com=CMD` is `--to-command=CMD` to tar
     operands, found = options(args, takes_value + ("s" if name == "bsdtar" else ""), frozenset({
         "--file", "--directory", "--files-from", "--exclude-from", "--use-compress-program",
         "--to-command", "--info-script", "--new-volume-script", "--rsh-command",
