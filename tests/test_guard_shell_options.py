@@ -302,6 +302,11 @@ def test_a_copied_tree_that_holds_a_link_makes_the_copy_unknown(project, tmp_pat
                             "rm -rf ../outside/t2/g/forge-goals") is not None
     assert verdict(project, "cp -rL ../outside/tree ../outside/t3 && "
                             "rm -rf ../outside/t3/x") is None
+    # only the paths through the link are unknown, not the rest of the copy
+    assert verdict(project, "mv ../outside/tree ../outside/t4 && "
+                            "rm -rf ../outside/t4/cache") is None
+    assert verdict(project, "mv ../outside/tree ../outside/t5 && "
+                            "rm -rf ../outside/t5/g/forge-goals") is not None
 
 
 # -- a shell's code is one word, whatever `$` it holds ------------------------------------

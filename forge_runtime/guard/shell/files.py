@@ -303,9 +303,10 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
             return finding
     if _keeps_links(name, args):
         for source, word in zip(operands, written, strict=False):
-            if _may_hold_links(source, ctx):  # the copy is a link forge cannot follow
-                for path in expansions(word, ctx, follow=False):
-                    made_link(path, None, ctx)
+            inner = _links_within(source, ctx)  # each is copied as a link forge cannot follow
+            for path in expansions(word, ctx, follow=False) if inner != [] else []:
+                for relative in [""] if inner is None or path is None else inner:
+                    made_link(path and os.path.join(path, relative), None, ctx)
     return True, touches(operands, ctx)
 
 
@@ -341,21 +342,27 @@ def _keeps_links(name: str, args: list[str]) -> bool:
                                     {"--links", "--archive"} & set(args))
 
 
-def _may_hold_links(word: str, ctx: Context) -> bool:
-    """Is the source a symlink, or a directory holding one (on disk, or one this command
-    made), or a path forge cannot know?"""
+def _links_within(word: str, ctx: Context) -> list[str] | None:
+    """Where the source holds symlinks (on disk, or made by this command), relative to it
+    ("": it is one); None when forge cannot say (a path it cannot know, a tree too large to
+    read in time)."""
+    found: list[str] = []
     for path in expansions(word, ctx, follow=False):
-        if path is None or path in ctx.links or os.path.islink(path) or any(
-                link.startswith(path + os.sep) for link in ctx.links):
-            return True
-        if os.path.isdir(path):
-            seen = 0
-            for here, dirs, names in os.walk(path):
-                seen += len(dirs) + len(names)
-                if seen > _WALK_LIMIT or any(os.path.islink(os.path.join(here, entry))
-                                             for entry in dirs + names):
-                    return True  # a tree too large to read in time holds what it may
-    return False
+        if path is None:
+            return None
+        if path in ctx.links or os.path.islink(path):
+            found.append("")
+            continue
+        found.extend(os.path.relpath(link, path) for link in ctx.links
+                     if link.startswith(path + os.sep))
+        seen = 0
+        for here, dirs, names in os.walk(path) if os.path.isdir(path) else []:
+            seen += len(dirs) + len(names)
+            if seen > _WALK_LIMIT:
+                return None
+            found.extend(os.path.relpath(os.path.join(here, entry), path)
+                         for entry in dirs + names if os.path.islink(os.path.join(here, entry)))
+    return found
 
 
 # Options that make a copy link to its sources (writing the copy then writes them) or to
