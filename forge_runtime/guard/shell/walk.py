@@ -28,6 +28,9 @@ read-only whatever runs (see `forge sandbox`). What the model does:
   after `~`/`~+`/`~-`, braces, `{a..b}`, globs under the options the command turns on
   (`dotglob`, `GLOBIGNORE`, ...), `..`, symlinks (also ones the same command makes) and
   `/proc/self/cwd`;
+- every option of a tool that writes a file or runs a program (`sort -o`, `split
+  --filter`, `git diff --output`, `git grep -O`) is a row of its family's table, read by
+  one rule however it is spelled (`state.check_options`), before the command's model;
 - commands it models only (readers, `cp`, `mv`, `tar`, `sed`, `git`, `find`, ...) may
   work inside `.forge/local`; anything else (an interpreter, `make`) may not run in a
   pipeline that names a protected location, nor beside forge's own entry points;
