@@ -1,40 +1,81 @@
-"""How forge runs a goal's recorded final gates itself: as confined as the agent's own Bash.
+"""How forge runs a goal's recorded final gates itself: at least as confined as the agent's Bash.
 
-A gate's command is code the agent may have written (a test, a Makefile), and forge runs it
-from a hook or a person's terminal, outside the host's sandbox. Where the project's posture
-is sandboxed (the kernel layer in force, sandbox/posture.py), an unconfined run would be the
-agent's way out, so the command runs under bubblewrap with what the agent's sandboxed Bash
-gets: the whole file system read-only, the project and a private /tmp writable, and forge's
-protected paths in the project read-only again (the ledger, the guard files, state.md, the
-host's settings, git's hooks and config, the gates file). Its own PID namespace (it cannot
-see or signal forge's hooks), no network but loopback, and it dies with its parent. A
-protected file that does not exist yet is bound to /dev/null, so the run cannot create it;
-bubblewrap leaves an empty file where it mounted that, which is removed after the run.
+A gate's command is code the agent may have written (a test, a `conftest.py`, a Makefile),
+and forge runs it from a hook or a person's terminal, outside the host's sandbox, as the
+user. What decides how it runs is the posture the goal's `/goal` recorded in the ledger
+(`sandbox`, activation.py: what `sandbox.posture.for_goal` gave on the host it was typed
+on, Claude Code's settings or Codex's own sandbox mode), never the settings of one host
+read now. A goal that recorded "sandboxed", or that recorded nothing (fail closed), runs its
+gates under bubblewrap with no more than the agent's sandboxed Bash gets:
 
-Where the posture is not sandboxed the agent's Bash runs unconfined anyway, and so does the
-gate: confining it would stop nothing the agent cannot already do.
+- the whole file system read-only, the project and a private /tmp writable, and forge's
+  protected paths in the project read-only again (the ledger, the guard files, state.md,
+  the gates file, the host's settings, git's hooks and config, Codex's `.codex` and
+  `.agents`, the host homes, the witness and forge's own code where they lie inside it);
+- a protected file that does not exist yet bound to /dev/null, so the run cannot create it
+  (bubblewrap leaves an empty mount point, removed after the run);
+- its own PID and IPC namespaces (it cannot see or signal forge's hooks), its own network
+  namespace (only its own loopback), and it dies with its parent;
+- no new Unix domain sockets (seccomp.py): the session bus, `systemd-run --user`, a docker
+  socket and an ssh agent are all a socket away from the user's whole account;
+- a clean environment: PATH, the locale, HOME and TMPDIR pointing into its private /tmp,
+  and FORGE_GATE; nothing of the hook's own (the host's variables, tokens, forge's).
+
+Where this cannot be set up (no bubblewrap, no seccomp filter for this machine) the run does
+not happen and the goal is not verified by it, saying why. A goal that recorded
+"unsandboxed" (the project opted out) runs its gates as the agent's Bash runs, unconfined:
+confining them would stop nothing the agent cannot already do.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from contextlib import contextmanager
 
 from forge_runtime.records import record
 
 BWRAP, NONE = "bwrap", "none"
 CONFINE_FAILED = 125  # the exit code of a confinement that could not be set up
+SCRATCH_HOME = "/tmp/home"  # inside the run's private /tmp
+ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")  # from forge's own environment
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+# in the project, what Claude Code's and Codex's sandboxes keep read-only for Bash besides
+# the settings files: what either host loads as its own (commands, skills, hooks, agents)
+HOST_DIRS = (".codex", ".agents", ".claude/commands", ".claude/agents", ".claude/skills",
+             ".claude/hooks", ".claude/workflows")
 
 
-class Confinement(record("Confinement", "kind argv created problem")):
-    """How a command is run: `argv` to prefix to `/bin/sh -c <command>`, the mount points
-    it creates (removed after), and why it cannot be run confined (None: it can)."""
+class Launch(record("Launch", "command env pass_fds")):
+    """One gate's process: what to run, its environment (None: forge's own) and the file
+    descriptors it inherits."""
 
     __slots__ = ()
 
-    def command(self, text: str) -> str | list[str]:
-        """What runs the gate command `text`: itself in a shell when unconfined."""
-        return [*self.argv, "/bin/sh", "-c", text] if self.argv else text
+
+class Confinement(record("Confinement", "kind argv created problem seccomp",
+                         defaults=(None,))):
+    """How a command is run: `argv` to prefix to `/bin/sh -c <command>`, the mount points
+    it creates (removed after), why it cannot be run confined (None: it can) and the
+    seccomp program bubblewrap loads."""
+
+    __slots__ = ()
+
+    @contextmanager
+    def launch(self, text: str, gate: str):
+        """The Launch of gate `gate`'s command `text`: itself in a shell when unconfined;
+        the seccomp program's descriptor is open only while it is in use."""
+        if not self.argv:
+            yield Launch(text, None, ())
+            return
+        from forge_runtime.gates.seccomp import open_program
+
+        fd = open_program(self.seccomp)
+        try:
+            yield Launch([*self.argv, "--seccomp", str(fd), "/bin/sh", "-c", text],
+                         clean_environment(gate), (fd,))
+        finally:
+            os.close(fd)
 
     def clean_up(self) -> None:
         """Remove the empty files and directories bubblewrap made as mount points."""
@@ -48,6 +89,14 @@ class Confinement(record("Confinement", "kind argv created problem")):
                 pass  # not empty: something else wrote there meanwhile; keep it
 
 
+def clean_environment(gate: str) -> dict[str, str]:
+    """What a confined gate's environment holds: a short allow-list, HOME a scratch
+    directory (nothing of the person's dotfiles to write), never the hook's own variables."""
+    env = {name: os.environ[name] for name in ENV_PASSED if name in os.environ}
+    env.setdefault("PATH", DEFAULT_PATH)
+    return {**env, "HOME": SCRATCH_HOME, "TMPDIR": "/tmp", "FORGE_GATE": gate}
+
+
 def protected_in(project) -> list[str]:
     """The paths a confined gate may not write, as absolute paths."""
     from forge_runtime.gates import GATES_FILE
@@ -59,9 +108,28 @@ def protected_in(project) -> list[str]:
     found += [os.path.join(root, ".claude", name)
               for name in ("settings.json", "settings.local.json")]
     found += [os.path.join(root, ".forge", GATES_FILE), os.path.join(root, ".mcp.json")]
+    found += [os.path.join(root, name) for name in HOST_DIRS]
     if project.git_dir is not None:
         found += [os.path.join(str(project.git_dir), name) for name in ("hooks", "config")]
+    found += host_paths()
     return list(dict.fromkeys(os.path.realpath(path) for path in found))
+
+
+def host_paths() -> list[str]:
+    """What switches forge or a host off, outside any project: the host homes, forge's
+    plugin data, the goal witness and forge's own code (read-only to a confined gate
+    wherever they are; they matter when a project holds them, a home directory as a
+    project)."""
+    import forge_runtime
+    from forge_runtime.roots import witness_dir
+
+    home = os.path.expanduser("~")
+    found = [os.path.join(home, ".claude"), os.path.join(home, ".codex"), witness_dir(),
+             os.path.dirname(os.path.abspath(forge_runtime.__file__))]
+    found += [os.environ[name] for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR",
+                                            "CLAUDE_PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT")
+              if os.environ.get(name)]
+    return found
 
 
 def _str(value) -> str | None:
@@ -69,26 +137,47 @@ def _str(value) -> str | None:
 
 
 def for_project(project, sandboxed: bool) -> Confinement:
-    """The confinement a recorded gate runs in, in this project's posture."""
+    """The confinement a recorded gate runs in, sandboxed or not."""
     if not sandboxed:
         return Confinement(NONE, [], [], None)
+    from forge_runtime.gates.seccomp import program
+
     binary = shutil.which("bwrap")
     if binary is None:
-        return Confinement(BWRAP, [], [], "the project's posture is sandboxed and bubblewrap "
+        return Confinement(BWRAP, [], [], "the goal's posture is sandboxed and bubblewrap "
                                           "(bwrap) is not installed, so forge cannot run its "
                                           "gates as confined as the agent's Bash")
+    seccomp = program()
+    if seccomp is None:
+        import platform
+
+        return Confinement(BWRAP, [], [], "the goal's posture is sandboxed and forge has no "
+                                          "seccomp filter for this machine "
+                                          f"({platform.machine()}), so it cannot keep its "
+                                          "gates off Unix sockets as the agent's Bash is")
     root = os.path.realpath(project.root)
     argv = [binary, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", root, root]
+            "--unshare-ipc", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp", "--dir", SCRATCH_HOME, "--bind", root, root]
     created: list[str] = []
-    for path in protected_in(project):
+    for path in _outermost(path for path in protected_in(project)
+                           if path.startswith(root + os.sep)):  # outside: read-only already
         if os.path.lexists(path):
             argv += ["--ro-bind", path, path]
-        elif path.startswith(root + os.sep):  # outside the project all is read-only already
+        else:
             created += _mount_points(root, path)
             argv += ["--ro-bind", "/dev/null", path]
-    return Confinement(BWRAP, [*argv, "--chdir", root], created, None)
+    return Confinement(BWRAP, [*argv, "--chdir", root], created, None, seccomp)
+
+
+def _outermost(paths) -> list[str]:
+    """`paths` without those under another of them: one read-only bind covers its tree, and
+    a bind inside a missing directory's /dev/null could not be made."""
+    kept: list[str] = []
+    for path in sorted(paths, key=len):
+        if not any(path.startswith(outer + os.sep) for outer in kept):
+            kept.append(path)
+    return kept
 
 
 def _mount_points(root: str, path: str) -> list[str]:
@@ -102,8 +191,18 @@ def _mount_points(root: str, path: str) -> list[str]:
     return list(reversed(missing))
 
 
-def sandboxed_posture(project) -> bool:
-    """True when the project's posture is sandboxed: the kernel layer is in force."""
-    from forge_runtime.sandbox.posture import ledger_protected
+def for_goal(project, nonce: str) -> Confinement:
+    """The confinement goal `nonce`'s recorded gates run in: by the posture its `/goal`
+    recorded (see the module's docstring)."""
+    from forge_runtime.sandbox.posture import OPTED_OUT
 
-    return ledger_protected(project)
+    return for_project(project, recorded_posture(project, nonce) != OPTED_OUT)
+
+
+def recorded_posture(project, nonce: str) -> str | None:
+    """The posture goal `nonce` recorded ("sandboxed", "unsandboxed"; None for a goal from
+    before forge recorded it), read from its ledger as the witness vouches for it."""
+    from forge_runtime.goal.witness import witnessed_ledger
+
+    posture = witnessed_ledger(project, nonce).current().goal.get("sandbox")
+    return posture if isinstance(posture, str) else None
