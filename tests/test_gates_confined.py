@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from goal_support import goal_project
+from goal_support import goal_project, with_sandbox_layer
 from test_gates import age, write
 from test_gates_confirm import gates_file
 
@@ -114,8 +114,15 @@ def _probe_run(project, services, sandbox: str | None) -> tuple[dict, list[str]]
     return result, json.loads((project.root / "src" / "reached.json").read_text())
 
 
+@pytest.mark.parametrize("host", ["codex", "claude-code"])
 def test_a_gate_of_a_sandboxed_goal_reaches_no_socket_network_ledger_or_hook_variable(
-        project, services):
+        project, services, host, tmp_path, monkeypatch):
+    """On Codex nothing of Claude Code's settings says "sandboxed", only the goal does; on
+    Claude Code the layer is in force (where forge confined its run before, without a
+    filter on Unix sockets and with the hook's environment)."""
+    if host == "claude-code":
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        with_sandbox_layer(project.root)
     result, reached = _probe_run(project, services, SANDBOXED)
     assert result["confinement"] == confined.BWRAP
     assert reached == []
