@@ -201,3 +201,19 @@ def test_the_filter_is_a_valid_program_for_each_supported_machine():
         assert os.read(fd, 16) == b"12345678"
     finally:
         os.close(fd)
+
+
+def test_a_bubblewrap_that_cannot_start_here_verifies_nothing_and_says_why(project, tmp_path,
+                                                                            monkeypatch):
+    """Not the agent's failing test: forge's run never began."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission "
+                                "denied' >&2\nexit 1\n")
+    (fake / "bwrap").chmod(0o755)
+    nonce, gates = goal_with(project, "true", SANDBOXED)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    result = confirm.confirm(project, nonce, gates, 10)
+    assert not result["passed"] and result["results"] == {}
+    assert result["problem"] == ("bubblewrap could not start the confined run here: bwrap: "
+                                 "setting up uid map: Permission denied")

@@ -21,10 +21,11 @@ gates under bubblewrap with no more than the agent's sandboxed Bash gets:
 - a clean environment: PATH, the locale, HOME and TMPDIR pointing into its private /tmp,
   and FORGE_GATE; nothing of the hook's own (the host's variables, tokens, forge's).
 
-Where this cannot be set up (no bubblewrap, no seccomp filter for this machine) the run does
-not happen and the goal is not verified by it, saying why. A goal that recorded
-"unsandboxed" (the project opted out) runs its gates as the agent's Bash runs, unconfined:
-confining them would stop nothing the agent cannot already do.
+Where this cannot be set up (no bubblewrap, no seccomp filter for this machine, a bubblewrap
+that does not start here) the run does not happen and the goal is not verified by it,
+saying why. A goal that recorded "unsandboxed" (the project opted out) runs its gates as
+the agent's Bash runs, unconfined: confining them would stop nothing the agent cannot
+already do.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from forge_runtime.records import record
 
 BWRAP, NONE = "bwrap", "none"
 CONFINE_FAILED = 125  # the exit code of a confinement that could not be set up
+START_TIMEOUT_SECONDS = 10
 SCRATCH_HOME = "/tmp/home"  # inside the run's private /tmp
 ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")  # from forge's own environment
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -76,6 +78,28 @@ class Confinement(record("Confinement", "kind argv created problem seccomp",
                          clean_environment(gate), (fd,))
         finally:
             os.close(fd)
+
+    def start_problem(self) -> str | None:
+        """Why this confinement cannot start here (None: it can, or it is none), found by
+        starting it once with `/bin/true`: bubblewrap refuses in some places (no user
+        namespaces, a PID namespace it cannot read), and a gate that failed for that reason
+        must not read as the agent's failing test."""
+        if not self.argv:
+            return None
+        import subprocess
+
+        with self.launch("true", "start") as launch:
+            try:
+                done = subprocess.run(launch.command, env=launch.env, pass_fds=launch.pass_fds,
+                                      stdin=subprocess.DEVNULL, capture_output=True,
+                                      timeout=START_TIMEOUT_SECONDS, check=False)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                return f"bubblewrap could not start the confined run here: {exc}"
+        if done.returncode == 0:
+            return None
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or \
+            [f"exit {done.returncode}"]
+        return f"bubblewrap could not start the confined run here: {said[0]}"
 
     def clean_up(self) -> None:
         """Remove the empty files and directories bubblewrap made as mount points."""

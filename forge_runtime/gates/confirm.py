@@ -107,8 +107,9 @@ def run(project, nonce: str, recorded: Recorded, hashes: dict[str, str], kept: d
                 continue
             if confinement is None:  # the posture is read only when something runs
                 confinement = confined.for_goal(project, nonce)
-                if confinement.problem is not None:
-                    return _result(recorded, {}, confinement.kind, confinement.problem)
+                problem = confinement.problem or confinement.start_problem()
+                if problem is not None:
+                    return _result(recorded, {}, confinement.kind, problem)
             results[gate.name] = _run_one(project, nonce, gate, confinement, left,
                                           hashes[gate.name])
     finally:
