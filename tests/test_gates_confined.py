@@ -217,3 +217,30 @@ def test_a_bubblewrap_that_cannot_start_here_verifies_nothing_and_says_why(proje
     assert not result["passed"] and result["results"] == {}
     assert result["problem"] == ("bubblewrap could not start the confined run here: bwrap: "
                                  "setting up uid map: Permission denied")
+
+
+SYSCALLS = """\
+import ctypes, errno, json, platform
+libc = ctypes.CDLL(None, use_errno=True)
+def errno_of(number, *args):
+    ctypes.set_errno(0)
+    libc.syscall(number, *args)
+    return errno.errorcode.get(ctypes.get_errno(), "none")
+found = {"io_uring_setup": errno_of(425, 1, None)}
+if platform.machine() == "x86_64":  # socket(AF_UNIX, SOCK_STREAM, 0) through the x32 ABI
+    found["x32 socket"] = errno_of(0x40000000 | 41, 1, 1, 0)
+with open("src/errnos.json", "w") as handle:
+    json.dump(found, handle)
+"""
+
+
+def test_the_ways_around_a_socket_filter_are_closed_too(project):
+    """io_uring makes sockets and connects without those system calls, and the x32 ABI has
+    its own socket number: both answer EPERM in the confined run."""
+    write(project.root, "calls.py", SYSCALLS)
+    nonce, gates = goal_with(project, f"{sys.executable} calls.py", SANDBOXED)
+    result = confirm.confirm(project, nonce, gates, 20)
+    assert result["results"]["g0"]["verdict"] == "passed", \
+        Path(confirm.log_path(project, nonce, "g0")).read_text()
+    found = json.loads((project.root / "src" / "errnos.json").read_text())
+    assert set(found.values()) == {"EPERM"}, found
