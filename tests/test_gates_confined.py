@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -152,6 +153,10 @@ def test_ordinary_things_work(tmp_path):
     assert right.recv(1) == b"x"
     assert asyncio.run(asyncio.sleep(0, "done")) == "done"
     assert subprocess.run(["sh", "-c", "echo hi"], capture_output=True).stdout == b"hi\\n"
+    common = subprocess.run(["git", "rev-parse", "--git-common-dir"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    assert os.path.realpath(common) == os.path.realpath(".git")
+    subprocess.run(["git", "status", "--short"], capture_output=True, check=True)
     assert os.environ["HOME"] == "/tmp/home" and os.environ["FORGE_GATE"] == "g0"
     with open("src/written.txt", "w") as handle:
         handle.write("ok")
@@ -159,10 +164,12 @@ def test_ordinary_things_work(tmp_path):
 
 
 def test_ordinary_test_runs_work_confined(project):
+    subprocess.run(["git", "init", "-q", str(project.root)], check=True)
     write(project.root, "src/test_ordinary.py", TESTS)
     nonce, gates = goal_with(project, f"{sys.executable} -m pytest -q -p no:cacheprovider "
                                       "src/test_ordinary.py", SANDBOXED)
     result = confirm.confirm(project, nonce, gates, 20)
+    assert result["problem"] is None, result
     log = Path(confirm.log_path(project, nonce, "g0")).read_text()
     assert result["results"]["g0"]["verdict"] == "passed", log
     assert result["confinement"] == confined.BWRAP and "1 passed" in log
@@ -174,12 +181,14 @@ def test_codex_and_host_directories_in_the_project_stay_read_only(project):
     write(project.root, ".codex/hooks.json", "{}\n")
     nonce, gates = goal_with(project, "set +e; echo '{\"hooks\": {}}' > .codex/hooks.json; "
                                       "mkdir -p .agents/skills/x .claude/skills/x; "
-                                      "echo x > .codex/config.toml; exit 0", SANDBOXED)
+                                      "echo x > .codex/config.toml; "
+                                      "echo /elsewhere > .git/commondir; exit 0", SANDBOXED)
     assert confirm.confirm(project, nonce, gates, 20)["results"]["g0"]["verdict"] == "passed"
     assert (project.root / ".codex/hooks.json").read_text() == "{}\n"
     assert not (project.root / ".codex/config.toml").exists()
     assert not (project.root / ".agents").exists()  # mount point removed after the run
     assert not (project.root / ".claude/skills").exists()
+    assert not (project.root / ".git/commondir").exists()
 
 
 def test_no_seccomp_filter_for_the_machine_verifies_nothing(project, monkeypatch):
@@ -196,7 +205,7 @@ def test_the_filter_is_a_valid_program_for_each_supported_machine():
         program = seccomp.program(machine)
         assert program is not None and len(program) % 8 == 0 and len(program) // 8 <= 16
     assert seccomp.program("riscv64") is None
-    fd = seccomp.open_program(b"12345678")
+    fd = confined.descriptor_of(b"12345678")
     try:
         assert os.read(fd, 16) == b"12345678"
     finally:

@@ -12,8 +12,9 @@ gates under bubblewrap with no more than the agent's sandboxed Bash gets:
   protected paths in the project read-only again (the ledger, the guard files, state.md,
   the gates file, the host's settings, git's hooks and config, Codex's `.codex` and
   `.agents`, the host homes, the witness and forge's own code where they lie inside it);
-- a protected file that does not exist yet bound to /dev/null, so the run cannot create it
-  (bubblewrap leaves an empty mount point, removed after the run);
+- a protected file that does not exist yet replaced by an empty read-only one (git's
+  `commondir` says `.`, as its absence means), so the run cannot create it (bubblewrap
+  leaves an empty mount point, removed after the run);
 - its own PID and IPC namespaces (it cannot see or signal forge's hooks), its own network
   namespace (only its own loopback), and it dies with its parent;
 - no new Unix domain sockets (seccomp.py): the session bus, `systemd-run --user`, a docker
@@ -55,29 +56,35 @@ class Launch(record("Launch", "command env pass_fds")):
     __slots__ = ()
 
 
-class Confinement(record("Confinement", "kind argv created problem seccomp",
-                         defaults=(None,))):
+class Confinement(record("Confinement", "kind argv created problem seccomp stubs",
+                         defaults=(None, ()))):
     """How a command is run: `argv` to prefix to `/bin/sh -c <command>`, the mount points
-    it creates (removed after), why it cannot be run confined (None: it can) and the
-    seccomp program bubblewrap loads."""
+    it creates (removed after), why it cannot be run confined (None: it can), the seccomp
+    program bubblewrap loads, and the (path, bytes) of the read-only files it puts where a
+    protected path does not exist yet, so that the run cannot create it."""
 
     __slots__ = ()
 
     @contextmanager
     def launch(self, text: str, gate: str):
-        """The Launch of gate `gate`'s command `text`: itself in a shell when unconfined;
-        the seccomp program's descriptor is open only while it is in use."""
+        """The Launch of gate `gate`'s command `text`: itself in a shell when unconfined.
+        bubblewrap reads each descriptor to its end, so every launch opens its own; they
+        are open only while it is in use."""
         if not self.argv:
             yield Launch(text, None, ())
             return
-        from forge_runtime.gates.seccomp import open_program
-
-        fd = open_program(self.seccomp)
+        fds: list[int] = []
         try:
-            yield Launch([*self.argv, "--seccomp", str(fd), "/bin/sh", "-c", text],
-                         clean_environment(gate), (fd,))
+            stubs = []
+            for path, data in self.stubs:  # bubblewrap closes each after it read it
+                fds.append(descriptor_of(data))
+                stubs += ["--ro-bind-data", str(fds[-1]), path]
+            fds.append(descriptor_of(self.seccomp))
+            yield Launch([*self.argv, *stubs, "--seccomp", str(fds[-1]), "/bin/sh", "-c",
+                          text], clean_environment(gate), tuple(fds))
         finally:
-            os.close(fd)
+            for fd in fds:
+                os.close(fd)
 
     def start_problem(self) -> str | None:
         """Why this confinement cannot start here (None: it can, or it is none), found by
@@ -111,6 +118,20 @@ class Confinement(record("Confinement", "kind argv created problem seccomp",
                     os.unlink(path)
             except OSError:
                 pass  # not empty: something else wrote there meanwhile; keep it
+
+
+def descriptor_of(data: bytes) -> int:
+    """A file descriptor at the start of `data`, for one bubblewrap to read to its end; the
+    caller closes it."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("forge-gate", os.MFD_CLOEXEC)
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+    read_end, write_end = os.pipe()  # what forge passes fits any pipe's buffer
+    os.write(write_end, data)
+    os.close(write_end)
+    return read_end
 
 
 def clean_environment(gate: str) -> dict[str, str]:
@@ -184,14 +205,25 @@ def for_project(project, sandboxed: bool) -> Confinement:
             "--unshare-ipc", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--dir", SCRATCH_HOME, "--bind", root, root]
     created: list[str] = []
+    stubs: list[tuple[str, bytes]] = []
     for path in _outermost(path for path in protected_in(project)
                            if path.startswith(root + os.sep)):  # outside: read-only already
         if os.path.lexists(path):
             argv += ["--ro-bind", path, path]
         else:
             created += _mount_points(root, path)
-            argv += ["--ro-bind", "/dev/null", path]
-    return Confinement(BWRAP, [*argv, "--chdir", root], created, None, seccomp)
+            stubs.append((path, _stub_bytes(project, path)))
+    return Confinement(BWRAP, [*argv, "--chdir", root], created, None, seccomp, stubs)
+
+
+def _stub_bytes(project, path: str) -> bytes:
+    """What the read-only file in place of a missing protected path holds: nothing, but
+    for the git dir's `commondir`, which git reads whenever it exists and refuses empty:
+    `.`, the git dir itself, which is what its absence means."""
+    git_dir = project.git_dir
+    if git_dir is not None and path == os.path.join(os.path.realpath(git_dir), "commondir"):
+        return b".\n"
+    return b""
 
 
 def _outermost(paths) -> list[str]:

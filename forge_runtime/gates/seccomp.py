@@ -24,7 +24,6 @@ sandboxed posture's gates cannot be confined (confined.py says so).
 
 from __future__ import annotations
 
-import os
 import platform
 import struct
 
@@ -83,16 +82,3 @@ def program(machine: str | None = None) -> bytes | None:
     ]
     return _assemble(lines)
 
-
-def open_program(filter_bytes: bytes) -> int:
-    """A file descriptor at the start of `filter_bytes`, for one bubblewrap to read (it
-    reads to the end, so each run needs its own); the caller closes it."""
-    if hasattr(os, "memfd_create"):
-        fd = os.memfd_create("forge-gate-seccomp", os.MFD_CLOEXEC)
-        os.write(fd, filter_bytes)
-        os.lseek(fd, 0, os.SEEK_SET)
-        return fd
-    read_end, write_end = os.pipe()  # a dozen instructions fit any pipe's buffer
-    os.write(write_end, filter_bytes)
-    os.close(write_end)
-    return read_end
