@@ -38,7 +38,6 @@ from contextlib import contextmanager
 from forge_runtime.records import record
 
 BWRAP, NONE = "bwrap", "none"
-CONFINE_FAILED = 125  # the exit code of a confinement that could not be set up
 START_TIMEOUT_SECONDS = 10
 SCRATCH_HOME = "/tmp/home"  # inside the run's private /tmp
 ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")  # from forge's own environment
