@@ -57,8 +57,7 @@ if os.environ.get("FORGE_PROBE_TOKEN"):
 with open("src/reached.json", "w") as handle:
     json.dump(reached, handle)
 """
-EVERY_ESCAPE = ["session bus", "docker socket", "network", "ledger", "ledger",
-                "hook environment"]
+EVERY_ESCAPE = ["session bus", "docker socket", "network", "ledger", "ledger"]
 
 
 @pytest.fixture
@@ -137,7 +136,8 @@ def test_a_goal_from_before_postures_were_recorded_is_confined_too(project, serv
 
 def test_the_probe_reaches_every_escape_where_the_goal_opted_out(project, services):
     """The project opted out: the agent's Bash runs unconfined, and so does the gate; the
-    probe reaches everything, so an empty list above means the confinement held."""
+    probe reaches everything but the hook's variables (no posture passes those on), so an
+    empty list above means the confinement held."""
     result, reached = _probe_run(project, services, OPTED_OUT)
     assert result["confinement"] == confined.NONE
     assert reached == EVERY_ESCAPE

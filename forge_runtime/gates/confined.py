@@ -25,8 +25,8 @@ gates under bubblewrap with no more than the agent's sandboxed Bash gets:
 Where this cannot be set up (no bubblewrap, no seccomp filter for this machine, a bubblewrap
 that does not start here) the run does not happen and the goal is not verified by it,
 saying why. A goal that recorded "unsandboxed" (the project opted out) runs its gates as
-the agent's Bash runs, unconfined: confining them would stop nothing the agent cannot
-already do.
+the agent's Bash runs, unconfined (confining them would stop nothing the agent cannot
+already do), but with the same clean environment.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from forge_runtime.records import record
 BWRAP, NONE = "bwrap", "none"
 START_TIMEOUT_SECONDS = 10
 SCRATCH_HOME = "/tmp/home"  # inside the run's private /tmp
-ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")  # from forge's own environment
+# from forge's own environment, into a gate's
+ENV_PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # in the project, what Claude Code's and Codex's sandboxes keep read-only for Bash besides
 # the settings files: what either host loads as its own (commands, skills, hooks, agents)
@@ -49,8 +50,8 @@ HOST_DIRS = (".codex", ".agents", ".claude/commands", ".claude/agents", ".claude
 
 
 class Launch(record("Launch", "command env pass_fds")):
-    """One gate's process: what to run, its environment (None: forge's own) and the file
-    descriptors it inherits."""
+    """One gate's process: what to run, its environment and the file descriptors it
+    inherits."""
 
     __slots__ = ()
 
@@ -70,7 +71,7 @@ class Confinement(record("Confinement", "kind argv created problem seccomp stubs
         bubblewrap reads each descriptor to its end, so every launch opens its own; they
         are open only while it is in use."""
         if not self.argv:
-            yield Launch(text, None, ())
+            yield Launch(text, clean_environment(gate, confined=False), ())
             return
         fds: list[int] = []
         try:
@@ -80,7 +81,7 @@ class Confinement(record("Confinement", "kind argv created problem seccomp stubs
                 stubs += ["--ro-bind-data", str(fds[-1]), path]
             fds.append(descriptor_of(self.seccomp))
             yield Launch([*self.argv, *stubs, "--seccomp", str(fds[-1]), "/bin/sh", "-c",
-                          text], clean_environment(gate), tuple(fds))
+                          text], clean_environment(gate, confined=True), tuple(fds))
         finally:
             for fd in fds:
                 os.close(fd)
@@ -133,12 +134,18 @@ def descriptor_of(data: bytes) -> int:
     return read_end
 
 
-def clean_environment(gate: str) -> dict[str, str]:
-    """What a confined gate's environment holds: a short allow-list, HOME a scratch
-    directory (nothing of the person's dotfiles to write), never the hook's own variables."""
+def clean_environment(gate: str, confined: bool) -> dict[str, str]:
+    """What a gate's environment holds: a short allow-list, never the hook's own variables
+    (the host's keys and tokens, forge's settings), in every posture: Codex gives the
+    agent's shell no variable named like a key either. Confined, HOME is a scratch
+    directory in the run's private /tmp (nothing of the person's dotfiles to write);
+    unconfined, HOME and TMPDIR are the person's, as the agent's Bash has them."""
     env = {name: os.environ[name] for name in ENV_PASSED if name in os.environ}
     env.setdefault("PATH", DEFAULT_PATH)
-    return {**env, "HOME": SCRATCH_HOME, "TMPDIR": "/tmp", "FORGE_GATE": gate}
+    if confined:
+        return {**env, "HOME": SCRATCH_HOME, "TMPDIR": "/tmp", "FORGE_GATE": gate}
+    mine = {name: os.environ[name] for name in ("HOME", "TMPDIR") if name in os.environ}
+    return {**env, **mine, "FORGE_GATE": gate}
 
 
 def protected_in(project) -> list[str]:

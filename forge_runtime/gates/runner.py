@@ -85,7 +85,8 @@ def execute(project, gate: config.Gate, log, command: str | list[str], timeout: 
     """Run `command` for `gate` in the project root with its output in `log`: (exit code,
     whether it was killed for running past `timeout`, seconds it took). A string runs in
     the platform's shell, a list as it is (confined.py's bubblewrap argv); `env` replaces
-    forge's own environment (confined.py's clean one), `pass_fds` are inherited."""
+    forge's own environment (confined.py's clean one for forge's own run), `pass_fds` are
+    inherited."""
     os.makedirs(os.path.dirname(log), exist_ok=True)
     started = time.monotonic()
     # never through a link: a person's run (or forge's own) must not write where one points
