@@ -253,6 +253,17 @@ def _mount_points(root: str, path: str) -> list[str]:
     return list(reversed(missing))
 
 
+def readiness(project) -> str | None:
+    """Why a sandboxed goal's gates cannot be run confined here (None: they can), found as
+    forge's own run finds it: `forge sandbox status` says so before a goal ends
+    unverified for it."""
+    confinement = for_project(project, True)
+    try:
+        return confinement.problem or confinement.start_problem()
+    finally:
+        confinement.clean_up()
+
+
 def for_goal(project, nonce: str) -> Confinement:
     """The confinement goal `nonce`'s recorded gates run in: by the posture its `/goal`
     recorded (see the module's docstring)."""
