@@ -176,19 +176,22 @@ def test_ordinary_test_runs_work_confined(project):
     assert (project.root / "src" / "written.txt").read_text() == "ok"
 
 
-def test_codex_and_host_directories_in_the_project_stay_read_only(project):
+def test_codex_host_and_git_directories_in_the_project_stay_read_only(project):
     (project.root / ".codex").mkdir()
     write(project.root, ".codex/hooks.json", "{}\n")
     nonce, gates = goal_with(project, "set +e; echo '{\"hooks\": {}}' > .codex/hooks.json; "
                                       "mkdir -p .agents/skills/x .claude/skills/x; "
                                       "echo x > .codex/config.toml; "
-                                      "echo /elsewhere > .git/commondir; exit 0", SANDBOXED)
+                                      "echo /elsewhere > .git/commondir; "
+                                      "mkdir -p .git/info && echo '*' > .git/info/exclude; "
+                                      "exit 0", SANDBOXED)
     assert confirm.confirm(project, nonce, gates, 20)["results"]["g0"]["verdict"] == "passed"
     assert (project.root / ".codex/hooks.json").read_text() == "{}\n"
     assert not (project.root / ".codex/config.toml").exists()
     assert not (project.root / ".agents").exists()  # mount point removed after the run
     assert not (project.root / ".claude/skills").exists()
     assert not (project.root / ".git/commondir").exists()
+    assert not (project.root / ".git/info").exists()  # all of .git is read-only
 
 
 def test_no_seccomp_filter_for_the_machine_verifies_nothing(project, monkeypatch):

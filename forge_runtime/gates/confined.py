@@ -10,11 +10,12 @@ gates under bubblewrap with no more than the agent's sandboxed Bash gets:
 
 - the whole file system read-only, the project and a private /tmp writable, and forge's
   protected paths in the project read-only again (the ledger, the guard files, state.md,
-  the gates file, the host's settings, git's hooks and config, Codex's `.codex` and
-  `.agents`, the host homes, the witness and forge's own code where they lie inside it);
-- a protected file that does not exist yet replaced by an empty read-only one (git's
-  `commondir` says `.`, as its absence means), so the run cannot create it (bubblewrap
-  leaves an empty mount point, removed after the run);
+  the gates file, the host's settings, Codex's `.codex` and `.agents`, the host homes, the
+  witness and forge's own code where they lie inside it);
+- the project's git directory read-only as a whole, as Codex's sandbox has it (its hooks,
+  config, `commondir`, `info/exclude`, the ledger and guard files inside it);
+- a protected file that does not exist yet replaced by an empty read-only one, so the run
+  cannot create it (bubblewrap leaves an empty mount point, removed after the run);
 - its own PID and IPC namespaces (it cannot see or signal forge's hooks), its own network
   namespace (only its own loopback), and it dies with its parent;
 - no new Unix domain sockets (seccomp.py): the session bus, `systemd-run --user`, a docker
@@ -60,7 +61,7 @@ class Confinement(record("Confinement", "kind argv created problem seccomp stubs
                          defaults=(None, ()))):
     """How a command is run: `argv` to prefix to `/bin/sh -c <command>`, the mount points
     it creates (removed after), why it cannot be run confined (None: it can), the seccomp
-    program bubblewrap loads, and the (path, bytes) of the read-only files it puts where a
+    program bubblewrap loads, and the paths where it puts an empty read-only file because a
     protected path does not exist yet, so that the run cannot create it."""
 
     __slots__ = ()
@@ -76,8 +77,8 @@ class Confinement(record("Confinement", "kind argv created problem seccomp stubs
         fds: list[int] = []
         try:
             stubs = []
-            for path, data in self.stubs:  # bubblewrap closes each after it read it
-                fds.append(descriptor_of(data))
+            for path in self.stubs:  # bubblewrap closes each after it read it
+                fds.append(descriptor_of(b""))
                 stubs += ["--ro-bind-data", str(fds[-1]), path]
             fds.append(descriptor_of(self.seccomp))
             yield Launch([*self.argv, *stubs, "--seccomp", str(fds[-1]), "/bin/sh", "-c",
@@ -160,8 +161,8 @@ def protected_in(project) -> list[str]:
               for name in ("settings.json", "settings.local.json")]
     found += [os.path.join(root, ".forge", GATES_FILE), os.path.join(root, ".mcp.json")]
     found += [os.path.join(root, name) for name in HOST_DIRS]
-    if project.git_dir is not None:
-        found += [os.path.join(str(project.git_dir), name) for name in ("hooks", "config")]
+    if project.git_dir is not None:  # all of it, as Codex's sandbox has it: its hooks,
+        found.append(str(project.git_dir))  # config, commondir, info/exclude, the ledger
     found += host_paths()
     return list(dict.fromkeys(os.path.realpath(path) for path in found))
 
@@ -211,25 +212,15 @@ def for_project(project, sandboxed: bool) -> Confinement:
             "--unshare-ipc", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--dir", SCRATCH_HOME, "--bind", root, root]
     created: list[str] = []
-    stubs: list[tuple[str, bytes]] = []
+    stubs: list[str] = []
     for path in _outermost(path for path in protected_in(project)
                            if path.startswith(root + os.sep)):  # outside: read-only already
         if os.path.lexists(path):
             argv += ["--ro-bind", path, path]
         else:
             created += _mount_points(root, path)
-            stubs.append((path, _stub_bytes(project, path)))
+            stubs.append(path)
     return Confinement(BWRAP, [*argv, "--chdir", root], created, None, seccomp, stubs)
-
-
-def _stub_bytes(project, path: str) -> bytes:
-    """What the read-only file in place of a missing protected path holds: nothing, but
-    for the git dir's `commondir`, which git reads whenever it exists and refuses empty:
-    `.`, the git dir itself, which is what its absence means."""
-    git_dir = project.git_dir
-    if git_dir is not None and path == os.path.join(os.path.realpath(git_dir), "commondir"):
-        return b".\n"
-    return b""
 
 
 def _outermost(paths) -> list[str]:
