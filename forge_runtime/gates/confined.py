@@ -220,12 +220,13 @@ def for_project(project, sandboxed: bool) -> Confinement:
         else:
             created += _mount_points(root, path)
             stubs.append(path)
-    return Confinement(BWRAP, [*argv, "--chdir", root], created, None, seccomp, stubs)
+    return Confinement(BWRAP, [*argv, "--chdir", root], list(dict.fromkeys(created)), None,
+                       seccomp, stubs)
 
 
 def _outermost(paths) -> list[str]:
     """`paths` without those under another of them: one read-only bind covers its tree, and
-    a bind inside a missing directory's /dev/null could not be made."""
+    nothing can be mounted inside the empty file that stands for a missing one."""
     kept: list[str] = []
     for path in sorted(paths, key=len):
         if not any(path.startswith(outer + os.sep) for outer in kept):
