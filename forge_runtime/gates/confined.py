@@ -89,9 +89,10 @@ class Confinement(record("Confinement", "kind argv created problem seccomp stubs
 
     def start_problem(self) -> str | None:
         """Why this confinement cannot start here (None: it can, or it is none), found by
-        starting it once with `/bin/true`: bubblewrap refuses in some places (no user
-        namespaces, a PID namespace it cannot read), and a gate that failed for that reason
-        must not read as the agent's failing test."""
+        starting it with `true`: bubblewrap refuses in some places (no user namespaces, a
+        PID namespace it cannot read), and a gate that failed for that reason must not read
+        as the agent's failing test (confirm.py asks after a gate's first failure, so a
+        run that passes pays nothing for it)."""
         if not self.argv:
             return None
         import subprocess

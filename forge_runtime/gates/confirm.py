@@ -94,7 +94,7 @@ def run(project, nonce: str, recorded: Recorded, hashes: dict[str, str], kept: d
     if recorded.problem is not None:
         return _result(recorded, {}, NOTHING_RAN, recorded.problem)
     results = {}
-    confinement = None
+    confinement, known_to_start = None, False
     try:
         for gate in recorded.gates:
             left = None if budget is None else budget - (time.monotonic() - started)
@@ -107,11 +107,16 @@ def run(project, nonce: str, recorded: Recorded, hashes: dict[str, str], kept: d
                 continue
             if confinement is None:  # the posture is read only when something runs
                 confinement = confined.for_goal(project, nonce)
-                problem = confinement.problem or confinement.start_problem()
-                if problem is not None:
-                    return _result(recorded, {}, confinement.kind, problem)
+                if confinement.problem is not None:
+                    return _result(recorded, {}, confinement.kind, confinement.problem)
             results[gate.name] = _run_one(project, nonce, gate, confinement, left,
                                           hashes[gate.name])
+            if results[gate.name]["verdict"] == PASSED:
+                known_to_start = True
+            elif not known_to_start:  # the failure may be the confinement's, not the gate's
+                known_to_start, problem = True, confinement.start_problem()
+                if problem is not None:
+                    return _result(recorded, {}, confinement.kind, problem)
     finally:
         if confinement is not None:
             confinement.clean_up()
