@@ -360,3 +360,13 @@ def test_status_says_whether_forge_can_confine_a_sandboxed_goals_gates(project, 
     main(["sandbox", "status"])
     assert "forge's own run of a sandboxed goal's final gates: cannot be confined" in \
         capsys.readouterr().out
+
+
+def test_init_for_codex_says_whether_its_goals_gates_can_be_confined(project, capsys,
+                                                                     monkeypatch, tmp_path):
+    code, payload = run(capsys, "init", "--host", "codex")
+    assert code == 0 and payload["gate_confinement"].startswith("confined")
+    assert not (project / ".claude").exists()  # the check's mount points are gone
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, payload = run(capsys, "init", "--host", "codex")
+    assert code == 0 and "bubblewrap (bwrap) is not installed" in payload["gate_confinement"]
