@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import time
 
-from forge_runtime.gates import confined, files, runner, status
+from forge_runtime.gates import files, runner, status
 from forge_runtime.gates.recorded import Recorded
 from forge_runtime.goal.ledger import now
 
@@ -93,6 +93,8 @@ def run(project, nonce: str, recorded: Recorded, hashes: dict[str, str], kept: d
     started = time.monotonic()
     if recorded.problem is not None:
         return _result(recorded, {}, NOTHING_RAN, recorded.problem)
+    from forge_runtime.gates import confined  # a Stop that only reads a verdict never runs
+
     results = {}
     confinement, known_to_start = None, False
     try:
