@@ -267,8 +267,10 @@ def for_goal(project, nonce: str) -> Confinement:
 
 def recorded_posture(project, nonce: str) -> str | None:
     """The posture goal `nonce` recorded ("sandboxed", "unsandboxed"; None for a goal from
-    before forge recorded it), read from its ledger as the witness vouches for it."""
-    from forge_runtime.goal.witness import witnessed_ledger
+    before forge recorded it), read from its ledger's head as held.py reads the goal. No
+    witness is noted for it: the kernel layer keeps a sandboxed goal's ledger from the
+    agent, and an opted-out goal's gates run unconfined whatever its ledger says."""
+    from forge_runtime.goal.ledger import Ledger
 
-    posture = witnessed_ledger(project, nonce).current().goal.get("sandbox")
+    posture = Ledger(project.ledger_root, nonce).current().goal.get("sandbox")
     return posture if isinstance(posture, str) else None
