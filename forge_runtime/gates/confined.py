@@ -33,9 +33,9 @@ already do), but with the same clean environment.
 from __future__ import annotations
 
 import os
-import shutil
 from contextlib import contextmanager
 
+from forge_runtime.agent_roots import tool
 from forge_runtime.records import record
 
 BWRAP, NONE = "bwrap", "none"
@@ -195,7 +195,7 @@ def for_project(project, sandboxed: bool) -> Confinement:
         return Confinement(NONE, [], [], None)
     from forge_runtime.gates.seccomp import program
 
-    binary = shutil.which("bwrap")
+    binary = tool("bwrap")
     if binary is None:
         return Confinement(BWRAP, [], [], "the goal's posture is sandboxed and bubblewrap "
                                           "(bwrap) is not installed, so forge cannot run its "
