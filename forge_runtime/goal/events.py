@@ -183,13 +183,39 @@ def on_prompt(event: dict) -> dict | None:
             return {"decision": "block", "reason": refusal_text(exc)}
         from forge_runtime.gates.recorded import field_for
 
-        # the final gates as the person's prompt finds them, before the model's first turn
+        # the final gates as the person's prompt finds them, before the model's first turn,
+        # and the ceilings that turn's tool calls are held to before any Stop confirms it
         sessions.write_pending(project.ledger_root, event["session_id"], {
             "objective": goal_prompt.objective, "prompt_id": event.get("prompt_id"),
-            "recorded": field_for(project)})
+            "recorded": field_for(project),
+            **first_turn_limits(project, goal_prompt.objective, event)})
         if unsandboxed:
             return {"systemMessage": unsandboxed}
     return None
+
+
+def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
+    """What a pending activation keeps for the ceilings of the first turn (midturn.py): when
+    the prompt arrived (the tranche's clock starts then), the goal's ceilings as the
+    person's `/goal` would set them (`activation.prospect`), and where the turn's usage
+    starts: the transcript's size and its subagent transcripts' marks at this moment."""
+    from forge_runtime.goal import activation, ceilings
+
+    at = ceilings.now()
+    goal = activation.prospect(project, objective, at)
+    path = event.get("transcript_path") or ""
+    try:
+        offset = os.path.getsize(path) if path else 0
+    except OSError:
+        offset = 0
+    try:
+        _, marks = transcript.read_subagents(path, {}) if path else (None, {})
+    except transcript.Unattributable:
+        marks = {}
+    return {"at": at, "offset": offset, "subagents": marks, "limits": {
+        key: goal.get(key) for key in ("nonce", "objective", "turn_count", "token_count",
+                                       "token_ceiling", "tranche_tokens", "minute_ceiling",
+                                       "tranche_started")}}
 
 
 def host_posture(project: Project, event: dict) -> dict | None:
@@ -506,7 +532,8 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
     started = activation.activate(project, pending["objective"], session,
-                                  recorded if isinstance(recorded, dict) else None, sandbox)
+                                  recorded if isinstance(recorded, dict) else None, sandbox,
+                                  activation.clock_start(pending.get("at")))
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted

@@ -21,31 +21,73 @@ import os
 
 from forge_runtime.goal import ceilings, sessions
 
+FIRST_TURN = "first"
+
 
 def spent(event: dict) -> str | None:
-    """The deny reason when the bound goal's tranche is spent on tokens or time, else None."""
+    """The deny reason when the bound goal's tranche is spent on tokens or time, or when
+    the first turn of a `/goal` no Stop has confirmed yet has reached the ceilings that
+    goal will have (`_first_turn_spent`), else None."""
     from forge_runtime.roots import ledger_root_of
 
     start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None
     root, session = ledger_root_of(start), event["session_id"]
-    if sessions.BOUND not in sessions.involvement(root, session):
-        return None
+    involved = sessions.involvement(root, session)
+    reason = _bound_spent(event, root, session) if sessions.BOUND in involved else None
+    if reason is None and sessions.PENDING in involved:
+        reason = _first_turn_spent(event, root, session)
+    return reason
+
+
+def _bound_spent(event: dict, root: str, session: str) -> str | None:
     binding = sessions.read_binding(root, session) or {}
     goal = _current_goal(root, binding)
     if not isinstance(goal, dict) or goal.get("status") != "active":
         return None
+    return _over(event, root, binding, goal, None)
+
+
+def _first_turn_spent(event: dict, root: str, session: str) -> str | None:
+    """The ceilings of a person's `/goal` hold from its first tool call, before the Stop
+    that confirms it (events.py): the pending activation holds the goal's ceilings as that
+    `/goal` would set them and where the turn's usage starts. A restriction on a pending
+    activation grants nothing; the pending note is dropped at the prompt's first Stop when
+    the transcript shows no person's `/goal` (a model-scheduled one), so it never outlives
+    that turn."""
+    from forge_runtime.errors import ForgeError
+
+    try:
+        pending = sessions.read_pending(root, session) or {}
+    except ForgeError as exc:  # a pending note that is not forge's: nothing runs on it
+        return exc.hint().render()
+    goal = pending.get("limits")
+    if not isinstance(goal, dict) or not isinstance(pending.get("offset"), int):
+        return None  # a note of a host whose /goal fires no hook until its first Stop
+    start = {"offset": pending["offset"], "subagents": pending.get("subagents") or {},
+             "usage_open": None, "objective": goal.get("objective"),
+             "nonce": goal.get("nonce") or "(not yet activated)"}
+    return _over(event, root, start, goal, FIRST_TURN)
+
+
+def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | None
+          ) -> str | None:
+    """The denial when `goal` plus what the turn spent since `start` (a binding, or a
+    pending activation's start) reaches its token ceiling, or its clock has run out."""
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
     ceiling = None
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
     elif isinstance(tokens, int):
-        pending = _pending_tokens(event, root, binding)
+        pending = _pending_tokens(event, root, start, cursor_kind)
         if pending is None:
-            return _unreadable(event, binding)
-        goal = {**goal, "token_count": goal.get("token_count", 0) + pending}
+            return _unreadable(event, start)
+        goal = {**goal, "token_count": (goal.get("token_count") or 0) + pending}
         if goal["token_count"] >= tokens:
             ceiling = ceilings.TOKENS
-    return None if ceiling is None else _denial(event, goal, ceiling)
+    if ceiling is None:
+        return None
+    return _denial(event, goal, ceiling) if cursor_kind is None else \
+        _first_turn_denial(event, goal, ceiling)
 
 
 def _current_goal(root: str, binding: dict) -> dict | None:
@@ -69,15 +111,17 @@ def _current_goal(root: str, binding: dict) -> dict | None:
     return Ledger(root, nonce).current().goal
 
 
-def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
+def _pending_tokens(event: dict, root: str, binding: dict, cursor_kind: str | None
+                    ) -> int | None:
     """The counted tokens of the turn so far (none of them charged yet); None when a
-    subagent transcript forge read is gone or rewritten."""
+    subagent transcript forge read is gone or rewritten. `cursor_kind` keeps the first
+    turn's cursor apart from a bound goal's (a session can have both)."""
     from forge_runtime.goal import transcript, usage
     from forge_runtime.goal.host import transcript_reader
 
     reader, session = transcript_reader(event), event["session_id"]
     path = event.get("transcript_path") or ""
-    cursor = sessions.read_cursor(root, session)
+    cursor = sessions.read_cursor(root, session, cursor_kind)
     offset = binding.get("offset", 0)
     if not isinstance(cursor, dict) or cursor.get("from") != offset:
         # the first call since a charge: start from where the charge left the turn
@@ -97,7 +141,7 @@ def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
     cursor.update(offset=chunk.end_offset, tally=tally.state(), subagents=marks,
                   helpers=helpers.state())
     try:  # noqa: SIM105 (`contextlib` costs every guarded call of a goal session)
-        sessions.write_cursor(root, session, cursor)
+        sessions.write_cursor(root, session, cursor, cursor_kind)
     except OSError:  # the next call reads these bytes again; the Stop still charges them
         pass
     return usage.counted(tally.by_model) + usage.counted(helpers.by_model)
@@ -121,3 +165,26 @@ def _unreadable(event: dict, binding: dict) -> str:
                        f"{binding.get('nonce')} is gone or rewritten, so its tokens cannot be "
                        "counted", f"/goal {objective}",
                        "in a new session: the goal keeps its count").render()
+
+
+def _first_turn_denial(event: dict, goal: dict, ceiling: str) -> str:
+    """The denial of a first turn that reached the ceilings its `/goal` will have."""
+    from forge_runtime import hints
+    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.gauge import tokens_text
+
+    if ceiling == ceilings.TOKENS:
+        spent = (f"used {tokens_text(goal['token_count'])} of {tokens_text(goal['token_ceiling'])}"
+                 " tokens (the token ceiling)")
+    else:
+        spent = (f"ran {ceilings.minutes_used(goal, ceilings.now())} of "
+                 f"{goal['minute_ceiling']} minutes (the time ceiling)")
+    objective = hints.sanitize(goal.get("objective") or "")
+    text = (f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal {objective} {spent} before "
+            "any Stop confirmed the goal; forge denies this tool call so the turn ends, and "
+            "its Stop charges the turn and ends autonomy.\n"
+            + hints.next_(f"/goal {objective}", "after that Stop: adds one more tranche",
+                          or_=["/goal clear"]).render())
+    state_path = sessions.project_for(event).state_path
+    # a goal's first tranche has no state.md yet to show a checkpoint from
+    return checkpoint.stamped(text, state_path) if os.path.exists(state_path) else text

@@ -119,23 +119,30 @@ def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict
     _write(_paths_to_write(ledger_root, session_id)[0], binding)
 
 
-def read_cursor(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
-    """The mid-turn token count's cursor, or None (missing or unreadable: start again)."""
+def _cursor_path(paths: tuple[str, str], kind: str | None) -> str:
+    return paths[0][:-len(".json")] + (f".{kind}" if kind else "") + CURSOR_SUFFIX
+
+
+def read_cursor(ledger_root: str | os.PathLike, session_id: str,
+                kind: str | None = None) -> dict | None:
+    """The mid-turn token count's cursor (`kind`: the first turn's, before a binding), or
+    None (missing or unreadable: start again)."""
     paths = _paths(ledger_root, session_id)
     if paths is None:
         return None
     from forge_runtime import fastjson
 
     try:
-        with open(paths[0][:-len(".json")] + CURSOR_SUFFIX, "rb") as handle:
+        with open(_cursor_path(paths, kind), "rb") as handle:
             cursor = fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
     return cursor if isinstance(cursor, dict) else None
 
 
-def write_cursor(ledger_root: str | os.PathLike, session_id: str, cursor: dict) -> None:
-    _write(_paths_to_write(ledger_root, session_id)[0][:-len(".json")] + CURSOR_SUFFIX, cursor)
+def write_cursor(ledger_root: str | os.PathLike, session_id: str, cursor: dict,
+                 kind: str | None = None) -> None:
+    _write(_cursor_path(_paths_to_write(ledger_root, session_id), kind), cursor)
 
 
 def read_pending(ledger_root: str | os.PathLike, session_id: str) -> dict | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -203,6 +204,55 @@ def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(
         [1000, 1000 * (ran + 2)]
 
 
+FIRST_TURN = f"""
+rules:
+  - name: evaluator says not yet
+    when: {{goal_evaluator: true}}
+    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
+  - name: the model gives up when forge denies
+    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
+    reply: {{text: "forge stopped me.", usage: {_spent(1000)}}}
+  - name: model works
+    times: 12
+    reply:
+      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
+      usage: {_spent(1000)}
+  - name: the model ends its long turn
+    reply: {{text: "All done.", usage: {_spent(1000)}}}
+"""
+
+
+def test_the_first_turn_of_a_goal_is_stopped_at_its_token_ceiling(claude_host, project):
+    """Issue 33: the ceilings hold from the first tool call, before a Stop confirmed the
+    goal (on the old main all 12 calls of the one long turn ran, and the first Stop charged
+    13k against a 5k ceiling)."""
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
+    host = claude_host(FIRST_TURN)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
+               for hook in session.hooks_for("PreToolUse") if hook.reply]
+    ran = sum(1 for entry in session.transcript() if entry.get("type") == "user"
+              and "'content': 'step'" in str((entry.get("message") or {}).get("content")))
+    # each response is a call of 1,000: the 5th reaches 5,000, so its call is denied, or
+    # the next one's (the host may start PreToolUse before it wrote its response)
+    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == ran + 1, denials
+    assert ran in (4, 5), ran
+    assert denials[0].startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
+                                 f"{OBJECTIVE} used "), denials[0]
+    assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
+    assert f"\nNext: /goal {OBJECTIVE}" in denials[0], denials[0]
+    reasons = stop_reasons(session)
+    assert len(reasons) == 1 and "the token ceiling" in reasons[0], reasons
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    # the first Stop charged the whole first turn, as before
+    assert [charge["usage"]["counted"] for charge in _charges(project)] == [1000 * (ran + 2)]
+
+
 CODEX_WORKS = """
 rules:
   - name: model works
@@ -255,9 +305,6 @@ rules:
   - name: evaluator says not yet
     when: {goal_evaluator: true}
     reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: the first turn
-    times: 1
-    reply: {text: "Looking around."}
   - name: the model gives up when forge denies
     when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
     reply: {text: "forge stopped me."}
@@ -271,7 +318,11 @@ rules:
 """
 
 
-def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_host, project):
+def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_host,
+                                                                             project):
+    """The one real minute of the time ceiling, spent in the goal's first turn: no Stop has
+    confirmed the goal yet, and its clock runs from the person's prompt (on the old main
+    the first turn had no ceiling: `echo next` ran and the turn went on)."""
     (project / ".forge").mkdir(exist_ok=True)
     (project / ".forge" / "guard.yaml").write_text(
         "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
@@ -282,9 +333,14 @@ def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_ho
     denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
                for hook in session.hooks_for("PreToolUse") if hook.reply]
     assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == 2, denials
-    assert re.search(r"ran 1 of 1 minutes \(the time ceiling\) of this tranche in 1 turns",
+    assert re.search(r"the first turn of /goal .* ran 1 of 1 minutes \(the time ceiling\)",
                      denials[0]), denials[0]
     reasons = stop_reasons(session)
     assert len(reasons) == 1 and "minutes (the time ceiling)" in reasons[0], reasons
+    assert "in 1 turns" in reasons[0], reasons[0]
     goal = goal_in_state(project)
-    assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    # the tranche's clock started when the prompt arrived, before the first turn's minute
+    prompted = session.hooks_for("UserPromptSubmit")[0]
+    assert goal["tranche_started"] <= time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(prompted.started + 1)), (goal, prompted)
