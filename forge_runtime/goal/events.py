@@ -199,10 +199,8 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
     the prompt arrived (the tranche's clock starts then), the goal's ceilings as the
     person's `/goal` would set them (`activation.prospect`), and where the turn's usage
     starts: the transcript's size and its subagent transcripts' marks at this moment."""
-    from forge_runtime.goal import activation, ceilings
+    from forge_runtime.goal import ceilings
 
-    at = ceilings.now()
-    goal = activation.prospect(project, objective, at)
     path = event.get("transcript_path") or ""
     try:
         offset = os.path.getsize(path) if path else 0
@@ -212,7 +210,18 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
         _, marks = transcript.read_subagents(path, {}) if path else (None, {})
     except transcript.Unattributable:
         marks = {}
-    return {"at": at, "offset": offset, "subagents": marks, "limits": {
+    return first_turn_note(project, objective, ceilings.now(), offset, marks)
+
+
+def first_turn_note(project: Project, objective: str, at: str, offset: int,
+                    subagents: dict) -> dict:
+    """The pending activation's part that midturn.py holds a first turn to: the prompt's
+    time `at`, where its usage starts (`offset` in the transcript, `subagents` marks), and
+    the ceilings the `/goal` will give its goal (`activation.prospect`)."""
+    from forge_runtime.goal import activation
+
+    goal = activation.prospect(project, objective, at)
+    return {"at": at, "offset": offset, "subagents": subagents, "limits": {
         key: goal.get(key) for key in ("nonce", "objective", "turn_count", "token_count",
                                        "token_ceiling", "tranche_tokens", "minute_ceiling",
                                        "tranche_started")}}

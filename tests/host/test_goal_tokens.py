@@ -300,6 +300,54 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     assert goal.goal["token_count"] > 5 * CODEX_TURN
 
 
+CODEX_FIRST_TURN = """
+rules:
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me.", usage: {input_tokens: 1000, output_tokens: 0}}
+  - name: model works
+    times: 12
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo step"}}]
+      usage: {input_tokens: 1000, output_tokens: 0}
+  - name: the model ends its long turn
+    reply: {text: "All done.", usage: {input_tokens: 1000, output_tokens: 0}}
+"""
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_first_turn_of_a_codex_goal_is_stopped_at_its_token_ceiling(codex_host, project,
+                                                                        tui_factory):
+    """Codex fires no hook at a TUI `/goal`: its first tool call finds the goal in Codex's
+    goal store and the person's `/goal` in the rollout, and holds the turn to its ceilings
+    (on the old main all 12 calls ran before the first Stop)."""
+    from codex_support import OBJECTIVE as CODEX_OBJECTIVE
+    from codex_support import PROMPT, exhausted_stops
+
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
+    codex = codex_host(CODEX_FIRST_TURN)
+    codex.install_forge(project)
+    tui = tui_factory(codex, project, ("--sandbox", "danger-full-access"))
+    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+    tui.type(f"/goal {CODEX_OBJECTIVE}")
+    tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=60)
+    calls = tui.hooks("PreToolUse")
+    denials = [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
+               for call in calls if call["stdout"].strip()]
+    # each response is a call of 1,000: the 5th reaches 5,000 (its call or the next denied)
+    assert len(denials) == 1 and len(calls) in (5, 6), (denials, len(calls))
+    assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal ")
+    assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
+    stop = exhausted_stops(tui)[0]
+    assert "the token ceiling" in stop["stopReason"] and "in 1 turns" in stop["stopReason"]
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    assert [charge["usage"]["counted"] for charge in _charges(project)] == \
+        [1000 * (len(calls) + 1)]
+
+
 SLOW_TURN = """
 rules:
   - name: evaluator says not yet
@@ -342,5 +390,6 @@ def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(c
     assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
     # the tranche's clock started when the prompt arrived, before the first turn's minute
     prompted = session.hooks_for("UserPromptSubmit")[0]
-    assert goal["tranche_started"] <= time.strftime(
-        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(prompted.started + 1)), (goal, prompted)
+    started = Ledger(find_project(project).ledger_root, goal["nonce"]).current().goal[
+        "tranche_started"]
+    assert started <= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(prompted.started + 1))
