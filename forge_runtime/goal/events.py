@@ -173,9 +173,11 @@ def on_prompt(event: dict) -> dict | None:
                 caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
     if sets_goal:
         from forge_runtime.goal import qualification
+        from forge_runtime.goal.nesting import require_person
         from forge_runtime.sandbox import posture
 
         try:
+            require_person(goal_prompt.objective)
             qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
             unsandboxed = posture.goal_notice_once(project, event["session_id"],
                                                    host_posture(project, event))
@@ -535,6 +537,13 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     if set_at is None:  # not a person's /goal: never activates
         sessions.drop_pending(project.ledger_root, session)
         return binding, chunk
+    from forge_runtime.goal.nesting import require_person
+
+    try:  # a session an agent started: its host set a goal no person gave, so it ends
+        require_person(str(pending.get("objective")))
+    except ForgeError:
+        sessions.drop_pending(project.ledger_root, session)
+        raise
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
     from forge_runtime.sandbox import posture
 

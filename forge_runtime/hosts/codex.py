@@ -55,8 +55,7 @@ def handle(event_name: str, module, event: dict) -> dict | None:
         objective = native_goal(event)
         if objective is None:
             return module.handle(event)
-        denial = unsandboxed_goal_denial(event, active=True)
-        if denial is None:
+        denial = unsandboxed_goal_denial(event, active=True) or \
             note_first_turn(event, objective)
         return denial or module.handle(event)
     if event_name != "Stop":
@@ -107,6 +106,7 @@ def stop_reply(event: dict, reply: dict | None) -> dict | None:
 def _note_person_goal(event: dict) -> dict | None:
     """Turn a `/goal` the host recorded since the session's last event into a pending
     activation for the core to confirm; stop a native goal no person set (None: go on)."""
+    from forge_runtime.errors import ForgeError
     from forge_runtime.goal import sessions
 
     project = sessions.project_for(event)
@@ -114,7 +114,12 @@ def _note_person_goal(event: dict) -> dict | None:
     involved = sessions.involvement(project.ledger_root, session)
     binding = sessions.read_binding(project.ledger_root, session) \
         if sessions.BOUND in involved else None
-    noted, chunk = _note_pending(event, project, binding)
+    try:
+        noted, chunk = _note_pending(event, project, binding)
+    except ForgeError as exc:  # a session an agent started: its goal runs for nobody
+        from forge_runtime.goal.events import stop_session
+
+        return stop_session(exc.hint().render())
     if noted or involved:
         return None
     pursued = chunk.unconfirmed_goal(event["turn_id"])
@@ -126,14 +131,16 @@ def _note_person_goal(event: dict) -> dict | None:
                                     "itself; only a person's /goal runs with a budget")
 
 
-def note_first_turn(event: dict, objective: str) -> None:
+def note_first_turn(event: dict, objective: str) -> dict | None:
     """Hold the first turn of a person's `/goal` to its goal's ceilings from its first tool
     call (goal/midturn.py), though Codex fires no hook at a TUI `/goal`: while the goal
     store holds an active goal that this session is not bound to as an active goal, the
     rollout's newest person's `/goal` becomes the pending activation the Stop confirms,
     with the ceilings that `/goal` will have, its clock started at the rollout's entry and
     its tokens counted from there. A goal the model created (no person's `/goal` in the
-    rollout) is noted nothing here; its first Stop stops it as unbudgeted."""
+    rollout) is noted nothing here; its first Stop stops it as unbudgeted. A `/goal` in a
+    session an agent started (goal/nesting.py) is denied its tool calls instead."""
+    from forge_runtime.errors import ForgeError
     from forge_runtime.goal import sessions
 
     project = sessions.project_for(event)
@@ -144,12 +151,16 @@ def note_first_turn(event: dict, objective: str) -> None:
         binding = sessions.read_binding(project.ledger_root, session) or {}
         goal = binding.get("goal") or {}
         if goal.get("status") == "active" and binding.get("objective") == objective:
-            return  # the bound goal's own ceilings hold (midturn.py)
+            return None  # the bound goal's own ceilings hold (midturn.py)
     if sessions.PENDING in involved:
         pending = sessions.read_pending(project.ledger_root, session) or {}
         if isinstance(pending.get("limits"), dict):
-            return  # noted at an earlier tool call of this turn
-    _note_pending(event, project, binding, first_turn=True)
+            return None  # noted at an earlier tool call of this turn
+    try:
+        _note_pending(event, project, binding, first_turn=True)
+    except ForgeError as exc:
+        return _deny(exc.hint().render())
+    return None
 
 
 def _note_pending(event: dict, project, binding: dict | None, first_turn: bool = False):
@@ -170,6 +181,9 @@ def _note_pending(event: dict, project, binding: dict | None, first_turn: bool =
     pending = sessions.read_pending(project.ledger_root, session) or {}
     if pending.get("prompt_id") == message_id:
         return True, chunk
+    from forge_runtime.goal.nesting import require_person
+
+    require_person(objective)  # a session an agent started notes nothing
     note = {"objective": objective, "prompt_id": message_id}
     if first_turn:
         from forge_runtime.goal.activation import clock_start
@@ -205,10 +219,14 @@ def unsandboxed_goal_denial(event: dict, active: bool | None = None) -> dict | N
         posture.for_goal(project, codex_sandbox_posture(
             Path(project.root), rollout=event.get("transcript_path")))
     except ForgeError as exc:
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "permissionDecision": "deny",
-                                       "permissionDecisionReason": exc.hint().render()}}
+        return _deny(exc.hint().render())
     return None
+
+
+def _deny(reason: str) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                   "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
 
 
 def native_goal_active(event: dict) -> bool:
