@@ -11,6 +11,12 @@ run out, the call is denied with FORGE_GOAL_BUDGET_EXHAUSTED and the checkpoint:
 gets the denial as the tool's result, the turn ends, and its Stop charges it and ends
 autonomy.
 
+The same holds before any Stop has bound the session (issue 33): a person's `/goal` prompt
+leaves a pending activation with the ceilings that `/goal` will give its goal, the time and
+the transcript offset it arrived at (events.first_turn_note; on Codex the first tool call
+notes it from the goal store and the rollout, hosts/codex.py), and the first turn's tool
+calls are held to those, counted from that offset with a cursor of their own.
+
 An early stop only: the Stop's charge, with its anchored reads, stays what counts. The
 cursor never moves the binding's offset (the Stop must still see every entry since the
 last charged turn: verdicts, the closing entry). A goal whose binding names no ceiling
