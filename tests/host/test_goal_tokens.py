@@ -366,11 +366,41 @@ rules:
 """
 
 
-def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_host,
-                                                                             project):
-    """The one real minute of the time ceiling, spent in the goal's first turn: no Stop has
-    confirmed the goal yet, and its clock runs from the person's prompt (on the old main
-    the first turn had no ceiling: `echo next` ran and the turn went on)."""
+CODEX_SLOW_TURN = """
+rules:
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me."}
+  - name: model works
+    times: 40
+    reply: {tool_calls: [{name: Bash, input: {command: "sleep 4; echo tick"}}]}
+  - name: the model ends its long turn
+    reply: {text: "All done."}
+"""
+
+
+def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(
+        claude_host, codex_host, project, tmp_path, tui_factory):
+    """The one real minute of the time ceiling, spent in the goal's first turn on both
+    hosts at once: no Stop has confirmed the goal yet, and its clock runs from the person's
+    prompt (on the old main the first turn had no ceiling: `echo next` ran and the turn
+    went on). Codex's goal runs in its TUI while Claude Code's session waits its minute."""
+    from codex_support import OBJECTIVE as CODEX_OBJECTIVE
+    from codex_support import PROMPT, exhausted_stops
+
+    from forge_runtime.hostkit.projects import init_git_project
+
+    codex_tui = None
+    if shutil.which("tmux") is not None:
+        codex_project = init_git_project(tmp_path / "codex-project")
+        (codex_project / ".forge").mkdir(exist_ok=True)
+        (codex_project / ".forge" / "guard.yaml").write_text(
+            "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
+        codex = codex_host(CODEX_SLOW_TURN)
+        codex.install_forge(codex_project)
+        codex_tui = tui_factory(codex, codex_project, ("--sandbox", "danger-full-access"))
+        codex_tui.wait_for(lambda: PROMPT in codex_tui.screen(), "Codex's prompt")
+        codex_tui.type(f"/goal {CODEX_OBJECTIVE}")
     (project / ".forge").mkdir(exist_ok=True)
     (project / ".forge" / "guard.yaml").write_text(
         "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
@@ -393,3 +423,18 @@ def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(c
     started = Ledger(find_project(project).ledger_root, goal["nonce"]).current().goal[
         "tranche_started"]
     assert started <= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(prompted.started + 1))
+
+    if codex_tui is None:
+        return
+    codex_tui.wait_for(lambda: exhausted_stops(codex_tui), "forge to stop Codex's goal",
+                       timeout=60)
+    calls = codex_tui.hooks("PreToolUse")
+    denied = [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
+              for call in calls if call["stdout"].strip()]
+    # each call sleeps 4 s: the first one after the minute is denied, none before it
+    assert len(denied) == 1 and len(calls) >= 10, (denied, len(calls))
+    assert re.search(r"the first turn of /goal .* ran 1 of 1 minutes \(the time ceiling\)",
+                     denied[0]), denied[0]
+    stop = exhausted_stops(codex_tui)[0]
+    assert "minutes (the time ceiling)" in stop["stopReason"], stop
+    assert goal_in_state(codex_project)["turn_count"] == 1
