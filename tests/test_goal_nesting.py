@@ -71,9 +71,10 @@ def test_a_session_inside_a_hosts_bash_sandbox_is_an_agents(tmp_path):
     assert "Bash sandbox" in why
 
 
-def test_the_tools_environment_marker_tells_too(tmp_path):
-    why = nesting.started_by_agent({"CLAUDE_CODE_EXECPATH": CLAUDE}, _proc(tmp_path, PERSON))
-    assert "CLAUDE_CODE_EXECPATH" in why
+@pytest.mark.parametrize("marker", ["CLAUDE_CODE_EXECPATH", "CODEX_TOOL_CALL_ID"])
+def test_the_tools_environment_marker_tells_too(tmp_path, marker):
+    why = nesting.started_by_agent({marker: "x"}, _proc(tmp_path, PERSON))
+    assert marker in why
 
 
 def test_an_unreadable_proc_says_nothing(tmp_path):

@@ -12,7 +12,8 @@ measured (Claude Code 2.1.332, Codex CLI 0.171.0, Linux):
 - The host's sandbox. Claude Code's and Codex's Bash sandboxes are bubblewrap with a PID
   namespace of their own: a hook whose PID 1 is `bwrap` runs inside an agent's tool.
 - What the host puts in its tools' environment and never in its hooks': Claude Code's
-  Bash gets `CLAUDE_CODE_EXECPATH`, its hooks do not; a nested session's hooks inherit it.
+  Bash gets `CLAUDE_CODE_EXECPATH`, Codex's `exec_command` gets `CODEX_TOOL_CALL_ID`, and
+  neither host's hooks do; a nested session's hooks inherit them.
 
 None of these survives an agent that both empties the environment (`env -i`) and
 double-forks out of its tool's process tree (`setsid -f`): measured, that nested session
@@ -29,8 +30,9 @@ from __future__ import annotations
 import os
 
 HOSTS = ("claude", "codex")
-# set by Claude Code in its Bash tool's environment, never in its hooks' (measured)
-TOOL_ENV_MARKERS = ("CLAUDE_CODE_EXECPATH",)
+# set by Claude Code in its Bash tool's environment and by Codex in its exec_command's,
+# never in either host's hooks' (measured)
+TOOL_ENV_MARKERS = ("CLAUDE_CODE_EXECPATH", "CODEX_TOOL_CALL_ID")
 LAUNCHERS = ("node", "nodejs", "bun", "deno")
 MAX_DEPTH = 64
 
