@@ -6,6 +6,8 @@ What differs from Claude Code (measured with Codex CLI 0.171.0, see codex_transc
   pending activation UserPromptSubmit records on Claude Code, and the core confirms it from
   the rollout (`codex_transcript.Chunk.person_set_goal`). A goal the model made with
   `create_goal` is never confirmed; its turns are stopped like any unbudgeted native goal.
+  The first tool call of a person's goal notes that pending activation already (from the
+  goal store and the rollout), so the goal's ceilings hold its first turn too.
 - The turn identity is the `turn_id` of the turn's `task_started` entry.
 - A Stop reply `{"continue": false}` ends the turn but NOT the native goal loop: Codex
   starts the next goal turn anyway. What stops the loop is the goal's status in Codex's own
@@ -166,9 +168,9 @@ def note_first_turn(event: dict, objective: str) -> dict | None:
 def _note_pending(event: dict, project, binding: dict | None, first_turn: bool = False):
     """Turn the newest person's `/goal` the rollout shows since the session's last event
     into a pending activation (kept when already noted): whether there is one, and the
-    part of the rollout read.
-    `first_turn`: noted at a tool call, with what its ceilings need (events.py's
-    `first_turn_limits`: the prompt's time and offset, the ceilings it will have)."""
+    part of the rollout read. `first_turn`: noted at a tool call, with what its ceilings
+    need (events.first_turn_note: the prompt's time and offset, the ceilings it will
+    have). A `/goal` in a session an agent started raises FORGE_GOAL_NOT_A_PERSON."""
     from forge_runtime.goal import codex_transcript, sessions
 
     session, path = event["session_id"], event.get("transcript_path") or ""
