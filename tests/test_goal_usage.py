@@ -521,6 +521,8 @@ def test_a_model_scheduled_goal_leaves_no_restriction_after_its_stop(project):
     _spend(session, "msg_2", input=5000)
     assert _tool_call(session) is None
     assert events.sessions.involvement(project.ledger_root, session.id) == set()
+    left = Path(project.ledger_root) / events.sessions.SESSIONS_DIR
+    assert not list(left.glob(f"{session.id}*")), "its notes went with it"
 
 
 def test_a_pending_note_in_the_tranche_clock_cannot_start_it_later(project):

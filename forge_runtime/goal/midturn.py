@@ -27,7 +27,7 @@ import os
 
 from forge_runtime.goal import ceilings, sessions
 
-FIRST_TURN = "first"
+FIRST_TURN = sessions.FIRST_TURN_CURSOR
 
 
 def spent(event: dict) -> str | None:

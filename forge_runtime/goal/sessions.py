@@ -7,6 +7,8 @@
     <ledger_root>/sessions/<session id>.midturn.json  where PreToolUse's token count of
                                                        the running turn has read to
                                                        (midturn.py)
+    <ledger_root>/sessions/<session id>.first.midturn.json  the same for the first turn
+                                                       of a pending `/goal`
 
 Hooks of a session with no goal only ask `involvement()`: two stat calls, a third (the goal
 witness's marker, witness.py) when both find nothing, and nothing imported that os does not
@@ -22,6 +24,7 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 SESSIONS_DIR = "sessions"
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
 CURSOR_SUFFIX = ".midturn.json"
+FIRST_TURN_CURSOR = "first"  # the cursor of a first turn no Stop has confirmed (midturn.py)
 
 
 def _safe_id(session_id: str) -> bool:
@@ -155,10 +158,12 @@ def write_pending(ledger_root: str | os.PathLike, session_id: str, pending: dict
 
 
 def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:
-    """Forget a pending `/goal` once the transcript has confirmed or refuted it."""
+    """Forget a pending `/goal` once the transcript has confirmed or refuted it, and where
+    its first turn's token count had read to (midturn.py)."""
     paths = _paths(ledger_root, session_id)
     if paths:
-        try:  # noqa: SIM105 (`contextlib` costs the confirming Stop a few ms to import)
-            os.unlink(paths[1])
-        except FileNotFoundError:
-            pass
+        for path in (paths[1], _cursor_path(paths, FIRST_TURN_CURSOR)):
+            try:  # noqa: SIM105 (`contextlib` costs the confirming Stop a few ms to import)
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
