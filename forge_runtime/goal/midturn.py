@@ -1,5 +1,5 @@
-"""Rule 3 of issue 22: a turn that runs past its tranche's token or time ceiling ends at
-its next tool call, not at its Stop an hour later.
+"""Rule 3 of issue 22: a turn that runs past its tranche's token, dollar or time ceiling
+ends at its next tool call, not at its Stop an hour later.
 
 A goal session's PreToolUse asks `spent(event)`. The last event that charged the session
 left the goal as the ledger then had it in the binding (`goal`); this adds what the turn
@@ -31,9 +31,9 @@ FIRST_TURN = sessions.FIRST_TURN_CURSOR
 
 
 def spent(event: dict) -> str | None:
-    """The deny reason when the bound goal's tranche is spent on tokens or time, or when
-    the first turn of a `/goal` no Stop has confirmed yet has reached the ceilings that
-    goal will have (`_first_turn_spent`), else None."""
+    """The deny reason when the bound goal's tranche is spent on tokens, dollars or time,
+    or when the first turn of a `/goal` no Stop has confirmed yet has reached the ceilings
+    that goal will have (`_first_turn_spent`), else None."""
     from forge_runtime.roots import ledger_root_of
 
     start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None
@@ -78,18 +78,24 @@ def _first_turn_spent(event: dict, root: str, session: str) -> str | None:
 def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | None
           ) -> str | None:
     """The denial when `goal` plus what the turn spent since `start` (a binding, or a
-    pending activation's start) reaches its token ceiling, or its clock has run out."""
+    pending activation's start) reaches its token or dollar ceiling, or its clock has run
+    out."""
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
+    usd = goal.get("usd_ceiling")
     ceiling = None
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
-    elif isinstance(tokens, int):
-        pending = _pending_tokens(event, root, start, cursor_kind)
+    elif isinstance(tokens, int) or isinstance(usd, int):
+        pending = _pending_spend(event, root, start, goal if isinstance(usd, int) else None,
+                                 cursor_kind)
         if pending is None:
             return _unreadable(event, start)
-        goal = {**goal, "token_count": (goal.get("token_count") or 0) + pending}
-        if goal["token_count"] >= tokens:
+        goal = {**goal, "token_count": (goal.get("token_count") or 0) + pending[0],
+                "picousd": (goal.get("picousd") or 0) + pending[1]}
+        if isinstance(tokens, int) and goal["token_count"] >= tokens:
             ceiling = ceilings.TOKENS
+        elif ceilings.usd_reached(goal):
+            ceiling = ceilings.USD
     if ceiling is None:
         return None
     return _denial(event, goal, ceiling) if cursor_kind is None else \
@@ -117,11 +123,27 @@ def _current_goal(root: str, binding: dict) -> dict | None:
     return Ledger(root, nonce).current().goal
 
 
-def _pending_tokens(event: dict, root: str, binding: dict, cursor_kind: str | None
-                    ) -> int | None:
-    """The counted tokens of the turn so far (none of them charged yet); None when a
-    subagent transcript forge read is gone or rewritten. `cursor_kind` keeps the first
-    turn's cursor apart from a bound goal's (a session can have both)."""
+def _pending_spend(event: dict, root: str, binding: dict, priced: dict | None,
+                   cursor_kind: str | None = None) -> tuple[int, int] | None:
+    """(counted tokens, picodollars) of the turn so far (none of them charged yet), the
+    dollars only for a `priced` goal (one with a dollar ceiling); None when a subagent
+    transcript forge read is gone or rewritten, or the goal's sealed price table is.
+    `cursor_kind` keeps the first turn's cursor apart from a bound goal's."""
+    from forge_runtime.goal import pricing, usage
+
+    try:
+        usage.price_with(pricing.pricer_for(root, priced))
+    except pricing.Unsealed:
+        return None
+    try:
+        return _tally_pending(event, root, binding, cursor_kind)
+    finally:
+        usage.price_with(None)
+
+
+def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | None
+                   ) -> tuple[int, int] | None:
+    """`_pending_spend`'s reading, priced as it set up."""
     from forge_runtime.goal import transcript, usage
     from forge_runtime.goal.host import transcript_reader
 
@@ -150,7 +172,8 @@ def _pending_tokens(event: dict, root: str, binding: dict, cursor_kind: str | No
         sessions.write_cursor(root, session, cursor, cursor_kind)
     except OSError:  # the next call reads these bytes again; the Stop still charges them
         pass
-    return usage.counted(tally.by_model) + usage.counted(helpers.by_model)
+    return (usage.counted(tally.by_model) + usage.counted(helpers.by_model),
+            usage.picousd(tally.by_model) + usage.picousd(helpers.by_model))
 
 
 def _denial(event: dict, goal: dict, ceiling: str) -> str:
@@ -177,14 +200,9 @@ def _first_turn_denial(event: dict, goal: dict, ceiling: str) -> str:
     """The denial of a first turn that reached the ceilings its `/goal` will have."""
     from forge_runtime import hints
     from forge_runtime.goal import checkpoint
-    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.events import spent_words
 
-    if ceiling == ceilings.TOKENS:
-        spent = (f"used {tokens_text(goal['token_count'])} of {tokens_text(goal['token_ceiling'])}"
-                 " tokens (the token ceiling)")
-    else:
-        spent = (f"ran {ceilings.minutes_used(goal, ceilings.now())} of "
-                 f"{goal['minute_ceiling']} minutes (the time ceiling)")
+    spent = spent_words(goal, ceiling).rsplit(" in ", 1)[0]  # no turn is charged yet
     objective = hints.sanitize(goal.get("objective") or "")
     text = (f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal {objective} {spent} before "
             "any Stop confirmed the goal; forge denies this tool call so the turn ends, and "
