@@ -87,10 +87,11 @@ class Limits(record("Limits", "tokens minutes usd prices", defaults=(None, None,
     __slots__ = ()
 
 
-def tranche_limits(project: Project) -> Limits:
+def tranche_limits(project: Project, dollars: bool = True) -> Limits:
     """The per-tranche ceilings the project sets, and the price table sealed for them. A
     person's file, protected by the guard (and the kernel sandbox): agent-written state
-    never sets them. A dollar ceiling with no price table to count it refuses the /goal."""
+    never sets them. A dollar ceiling with no price table to count it refuses the /goal.
+    `dollars=False`: the token and time ceilings alone, nothing sealed."""
     from forge_runtime.guard import rules
 
     tranche = rules.for_project(project).goal.get("tranche") or {}
@@ -98,6 +99,8 @@ def tranche_limits(project: Project) -> Limits:
     def whole(value) -> int | None:  # the schema's integers: YAML's 3e6 or 240.0 too
         return None if value is None else int(value)
 
+    if not dollars:
+        return Limits(whole(tranche.get("tokens")), whole(tranche.get("minutes")))
     usd = tranche.get("usd")
     picos = None
     if usd is not None:
@@ -185,7 +188,10 @@ def prospect(project: Project, objective: str, started: str) -> dict:
     read here gives a fresh tranche's (its first Stop then fails closed on it)."""
     from forge_runtime.goal.index import find_nonce
 
-    limits = tranche_limits(project)
+    try:
+        limits = tranche_limits(project)
+    except ForgeError:  # a dollar ceiling with no price table: its first Stop refuses the
+        limits = Limits(*tranche_limits(project, dollars=False)[:2])  # goal; until then
     fresh = _fresh_goal("", normalise(objective), "", limits, started)
     try:
         nonce = find_nonce(project.ledger_root, objective_hash(normalise(objective)))
