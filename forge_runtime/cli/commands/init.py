@@ -124,6 +124,13 @@ def run(args) -> Result:
     if args.host != "codex":  # Codex's kernel layer is its own sandbox (sandbox_mode)
         line, data["sandbox"] = _kernel_layer(project)
         lines.append(line)
+    if codex:  # its goals' gates run confined by their recorded posture (gates/confined.py)
+        from forge_runtime.cli.commands.sandbox import gate_confinement
+
+        data["gate_confinement"] = gate_confinement(project)
+        ready = data["gate_confinement"].startswith("confined")
+        lines.append(f"{'ready' if ready else 'skipped':<9} forge's own run of a sandboxed "
+                     f"goal's final gates: {data['gate_confinement']}")
     or_ = [again] if kept else None
     return Result(hints.next_("forge doctor", "check that forge is ready in this project",
                               or_=or_), lines=lines, data=data)

@@ -97,9 +97,21 @@ def codex_posture(project) -> dict | None:
     return codex_sandbox_posture(project.root)
 
 
-def status_lines(posture, project, tools, host: dict | None,
-                 codex: dict | None = None) -> list[str]:
-    """The posture as lines, one per thing a person checks."""
+def gate_confinement(project) -> str:
+    """How forge runs a sandboxed goal's final gates here, in a few words (gates/confined.py),
+    on either host: a machine that cannot confine them verifies no such goal."""
+    from forge_runtime.gates import confined
+
+    problem = confined.readiness(project)
+    if problem is None:
+        return "confined (bubblewrap, no Unix sockets, no network, a clean environment)"
+    return f"cannot be confined, so no sandboxed goal is verified here: {problem}"
+
+
+def status_lines(posture, project, tools, host: dict | None, codex: dict | None = None,
+                 gates: str = "") -> list[str]:
+    """The posture as lines, one per thing a person checks; `gates`: how forge's own run of
+    a sandboxed goal's final gates goes here (`gate_confinement`)."""
     from forge_runtime.sandbox import layer
     from forge_runtime.sandbox.posture import KEYS
 
@@ -121,6 +133,7 @@ def status_lines(posture, project, tools, host: dict | None,
         lines.append("host (claude sandbox status): " + ", ".join(
             f"{key}={host[key]}" for key in ("enabled", "enabledSource", "strictMode", "error")
             if key in host))
+    lines.append(f"forge's own run of a sandboxed goal's final gates: {gates}")
     if codex is not None:
         protected = "yes" if codex["ledger_kernel_protected"] else "no"
         lines.append(f"codex: sandbox_mode {codex['sandbox_mode']} ({codex['source']}); "
@@ -138,12 +151,13 @@ def run_status(args) -> Result:
     found = posture.gaps(state, project, found_tools)
     codex = codex_posture(project)
     goal_line = posture.goal_line(project, codex)
+    gates = gate_confinement(project)
     data = {"goal_posture": goal_line, "codex": codex,
             "protected": posture.ledger_protected(project),
             "effective": {key: value for key, (value, _) in state.effective.items()},
             "env_overrides": [{"file": str(p), "name": n, "value": v} for p, n, v in state.env],
-            "tools": found_tools.describe(), "host": host,
+            "tools": found_tools.describe(), "host": host, "gate_confinement": gates,
             "gaps": [{"rank": gap.rank, "message": gap.message, "fix": gap.fix}
                      for gap in found]}
-    lines = [goal_line, *status_lines(state, project, found_tools, host, codex)]
+    lines = [goal_line, *status_lines(state, project, found_tools, host, codex, gates)]
     return Result(posture.final_hint(found), lines, data, EXIT_USAGE if found else EXIT_OK)
