@@ -150,8 +150,9 @@ def host_paths(root: str, env) -> list[Protected]:
             trees.append((real, "forge's own code, which its hooks run"))
     resolved = {os.path.normpath(place): os.path.realpath(place) for place in (home, root)}
     found: list[Protected] = []
+    links: dict[str, frozenset[str]] = {}
     for directory, name, label, kind in items:
-        found += _spellings(_resolved(directory, resolved, found), name, label, kind)
+        found += _spellings(_resolved(directory, resolved, found), name, label, kind, links)
     for directory, label in trees:
         found.append(Protected(_resolved(directory, resolved, found), label, TREE, HOST_FIX,
                                HOST_RATIONALE))
@@ -185,11 +186,19 @@ def _link(path: str) -> Protected:
     return Protected(path, "a link to the host's settings", TREE, HOST_FIX, HOST_RATIONALE)
 
 
-def _spellings(directory: str, name: str, label: str, kind: str) -> list[Protected]:
+def _spellings(directory: str, name: str, label: str, kind: str,
+               links: dict[str, frozenset[str]]) -> list[Protected]:
     """The file `name` in the resolved `directory`; when it is a symlink, both what it
-    points to (judged as `kind`) and the link itself (any write refused)."""
+    points to (judged as `kind`) and the link itself (any write refused). `links` keeps
+    each directory's symlinks, read once (one listing instead of an `lstat` a row)."""
     plain = os.path.join(directory, name)
-    if not os.path.islink(plain):
+    if directory not in links:
+        try:
+            with os.scandir(directory) as entries:
+                links[directory] = frozenset(e.name for e in entries if e.is_symlink())
+        except OSError:  # no such directory: nothing in it is a link
+            links[directory] = frozenset()
+    if name not in links[directory]:
         return [Protected(plain, label, kind, HOST_FIX, HOST_RATIONALE)]
     return [Protected(os.path.realpath(plain), label, kind, HOST_FIX, HOST_RATIONALE),
             _link(plain)]

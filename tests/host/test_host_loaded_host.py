@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 
 import pytest
-from offswitch_support import MODES, both_held
+from offswitch_support import MODES, OBJECTIVE, both_held
 from session_support import bash
 from test_offswitch_host import machine, write  # noqa: F401 (the fixture)
 
@@ -96,7 +96,7 @@ BY_BASH = ("import json, os, sys\n"
 def calls() -> list[dict]:
     return [*(write(path, text) for path, text in ATTACKS),
             write("{cwd}/attacks.json", json.dumps(ATTACKS)),
-            write("{cwd}/w.py", BY_BASH), bash("python3 w.py attacks.json"),
+            write("{cwd}/w.py", BY_BASH), bash("python3 w.py attacks.json > bash-writes.txt 2>&1"),
             {"name": "Skill", "input": {"skill": "evil"}},
             bash("echo after the start-up files")]
 
@@ -119,9 +119,13 @@ def test_no_file_the_host_loads_is_written_or_run(machine):  # noqa: F811
     markers = sorted(p.name for p in person.project.glob(f"{MARKER}-*"))
     left = [path.format(**places) for path, _ in ATTACKS
             if MARKER in text_of(path.format(**places))]
-    print(f"OUTCOME ({mode}): {len(ATTACKS)} payloads, markers {markers}, on disk {left}")
+    by_bash = (person.project / "bash-writes.txt").read_text().splitlines()
+    print(f"OUTCOME ({mode}): {len(ATTACKS)} payloads, markers {markers}, on disk {left}, "
+          f"Bash's script: {sum(line.startswith('REFUSED') for line in by_bash)} refused, "
+          f"wrote {[line for line in by_bash if not line.startswith('REFUSED')]}")
     assert not markers, markers
     assert not left, left
+    assert len(by_bash) == len(ATTACKS) and all(line.startswith("REFUSED") for line in by_bash)
     both_held(first, second)
 
 
@@ -141,3 +145,54 @@ def test_the_attacks_cover_every_row():
         assert any(path == place or path.startswith(place + "/") for path, _ in ATTACKS), row
     assert all(os.path.isabs(path.format(cwd="/p", home="/h")) for path, _ in ATTACKS)
     compile(BY_BASH, "w.py", "exec")
+
+
+# -- the gates file: rewritten by a script the guard cannot read ------------------------------
+
+GATES = "gates:\n  unit-tests:\n    command: test -f never.txt\n    boundary: [\"src/**\"]\n"
+WEAKEN = ("text = open('.forge/gates.yaml').read()\n"
+          "open('.forge/gates.yaml', 'w').write(text.replace('test -f never.txt', '\"true\"'))\n")
+
+
+def _person_gates(project: Path) -> None:
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "gates.yaml").write_text(GATES)
+
+
+def _prompt_messages(session) -> list[str]:
+    found = []
+    for event in session.hook_events:
+        if event["hook_event"] == "UserPromptSubmit" and event["output"]:
+            reply = json.loads(event["output"])
+            found.append(reply.get("systemMessage") or reply.get("reason") or "")
+    return found
+
+
+@pytest.mark.parametrize("machine", ["bypassPermissions"], indirect=True)
+def test_a_gates_file_a_script_rewrote_is_shown_at_the_next_goal(machine):  # noqa: F811
+    """In the default posture the kernel layer keeps the script off the gates file; where a
+    project opted out of it, the script's rewrite lands, and the person's next `/goal` shows
+    it before recording it."""
+    from goal_support import opt_out_of_sandbox
+    from offswitch_support import forge_cli
+
+    person = machine([write("{cwd}/weaken.py", WEAKEN), bash("python3 weaken.py")],
+                     prepare=_person_gates)
+    gates = person.project / ".forge" / "gates.yaml"
+    person.goal()
+    assert gates.read_text() == GATES  # Read-only file system: the kernel layer holds it
+    opt_out_of_sandbox(person.project)
+    disabled = forge_cli(person.project, person.host.home, "sandbox", "disable")
+    assert disabled.returncode == 0, disabled.stdout + disabled.stderr
+    person.host.script.reset()
+    first = person.host.run(f"/goal {OBJECTIVE}", cwd=person.project, args=person.args,
+                            env=person.env, timeout=120)
+    assert '"true"' in gates.read_text()  # unsandboxed, the script the guard let by wrote it
+    person.host.script.reset()
+    second = person.host.run(f"/goal {OBJECTIVE}", cwd=person.project, args=person.args,
+                             env=person.env, timeout=120)
+    shown = [text for text in _prompt_messages(second) if "FORGE_GATES_CHANGED" in text]
+    print("SHOWN:", shown)
+    assert not any("FORGE_GATES_CHANGED" in text for text in _prompt_messages(first))
+    assert shown and "gate unit-tests changed: command `test -f never.txt` -> `true`" \
+        in shown[0]
