@@ -15,6 +15,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+import test_codex_offswitch_host
 from offswitch_support import both_held
 from session_support import bash
 from test_codex_offswitch_host import add_file, codex_machine  # noqa: F401 (the fixture)
@@ -30,7 +31,10 @@ def calls() -> list[dict]:
     return [*written, bash(shell), bash("echo after the start-up files")]
 
 
-def test_codex_no_file_a_host_loads_is_written_or_run(codex_machine):  # noqa: F811
+def test_codex_no_file_a_host_loads_is_written_or_run(codex_machine, monkeypatch):  # noqa: F811
+    # the attack's turn runs ~180 tool calls, each past forge's hook: far longer than the
+    # few quiet seconds that otherwise mean Codex's goal loop has stopped
+    monkeypatch.setattr(test_codex_offswitch_host, "QUIET", 30.0)
     machine = codex_machine(calls())
     machine.host.server.variables["home"] = str(machine.host.home)
     first, second = machine.goal(), machine.goal()
