@@ -49,7 +49,8 @@ HOST_FIX = "forge sandbox status"
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
            "forge_runtime.hooks", "goal-ledger", ".claude", "claude_config_dir",
            "managed-settings", "forge-env", ".codex", "codex_home", "enabledplugins",
-           "disableallhooks", ".mcp.json")
+           "disableallhooks", ".mcp.json", ".agents/", ".bashrc", ".bash_profile",
+           ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s
