@@ -18,8 +18,10 @@ binaries' strings, chiefly Claude Code's own list of what its sandbox keeps Bash
 writing (per project folder: `.claude/{settings.json, settings.local.json, skills,
 commands, agents, hooks, workflows, routines, output-styles, launch.json,
 scheduled_tasks.json, loop.md}` and `.mcp.json`; in the home: the shell start-up files,
-`~/.claude`, `~/.claude.json`) and Codex's discovery paths (`.codex/{config.toml,
-hooks.json, hooks, agents, skills, rules}`, `.agents/{skills, plugins}`).
+`~/.claude`, `~/.claude.json`; the folders its own write check refuses, `~/.claude/{daemon,
+daemon.json, shell-snapshots, session-env}`, and the session mods folder `dev-mods`) and
+Codex's discovery paths (`.codex/{config.toml, hooks.json, hooks, agents, skills, rules}`,
+`.agents/{skills, plugins}`).
 
 Two kinds of row decide differently:
 - REFUSED (`paths.TREE`): any write is refused, and the kernel layer denies it.
@@ -110,6 +112,14 @@ TABLE = (
           ("launch.json", "the host's launch configurations (commands it starts)"),
           ("scheduled_tasks.json", "the host's scheduled tasks (turns it starts)"),
           ("loop.md", "a /loop's tasks (turns the host starts)"))),
+    # The host's own state that it runs: mods written in a session (`dev-mods`), the shell
+    # snapshots and session environments its Bash sources, its daemon's configuration.
+    *(Loaded(CLAUDE, CLAUDE_HOME, name, label, TREE) for name, label in (
+        ("dev-mods", "the host's session mods (JavaScript it runs in-process)"),
+        ("shell-snapshots", "the host's shell snapshots (its Bash sources them)"),
+        ("session-env", "the host's session environments (its Bash sources them)"),
+        ("daemon", "the host's daemon state"),
+        ("daemon.json", "the host's daemon configuration"))),
     # Codex: its project folder's hooks, agents, skills and rules; skills and plugins in
     # `.agents` (project and user); its home as a whole (hooks, goal store, profiles).
     *(Loaded(CODEX, PROJECT, f".codex/{name}", label, TREE) for name, label in (
