@@ -18,8 +18,8 @@ gate: confining it would stop nothing the agent cannot already do.
 from __future__ import annotations
 
 import os
-import shutil
 
+from forge_runtime.agent_roots import tool
 from forge_runtime.records import record
 
 BWRAP, NONE = "bwrap", "none"
@@ -72,7 +72,7 @@ def for_project(project, sandboxed: bool) -> Confinement:
     """The confinement a recorded gate runs in, in this project's posture."""
     if not sandboxed:
         return Confinement(NONE, [], [], None)
-    binary = shutil.which("bwrap")
+    binary = tool("bwrap")
     if binary is None:
         return Confinement(BWRAP, [], [], "the project's posture is sandboxed and bubblewrap "
                                           "(bwrap) is not installed, so forge cannot run its "

@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is writ
     from forge_runtime import hints
 
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
-STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
 GATES_CHANGED_CODE = "FORGE_GATES_CHANGED"
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
@@ -142,6 +141,7 @@ def allowance_text(goal: dict) -> str:
 
 def stuck_reply(goal: dict, unchanged: int) -> dict:
     from forge_runtime import hints
+    from forge_runtime.goal.charging import STUCK_CODE
 
     text = (f"{STUCK_CODE}: the checklist and next step in .forge/local/state.md have not "
             f"changed for {unchanged} charged turns ({goal['turn_count']} of "

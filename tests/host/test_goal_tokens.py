@@ -85,6 +85,35 @@ def _counted(responses: dict[str, dict]) -> int:
                + spent["cache_read_input_tokens"] // 10 for spent in responses.values())
 
 
+def check_priced(project: Path, model: str, spent: dict, picousd: int) -> None:
+    """The charge's dollars are its tokens priced with the goal's sealed table, and, by
+    genai-prices' own arithmetic, what a model it knows costs, or, for one it does not (the
+    host kit's models are made up), never less than any model of its family."""
+    from decimal import Decimal
+
+    from genai_prices import Usage, calc_price
+
+    from forge_runtime.goal import pricing
+
+    forge = find_project(project)
+    goal = Ledger(forge.ledger_root, goal_in_state(project)["nonce"]).current().goal
+    table = pricing.sealed(forge.ledger_root, goal["prices"])
+    assert picousd == table.picos(model, spent) > 0
+    whole = spent["input"] + spent["cache_read"] + spent["cache_creation"]
+    usage = Usage(input_tokens=whole, output_tokens=spent["output"],
+                  cache_read_tokens=spent["cache_read"], cache_write_tokens=spent["cache_creation"])
+    dollars = Decimal(picousd) / pricing.PICO
+    if table.estimate(model) is None:
+        assert dollars == calc_price(usage, model).total_price
+        return
+    family = pricing.family_of(model)
+    peers = [(entry["id"], entry["provider"]) for entry in table.table["models"]
+             if entry["family"] == family and pricing.matches(entry["match"], entry["id"])]
+    assert peers, f"{model}: no model of family {family} to compare with"
+    for peer, provider in peers:
+        assert dollars >= calc_price(usage, peer, provider_id=provider).total_price, peer
+
+
 def _charges(project: Path) -> list[dict]:
     goal = goal_in_state(project)
     ledger = Ledger(find_project(project).ledger_root, goal["nonce"])
@@ -118,9 +147,11 @@ def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(clau
     assert [charge["usage"]["counted"] for charge in charges] == [PER_TURN] * 3
     assert sum(charge["usage"]["counted"] for charge in charges) == _counted(responses)
     (model,) = charges[0]["usage"]["by_model"]
-    assert charges[0]["usage"]["by_model"][model] == {
-        "input": 9500, "output": 140, "cache_creation": 50, "cache_read": 18500}
+    spent = dict(charges[0]["usage"]["by_model"][model])
+    picousd = spent.pop("picousd")
+    assert spent == {"input": 9500, "output": 140, "cache_creation": 50, "cache_read": 18500}
     head = Ledger(find_project(project).ledger_root, goal["nonce"]).current()
+    check_priced(project, model, spent, picousd)
     assert head.goal["token_count"] == 3 * PER_TURN
 
     # resuming the session resets nothing: its Stop is refused, the count stays
@@ -235,8 +266,10 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     charges = _charges(project)
     assert [charge["usage"]["counted"] for charge in charges] == [CODEX_TURN] * 5
     (model,) = charges[0]["usage"]["by_model"]
-    assert charges[0]["usage"]["by_model"][model] == {
-        "input": 100, "output": 50, "cache_creation": 0, "cache_read": 900}
+    spent = dict(charges[0]["usage"]["by_model"][model])
+    picousd = spent.pop("picousd")
+    assert spent == {"input": 100, "output": 50, "cache_creation": 0, "cache_read": 900}
+    check_priced(project, model, spent, picousd)
 
     # Claude Code, the same objective: one more tranche of tokens, the count carried over
     claude = claude_host(SCRIPT)

@@ -4,6 +4,8 @@ and its status line."""
 
 from __future__ import annotations
 
+import sys
+
 from forge_runtime import hints
 from forge_runtime.result import Result
 
@@ -88,6 +90,13 @@ def run(args) -> Result:
 
     project = find_project()
     codex = args.host in ("codex", "all")
+    if args.hooks or codex or args.statusline:  # refused before anything is written
+        again = "forge init" + (" --hooks" if args.hooks else "") + \
+            ("" if args.host == "claude" else f" --host {args.host}") + \
+            (f" --statusline --scope {args.scope}" if args.statusline else "")
+        refused = hook_settings.interpreter_refused(sys.executable, project.root, again)
+        if refused is not None:
+            raise refused
     outcomes = initializer.Installer(project, force=args.force, agent_skills=codex).run()
     lines = [f"{outcome.action:<9} {outcome.path}" for outcome in outcomes
              if outcome.action != initializer.UNCHANGED]

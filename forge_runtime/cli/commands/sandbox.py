@@ -29,6 +29,10 @@ def register(subparsers, common) -> None:
                                  help="take out exactly what enable added")
     disable.add_argument("--scope", choices=SCOPES, default=PROJECT, help=SCOPE_HELP)
     disable.set_defaults(handler=run_disable)
+    shown = actions.add_parser("diff", parents=[common],
+                               help="what changed in a settings file since enable wrote it")
+    shown.add_argument("--scope", choices=SCOPES, default=PROJECT, help=SCOPE_HELP)
+    shown.set_defaults(handler=run_diff)
     status = actions.add_parser("status", parents=[common],
                                 help="what protects forge now, and the fix for the worst gap")
     status.set_defaults(handler=run_status)
@@ -55,12 +59,32 @@ def run_enable(args) -> Result:
 def run_disable(args) -> Result:
     from forge_runtime.sandbox import layer
 
-    path, outcome = layer.disable(_project(), args.scope)
+    project = _project()
+    path, outcome = layer.disable(project, args.scope)
     line = {"restored": f"{path} is back to its bytes from before forge sandbox enable",
             "removed": f"removed what forge added from {path}; later edits kept",
+            "untouched": f"{path} holds nothing forge added any more; left as it is",
             "nothing": f"forge sandbox enable has not written {path}; nothing to undo"}[outcome]
-    return Result(hints.done(line), [line], {"path": str(path), "outcome": outcome,
-                                             "scope": args.scope}, EXIT_OK)
+    lines = [line]
+    left = layer.left_in(project, args.scope)
+    if left:  # the file had them before the enable undone: whose they are, forge cannot say
+        lines.append(f"still in {path}, as the file held them before that enable (yours, or "
+                     f"an earlier enable's you kept while editing it; forge left them): "
+                     f"{', '.join(left)}")
+    return Result(hints.done(lines[-1]), lines, {"path": str(path), "outcome": outcome,
+                                                 "scope": args.scope, "left": left}, EXIT_OK)
+
+
+def run_diff(args) -> Result:
+    from forge_runtime.sandbox import layer
+
+    path, lines = layer.diff(_project(), args.scope)
+    if not lines:
+        line = f"{path} is as forge sandbox enable wrote it, or forge has no record of it"
+        return Result(hints.done(line), [line], {"path": str(path), "diff": []}, EXIT_OK)
+    return Result(hints.next_(f"forge sandbox disable --scope {args.scope}",
+                              "once the file holds only what you want kept of it"),
+                  lines, {"path": str(path), "diff": lines, "scope": args.scope}, EXIT_OK)
 
 
 def codex_posture(project) -> dict | None:

@@ -250,5 +250,7 @@ def _weakens_config(override: str | None) -> bool:
     return key.split(".", 1)[0] in CODEX_CONFIG_KEYS and not key.startswith("features.")
 
 
-# This family's models, by command (see the table in walk.py).
+# This family's models, by command (see the table in walk.py); the host CLIs' off switches
+# are their subcommands, read by the models, not options the walk's tables hold.
 MODELS = {"claude": check_claude, "codex": check_codex}
+OPTION_EFFECTS: dict = {}
