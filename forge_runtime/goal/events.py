@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is writ
 
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
 ENDED_TURN_CODE = "FORGE_GOAL_ENDED_TURN"
+GATES_CHANGED_CODE = "FORGE_GATES_CHANGED"
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
 
@@ -240,12 +241,20 @@ def on_prompt(event: dict) -> dict | None:
         from forge_runtime.gates.recorded import field_for
 
         # the final gates as the person's prompt finds them, before the model's first turn
+        gates = field_for(project)
         sessions.write_pending(project.ledger_root, event["session_id"], {
             "objective": goal_prompt.objective, "prompt_id": event.get("prompt_id"),
-            "recorded": field_for(project), **first_turn})
-        if unsandboxed:
-            return {"systemMessage": unsandboxed}
+            "recorded": gates, **first_turn})
+        changed = gates_notice(project, goal_prompt.objective, gates)
+        if unsandboxed and changed:  # one hint per reply: the gates notice's comes last
+            from forge_runtime import hints
+
+            body = hints.split_rendered(unsandboxed)[0]
+            return {"systemMessage": "\n".join(body) + "\n\n" + changed}
+        if unsandboxed or changed:
+            return {"systemMessage": unsandboxed or changed}
     return None
+
 
 
 def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
@@ -284,6 +293,33 @@ def first_turn_note(project: Project, objective: str, at: str, offset: int,
     goal = activation.prospect(project, objective, at)
     return {"at": at, "offset": offset, "subagents": subagents, "limits": {
         key: goal.get(key) for key in FIRST_TURN_FIELDS if key in goal}}
+
+
+def gates_notice(project: Project, objective: str, field: dict) -> str | None:
+    """At a person's `/goal`: the FORGE_GATES_CHANGED notice when the final gates it records
+    (`field`, read from the gates file now) differ from those the objective's goal last
+    recorded, so the person sees a gate an agent's script weakened before it counts."""
+    from forge_runtime.gates import recorded
+
+    try:
+        last = recorded.last_recorded(project, objective)
+    except ForgeError as exc:  # the ledger's own check refuses this /goal at its first Stop
+        return refusal_text(exc)
+    if last is None:
+        return None
+    nonce, before = last
+    after = recorded.of_field(field[recorded.FIELD]) if field else None
+    lines = recorded.changes(before, after)
+    if not lines:
+        return None
+    from forge_runtime import hints
+
+    return (f"{GATES_CHANGED_CODE}: this /goal records final gates that differ from those goal "
+            f"{nonce} last recorded; it will be judged by these:\n"
+            + "".join(f"  - {hints.sanitize(line)}\n" for line in lines)
+            + hints.next_("git diff -- .forge/gates.yaml", "see what changed the gates; if "
+                          "you did not mean it, restore the file and type the same /goal "
+                          "again, which records the gates as they are then").render())
 
 
 def host_posture(project: Project, event: dict) -> dict | None:

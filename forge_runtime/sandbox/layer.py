@@ -85,7 +85,8 @@ def _targets(project: Project) -> list[tuple[str, bool]]:
     from forge_runtime.guard import paths
 
     found = [(os.fspath(project.ledger_root), True), (paths.guard_dir(project), True),
-             (paths.rule_file(project), False)]
+             (paths.rule_file(project), False),
+             (os.path.join(project.root, ".forge", GATES_FILE), False)]
     if project.is_git:  # a written `commondir` (or a linked work tree's `.git` file) moves
         found.append((os.path.join(project.git_dir, "commondir"), False))  # ledger, modes
         dot_git = os.path.join(project.root, ".git")
@@ -109,14 +110,38 @@ def _spell(project: Project, path: str | os.PathLike, tree: bool, relative: bool
 
 
 HOME_RULES = ("Edit(~/.claude/settings.json)", "Edit(~/.claude/settings.local.json)")
+GATES_FILE = "gates.yaml"  # .forge/gates.yaml: the final gates a person's /goal records
+
+
+def _loaded_targets(project: Project) -> tuple[list[tuple[str, bool]], list[str]]:
+    """The files the hosts load as code that forge denies (guard/host_loaded.py): those
+    in the project as (path, tree), spelled like `_targets`; the others as rules, `~/...`
+    under the home directory, else absolute."""
+    from forge_runtime.guard import host_loaded
+
+    inside, outside = [], []
+    home = os.path.realpath(scopes.home_dir())
+    for row in host_loaded.kernel_rows():
+        tree = host_loaded.is_tree(row)
+        for base in host_loaded.bases(row.scope, os.fspath(project.root), os.environ):
+            path = os.path.join(base, row.place) if row.place else base
+            if row.scope == host_loaded.PROJECT:
+                inside.append((path, tree))
+                continue
+            real = os.path.realpath(path)
+            text = "~/" + os.path.relpath(real, home) if real.startswith(home + os.sep) \
+                else "/" + real
+            outside.append(f"Edit({text}/**)" if tree else f"Edit({text})")
+    return inside, outside
 
 
 def rule_forms(project: Project) -> list[frozenset[str]]:
     """Each rule forge needs in force, as the spellings that state it (either will do)."""
+    inside, outside = _loaded_targets(project)
     forms = [frozenset({_spell(project, path, tree, True), _spell(project, path, tree, False)})
-             for path, tree in _targets(project)]
+             for path, tree in [*_targets(project), *inside]]
     return [*forms, *(frozenset({rule}) for rule in
-                      (f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES))]
+                      (f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES, *outside))]
 
 
 def ledger_rules(project: Project) -> frozenset[str]:
@@ -127,8 +152,10 @@ def ledger_rules(project: Project) -> frozenset[str]:
 def deny_rules(project: Project, settings: Path, scope: str) -> list[str]:
     """Every `Edit(...)` rule forge adds for `project` when writing `settings` in `scope`."""
     relative = scope == scopes.PROJECT
-    spelled = [_spell(project, path, tree, relative) for path, tree in _targets(project)]
-    return [*spelled, f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES,
+    inside, outside = _loaded_targets(project)
+    spelled = [_spell(project, path, tree, relative)
+               for path, tree in [*_targets(project), *inside]]
+    return [*spelled, f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES, *outside,
             _spell(project, record_path(settings), False, relative)]
 
 
