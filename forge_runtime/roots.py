@@ -70,6 +70,16 @@ def locate(start: str | os.PathLike | None = None) -> tuple[str, str | None, str
     return lineage[0], None, None
 
 
+def root_of_forge_path(path: str | os.PathLike) -> str | None:
+    """The project root of a path inside its `.forge/` directory (`<root>/.forge/...`), or
+    None: the root below which forge's hooks follow no link (safeio.py)."""
+    parts = os.path.abspath(os.fspath(path)).split(os.sep)
+    if FORGE_DIR not in parts[:-1]:
+        return None
+    index = len(parts) - 2 - parts[-2::-1].index(FORGE_DIR)
+    return os.sep.join(parts[:index]) or os.sep
+
+
 def ledger_root_of(start: str | os.PathLike | None = None) -> str:
     """`find_project(start).ledger_root` as a string, without pathlib."""
     root, _, common = locate(start)
