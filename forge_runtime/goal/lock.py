@@ -35,10 +35,10 @@ class locked:  # noqa: N801 (used as `with locked(goal_dir):`, as the function i
     """
 
     def __init__(self, goal_dir: str | os.PathLike, *, shared: bool = False,
-                 seconds: float = LOCK_SECONDS) -> None:
+                 seconds: float | None = None) -> None:
         self.path = os.path.join(goal_dir, LOCK_NAME)
         self.shared = shared
-        self.seconds = seconds
+        self.seconds = LOCK_SECONDS if seconds is None else seconds
         self._fd: int | None = None
         self._fallback = None
 

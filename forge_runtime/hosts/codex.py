@@ -33,6 +33,8 @@ PAUSED = "paused"
 # What forge's own run of the recorded gates may take in a SessionEnd hook (gates/goal.py):
 # the host's limit is 10 s, which Codex clamps to 3 s.
 SESSION_END_BUDGET_SECONDS = 2.0
+# SessionEnd's watchdog (hooks/session_end.py), below that 3 s.
+SESSION_END_WATCHDOG_SECONDS = 2.5
 
 
 def shape_problem(event_name: str, event: dict) -> str | None:
