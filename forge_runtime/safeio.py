@@ -235,3 +235,20 @@ def append(path, data: bytes, below=None, *, mode: int = 0o644) -> None:
             os.close(fd)
     finally:
         os.close(parent)
+
+
+def remove(path, below=None) -> bool:
+    """Unlink the name `path` (never what a link there points to, never through a linked
+    directory); False when nothing was there."""
+    path = os.fspath(path)
+    try:
+        parent = open_dir(os.path.dirname(path) or ".", below)
+    except FileNotFoundError:
+        return False
+    try:
+        os.unlink(os.path.basename(path), dir_fd=parent)
+        return True
+    except FileNotFoundError:
+        return False
+    finally:
+        os.close(parent)

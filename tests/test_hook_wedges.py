@@ -252,3 +252,49 @@ def test_a_state_md_linked_out_of_the_project_is_replaced_by_sync_never_written_
     assert target.read_bytes() == victim
     assert not project.state_path.is_symlink()
     assert state.read(project.state_path).goal["turn_count"] == 2
+
+
+FULL_BRIEF = ("## Goal\nExport CSV.\n## Acceptance criteria\n- report.csv exists\n"
+              "## Boundaries\n- no PDF\n## Unknowns and assumptions\n- readers: finance\n")
+
+
+def _clarifier_stop(project, answer: str = FULL_BRIEF) -> tuple[dict, float]:
+    event = {"session_id": "s1", "hook_event_name": "SubagentStop", "cwd": str(project.root),
+             "agent_type": "forge:clarifier", "last_assistant_message": answer}
+    done, took = _launch(project, event, "SubagentStop")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), took
+
+
+@pytest.mark.parametrize("linked", ["notes", "local"])
+def test_a_linked_forge_folder_makes_the_clarifier_hook_refuse_not_write(project, tmp_path,
+                                                                          linked):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    folder = Path(project.root) / ".forge" / linked
+    if folder.exists():
+        folder.rename(tmp_path / "moved")
+    folder.symlink_to(outside)
+
+    reply, _ = _clarifier_stop(project)
+
+    assert list(outside.iterdir()) == []
+    text = reply["systemMessage"]
+    assert output_problems(text) == [], text
+    if linked == "notes":
+        assert text.startswith("Error: forge's clarifier hook did not write ")
+        assert ".forge/notes: is a link or not a directory; forge does not open it" in text
+    else:  # the brief is frozen; the verdict for the main session is what is refused
+        assert (Path(project.root) / ".forge" / "notes" / "brief.md").is_file()
+        assert text.startswith("Error: forge's clarifier hook did not write ")
+        assert ".forge/local: is a link or not a directory" in text
+
+
+def test_a_fifo_for_the_frozen_brief_never_wedges_the_clarifier_hook(project):
+    notes = Path(project.root) / ".forge" / "notes"
+    notes.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(notes / "brief.md")
+    reply, took = _clarifier_stop(project)
+    assert took < 10
+    assert reply["systemMessage"].startswith("Error: forge's clarifier hook did not write ")
+    assert "is not a regular file" in reply["systemMessage"]
