@@ -100,7 +100,7 @@ def _open_child_dir(name: str, parent: int, create: bool) -> int:
     except FileNotFoundError:
         if not create:
             raise
-    try:
+    try:  # noqa: SIM105 (`contextlib` is one more import for a hook)
         os.mkdir(name, 0o755, dir_fd=parent)
     except FileExistsError:  # made meanwhile: opened below, checked as any other
         pass

@@ -10,7 +10,6 @@ The real-host version: tests/host/test_hook_wedges_host.py.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import subprocess

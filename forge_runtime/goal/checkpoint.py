@@ -98,8 +98,8 @@ def stamped(text: str, state_path: str | os.PathLike) -> str:
 
 def refusal(error, state_path: str | os.PathLike) -> str:
     """A refusal's rendered text for a Stop reply; a tampered ledger or state, and a wedged
-    charge, also say where the work stands. Other refusals keep their text: a work tree taken by another
-    goal, for one, holds that goal's checklist, not this one's."""
+    charge, also say where the work stands. Other refusals keep their text: a work tree
+    taken by another goal, for one, holds that goal's checklist, not this one's."""
     from forge_runtime.goal.ledger import TAMPERED
     from forge_runtime.goal.lock import WEDGED
 

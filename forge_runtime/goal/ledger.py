@@ -416,9 +416,10 @@ def repository_id(ledger_root: str | os.PathLike) -> str:
     if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
         os.makedirs(ledger_root, exist_ok=True)
         records.create_exclusive(path, random_uuid().replace("-", "").encode("ascii"))
+    from forge_runtime import safeio
+
     try:  # bytes, then decoded: a text-mode "ascii" file loads a codec module per Stop
-        with open(path, "rb") as handle:
-            text = handle.read().decode("ascii")
+        text = safeio.read_bytes(path).decode("ascii")
     except (OSError, UnicodeDecodeError):
         raise tampered("the ledger's repository-id file cannot be read") from None
     if os.path.islink(path) or len(text.strip()) != 32:

@@ -16,10 +16,9 @@ def handle(event: dict) -> dict | None:
 
     if event["tool_input"].get("subagent_type") != CLARIFIER:
         return None
+    from forge_runtime import safeio
     from forge_runtime.hooks.subagent_stop import outcome_path
     from forge_runtime.project import find_project
-
-    from forge_runtime import safeio
 
     project = find_project(event.get("cwd"))
     path = outcome_path(project, event["session_id"])
