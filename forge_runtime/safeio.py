@@ -214,27 +214,44 @@ def create(path, data: bytes, below=None, *, mode: int = 0o644) -> bool:
         os.close(parent)
 
 
+def open_for_writing(path, below=None, *, mode: int = 0o644, append: bool = False,
+                     create_dirs: bool = False) -> int:
+    """A write descriptor of the regular file `path`, created when missing, emptied unless
+    `append`; never a FIFO or a device (opened with O_NONBLOCK, refused once `fstat` shows
+    it), never through a link. The caller closes it."""
+    path = os.fspath(path)
+    parent = open_dir(os.path.dirname(path) or ".", below, create=create_dirs)
+    flags = os.O_WRONLY | os.O_CREAT | _NONBLOCK | _NOFOLLOW | _CLOEXEC
+    try:
+        try:
+            fd = os.open(os.path.basename(path), flags | (os.O_APPEND if append else 0),
+                         mode, dir_fd=parent)
+        except OSError as exc:
+            raise _link_or(exc, path) from None
+    finally:
+        os.close(parent)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _unsafe(path, "is not a regular file")
+        if not append:
+            os.ftruncate(fd, 0)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def append(path, data: bytes, below=None, *, mode: int = 0o644) -> None:
     """Append `data` to the regular file `path` (created when missing), never through a link
     and never to a FIFO or device."""
-    path = os.fspath(path)
-    parent = open_dir(os.path.dirname(path) or ".", below)
+    fd = open_for_writing(path, below, mode=mode, append=True)
     try:
-        try:
-            fd = os.open(os.path.basename(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT |
-                         _NONBLOCK | _NOFOLLOW | _CLOEXEC, mode, dir_fd=parent)
-        except OSError as exc:
-            raise _link_or(exc, path) from None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise _unsafe(path, "is not a regular file")
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
     finally:
-        os.close(parent)
+        os.close(fd)
 
 
 def remove(path, below=None) -> bool:
