@@ -15,10 +15,9 @@ Given the project root (`below`), every directory under it is opened one compone
 time with O_NOFOLLOW | O_DIRECTORY, so no link anywhere below the root is followed. A refusal
 is `UnsafePath`, an OSError: every caller already fails closed on an OSError in its own way.
 
-Imports only `os`, `errno` and `stat`: a Stop of a bound session opens state.md through here.
+Imports only `os`, `errno` and `stat` (no `__future__` either): the guard reads guard.yaml
+through here on every tool call, and a Stop of a bound session its state.md.
 """
-
-from __future__ import annotations
 
 import errno
 import os
