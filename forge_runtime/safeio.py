@@ -73,6 +73,8 @@ def open_dir(path, below=None, *, create: bool = False) -> int:
         if create:
             os.makedirs(path, exist_ok=True)
         return os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    if create:  # the root is the person's (or forge's own ledger root): made as asked
+        os.makedirs(os.fspath(below), exist_ok=True)
     fd = os.open(os.fspath(below), os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     walked = os.fspath(below)
     try:
@@ -106,14 +108,16 @@ def _open_child_dir(name: str, parent: int, create: bool) -> int:
     return os.open(name, DIR_FLAGS, dir_fd=parent)
 
 
-def open_regular(path, below=None) -> int:
+def open_regular(path, below=None, *, follow_links: bool = False) -> int:
     """A read-only descriptor of the regular file `path`, never blocking, never through a
     link (see `open_dir` for `below`); UnsafePath for a FIFO, a device, a socket, a
-    directory. The caller closes it."""
+    directory. `follow_links` is for a file of the host's (a transcript, its settings),
+    outside the work tree: its links are the host's or the person's, not the agent's, and
+    only what it is matters. The caller closes it."""
     path = os.fspath(path)
     if below is None:
         try:
-            fd = os.open(path, READ_FLAGS)
+            fd = os.open(path, READ_FLAGS & ~_NOFOLLOW if follow_links else READ_FLAGS)
         except OSError as exc:
             raise _link_or(exc, path) from None
     else:
@@ -131,6 +135,11 @@ def open_regular(path, below=None) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def reader(path, mode: str = "r", below=None, *, follow_links: bool = False, **options):
+    """`open(path, mode, **options)` for reading, on `open_regular`'s descriptor."""
+    return os.fdopen(open_regular(path, below, follow_links=follow_links), mode, **options)
 
 
 def _link_or(exc: OSError, path: str) -> OSError:
@@ -241,10 +250,11 @@ def open_for_writing(path, below=None, *, mode: int = 0o644, append: bool = Fals
     return fd
 
 
-def append(path, data: bytes, below=None, *, mode: int = 0o644) -> None:
+def append(path, data: bytes, below=None, *, mode: int = 0o644,
+           create_dirs: bool = False) -> None:
     """Append `data` to the regular file `path` (created when missing), never through a link
     and never to a FIFO or device."""
-    fd = open_for_writing(path, below, mode=mode, append=True)
+    fd = open_for_writing(path, below, mode=mode, append=True, create_dirs=create_dirs)
     try:
         view = memoryview(data)
         while view:

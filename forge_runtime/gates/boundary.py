@@ -242,7 +242,7 @@ def _content_digest(full: str, info: os.stat_result) -> str | None:
 
     digest = hashlib.sha256()
     try:  # swapped for a FIFO since the lstat: refused, never waited on
-        with os.fdopen(safeio.open_regular(full), "rb") as handle:
+        with safeio.reader(full, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     except OSError:

@@ -140,7 +140,7 @@ def _file_digest(path) -> str:
     from forge_runtime import safeio
 
     digest = hashlib.sha256()
-    with os.fdopen(safeio.open_regular(path), "rb") as handle:
+    with safeio.reader(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

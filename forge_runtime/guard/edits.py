@@ -12,6 +12,7 @@ and leaves no room for two spellings of one value. The host's settings files and
 
 from __future__ import annotations
 
+from forge_runtime import safeio
 from forge_runtime.guard.paths import (
     CODEX_CONFIG,
     FRONT_MATTER,
@@ -67,7 +68,7 @@ def _check_host_edit(tool: str, tool_input: dict, path: str,
 def _current(path: str) -> str | None | bool:
     """The file's text; None when it does not exist; False when it cannot be read."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with safeio.reader(path, encoding="utf-8", newline="", follow_links=True) as handle:
             return handle.read()
     except FileNotFoundError:
         return None
@@ -78,7 +79,7 @@ def _current(path: str) -> str | None | bool:
 def _check_state_edit(tool: str, tool_input: dict, path: str,
                       entry: Protected) -> Finding | None:
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with safeio.reader(path, encoding="utf-8", newline="", follow_links=True) as handle:
             current: str | None = handle.read()
     except FileNotFoundError:
         current = None

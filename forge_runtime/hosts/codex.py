@@ -25,6 +25,7 @@ import os
 import sys
 from pathlib import Path
 
+from forge_runtime import safeio
 from forge_runtime.goal.host import KEY
 
 NAME = "codex"
@@ -242,7 +243,8 @@ def codex_sandbox_posture(project_root: Path, home: Path | None = None,
     mode, source = None, "Codex's default"
     for path in (project_root / ".codex" / "config.toml", home / "config.toml"):
         try:
-            config = tomllib.loads(path.read_text(encoding="utf-8"))
+            with safeio.reader(path, "rb", follow_links=True) as handle:  # no FIFO
+                config = tomllib.loads(handle.read().decode("utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue
         if isinstance(config.get("sandbox_mode"), str):
