@@ -252,11 +252,12 @@ class Ledger:
 
     # -- writing (callers hold `self.lock()`) ---------------------------------------------
 
-    def lock(self, *, shared: bool = False):
-        """The writer lock, or with `shared` a reader's (see `lock.locked`)."""
+    def lock(self, *, shared: bool = False, seconds: float | None = None):
+        """The writer lock, or with `shared` a reader's, waited on for `seconds` at most
+        (default `lock.LOCK_SECONDS`; see `lock.locked`)."""
         if not os.path.isdir(self.dir) or os.path.islink(self.dir):
             raise tampered(f"goal {self.nonce}: its ledger directory is missing or replaced")
-        return locked(self.dir, shared=shared)
+        return locked(self.dir, shared=shared, seconds=seconds)
 
     def _publish(self, record: dict) -> None:
         pointer = {"seq": record["seq"], "hash": record["hash"]}
