@@ -98,7 +98,7 @@ class Wedged(BaseException):
 WATCHDOG_ENV = "FORGE_HOOK_WATCHDOG"
 # How long after the watchdog the process is killed when the work does not let go (C code
 # that never returns to the interpreter): still below every host timeout forge is given.
-_HARD_AFTER = 1.5
+_HARD_AFTER = 3.0
 
 
 class Watchdog:
@@ -188,6 +188,9 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
     except Wedged:
         _say(stderr, event_name, f"no answer within {watchdog.seconds:g} s (wedged)")
         reply = on_wedged(event, watchdog.seconds)
+        shape = getattr(host, "wedged_reply", None)  # the host's terms, as for any reply
+        if shape is not None and event is not None:
+            reply = shape(event_name, event, reply)
     if watchdog is not None:
         watchdog.disarm()
     if reply:

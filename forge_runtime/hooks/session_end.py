@@ -9,7 +9,7 @@ three stats.
 
 REQUIRED: dict[str, type] = {}
 # Below the host's limit: Claude Code's 10 s; Codex clamps it to 3 s (its adapter says less).
-WATCHDOG_SECONDS = 8.0
+WATCHDOG_SECONDS = 6.0
 
 
 def watchdog_seconds(host) -> float:

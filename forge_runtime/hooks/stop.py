@@ -52,8 +52,9 @@ def handle(event: dict) -> dict | None:
         return {"continue": False, "stopReason": _with_checkpoint(exc.hint().render())}
 
 
-# Below the host's 30 s: forge's own run of the final gates may take 20 s of it (gates/goal.py).
-WATCHDOG_SECONDS = 26.0
+# Below the host's 30 s (the dispatcher's hard limit follows 3 s later): forge's own run of
+# the final gates may take 20 s of it (gates/goal.py).
+WATCHDOG_SECONDS = 25.0
 
 
 def watchdog_seconds(host) -> float:

@@ -7,8 +7,9 @@ setting one) is told when forge's Stop hooks were being killed (forge_runtime/go
 """
 
 REQUIRED: dict[str, type] = {"prompt": str}
-# Below the host's 30 s: forge's own run of the final gates may take 20 s of it.
-WATCHDOG_SECONDS = 26.0
+# Below the host's 30 s (the dispatcher's hard limit follows 3 s later): forge's own run of
+# the final gates may take 20 s of it.
+WATCHDOG_SECONDS = 25.0
 
 
 def watchdog_seconds(host) -> float:

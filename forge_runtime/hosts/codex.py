@@ -34,7 +34,9 @@ PAUSED = "paused"
 # What forge's own run of the recorded gates may take in a SessionEnd hook (gates/goal.py):
 # the host's limit is 10 s, which Codex clamps to 3 s.
 SESSION_END_BUDGET_SECONDS = 2.0
-# SessionEnd's watchdog (hooks/session_end.py), below that 3 s.
+# SessionEnd's watchdog (hooks/session_end.py), below that 3 s; Codex kills at once, so
+# the dispatcher's hard limit after it may come too late there, and nothing is lost then:
+# Codex's next event of the session charges what this one could not.
 SESSION_END_WATCHDOG_SECONDS = 2.5
 
 
@@ -88,6 +90,11 @@ def continuing(reply: dict) -> dict:
     that text."""
     return {**reply, "decision": "block",
             "reason": reply["hookSpecificOutput"]["additionalContext"]}
+
+
+def wedged_reply(event_name: str, event: dict, reply: dict | None) -> dict | None:
+    """A hook whose watchdog fired (hooks/dispatch.py) answers in Codex's terms too."""
+    return stop_reply(event, reply) if event_name == "Stop" else reply
 
 
 def stop_reply(event: dict, reply: dict | None) -> dict | None:
