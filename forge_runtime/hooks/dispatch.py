@@ -116,11 +116,10 @@ class Watchdog:
     """
 
     def __init__(self, seconds: float) -> None:
-        import os
-
         # `_signal`, not `signal`: the latter builds its enums with `enum`, 4 ms of imports
         # every Stop, prompt and session end of every session would pay
         import _signal as signal
+        import os
 
         try:
             wanted = float(os.environ.get(WATCHDOG_ENV, seconds))
