@@ -171,6 +171,8 @@ ALLOWED = {
     "goal.remote": (1, "os.rename of a staged ledger directory, as goal.ledger"),
     "goal.lock": (3, "the lock file: O_NOFOLLOW, O_RDWR (which never blocks on a FIFO), a "
                      "flock with a deadline; filelock only where fcntl is missing"),
+    "goal.nesting": (2, "/proc/<pid>/stat and cmdline: the kernel's files, never the "
+                        "agent's"),
     "goal.publisher": (1, "the publisher's lock file: O_NOFOLLOW and a non-blocking flock"),
     "goal.records": (4, "ledger records: reads with safeio.READ_FLAGS, O_EXCL temporaries, "
                         "names forge created replaced or linked, never followed"),
