@@ -11,6 +11,8 @@ own start, and the status line of a session without a goal needs only `ledger_ro
 
 import os
 
+from forge_runtime import safeio
+
 FORGE_DIR = ".forge"
 LEDGER_DIR_NAME = "forge-goals"
 RECEIPT_KEY_NAME = "receipt.key"
@@ -19,7 +21,7 @@ RECEIPT_KEY_NAME = "receipt.key"
 def _read_gitdir_file(dot_git: str) -> str | None:
     """A worktree's `.git` is a file `gitdir: <path>`; return that path."""
     try:
-        with open(dot_git, encoding="utf-8") as handle:
+        with safeio.reader(dot_git, encoding="utf-8", follow_links=True) as handle:
             text = handle.read().strip()
     except (OSError, UnicodeDecodeError):
         return None
@@ -34,7 +36,8 @@ def _read_gitdir_file(dot_git: str) -> str | None:
 def _common_dir(git_dir: str) -> str:
     """A linked worktree's git dir names the shared one in its `commondir` file."""
     try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+        with safeio.reader(os.path.join(git_dir, "commondir"), encoding="utf-8",
+                           follow_links=True) as handle:
             common = handle.read().strip()
     except (OSError, UnicodeDecodeError):
         return git_dir
@@ -68,6 +71,16 @@ def locate(start: str | os.PathLike | None = None) -> tuple[str, str | None, str
         if os.path.isdir(os.path.join(candidate, FORGE_DIR)):
             return candidate, None, None
     return lineage[0], None, None
+
+
+def root_of_forge_path(path: str | os.PathLike) -> str | None:
+    """The project root of a path inside its `.forge/` directory (`<root>/.forge/...`), or
+    None: the root below which forge's hooks follow no link (safeio.py)."""
+    parts = os.path.abspath(os.fspath(path)).split(os.sep)
+    if FORGE_DIR not in parts[:-1]:
+        return None
+    index = len(parts) - 2 - parts[-2::-1].index(FORGE_DIR)
+    return os.sep.join(parts[:index]) or os.sep
 
 
 def ledger_root_of(start: str | os.PathLike | None = None) -> str:

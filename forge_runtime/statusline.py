@@ -31,6 +31,9 @@ OWN_TIMEOUT_S = 10.0
 WRAP_FLAG = "--wrap"
 INHERITED_FLAG = "--wrap-inherited"
 SEPARATOR = "  "
+# A ledger lock held longer than this (a charge, or a holder that never lets go) shows the
+# attention line: the status line redraws on every event and must not lag behind one.
+STATUS_LOCK_SECONDS = 1.0
 
 
 def _colour() -> bool:
@@ -51,7 +54,7 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool) -> st
         if not isinstance(nonce, str) or len(nonce) != 32 or not nonce.isalnum():
             return gauge.attention(colour)
         ledger = Ledger(project.ledger_root, nonce)
-        with ledger.lock():
+        with ledger.lock(seconds=STATUS_LOCK_SECONDS):
             head = ledger.head()
             current = consistency.check(project.state_path, ledger, head)
     except (ForgeError, OSError, KeyError, TypeError):

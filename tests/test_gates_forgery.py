@@ -210,7 +210,7 @@ def test_a_persons_gate_run_does_not_write_through_a_planted_log_link(project, t
     log.symlink_to(target)
     code, text = forge("gate", "run", "docs")
     assert code != 0 and target.read_text() == '{"keep": true}\n'
-    assert "symbolic links" in text and "Fix: forge doctor" in text
+    assert "symbolic link" in text and "Fix: forge doctor" in text
 
 
 def test_a_link_planted_at_a_cache_temporary_is_not_written_through(project, tmp_path):

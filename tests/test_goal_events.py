@@ -250,8 +250,9 @@ def test_a_hand_edited_state_ends_autonomy(project, change):
     assert lines[0].startswith("Checkpoint: ")  # where the work stands, then the refusal
     assert lines[1].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: state file")
     assert lines[-1] == "Fix: forge goal sync"
+    # the turn ran, so it is charged before autonomy ends: a broken state is no free turn
     assert Ledger(project.ledger_root, goal_of(project)["nonce"] if "nonce" not in change
-                  else session_nonce(project, session)).verify()["turn_count"] == 4
+                  else session_nonce(project, session)).verify()["turn_count"] == 5
 
 
 def session_nonce(project, session) -> str:
@@ -442,7 +443,7 @@ def test_a_second_goal_in_the_same_work_tree_stops_the_first_with_a_way_back(pro
     first.person_goal(OBJECTIVE)  # the way back: this work tree follows the first goal again
     assert first.turn() is None
     assert goal_of(project)["objective"] == OBJECTIVE
-    assert goal_of(project)["turn_count"] == 2  # the refused turn was not charged
+    assert goal_of(project)["turn_count"] == 3  # the refused turn ran: charged, then stopped
 
 
 def test_a_first_stop_killed_after_activating_leaves_the_session_bound(project, monkeypatch):

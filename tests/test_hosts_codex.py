@@ -430,6 +430,32 @@ def test_a_goal_codexs_model_completes_while_its_gate_fails_goes_on_with_every_b
     assert (goal["status"], goal["turn_count"]) == ("complete", 3)
 
 
+def test_a_wedged_codex_stop_ends_autonomy_in_codexs_terms(rollout, monkeypatch):
+    """The watchdog's answer (hooks/dispatch.py) goes through the adapter too: the native
+    goal is paused, as for any Stop that ends a goal's autonomy on Codex."""
+    import subprocess
+    import sys
+
+    rollout.person_goal("ship it")
+    assert rollout.turn() is None
+    nonce = goal_in_state(rollout.project)["nonce"]
+    lock = find_project(rollout.project).ledger_root / nonce / "lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], "
+         "os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); "
+         "time.sleep(60)", str(lock)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        monkeypatch.setenv("FORGE_HOOK_WATCHDOG", "1")
+        reply = rollout.turn()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert reply["continue"] is False
+    assert "FORGE_GOAL_WEDGED: forge's Stop hook did not finish within 1 s" in reply["stopReason"]
+    assert rollout.native_status() == "paused"
+
+
 # -- the first turn of a person's /goal, before its first Stop (issue 33) ------------------
 
 def _spend_tokens(rollout: Rollout, tokens: int, total: int) -> None:

@@ -157,8 +157,12 @@ class Brief:
 
     @classmethod
     def load(cls, path: str | Path) -> Brief:
-        """The brief in a file (UTF-8)."""
-        return cls.parse(Path(path).read_text(encoding="utf-8"))
+        """The brief in a file (UTF-8), read as a hook reads the work tree (safeio.py): a
+        link below the project root, a FIFO or a device is refused (UnsafePath)."""
+        from forge_runtime import safeio
+        from forge_runtime.roots import root_of_forge_path
+
+        return cls.parse(safeio.read_text(path, root_of_forge_path(path)))
 
     def __getitem__(self, name: str) -> str:
         """A section's body by canonical name (`Brief.parse(t)["Goal"]`); '' when empty."""

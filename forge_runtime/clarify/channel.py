@@ -223,11 +223,14 @@ class HumanChannel:
     def _log(self, entry: dict) -> None:
         if self.log_path is None:
             return
+        from forge_runtime import safeio
         from forge_runtime.clarify.brief import now_stamp
+        from forge_runtime.roots import root_of_forge_path
 
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock, self.log_path.open("a", encoding="utf-8") as log:
-            log.write(json.dumps({"at": now_stamp(), **entry}, ensure_ascii=False) + "\n")
+        line = json.dumps({"at": now_stamp(), **entry}, ensure_ascii=False) + "\n"
+        with self._lock:  # never through a link below the project, never into a FIFO
+            safeio.append(self.log_path, line.encode("utf-8"),
+                          root_of_forge_path(self.log_path), create_dirs=True)
 
     def _guarded(self, callback, *args) -> None:
         """Run a UI callback; what it raises is kept in `ui_errors`, never raised here."""
@@ -249,7 +252,10 @@ def _result(text: str, *, is_error: bool = False) -> dict:
 def dialogue(log_path: str | Path) -> list[dict]:
     """The entries of a dialogue log, oldest first (a line cut short is skipped)."""
     try:
-        lines = Path(log_path).read_text(encoding="utf-8").splitlines()
+        from forge_runtime import safeio
+        from forge_runtime.roots import root_of_forge_path
+
+        lines = safeio.read_text(log_path, root_of_forge_path(log_path)).splitlines()
     except FileNotFoundError:
         return []
     entries = []

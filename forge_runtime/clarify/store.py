@@ -10,14 +10,16 @@ clarify step and the SubagentStop hook all freeze through `freeze`.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-import tempfile
 from collections import namedtuple
 from pathlib import Path
 
+from forge_runtime import safeio
 from forge_runtime.clarify.brief import Brief
 from forge_runtime.errors import EXIT_REFUSED, EXIT_USAGE, ForgeError
+from forge_runtime.roots import root_of_forge_path
 
 NOTES_DIR = "notes"
 BRIEF_NAME = "brief.md"
@@ -66,12 +68,11 @@ def freeze(brief: Brief, path: Path, *, new: bool = False, fix: str = "forge bri
                              rationale="a frozen brief is never edited; --new keeps it and "
                                        "freezes a new one")
         kept = path.with_name(f"brief.{_next_number(path.parent)}.md")
-        try:
-            os.link(path, kept)
-        except OSError:  # a file system without hard links
-            import shutil
-
-            shutil.copy2(path, kept)
+        # a copy read and written as any hook's file (safeio.py): a brief.md that is a
+        # link or a FIFO is refused, never followed out of the project nor waited on
+        below = root_of_forge_path(path)
+        if not safeio.create(kept, safeio.read_bytes(path, below), below):
+            raise FileExistsError(errno.EEXIST, "already exists", os.fspath(kept))
     write_atomically(path, brief.to_markdown())
     return Frozen(path, kept)
 
@@ -84,18 +85,10 @@ def amend(path: Path, text: str) -> Brief:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".brief-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with _suppress():
-            os.unlink(temp)
-        raise
+    """`text` at `path`, whole or not at all (temp file, fsync, rename), never through a link
+    below the project root: a `.forge/notes` swapped for a link out of the sandbox makes
+    this refuse (safeio.UnsafePath), not write there as the person (issue 32)."""
+    safeio.replace(path, text.encode("utf-8"), root_of_forge_path(path), create_dirs=True)
 
 
 def _next_number(folder: Path) -> int:
@@ -109,12 +102,6 @@ def _shown(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
-
-
-def _suppress():
-    import contextlib
-
-    return contextlib.suppress(OSError)
 
 
 def brief_of_goal(forge_dir: str | os.PathLike, objective: str) -> Path | None:

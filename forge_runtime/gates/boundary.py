@@ -218,11 +218,10 @@ class Hasher:
 def _cached(cache_path: Path, witness) -> object | None:
     """The cache file's JSON; None when it is missing, unreadable or not what `witness`
     says forge wrote."""
-    from forge_runtime import fastjson
+    from forge_runtime import fastjson, safeio
 
     try:
-        with open(cache_path, "rb") as handle:
-            body = handle.read()
+        body = safeio.read_bytes(cache_path)
     except OSError:
         return None
     if witness is not None and not witness.trusts(body):
@@ -240,9 +239,11 @@ def _content_digest(full: str, info: os.stat_result) -> str | None:
         return "link:" + hashlib.sha256(os.fsencode(os.readlink(full))).hexdigest()
     if not stat.S_ISREG(info.st_mode):
         return None  # a submodule's directory, a socket: not content a gate reads
+    from forge_runtime import safeio
+
     digest = hashlib.sha256()
-    try:
-        with open(full, "rb") as handle:
+    try:  # swapped for a FIFO since the lstat: refused, never waited on
+        with safeio.reader(full, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     except OSError:

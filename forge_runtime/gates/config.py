@@ -94,9 +94,10 @@ def load(project, cached: bool = True) -> list[Gate]:
     gates (recorded.py) is read with `cached=False`, from the file itself."""
     path = gates_path(project)
     shown = f"{os.path.basename(project.forge_dir)}/{GATES_FILE}"
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+    from forge_runtime import safeio
+
+    try:  # the agent may have swapped it for a FIFO or a link (safeio.py)
+        raw = safeio.read_bytes(path, project.root)
     except FileNotFoundError:
         raise ForgeError(f"{MISSING}: this project has no {shown}",
                          "forge gate init", exit_code=EXIT_USAGE,
@@ -131,9 +132,10 @@ def _invalid(shown: str, line: int | None, problem: str) -> ForgeError:
 
 
 def _read_cache(directory, digest: str) -> dict | None:
+    from forge_runtime import safeio
+
     try:
-        with open(os.path.join(directory, CACHE_NAME), "rb") as handle:
-            cache = fastjson.loads(handle.read())
+        cache = fastjson.loads(safeio.read_bytes(os.path.join(directory, CACHE_NAME)))
     except (OSError, ValueError):
         return None
     if isinstance(cache, dict) and cache.get("sha256") == digest \

@@ -17,28 +17,21 @@ def write_json(path: str | os.PathLike, data: object) -> None:
 
 
 def write_bytes(path: str | os.PathLike, body: bytes) -> None:
-    """Write through a new temporary file, never an existing one: forge's hooks write here
-    unsandboxed, and a link planted at the temporary's name would aim them elsewhere."""
-    directory, name = os.path.split(path)
-    os.makedirs(directory or ".", exist_ok=True)
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        descriptor = os.open(temporary, flags, 0o644)
-    except FileExistsError:  # a crash's leftover, or a planted link: remove it, not its target
-        os.unlink(temporary)
-        descriptor = os.open(temporary, flags, 0o644)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(body)
-    os.replace(temporary, path)
+    """Write through a new temporary file, never an existing one, nor through a linked
+    directory below the project root: forge's hooks write here unsandboxed (safeio.py)."""
+    from forge_runtime import safeio
+    from forge_runtime.roots import root_of_forge_path
+
+    safeio.replace(path, body, root_of_forge_path(path), durable=False, create_dirs=True)
 
 
 def read_json(path: str | os.PathLike) -> object | None:
     """The file's JSON, or None when it is missing or unreadable (a cache rebuilt, a receipt
     never written)."""
+    from forge_runtime import safeio
+
     try:
-        with open(path, "rb") as handle:
-            return fastjson.loads(handle.read())
+        return fastjson.loads(safeio.read_bytes(path, _forge_root(path)))
     except (OSError, ValueError):
         return None
 
@@ -92,8 +85,17 @@ def reset_record(project, nonce: str) -> str | None:
 
 def _bytes(path) -> tuple[bytes | None, int]:
     """A file's bytes and its ctime, or (None, 0) when there is none."""
+    from forge_runtime import safeio
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read(), os.fstat(handle.fileno()).st_ctime_ns
+        fd = safeio.open_regular(path, _forge_root(path))
     except FileNotFoundError:
         return None, 0
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(), os.fstat(handle.fileno()).st_ctime_ns
+
+
+def _forge_root(path) -> str | None:
+    from forge_runtime.roots import root_of_forge_path
+
+    return root_of_forge_path(path)

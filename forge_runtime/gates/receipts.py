@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from pathlib import Path
 
@@ -42,20 +41,18 @@ def shown(project, path: Path) -> str:
 
 
 def _key(project, create: bool) -> bytes | None:
+    from forge_runtime import safeio
+
     path = Path(receipt_key(str(project.ledger_root)))
     try:
-        return path.read_bytes()
+        return safeio.read_bytes(path)
     except FileNotFoundError:
         if not create:
             return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:  # exclusive: two first runs at once agree on one key
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(secrets.token_bytes(32))
-    return path.read_bytes()
+    # exclusive: two first runs at once agree on one key
+    safeio.create(path, secrets.token_bytes(32), mode=0o600)
+    return safeio.read_bytes(path)
 
 
 def ensure_key(project) -> None:

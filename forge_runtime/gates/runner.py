@@ -87,11 +87,14 @@ def execute(project, gate: config.Gate, log, command: str | list[str], timeout: 
     the platform's shell, a list as it is (confined.py's bubblewrap argv); `env` replaces
     forge's own environment (confined.py's clean one for forge's own run), `pass_fds` are
     inherited."""
-    os.makedirs(os.path.dirname(log), exist_ok=True)
+    from forge_runtime import safeio
+    from forge_runtime.roots import root_of_forge_path
+
     started = time.monotonic()
-    # never through a link: a person's run (or forge's own) must not write where one points
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(log, flags, 0o644), "wb") as output:
+    # never through a link, never into a FIFO: a person's run (or forge's own, in a hook)
+    # must not write where one points, nor wait on the agent's pipe
+    log_fd = safeio.open_for_writing(log, root_of_forge_path(log), create_dirs=True)
+    with os.fdopen(log_fd, "wb") as output:
         child = subprocess.Popen(command, shell=isinstance(command, str), cwd=project.root,
                                  stdout=output, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, start_new_session=True,
@@ -138,8 +141,10 @@ def _stop(child: subprocess.Popen) -> None:
 
 
 def _file_digest(path) -> str:
+    from forge_runtime import safeio
+
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with safeio.reader(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

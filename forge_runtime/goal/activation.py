@@ -114,14 +114,15 @@ def tranche_limits(project: Project, dollars: bool = True) -> Limits:
 def seal_prices(project: Project, required: bool) -> dict | None:
     """Seal the compiled price table beside the ledger (goal/pricing.py) for this
     activation: what its charges price with, and a verify recomputes with."""
+    from forge_runtime import safeio
     from forge_runtime.goal import price_table, pricing
 
     path = price_table.compiled_path()
-    try:
+    try:  # forge's own file, in the plugin's data: never a FIFO waited on all the same
         try:
-            data = path.read_bytes()
+            data = safeio.read_bytes(path)
         except FileNotFoundError:
-            data = price_table.write(path).read_bytes()
+            data = safeio.read_bytes(price_table.write(path))
         return pricing.seal(project.ledger_root, data)
     except (OSError, ValueError, ImportError) as exc:
         if not required:

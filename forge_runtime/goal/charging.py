@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 
+from forge_runtime.errors import ForgeError
 from forge_runtime.goal import consistency, state
 from forge_runtime.goal.ledger import (
     ACTIVE,
@@ -46,6 +47,8 @@ from forge_runtime.goal.ledger import (
 from forge_runtime.records import record
 
 CHARGED, REPEATED, REFUSED, ENDED = "charged", "repeated", "refused", "ended"
+# The progress of a charge whose state file could not be read as forge's.
+UNKNOWN_PROGRESS = "unknown"
 STUCK_AFTER = 5
 # The warning of a stuck goal: its checklist unchanged (events.py), its final gates failing
 # the same way (gates/streak.py), each for STUCK_AFTER charged turns.
@@ -115,7 +118,16 @@ def charge(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], sess
         raise TypeError("charge() takes a list of turn identities")
     with ledger.lock():
         head = ledger.settle()
-        current = consistency.check(state_path, ledger, head)
+        try:
+            current = consistency.check(state_path, ledger, head)
+        except ForgeError:
+            # state.md is the agent's file: edited, deleted or swapped for a FIFO or a link,
+            # it ends the session (the caller's refusal), but the turns it shows ran all the
+            # same, so they are charged first: a broken state file is never a free turn
+            charge_locked(ledger, head, turns, session, own_turn,
+                          Progress(UNKNOWN_PROGRESS, None, consistency.mirror_id(state_path)),
+                          usage)
+            raise
         progress = Progress(current.progress(), current.next_step,
                             consistency.mirror_id(state_path))
         mirrored = current.goal

@@ -45,6 +45,7 @@ import json
 import os
 from collections.abc import Callable
 
+from forge_runtime import safeio
 from forge_runtime.goal import transcript
 from forge_runtime.goal.objective import normalise
 from forge_runtime.goal.transcript import CLEARED, HOST, IMPOSSIBLE, MET, PERSON, Turn, Verdict
@@ -329,7 +330,7 @@ def read_tail(path: str | os.PathLike, tokens: tuple[str, ...] = _INTERESTING) -
     """The goal-relevant entries of the rollout's last TAIL_BYTES: what an unbound session's
     Stop looks at (a goal is confirmed at its first Stop, so it is always near the end)."""
     try:
-        with open(path, "rb") as handle:
+        with safeio.reader(path, "rb", follow_links=True) as handle:
             size = os.fstat(handle.fileno()).st_size
             start = 0
             if size > TAIL_BYTES:

@@ -18,11 +18,12 @@ OBJECTIVES_DIR = "objectives"
 def find_nonce(ledger_root: str | os.PathLike, digest: str) -> str | None:
     """The nonce of the goal with this objective hash, or None if there never was one."""
     path = os.path.join(ledger_root, OBJECTIVES_DIR, digest)
+    from forge_runtime import safeio
+
     try:
         if os.path.islink(path):
             raise tampered(f"objective index {digest[:12]} is a symlink")
-        with open(path, "rb") as handle:
-            nonce = handle.read().decode("ascii").strip()
+        nonce = safeio.read_bytes(path).decode("ascii").strip()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError):

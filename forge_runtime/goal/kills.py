@@ -42,9 +42,10 @@ def _path(ledger_root: str | os.PathLike) -> str:
 def row(ledger_root: str | os.PathLike) -> list[dict]:
     """The Stops killed in a row, oldest first (none when the file is missing or not
     forge's: this is what forge tells, never what decides a goal's autonomy)."""
+    from forge_runtime import safeio
+
     try:
-        with open(_path(ledger_root), "rb") as handle:
-            kills = fastjson.loads(handle.read()).get("kills")
+        kills = fastjson.loads(safeio.read_bytes(_path(ledger_root))).get("kills")
     except (OSError, ValueError, AttributeError):
         return []
     if not isinstance(kills, list):
@@ -62,12 +63,10 @@ def add(ledger_root: str | os.PathLike, session_id: str,
     kills = [*row(ledger_root), {"signal": signal_number, "session": session_id,
                                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}]
     kills = kills[-KEPT:]
-    os.makedirs(ledger_root, exist_ok=True)
-    path = _path(ledger_root)
-    temp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(fastjson.dumps({"kills": kills}))
-    os.replace(temp, path)
+    from forge_runtime import safeio
+
+    safeio.replace(_path(ledger_root), fastjson.dumps({"kills": kills}).encode("utf-8"),
+                   durable=False, create_dirs=True)
     return kills
 
 

@@ -266,11 +266,12 @@ class Ledger:
 
     # -- writing (callers hold `self.lock()`) ---------------------------------------------
 
-    def lock(self, *, shared: bool = False):
-        """The writer lock, or with `shared` a reader's (see `lock.locked`)."""
+    def lock(self, *, shared: bool = False, seconds: float | None = None):
+        """The writer lock, or with `shared` a reader's, waited on for `seconds` at most
+        (default `lock.LOCK_SECONDS`; see `lock.locked`)."""
         if not os.path.isdir(self.dir) or os.path.islink(self.dir):
             raise tampered(f"goal {self.nonce}: its ledger directory is missing or replaced")
-        return locked(self.dir, shared=shared)
+        return locked(self.dir, shared=shared, seconds=seconds)
 
     def _publish(self, record: dict) -> None:
         pointer = {"seq": record["seq"], "hash": record["hash"]}
@@ -430,9 +431,10 @@ def repository_id(ledger_root: str | os.PathLike) -> str:
     if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
         os.makedirs(ledger_root, exist_ok=True)
         records.create_exclusive(path, random_uuid().replace("-", "").encode("ascii"))
+    from forge_runtime import safeio
+
     try:  # bytes, then decoded: a text-mode "ascii" file loads a codec module per Stop
-        with open(path, "rb") as handle:
-            text = handle.read().decode("ascii")
+        text = safeio.read_bytes(path).decode("ascii")
     except (OSError, UnicodeDecodeError):
         raise tampered("the ledger's repository-id file cannot be read") from None
     if os.path.islink(path) or len(text.strip()) != 32:

@@ -146,14 +146,13 @@ def _current_goal(root: str, binding: dict) -> dict | None:
     """The goal as this session's last charge left it in the binding, or, when the ledger
     has moved since (another session charged it, a person added a tranche), as its checked
     head says now."""
-    from forge_runtime import fastjson
+    from forge_runtime import fastjson, safeio
 
     goal, nonce = binding.get("goal"), binding.get("nonce")
     if not isinstance(goal, dict) or not isinstance(nonce, str) or len(nonce) != 32:
         return None
-    try:
-        with open(os.path.join(root, nonce, "head.json"), "rb") as handle:  # ledger.HEAD_NAME
-            seq = fastjson.loads(handle.read()).get("seq")
+    try:  # ledger.HEAD_NAME
+        seq = fastjson.loads(safeio.read_bytes(os.path.join(root, nonce, "head.json"))).get("seq")
     except (OSError, ValueError, AttributeError):
         seq = None
     if seq == binding.get("goal_seq"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime import fastjson
+from forge_runtime import fastjson, safeio
 
 TAIL_BYTES = 1 << 20  # how far back `running_goal` looks; a goal's verdict follows each turn
 
@@ -21,7 +21,7 @@ def running_goal(path: str | os.PathLike) -> str | None:
     """The condition of the host's native goal if the transcript's newest verdict says it
     still runs (set, or judged not met), else None; reads only the transcript's tail."""
     try:
-        with open(path, "rb") as handle:
+        with safeio.reader(path, "rb", follow_links=True) as handle:
             size = os.fstat(handle.fileno()).st_size
             handle.seek(max(0, size - TAIL_BYTES))
             tail = handle.read()

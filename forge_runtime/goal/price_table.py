@@ -165,13 +165,11 @@ def compile_table(today: datetime.date | None = None) -> dict:
 
 def write(path: Path | None = None) -> Path:
     """Compile the table and write it (atomically) where this interpreter's hooks read it."""
-    path = path or compiled_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + f".{os.getpid()}.partial")
+    from forge_runtime import safeio
     from forge_runtime.goal.pricing import encode
 
-    partial.write_bytes(encode(compile_table()))
-    partial.replace(path)
+    path = path or compiled_path()
+    safeio.replace(path, encode(compile_table()), create_dirs=True)
     return path
 
 

@@ -153,11 +153,9 @@ def seal(ledger_root: str | os.PathLike, data: bytes) -> dict:
     digest = digest_of(data)
     path = sealed_path(ledger_root, digest)
     if not os.path.exists(path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.partial"
-        with open(partial, "wb") as handle:
-            handle.write(data)
-        os.replace(partial, path)
+        from forge_runtime import safeio
+
+        safeio.replace(path, data, create_dirs=True)  # whole or not at all, never followed
     return {"digest": digest, "version": f"{table.get('source')} {table.get('version')}"}
 
 
@@ -172,9 +170,10 @@ def sealed(ledger_root: str | os.PathLike, prices: dict) -> PriceTable:
     if digest in _loaded:
         return _loaded[digest]
     path = sealed_path(ledger_root, digest)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+    from forge_runtime import safeio
+
+    try:  # beside the ledger: a FIFO or a link there is refused, never waited on
+        data = safeio.read_bytes(path)
     except OSError:
         raise Unsealed(f"the sealed price table {digest[:12]} is missing") from None
     if digest_of(data) != digest:

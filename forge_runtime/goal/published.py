@@ -74,15 +74,19 @@ def adopt_repository(ledger_root, repository: str) -> None:
 
     if repository == repository_id(ledger_root) or known_repository(ledger_root, repository):
         return
-    with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), "a", encoding="ascii") as handle:
-        handle.write(repository + "\n")
+    from forge_runtime import safeio
+
+    safeio.append(os.path.join(ledger_root, KNOWN_REPOSITORIES),
+                  (repository + "\n").encode("ascii"))
 
 
 def known_repository(ledger_root, repository) -> bool:
     """Is `repository` a clone of this one whose goals came here through the remote?"""
+    from forge_runtime import safeio
+
     try:  # bytes: a text-mode file costs every Stop of such a goal a codec import
-        with open(os.path.join(ledger_root, KNOWN_REPOSITORIES), "rb") as handle:
-            return isinstance(repository, str) and \
-                repository.encode("ascii", "replace") in handle.read().split()
+        known = safeio.read_bytes(os.path.join(ledger_root, KNOWN_REPOSITORIES))
+        return isinstance(repository, str) and \
+            repository.encode("ascii", "replace") in known.split()
     except OSError:
         return False

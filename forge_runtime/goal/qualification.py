@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from forge_runtime import safeio
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.project import Project
 
@@ -27,8 +28,7 @@ def _check_hooks(plugin_root: str) -> None:
 
     path = os.path.join(plugin_root, "hooks", "hooks.json")
     try:
-        with open(path, "rb") as handle:
-            config = fastjson.loads(handle.read())["hooks"]
+        config = fastjson.loads(safeio.read_bytes(path))["hooks"]
     except (OSError, ValueError, KeyError, TypeError):
         raise blocked(f"forge's hooks file {os.path.basename(path)} cannot be read from the "
                       "loaded plugin",

@@ -41,9 +41,11 @@ def seal(fields: dict) -> dict:
 
 def read_json_file(path: str | os.PathLike) -> dict:
     """A JSON object from a regular file that is not a symlink, or RecordError."""
+    from forge_runtime.safeio import READ_FLAGS
+
     name = os.path.basename(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:  # never waits on a FIFO planted where a record should be (safeio.py)
+        fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
         raise RecordError(f"{name} is missing") from None
     except OSError as exc:

@@ -77,36 +77,34 @@ def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
     return found
 
 
-def _read(path: str) -> dict | None:
-    from forge_runtime import fastjson
+def _read(path: str, ledger_root: str | os.PathLike) -> dict | None:
+    """A session file, opened as safeio opens the work tree's (the ledger is the agent's to
+    write where the kernel layer is off): no link below the ledger root, no FIFO."""
+    from forge_runtime import fastjson, safeio
 
     try:
-        with open(path, "rb") as handle:
-            data = fastjson.loads(handle.read())
+        data = fastjson.loads(safeio.read_bytes(path, ledger_root))
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
         data = None
-    if not isinstance(data, dict) or os.path.islink(path):
+    if not isinstance(data, dict):
         from forge_runtime.goal.ledger import tampered
 
         raise tampered(f"session file {os.path.basename(path)} is not forge's")
     return data
 
 
-def _write(path: str, data: dict) -> None:
-    from forge_runtime import fastjson
+def _write(path: str, data: dict, ledger_root: str | os.PathLike) -> None:
+    from forge_runtime import fastjson, safeio
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    temp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"  # one per writer, threads too
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(fastjson.dumps(data))
-    os.replace(temp, path)
+    safeio.replace(path, fastjson.dumps(data).encode("utf-8"), ledger_root, durable=False,
+                   create_dirs=True)
 
 
 def read_binding(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
     paths = _paths(ledger_root, session_id)
-    return _read(paths[0]) if paths else None
+    return _read(paths[0], ledger_root) if paths else None
 
 
 def _paths_to_write(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str]:
@@ -119,7 +117,7 @@ def _paths_to_write(ledger_root: str | os.PathLike, session_id: str) -> tuple[st
 
 
 def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict) -> None:
-    _write(_paths_to_write(ledger_root, session_id)[0], binding)
+    _write(_paths_to_write(ledger_root, session_id)[0], binding, ledger_root)
 
 
 def _cursor_path(paths: tuple[str, str], kind: str | None) -> str:
@@ -133,11 +131,10 @@ def read_cursor(ledger_root: str | os.PathLike, session_id: str,
     paths = _paths(ledger_root, session_id)
     if paths is None:
         return None
-    from forge_runtime import fastjson
+    from forge_runtime import fastjson, safeio
 
     try:
-        with open(_cursor_path(paths, kind), "rb") as handle:
-            cursor = fastjson.loads(handle.read())
+        cursor = fastjson.loads(safeio.read_bytes(_cursor_path(paths, kind), ledger_root))
     except (OSError, ValueError):
         return None
     return cursor if isinstance(cursor, dict) else None
@@ -145,16 +142,16 @@ def read_cursor(ledger_root: str | os.PathLike, session_id: str,
 
 def write_cursor(ledger_root: str | os.PathLike, session_id: str, cursor: dict,
                  kind: str | None = None) -> None:
-    _write(_cursor_path(_paths_to_write(ledger_root, session_id), kind), cursor)
+    _write(_cursor_path(_paths_to_write(ledger_root, session_id), kind), cursor, ledger_root)
 
 
 def read_pending(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
     paths = _paths(ledger_root, session_id)
-    return _read(paths[1]) if paths else None
+    return _read(paths[1], ledger_root) if paths else None
 
 
 def write_pending(ledger_root: str | os.PathLike, session_id: str, pending: dict) -> None:
-    _write(_paths_to_write(ledger_root, session_id)[1], pending)
+    _write(_paths_to_write(ledger_root, session_id)[1], pending, ledger_root)
 
 
 def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime import fastjson
+from forge_runtime import fastjson, safeio
 from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.goal.records import replace_atomically
 from forge_runtime.records import record
+from forge_runtime.roots import root_of_forge_path
 
 FENCE = "---"
 GOAL_KEY = "goal"
@@ -140,12 +140,14 @@ def _parse_front(path: str | os.PathLike, front: list[str]) -> dict:
 
 
 def read(path: str | os.PathLike) -> StateFile:
-    """Parse state.md; ForgeError (FORGE_GOAL_STATE_INVALID) when it is not forge's format."""
+    """Parse state.md; ForgeError (FORGE_GOAL_STATE_INVALID) when it is not forge's format,
+    or not a regular file reached without a link (a FIFO would block the hook: safeio.py)."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:  # keep the body's bytes
-            text = handle.read()
+        text = safeio.read_text(path, root_of_forge_path(path))  # keeps the body's bytes
     except FileNotFoundError:
         raise invalid(path, "is missing") from None
+    except safeio.UnsafePath as exc:
+        raise invalid(path, f"cannot be read: {exc.strerror}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise invalid(path, f"cannot be read ({exc.__class__.__name__})") from None
     front, body = _split(path, text)
@@ -179,11 +181,31 @@ def mirror(goal: dict) -> dict:
 
 def write_goal(path: str | os.PathLike, goal: dict | None) -> None:
     """Set the front matter's goal fields, keeping the agent's body exactly as it is."""
-    if os.path.exists(path):
-        body = read(path).body
-    else:  # activation in a project `forge init` has not set up: start from the template
-        with open(TEMPLATE, encoding="utf-8") as handle:
-            body = _split(path, handle.read())[1]
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    text = render(mirror(goal) if goal else None, body)
-    replace_atomically(path, text.encode("utf-8"))
+    text = render(mirror(goal) if goal else None, _body_to_keep(path))
+    # never through a link below the project root: a `.forge/local` swapped for a link out
+    # of the sandbox is refused, not written through (issue 32)
+    safeio.replace(path, text.encode("utf-8"), root_of_forge_path(path), create_dirs=True)
+
+
+def _body_to_keep(path: str | os.PathLike) -> str:
+    """The agent's body of the state file at `path`; the template's when there is none (a
+    project `forge init` has not set up) or what is there is no regular file (a FIFO, a
+    link: `write_goal` replaces it whole, which is how `forge goal sync` repairs it)."""
+    try:
+        return read(path).body
+    except ForgeError:
+        if not _no_file_at(path):
+            raise
+    with open(TEMPLATE, encoding="utf-8") as handle:  # forge's own file, not the tree's
+        return _split(path, handle.read())[1]
+
+
+def _no_file_at(path: str | os.PathLike) -> bool:
+    """Nothing at `path`, or something forge does not read as a file (safeio.py)."""
+    try:
+        os.close(safeio.open_regular(path, root_of_forge_path(path)))
+    except (FileNotFoundError, safeio.UnsafePath):
+        return True
+    except OSError:
+        return False
+    return False

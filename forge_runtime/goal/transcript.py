@@ -45,7 +45,7 @@ from __future__ import annotations
 import os
 import time
 
-from forge_runtime import fastjson
+from forge_runtime import fastjson, safeio
 from forge_runtime.digest import sha256_hex
 from forge_runtime.goal.native import goal_status, still_running
 from forge_runtime.goal.objective import normalise
@@ -359,7 +359,7 @@ def read_lines(path: str | os.PathLike, offset: int, tokens: tuple[str, ...],
     """`read_since` for any host's JSON-lines transcript: the complete lines after `offset`
     that hold one of `tokens` (a cheap filter before parsing), as a `chunk_type`."""
     try:
-        with open(path, "rb") as handle:
+        with safeio.reader(path, "rb", follow_links=True) as handle:
             size = os.fstat(handle.fileno()).st_size
             if offset > size:  # the file was replaced or truncated: read it all again
                 offset = 0
@@ -376,7 +376,7 @@ def anchor(path: str | os.PathLike, start: int, end: int) -> dict | None:
     starts where the last anchor ends, and finds out)."""
     start = max(start, end - ANCHOR_SPAN, 0)
     try:
-        with open(path, "rb") as handle:
+        with safeio.reader(path, "rb", follow_links=True) as handle:
             handle.seek(start)
             data = handle.read(end - start)
     except FileNotFoundError:
@@ -393,7 +393,7 @@ def read_anchored(path: str | os.PathLike, mark: dict, tokens: tuple[str, ...] =
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end):
         raise Unattributable("the session's transcript anchor is not forge's")
     try:
-        with open(path, "rb") as handle:
+        with safeio.reader(path, "rb", follow_links=True) as handle:
             if os.fstat(handle.fileno()).st_size < end:
                 raise Unattributable("the transcript is shorter than the part forge read "
                                      "(truncated or replaced)")

@@ -82,9 +82,10 @@ def _tampered(message: str):
 
 
 def _read(path: str) -> dict | None:
+    from forge_runtime import safeio
+
     try:
-        with open(path, "rb") as handle:
-            data = fastjson.loads(handle.read())
+        data = fastjson.loads(safeio.read_bytes(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
@@ -98,12 +99,10 @@ def _read(path: str) -> dict | None:
 def _write(path: str, data: dict) -> None:
     """Replace a witness file whole. No fsync: after a power cut the witness may lag the
     ledger (allowed), never lead it."""
-    directory, name = os.path.split(path)
-    os.makedirs(directory, exist_ok=True)
-    temp = os.path.join(directory, f".{name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(fastjson.dumps(data))
-    os.replace(temp, path)
+    from forge_runtime import safeio
+
+    safeio.replace(path, fastjson.dumps(data).encode("utf-8"), durable=False,
+                   create_dirs=True)
 
 
 class Witness:

@@ -14,6 +14,7 @@ judged by `definitions` (a plain skill goes through, one that declares hooks doe
 
 from __future__ import annotations
 
+from forge_runtime import safeio
 from forge_runtime.guard.paths import (
     CODEX_CONFIG,
     DEFINITIONS,
@@ -89,7 +90,7 @@ def _check_definition(tool: str, tool_input: dict, path: str, word: str,
 def _current(path: str) -> str | None | bool:
     """The file's text; None when it does not exist; False when it cannot be read."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with safeio.reader(path, encoding="utf-8", newline="", follow_links=True) as handle:
             return handle.read()
     except FileNotFoundError:
         return None
@@ -100,7 +101,7 @@ def _current(path: str) -> str | None | bool:
 def _check_state_edit(tool: str, tool_input: dict, path: str,
                       entry: Protected) -> Finding | None:
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with safeio.reader(path, encoding="utf-8", newline="", follow_links=True) as handle:
             current: str | None = handle.read()
     except FileNotFoundError:
         current = None

@@ -31,6 +31,7 @@ environment policy, `notify`, `mcp_servers` and the default `profile`.
 
 from __future__ import annotations
 
+from forge_runtime import safeio
 from forge_runtime.guard.paths import CODEX_CONFIG, SWITCH_OFF, Finding, Protected
 
 MISSING = object()
@@ -204,7 +205,8 @@ def _forge_rules(settings_path: str) -> frozenset[str]:
     import json
 
     try:
-        with open(settings_path + ".forge-record", encoding="utf-8") as handle:
+        with safeio.reader(settings_path + ".forge-record", encoding="utf-8",
+                           follow_links=True) as handle:
             record = json.load(handle)
         rules = record["added"]["deny"]
     except (OSError, ValueError, KeyError, TypeError):

@@ -54,10 +54,9 @@ def read_mode(guard_dir: str, session_id: str) -> str | None:
 def _load(path: str):
     """The parsed mode file, None when it is not JSON; FileNotFoundError when there is none."""
     try:
-        from forge_runtime import fastjson
+        from forge_runtime import fastjson, safeio
 
-        with open(path, encoding="utf-8") as handle:
-            return fastjson.loads(handle.read())
+        return fastjson.loads(safeio.read_bytes(path))
     except FileNotFoundError:
         raise
     except (OSError, ValueError):
@@ -88,14 +87,14 @@ def enter(guard_dir: str, session_id: str, role: str) -> str:
                          "person lifts a mode, and then it may enter another",
                          f"forge mode exit --session {session_id}", exit_code=EXIT_REFUSED,
                          rationale="a person runs this from a terminal")
+    from forge_runtime import safeio
+    from forge_runtime.roots import root_of_forge_path
+
     path = mode_path(guard_dir, session_id)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     record = {"role": role, "session_id": session_id,
               "entered_at": datetime.now(UTC).isoformat(timespec="seconds")}
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(record, handle)
-    os.replace(temporary, path)
+    safeio.replace(path, json.dumps(record).encode("utf-8"), root_of_forge_path(path),
+                   durable=False, create_dirs=True)
     return path
 
 

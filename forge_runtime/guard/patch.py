@@ -12,6 +12,7 @@ file or Codex's `config.toml` is patched the same way and its resulting content 
 
 from __future__ import annotations
 
+from forge_runtime import safeio
 from forge_runtime.guard.edits import EMPTY_FRONT_MATTER, front_matter
 from forge_runtime.guard.paths import (
     CODEX_CONFIG,
@@ -105,7 +106,7 @@ def _host_patch(header: str, body: list[str], path: str, entry: Protected) -> Fi
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with safeio.reader(path, encoding="utf-8", newline="", follow_links=True) as handle:
             return handle.read()
     except FileNotFoundError:
         return None

@@ -113,9 +113,11 @@ def for_project(project) -> Rules:
 
 def load(rule_file: str, cache_dir: str) -> Rules:
     """The project's rules; raises ForgeError (exit 2) naming the line of a broken file."""
-    try:
-        with open(rule_file, "rb") as handle:
-            raw = handle.read()
+    from forge_runtime import safeio
+    from forge_runtime.roots import root_of_forge_path
+
+    try:  # a FIFO or a link there is refused, never waited on (safeio.py): the guard denies
+        raw = safeio.read_bytes(rule_file, root_of_forge_path(rule_file))
     except FileNotFoundError:
         return DEFAULT_RULES
     except OSError as exc:
@@ -159,11 +161,10 @@ def _merge(document: dict) -> Rules:
 
 
 def _read_cache(cache_dir: str, digest: str) -> dict | None:
-    from forge_runtime import fastjson
+    from forge_runtime import fastjson, safeio
 
     try:
-        with open(os.path.join(cache_dir, CACHE_NAME), encoding="utf-8") as handle:
-            cache = fastjson.loads(handle.read())
+        cache = fastjson.loads(safeio.read_bytes(os.path.join(cache_dir, CACHE_NAME)))
     except (OSError, ValueError):
         return None
     if isinstance(cache, dict) and cache.get("sha256") == digest \
@@ -221,14 +222,12 @@ def _matches(pattern: str, text: str) -> bool:
 
 def _write_cache(cache_dir: str, digest: str, document: dict) -> None:
     """Best effort: a cache that cannot be written only costs the next call a validation."""
-    from forge_runtime import fastjson
+    from forge_runtime import fastjson, safeio
+    from forge_runtime.roots import root_of_forge_path
 
-    try:
-        os.makedirs(cache_dir, exist_ok=True)
-        path = os.path.join(cache_dir, CACHE_NAME)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(fastjson.dumps({"sha256": digest, "rules": document}))
-        os.replace(temporary, path)
+    path = os.path.join(cache_dir, CACHE_NAME)
+    try:  # noqa: SIM105 (`contextlib` is one more import on the guard's path)
+        safeio.replace(path, fastjson.dumps({"sha256": digest, "rules": document}).encode(
+            "utf-8"), root_of_forge_path(path), durable=False, create_dirs=True)
     except OSError:
         pass

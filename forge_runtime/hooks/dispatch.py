@@ -9,6 +9,11 @@ The contract for every event module:
                                              unless a goal's contract says fail closed.
     deadline_seconds() -> float              optional: a hard limit on the whole event; past
                                              it the process dies (see `arm_watchdog`).
+    watchdog_seconds(host) -> float          optional, with on_wedged: a limit below the
+    on_wedged(event, seconds) -> dict | None host's timeout for `host` (the adapter module);
+                                             past it the work is abandoned and on_wedged
+                                             answers (event None when it was not read yet;
+                                             see `Watchdog`), so the host never kills it.
 """
 
 import io
@@ -83,6 +88,59 @@ def arm_watchdog(seconds: float) -> None:
     faulthandler.dump_traceback_later(seconds, exit=True, file=sys.__stderr__)
 
 
+class Wedged(BaseException):
+    """Raised into the hook's work by its watchdog: the event took too long. A
+    BaseException, so no `except Exception` of forge's turns it into an ordinary failure."""
+
+
+# May only shorten a watchdog (tests wedge a hook with it); a larger or unreadable value is
+# ignored, so no setting can switch it off.
+WATCHDOG_ENV = "FORGE_HOOK_WATCHDOG"
+# How long after the watchdog the process is killed when the work does not let go (C code
+# that never returns to the interpreter): still below every host timeout forge is given.
+_HARD_AFTER = 3.0
+
+
+class Watchdog:
+    """Stop, UserPromptSubmit and SessionEnd answer before the host's timeout, whatever the
+    work tree holds (issue 34).
+
+    The host kills a hook that outlives its timeout, and takes forge's launcher with it, so
+    nobody answers and the session works on uncharged; a charge that waits on something the
+    agent controls (a FIFO, a lock it holds) would do exactly that at every Stop. At
+    `seconds`, SIGALRM raises `Wedged` into whatever the hook is doing (a blocked system call
+    returns EINTR, so a wait ends too), `with` blocks let go of their locks, and the event's
+    `on_wedged` answers: a goal's autonomy ends with FORGE_GOAL_WEDGED. Should the work not
+    let go (C code that never returns to the interpreter), `arm_watchdog` ends the process
+    `_HARD_AFTER` later and the launcher answers for it.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        # `_signal`, not `signal`: the latter builds its enums with `enum`, 4 ms of imports
+        # every Stop, prompt and session end of every session would pay
+        import _signal as signal
+        import os
+
+        try:
+            wanted = float(os.environ.get(WATCHDOG_ENV, seconds))
+        except ValueError:
+            wanted = seconds
+        self.seconds = wanted if 0 < wanted < seconds else seconds
+        self._signal = signal
+        signal.signal(signal.SIGALRM, self._fire)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        arm_watchdog(self.seconds + _HARD_AFTER)
+
+    @staticmethod
+    def _fire(signum, frame) -> None:
+        raise Wedged()
+
+    def disarm(self) -> None:
+        """No more raising: called before the reply is written (the hard limit stays until
+        the reply is out)."""
+        self._signal.setitimer(self._signal.ITIMER_REAL, 0)
+
+
 def _event_module(name: str):
     """forge_runtime.hooks.<name> (`__import__` and sys.modules: `importlib` is one more
     import for every hook)."""
@@ -112,22 +170,34 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
     deadline = getattr(module, "deadline_seconds", None)
     if deadline is not None:
         arm_watchdog(deadline())
+    on_wedged = getattr(module, "on_wedged", None)
+    watchdog = Watchdog(module.watchdog_seconds(host)) if on_wedged is not None else None
+    event = None
     try:
-        event = parse_event(stdin.read(), event_name, getattr(module, "REQUIRED", {}))
-        problem = host.shape_problem(event_name, event)
-        if problem:
-            raise InvalidEvent(problem)
-        reply = host.handle(event_name, module, event)
-    except InvalidEvent as exc:
-        _say(stderr, event_name, str(exc))
-        reply = on_failure(str(exc))
-    except Exception as exc:  # a bug of ours: report it in one line, never a traceback
-        problem = f"internal error {exc.__class__.__name__}: {exc}"
-        _say(stderr, event_name, problem)
-        reply = on_failure(problem)
+        try:
+            event = parse_event(stdin.read(), event_name, getattr(module, "REQUIRED", {}))
+            problem = host.shape_problem(event_name, event)
+            if problem:
+                raise InvalidEvent(problem)
+            reply = host.handle(event_name, module, event)
+        except InvalidEvent as exc:
+            _say(stderr, event_name, str(exc))
+            reply = on_failure(str(exc))
+        except Exception as exc:  # a bug of ours: report it in one line, never a traceback
+            problem = f"internal error {exc.__class__.__name__}: {exc}"
+            _say(stderr, event_name, problem)
+            reply = on_failure(problem)
+    except Wedged:
+        _say(stderr, event_name, f"no answer within {watchdog.seconds:g} s (wedged)")
+        reply = on_wedged(event, watchdog.seconds)
+        shape = getattr(host, "wedged_reply", None)  # the host's terms, as for any reply
+        if shape is not None and event is not None:
+            reply = shape(event_name, event, reply)
+    if watchdog is not None:
+        watchdog.disarm()
     if reply:
         stdout.write(fastjson.dumps(reply) + "\n")
-    if deadline is not None:
+    if deadline is not None or watchdog is not None:
         stdout.flush()
         import faulthandler
 

@@ -16,13 +16,15 @@ def handle(event: dict) -> dict | None:
 
     if event["tool_input"].get("subagent_type") != CLARIFIER:
         return None
+    from forge_runtime import safeio
     from forge_runtime.hooks.subagent_stop import outcome_path
     from forge_runtime.project import find_project
 
-    path = outcome_path(find_project(event.get("cwd")), event["session_id"])
-    try:
-        said = path.read_text(encoding="utf-8")
-    except OSError:
+    project = find_project(event.get("cwd"))
+    path = outcome_path(project, event["session_id"])
+    try:  # no link, no FIFO (safeio.py): a wedged or misled hook is worse than no verdict
+        said = safeio.read_text(path, project.root)
+        safeio.remove(path, project.root)
+    except (OSError, UnicodeDecodeError):
         return None
-    path.unlink(missing_ok=True)
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": said}}

@@ -8,6 +8,20 @@ three stats.
 """
 
 REQUIRED: dict[str, type] = {}
+# Below the host's limit: Claude Code's 10 s; Codex clamps it to 3 s (its adapter says less).
+WATCHDOG_SECONDS = 6.0
+
+
+def watchdog_seconds(host) -> float:
+    """How long this hook may take before its watchdog answers (hooks/dispatch.py)."""
+    return getattr(host, "SESSION_END_WATCHDOG_SECONDS", WATCHDOG_SECONDS)
+
+
+def on_wedged(event: dict | None, seconds: float) -> dict | None:
+    """Nothing runs after a session's end to stop: the hook just answers in time (the
+    turns it could not charge are charged by the goal's next event, as after any hook that
+    did not finish), and says why on stderr (the dispatcher)."""
+    return None
 
 
 def handle(event: dict) -> dict | None:

@@ -77,6 +77,7 @@ def export_to_bash(python: str) -> bool:
     directory = plugin_bin()
     if directory is not None:
         lines.append(f'export PATH={quote(directory)}:"$PATH"\n')
-    with open(env_file, "a", encoding="utf-8") as stream:
-        stream.writelines(lines)
+    from forge_runtime import safeio
+
+    safeio.append(env_file, "".join(lines).encode("utf-8"))  # the host's file: no FIFO
     return True

@@ -52,6 +52,47 @@ def handle(event: dict) -> dict | None:
         return {"continue": False, "stopReason": _with_checkpoint(exc.hint().render())}
 
 
+# Below the host's 30 s (the dispatcher's hard limit follows 3 s later): forge's own run of
+# the final gates may take 20 s of it (gates/goal.py).
+WATCHDOG_SECONDS = 25.0
+
+
+def watchdog_seconds(host) -> float:
+    """How long this Stop may take before its watchdog answers (hooks/dispatch.py)."""
+    return WATCHDOG_SECONDS
+
+
+def on_wedged(event: dict | None, seconds: float) -> dict | None:
+    """The watchdog's answer: a session with a goal (or that cannot be told from one) ends
+    its autonomy with FORGE_GOAL_WEDGED and the checkpoint; the turn is charged by the
+    session's next event, as for any Stop that did not finish."""
+    return wedged_reply("Stop", event, seconds)
+
+
+def wedged_reply(event_name: str, event: dict | None, seconds: float) -> dict | None:
+    """`continue: false` with FORGE_GOAL_WEDGED for a goal's hook whose watchdog fired."""
+    from forge_runtime.goal import sessions
+
+    asked = event or {"session_id": os.environ.get("CLAUDE_CODE_SESSION_ID", "")}
+    try:
+        has_goal = bool(sessions.event_involvement(asked))
+    except Exception:  # we cannot even tell: a goal might be running, so stop it
+        has_goal = True
+    if not has_goal:
+        return None
+    from forge_runtime.errors import EXIT_REFUSED, ForgeError
+    from forge_runtime.goal.lock import WEDGED
+
+    wedged = ForgeError(f"forge's {event_name} hook did not finish within {seconds:g} s: "
+                        "something it reads or waits on (a file in the work tree, the goal "
+                        "ledger's lock) blocks it, so this goal's turns cannot be charged "
+                        "now; forge ends autonomy instead", "forge goal status",
+                        exit_code=EXIT_REFUSED, code=WEDGED,
+                        rationale="shows the goal and what blocks it; the next event of the "
+                                  "session charges every turn missed meanwhile")
+    return {"continue": False, "stopReason": _with_checkpoint(wedged.hint().render())}
+
+
 def on_failure(problem: str) -> dict | None:
     """End autonomy when the failing session has a goal (bound, or a `/goal` awaiting
     confirmation: the host's native goal is running); no-op for any other session."""

@@ -30,9 +30,17 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.project import find_project
 
     project = find_project(event.get("cwd"))
-    said = freeze_answer(answer or "", project).render()
-    # For the main session: its PostToolUse of the Agent call hands this on.
-    write_atomically(outcome_path(project, event["session_id"]), said)
+    try:
+        said = freeze_answer(answer or "", project).render()
+        # For the main session: its PostToolUse of the Agent call hands this on.
+        write_atomically(outcome_path(project, event["session_id"]), said)
+    except OSError as exc:  # a link out of the project, a FIFO: refused, nothing written
+        from forge_runtime import hints
+
+        said = hints.error(f"forge's clarifier hook did not write {exc.filename}: "
+                           f"{exc.strerror}", "ls -la .forge .forge/notes .forge/local",
+                           "shows what stands there instead of forge's folders; move it "
+                           "away, then run /forge:clarify again").render()
     return {"systemMessage": said}
 
 
@@ -54,7 +62,9 @@ def freeze_answer(answer: str, project):
                                   f"{', '.join(brief.missing())} (draft kept in "
                                   f".forge/local/{DRAFT_NAME})")
     done = freeze(brief, brief_path(project.forge_dir), new=True)
-    (project.local_dir / DRAFT_NAME).unlink(missing_ok=True)
+    from forge_runtime import safeio
+
+    safeio.remove(project.local_dir / DRAFT_NAME, project.root)
     kept = f"; the earlier one is kept as {done.kept.name}" if done.kept else ""
     return hints.next_(f"/goal {brief.goal_condition}",
                        f"forge froze the clarifier's brief at .forge/notes/brief.md{kept}")
@@ -66,9 +76,11 @@ def _last_answer(transcript_path: object) -> str | None:
         return None
     import json
 
-    try:
-        with open(transcript_path, encoding="utf-8") as lines:
-            entries = [json.loads(line) for line in lines if line.strip()]
+    from forge_runtime import safeio
+
+    try:  # the host's file, outside the work tree; never waited on all the same
+        text = safeio.read_text(transcript_path)
+        entries = [json.loads(line) for line in text.splitlines() if line.strip()]
     except (OSError, ValueError):
         return None
     for entry in reversed(entries):  # any JSON at all may stand on a line

@@ -7,6 +7,22 @@ setting one) is told when forge's Stop hooks were being killed (forge_runtime/go
 """
 
 REQUIRED: dict[str, type] = {"prompt": str}
+# Below the host's 30 s (the dispatcher's hard limit follows 3 s later): forge's own run of
+# the final gates may take 20 s of it.
+WATCHDOG_SECONDS = 25.0
+
+
+def watchdog_seconds(host) -> float:
+    """How long this prompt hook may take before its watchdog answers (hooks/dispatch.py)."""
+    return WATCHDOG_SECONDS
+
+
+def on_wedged(event: dict | None, seconds: float) -> dict | None:
+    """A goal's session whose prompt hook wedged (its catch-up waits on something the agent
+    controls) stops with FORGE_GOAL_WEDGED instead of running on uncharged."""
+    from forge_runtime.hooks.stop import wedged_reply
+
+    return wedged_reply("UserPromptSubmit", event, seconds)
 
 
 def handle(event: dict) -> dict | None:

@@ -27,6 +27,7 @@ import os
 import sys
 from pathlib import Path
 
+from forge_runtime import safeio
 from forge_runtime.goal.host import KEY
 
 NAME = "codex"
@@ -35,6 +36,10 @@ PAUSED = "paused"
 # What forge's own run of the recorded gates may take in a SessionEnd hook (gates/goal.py):
 # the host's limit is 10 s, which Codex clamps to 3 s.
 SESSION_END_BUDGET_SECONDS = 2.0
+# SessionEnd's watchdog (hooks/session_end.py), below that 3 s; Codex kills at once, so
+# the dispatcher's hard limit after it may come too late there, and nothing is lost then:
+# Codex's next event of the session charges what this one could not.
+SESSION_END_WATCHDOG_SECONDS = 2.5
 
 
 def shape_problem(event_name: str, event: dict) -> str | None:
@@ -92,6 +97,11 @@ def continuing(reply: dict) -> dict:
     that text."""
     return {**reply, "decision": "block",
             "reason": reply["hookSpecificOutput"]["additionalContext"]}
+
+
+def wedged_reply(event_name: str, event: dict, reply: dict | None) -> dict | None:
+    """A hook whose watchdog fired (hooks/dispatch.py) answers in Codex's terms too."""
+    return stop_reply(event, reply) if event_name == "Stop" else reply
 
 
 def stop_reply(event: dict, reply: dict | None) -> dict | None:
@@ -326,7 +336,8 @@ def codex_sandbox_posture(project_root: Path, home: Path | None = None,
     mode, source = None, "Codex's default"
     for path in (project_root / ".codex" / "config.toml", home / "config.toml"):
         try:
-            config = tomllib.loads(path.read_text(encoding="utf-8"))
+            with safeio.reader(path, "rb", follow_links=True) as handle:  # no FIFO
+                config = tomllib.loads(handle.read().decode("utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue
         if isinstance(config.get("sandbox_mode"), str):

@@ -164,8 +164,12 @@ def _digest(data: bytes | None) -> str | None:
 
 
 def _read_bytes(path: Path) -> bytes | None:
+    """A host settings file's bytes (the person's links followed; no FIFO waited on)."""
+    from forge_runtime import safeio
+
     try:
-        return path.read_bytes()
+        with safeio.reader(path, "rb", follow_links=True) as handle:
+            return handle.read()
     except FileNotFoundError:
         return None
 

@@ -280,9 +280,11 @@ def goal_notice_once(project: Project, session_id: str, codex: dict | None = Non
     told = os.path.join(paths.guard_dir(project), TOLD_DIR, _safe_name(session_id))
     if os.path.exists(told):
         return None
-    os.makedirs(os.path.dirname(told), exist_ok=True)
-    with open(told, "a"):  # as Path.touch: create it, keep it if a racing /goal did
-        pass
+    from forge_runtime import safeio
+    from forge_runtime.roots import root_of_forge_path
+
+    # as Path.touch: create it, keep it if a racing /goal did; never through a link
+    safeio.append(told, b"", root_of_forge_path(told), create_dirs=True)
     fix = CODEX_FIX if codex is not None else ENABLE
     return (f"{UNSANDBOXED}: this goal runs unsandboxed: .forge/guard.yaml opts out "
             f"({OPT_OUT_LINE}), so only the guard's shell analysis keeps an agent off its "

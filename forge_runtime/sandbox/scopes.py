@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from forge_runtime import safeio
 from forge_runtime.errors import ForgeError
 from forge_runtime.guard import paths
 from forge_runtime.project import Project
@@ -63,7 +64,7 @@ def files_in_force(project: Project) -> list[tuple[str, str]]:
 def read(path: str | os.PathLike) -> dict | None:
     """The settings object in `path`; None when the file does not exist."""
     try:
-        with open(path, encoding="utf-8") as handle:
+        with safeio.reader(path, encoding="utf-8", follow_links=True) as handle:
             text = handle.read()
     except FileNotFoundError:
         return None

@@ -27,6 +27,7 @@ are let through. The hosting side protects the namespace as well (docs/remote-le
 
 import os
 
+from forge_runtime import safeio
 from forge_runtime.guard.paths import LEDGER_LABEL, Finding
 from forge_runtime.guard.shell.syntax import LIFTED
 
@@ -236,7 +237,7 @@ def _config_text(path: str, ctx) -> str | None:
     if path in ctx.made:
         return None
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with safeio.reader(path, encoding="utf-8", errors="replace", follow_links=True) as handle:
             text = handle.read(_CONFIG_LIMIT + 1)
     except OSError:
         text = ""

@@ -18,6 +18,7 @@ a moved ref, a write into the git dir, a program forge does not model).
 
 import os
 
+from forge_runtime import safeio
 from forge_runtime.guard.paths import Finding, inside
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.state import Context, check_deadline, expansions, risky_unknown
@@ -214,7 +215,7 @@ def _object_id(path: str, sha256: bool) -> str:
 
     try:
         data = os.readlink(path).encode("utf-8", "surrogateescape") if os.path.islink(path) \
-            else open(path, "rb").read()  # noqa: SIM115 - read whole, closed by refcount
+            else safeio.read_bytes(path)  # a FIFO is refused, never waited on
     except OSError as error:
         raise GitUnreadable from error
     digest = hashlib.sha256() if sha256 else hashlib.sha1()  # noqa: S324 - git's own ids

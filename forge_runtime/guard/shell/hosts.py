@@ -198,8 +198,10 @@ def forge_marketplaces(ctx: Context) -> frozenset[str]:
     import json
 
     try:
-        with open(os.path.join(home, ".claude", "plugins", "installed_plugins.json"),
-                  encoding="utf-8") as handle:
+        from forge_runtime import safeio
+
+        with safeio.reader(os.path.join(home, ".claude", "plugins", "installed_plugins.json"),
+                           encoding="utf-8", follow_links=True) as handle:
             installed = json.load(handle).get("plugins", {})
         found |= {key.split("@", 1)[1].lower() for key in installed
                   if key.split("@", 1)[0].lower() == FORGE and "@" in key}

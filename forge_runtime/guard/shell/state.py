@@ -16,6 +16,7 @@ child shell, which the walk hands down on the Context (`ctx.child`).
 
 import os
 
+from forge_runtime import safeio
 from forge_runtime.guard.paths import (
     FRONT_MATTER,
     MARKERS,
@@ -596,7 +597,7 @@ def check_write(word: str, ctx: Context, *, verb: str, appends: bool = False,
 
 def _front_matter_closed(path: str) -> bool:
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with safeio.reader(path, encoding="utf-8", newline="", follow_links=True) as handle:
             block = front_matter(handle.read())
     except (OSError, UnicodeDecodeError):
         return False
@@ -636,7 +637,8 @@ def small_text(word: str, ctx: Context) -> str | None:
     try:
         if os.path.getsize(paths[0]) > _TEXT_BYTES_LIMIT:
             return None
-        with open(paths[0], encoding="utf-8", errors="replace") as handle:
+        with safeio.reader(paths[0], encoding="utf-8", errors="replace",
+                           follow_links=True) as handle:
             return handle.read()
     except OSError:
         return None

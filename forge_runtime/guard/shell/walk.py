@@ -52,6 +52,7 @@ read-only whatever runs (see `forge sandbox`). What the model does:
 import os
 import sys
 
+from forge_runtime import safeio
 from forge_runtime.guard.paths import Finding, Protected
 from forge_runtime.guard.shell import files
 from forge_runtime.guard.shell import words as shell_words
@@ -795,7 +796,7 @@ def _script_text(path: str | None, ctx: Context) -> str | None:
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > _SCRIPT_LIMIT:
             return None
-        with open(path, encoding="utf-8") as handle:
+        with safeio.reader(path, encoding="utf-8", follow_links=True) as handle:
             return handle.read()
     except (OSError, UnicodeDecodeError):
         return None
