@@ -6,7 +6,13 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from goal_support import Session, goal_project_fixture, make_project, started_goal
+from goal_support import (
+    Session,
+    goal_project_fixture,
+    goal_projects,
+    make_project,
+    started_goal,
+)
 
 from forge_runtime.goal import sessions, state, witness
 from forge_runtime.goal.ledger import Ledger
@@ -148,3 +154,186 @@ def test_the_guard_refuses_the_agents_tools_the_witness(project):
                               "cwd": str(project.root), "tool_name": tool,
                               "tool_input": tool_input})
         assert hint is not None and "forge's goal witness" in hint.render(), tool_input
+
+
+# -- pointing forge elsewhere, from outside the agent, once the budget is spent ----------------
+
+def _spent(project) -> None:
+    """A person's goal that used its 20 turns; then the damage removes state.md too, so only
+    the witness remembers the goal."""
+    session = started_goal(project, OBJECTIVE, 19)
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in session.turn()["stopReason"]
+
+
+def _next_goal(root) -> dict | None:
+    """A new session's `/goal` of the same objective in the work tree at `root`, one turn."""
+    fresh = Session(find_project(root))
+    fresh.person_goal(OBJECTIVE)
+    return fresh.turn()
+
+
+def _git(*args) -> None:
+    import subprocess
+
+    subprocess.run(["git", *map(str, args)], check=True, capture_output=True)
+
+
+def _linked(tmp_path):
+    """A real repository and a linked work tree of it (`git worktree add`), both opted out
+    of the sandbox as goal tests are: (main, linked)."""
+    from forge_runtime.hostkit.projects import add_worktree, init_git_project
+
+    main = init_git_project(tmp_path / "main")
+    linked = add_worktree(main, tmp_path / "linked")
+    goal_projects(main, linked)
+    return main, linked
+
+
+def _rewrite_commondir(git_dir, tmp_path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    (git_dir / "commondir").write_text(f"{elsewhere}\n")
+
+
+def _edit_dot_git_file(root, tmp_path) -> None:
+    fake = tmp_path / "fake-gitdir"
+    fake.mkdir()
+    (root / ".git").write_text(f"gitdir: {fake}\n")
+
+
+def _swap_dot_git_for_a_file(root, tmp_path) -> None:
+    shutil.move(root / ".git", tmp_path / "hidden.git")
+    _edit_dot_git_file(root, tmp_path)
+
+
+DAMAGE = {
+    "commondir rewritten": lambda main, linked, tmp: _rewrite_commondir(main / ".git", tmp),
+    "a linked tree's commondir rewritten": lambda main, linked, tmp: _rewrite_commondir(
+        find_project(linked).git_dir, tmp),
+    "a linked tree's commondir removed": lambda main, linked, tmp: (
+        find_project(linked).git_dir / "commondir").unlink(),
+    "a linked tree's .git file edited": lambda main, linked, tmp: _edit_dot_git_file(
+        linked, tmp),
+    ".git swapped for a gitdir file": lambda main, linked, tmp: _swap_dot_git_for_a_file(
+        main, tmp),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_pointing_forge_elsewhere_after_a_spent_budget_ends_the_next_goal(tmp_path, damage):
+    main, linked = _linked(tmp_path)
+    where = linked if "linked" in damage else main
+    project = find_project(where)
+    _spent(project)
+    DAMAGE[damage](main, linked, tmp_path)
+    project.state_path.unlink()
+    lines = _refusal(_next_goal(where))
+    assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: "), lines
+    assert lines[1].startswith("Fix: "), lines
+    goal = Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"]
+                  if project.state_path.exists() else _only_goal(project)).verified()
+    assert (goal["turn_count"], goal["turn_ceiling"]) == (20, 20)  # no tranche granted
+
+
+def _only_goal(project) -> str:
+    (nonce,) = [entry.name for entry in project.ledger_root.iterdir()
+                if entry.is_dir() and len(entry.name) == 32]
+    return nonce
+
+
+def test_a_non_git_project_made_a_git_one_does_not_reset_its_budget(tmp_path, monkeypatch):
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / ".forge").mkdir()
+    goal_projects(root)
+    project = find_project(root)
+    assert not project.is_git
+    _spent(project)
+    _git("init", "-q", root)  # the ledger under .forge/local/goals is not where git's is
+    project.state_path.unlink()
+    lines = _refusal(_next_goal(root))
+    assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: "), lines
+
+
+def test_git_dir_and_git_common_dir_in_the_hooks_environment_move_nothing(
+        tmp_path, monkeypatch):
+    main, _ = _linked(tmp_path)
+    project = find_project(main)
+    _spent(project)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("GIT_DIR", str(elsewhere))
+    monkeypatch.setenv("GIT_COMMON_DIR", str(elsewhere))
+    project.state_path.unlink()
+    assert find_project(main).ledger_root == project.ledger_root
+    assert _next_goal(main) is None  # the same goal, one more tranche: its count kept
+    goal = Ledger(project.ledger_root, _only_goal(project)).verified()
+    assert (goal["turn_count"], goal["turn_ceiling"], goal["activation_count"]) == (21, 40, 2)
+
+
+def test_a_real_linked_worktree_shares_the_ledger_and_a_fresh_clone_is_no_tamper(tmp_path):
+    main, linked = _linked(tmp_path)
+    started_goal(find_project(main), OBJECTIVE, 3)
+    assert _next_goal(linked) is None  # the same goal, bound from the other work tree
+    goal = Ledger(find_project(main).ledger_root, _only_goal(find_project(main))).verified()
+    assert goal["turn_count"] == 4
+    clone = tmp_path / "clone"
+    _git("clone", "-q", main, clone)
+    goal_projects(clone)
+    assert _next_goal(clone) is None  # another repository: its own goal, from zero
+    assert Ledger(find_project(clone).ledger_root,
+                  _only_goal(find_project(clone))).verified()["turn_count"] == 1
+
+
+@pytest.mark.parametrize("how", ["moved", "copied"])
+def test_a_project_moved_or_copied_asks_the_person_to_adopt_its_ledger(tmp_path, how,
+                                                                      monkeypatch, capsys):
+    from forge_runtime.hostkit.projects import init_git_project
+
+    old = init_git_project(tmp_path / "old")
+    goal_projects(old)
+    _spent(find_project(old))
+    new = tmp_path / "new"
+    if how == "moved":
+        shutil.move(old, new)
+    else:
+        shutil.copytree(old, new, symlinks=True)
+    lines = _refusal(_next_goal(new))
+    assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_MOVED: "), lines
+    assert str(old / ".git" / "forge-goals") in lines[0], lines
+    assert lines[1] == "Fix: forge goal adopt", lines
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(new))
+    monkeypatch.chdir(new)
+    from forge_runtime.cli.main import main
+
+    assert main(["goal", "adopt"]) == 0, capsys.readouterr()
+    assert _next_goal(new) is None  # the count it carried: one more tranche, never zero
+    goal = Ledger(find_project(new).ledger_root, _only_goal(find_project(new))).verified()
+    assert (goal["turn_count"], goal["turn_ceiling"]) == (21, 40)
+    if how == "copied":  # the original goes on as it was
+        assert _next_goal(old) is None
+        goal = Ledger(find_project(old).ledger_root, _only_goal(find_project(old))).verified()
+        assert (goal["turn_count"], goal["turn_ceiling"]) == (21, 40)
+
+
+def test_adopting_a_moved_ledger_never_accepts_one_rolled_back(tmp_path, monkeypatch, capsys):
+    from forge_runtime.hostkit.projects import init_git_project
+
+    old = init_git_project(tmp_path / "old")
+    goal_projects(old)
+    project = find_project(old)
+    session = started_goal(project, OBJECTIVE, 1)
+    backup = tmp_path / "backup"
+    shutil.copytree(project.ledger_root, backup)
+    session.turn()
+    new = tmp_path / "new"
+    shutil.move(old, new)
+    ledger = new / ".git" / "forge-goals"
+    shutil.rmtree(ledger)
+    shutil.copytree(backup, ledger)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(new))
+    monkeypatch.chdir(new)
+    from forge_runtime.cli.main import main
+
+    assert main(["goal", "adopt"]) == 2
+    assert "FORGE_GOAL_LEDGER_TAMPERED" in capsys.readouterr().out
