@@ -65,7 +65,7 @@ def test_a_lost_ledger_is_caught_at_the_next_stop_and_the_next_goal(project, tmp
         _delete(project, tmp_path)
     elif damage == "relocated":
         _relocate(project, tmp_path)
-        assert find_project(project.root).ledger_root != project.ledger_root
+        assert find_project(project.root).ledger_root == project.ledger_root  # forge stays
     elif damage == "rolled back":
         _roll_back(project, tmp_path, backup)
     else:  # the same goal rebuilt from scratch with fewer turns: another chain, same nonce
@@ -79,7 +79,8 @@ def test_a_lost_ledger_is_caught_at_the_next_stop_and_the_next_goal(project, tmp
         shutil.copytree(other.ledger_root / forged, project.ledger_root / nonce)
     lines = _refusal(session.turn())
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: "), lines
-    assert lines[1] == "Fix: forge goal verify"
+    assert lines[1] == ("Fix: rm " + str(project.git_dir / "commondir")
+                        if damage == "relocated" else "Fix: forge goal verify")
     fresh = Session(find_project(project.root))
     fresh.person_goal(OBJECTIVE)  # the next /goal must not start again from zero
     lines = _refusal(fresh.turn())
@@ -225,13 +226,15 @@ def test_pointing_forge_elsewhere_after_a_spent_budget_ends_the_next_goal(tmp_pa
     where = linked if "linked" in damage else main
     project = find_project(where)
     _spent(project)
+    nonce = _only_goal(project)
     DAMAGE[damage](main, linked, tmp_path)
     project.state_path.unlink()
     lines = _refusal(_next_goal(where))
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: "), lines
     assert lines[1].startswith("Fix: "), lines
-    goal = Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"]
-                  if project.state_path.exists() else _only_goal(project)).verified()
+    ledger = tmp_path / "hidden.git" / "forge-goals" if "swapped" in damage else \
+        project.ledger_root
+    goal = Ledger(ledger, nonce).verified()
     assert (goal["turn_count"], goal["turn_ceiling"]) == (20, 20)  # no tranche granted
 
 
@@ -302,11 +305,13 @@ def test_a_project_moved_or_copied_asks_the_person_to_adopt_its_ledger(tmp_path,
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_MOVED: "), lines
     assert str(old / ".git" / "forge-goals") in lines[0], lines
     assert lines[1] == "Fix: forge goal adopt", lines
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(new))
-    monkeypatch.chdir(new)
     from forge_runtime.cli.main import main
 
-    assert main(["goal", "adopt"]) == 0, capsys.readouterr()
+    with monkeypatch.context() as person:  # in a terminal in the new place
+        person.setenv("CLAUDE_PROJECT_DIR", str(new))
+        person.chdir(new)
+        assert main(["goal", "adopt"]) == 0, capsys.readouterr()
+    assert "1 goal(s) kept their counts here" in capsys.readouterr().out
     assert _next_goal(new) is None  # the count it carried: one more tranche, never zero
     goal = Ledger(find_project(new).ledger_root, _only_goal(find_project(new))).verified()
     assert (goal["turn_count"], goal["turn_ceiling"]) == (21, 40)
@@ -336,4 +341,4 @@ def test_adopting_a_moved_ledger_never_accepts_one_rolled_back(tmp_path, monkeyp
     from forge_runtime.cli.main import main
 
     assert main(["goal", "adopt"]) == 2
-    assert "FORGE_GOAL_LEDGER_TAMPERED" in capsys.readouterr().out
+    assert "FORGE_GOAL_LEDGER_TAMPERED" in capsys.readouterr().err

@@ -97,10 +97,11 @@ def stamped(text: str, state_path: str | os.PathLike) -> str:
 
 
 def refusal(error, state_path: str | os.PathLike) -> str:
-    """A refusal's rendered text for a Stop reply; a tampered ledger or state also says
-    where the work stands. Other refusals keep their text: a work tree taken by another
+    """A refusal's rendered text for a Stop reply; a tampered or moved ledger or state also
+    says where the work stands. Other refusals keep their text: a work tree taken by another
     goal, for one, holds that goal's checklist, not this one's."""
     from forge_runtime.goal.ledger import TAMPERED
+    from forge_runtime.goal.whereabouts import MOVED
 
     text = error.hint().render()
-    return stamped(text, state_path) if error.code == TAMPERED else text
+    return stamped(text, state_path) if error.code in (TAMPERED, MOVED) else text
