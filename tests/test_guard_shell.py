@@ -486,6 +486,24 @@ def test_a_commondir_rewritten_from_outside_moves_nothing_the_guard_protects(pro
     assert verdict(project, command) is not None, command
 
 
+def test_every_linked_work_trees_pointers_are_protected_from_any_work_tree(tmp_path):
+    from forge_runtime.hostkit.projects import add_worktree, init_git_project
+
+    main = init_git_project(tmp_path / "main")
+    add_worktree(main, tmp_path / "linked")
+    admin = main / ".git" / "worktrees" / "linked"
+    for where, command in [
+            (main, "echo 'gitdir: /tmp/x' > ../linked/.git"),
+            (main, f"echo /tmp > {admin}/commondir"),
+            (main, f"rm {admin}/gitdir"),
+            (tmp_path / "linked", "echo 'gitdir: /tmp/x' > .git"),
+            (tmp_path / "linked", f"rm -rf {main}/.git/forge-goals"),
+            (tmp_path / "linked", f"rm {admin}/commondir")]:
+        assert verdict(where, command) is not None, (where, command)
+    assert verdict(main, "cat ../linked/.git") is None
+    assert verdict(tmp_path / "linked", "git status") is None
+
+
 def test_the_hooks_own_environment_is_not_the_bash_tools(project):
     """The launcher sets PYTHONPATH for the hook only: a word built on it is unknown."""
     env = {"PYTHONPATH": "/plugin", "HOME": str(project.parent), "CLAUDE_PROJECT_DIR": "/x"}
