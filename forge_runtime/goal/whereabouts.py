@@ -144,8 +144,8 @@ class Whereabouts:
             fix = f"printf '../..\\n' > {shlex.quote(commondir)}"
         raise _tampered(f"{commondir} points git at {claimed}, and this work tree's git "
                         f"directory is {self.git_dir}, whose ledger at "
-                        f"{self.witness.ledger_root} is the one forge keeps (the file "
-                        "rewritten, planted or removed)", fix)
+                        f"{self.witness.ledger_root} is the one forge keeps and its witness "
+                        "vouches for (the file rewritten, planted or removed)", fix)
 
     def _swapped(self, seen: dict):
         was = seen.get("git_dir")
