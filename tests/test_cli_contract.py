@@ -42,6 +42,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("goal", "report"): [[], ["--nonce", "0" * 32]],
     ("goal", "verify-gates"): [[]],
     ("goal", "publish"): [[], ["--restore"]],
+    ("goal", "adopt"): [[]],
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
     ("ledger", "verify"): [["--project", "."]],
