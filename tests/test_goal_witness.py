@@ -256,6 +256,17 @@ def test_a_non_git_project_made_a_git_one_does_not_reset_its_budget(tmp_path, mo
     project.state_path.unlink()
     lines = _refusal(_next_goal(root))
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_TAMPERED: "), lines
+    assert lines[1] == "Fix: forge goal adopt", lines
+    from forge_runtime.cli.main import main
+
+    with monkeypatch.context() as person:  # who did set git up: the goals come along
+        person.setenv("CLAUDE_PROJECT_DIR", str(root))
+        person.chdir(root)
+        assert main(["goal", "adopt"]) == 0
+    assert _next_goal(root) is None
+    now = find_project(root)
+    goal = Ledger(now.ledger_root, _only_goal(now)).verified()
+    assert (goal["turn_count"], goal["turn_ceiling"]) == (21, 40)
 
 
 def test_git_dir_and_git_common_dir_in_the_hooks_environment_move_nothing(

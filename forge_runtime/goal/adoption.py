@@ -30,19 +30,41 @@ from forge_runtime.roots import witness_dir
 def adopt(project) -> list[dict]:
     """Note the ledger of this work tree, moved or copied from another place, as this
     place's, once every goal in it holds what the witness saw at each place it came from.
-    The goals, as verified (none when the ledger is witnessed here already)."""
+    A work tree whose git directory a person set up anew (`git init` over a ledger kept
+    under `.forge/local/goals/`) first gets its old ledger's goals carried over. The goals,
+    as verified (none when the ledger is witnessed here already)."""
     witness = Witness(project)
-    witness.whereabouts.commondir_agrees()
+    whereabouts = witness.whereabouts
+    whereabouts.commondir_agrees()
+    seen_tree = whereabouts.seen_tree()
+    if seen_tree is not None:
+        _carry(str(seen_tree.get("ledger")), witness.ledger_root)
     repository = held_repository_id(witness.ledger_root)
     places = (read(places_path(repository)) or {}).get("places") if repository else None
-    if not isinstance(places, dict) or witness.ledger_root in places:
+    places = places if isinstance(places, dict) else {}
+    if seen_tree is None and (not places or witness.ledger_root in places):
         return []
     nonces = goal_nonces(project)
     for place, key in places.items():
-        _holds_what_was_seen(witness.ledger_root, nonces, place, str(key))
-    witness.whereabouts.settle_here(repository, {  # a moved one's old place is gone
+        if place != witness.ledger_root:
+            _holds_what_was_seen(witness.ledger_root, nonces, place, str(key))
+    whereabouts.settle_here(repository, {  # a moved one's old place is gone
         place: key for place, key in places.items() if os.path.isdir(place)})
     return [_kept(witness, nonce, [str(key) for key in places.values()]) for nonce in nonces]
+
+
+def _carry(old: str, new: str) -> None:
+    """Copy the goals of the ledger at `old` (this work tree's, as the witness saw it) into
+    the ledger at `new`, which must hold none of its own: two ledgers are never merged here."""
+    import shutil
+
+    if not os.path.isdir(old):
+        raise tampered(f"the ledger the witness saw at {old} is gone, so this work tree's "
+                       "goals cannot be carried over")
+    if any(len(name) == 32 for name in (os.listdir(new) if os.path.isdir(new) else ())):
+        raise tampered(f"the ledger at {new} holds goals of its own, and the witness saw this "
+                       f"work tree's at {old}: forge does not merge two ledgers")
+    shutil.copytree(old, new, symlinks=True, dirs_exist_ok=True)
 
 
 def _holds_what_was_seen(ledger_root: str, nonces: list[str], place: str, key: str) -> None:

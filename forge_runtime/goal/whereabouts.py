@@ -96,11 +96,9 @@ class Whereabouts:
             return
         self.commondir_agrees()
         unnoted = []
-        seen = read(tree_path(self.root))
-        if seen is None:
+        if not os.path.lexists(tree_path(self.root)):
             unnoted.append((tree_path(self.root), self.tree))
-        elif (seen.get("git_dir"), seen.get("ledger")) != (self.tree["git_dir"],
-                                                          self.tree["ledger"]):
+        elif (seen := self.seen_tree()) is not None:
             raise self._swapped(seen)
         repository = held_repository_id(self.witness.ledger_root)
         if repository is not None:
@@ -120,11 +118,20 @@ class Whereabouts:
             write(path, data)
         self.unnoted = []
 
-    def settle_here(self, repository: str, places: dict[str, str]) -> None:
+    def seen_tree(self) -> dict | None:
+        """The witness's note of this work tree, when it names another git dir or ledger."""
+        seen = read(tree_path(self.root))
+        if seen is None or (seen.get("git_dir"), seen.get("ledger")) == (
+                self.tree["git_dir"], self.tree["ledger"]):
+            return None
+        return seen
+
+    def settle_here(self, repository: str | None, places: dict[str, str]) -> None:
         """Note this work tree and its ledger (repository id `repository`, also witnessed
         at `places`) as where forge keeps them: a person adopted them (adoption.py)."""
-        write(places_path(repository), {"places": {
-            **places, self.witness.ledger_root: self.witness.repository}})
+        if repository is not None:
+            write(places_path(repository), {"places": {
+                **places, self.witness.ledger_root: self.witness.repository}})
         write(tree_path(self.root), self.tree)
         self.unnoted = []
 
@@ -158,7 +165,12 @@ class Whereabouts:
         if isinstance(was, str) and os.path.isdir(was) and layout_common_dir(was) != was:
             return _tampered(message, f"git --git-dir={shlex.quote(layout_common_dir(was))} "
                                       f"worktree repair {shlex.quote(self.root)}")
-        return _tampered(message, "forge goal verify")
+        from forge_runtime.errors import EXIT_REFUSED, ForgeError
+        from forge_runtime.goal.ledger import TAMPERED
+
+        return ForgeError(message, ADOPT_FIX, exit_code=EXIT_REFUSED, code=TAMPERED,
+                          rationale=f"when you set this up: carries the goals of the ledger "
+                                    f"at {seen.get('ledger')} here, each count kept")
 
 
 def _tampered(message: str, fix: str):

@@ -4,8 +4,8 @@ The ledger's hash chain catches a record edited, reordered or cut from the middl
 ledger deleted whole, rolled back to an older copy, replaced by another, or hidden by
 pointing forge elsewhere (a git directory swapped under the work tree, the project moved:
 whereabouts.py, which this witness asks first at every check). Each of those would
-otherwise let the next `/goal` start again from zero. So every append also notes the goal's head where the agent's work
-tree and git directory are not:
+otherwise let the next `/goal` start again from zero. So every append also notes the goal's
+head where the agent's work tree and git directory are not:
 
     <witness root>/<repository key>/goals/<nonce>.json      {"seq", "hash", "objective_hash",
                                                              "ledger"}: the last head seen
