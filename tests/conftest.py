@@ -1,12 +1,30 @@
 """Shared pytest setup: the host kit's fixtures (`claude_host`, `project`, `claude_bin`), and a
 fresh git project that in-process `forge` commands treat as theirs."""
 
+import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["forge_runtime.hostkit.pytest_plugin"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One folder for the whole run, shared by every pytest-xdist worker (they inherit the
+    variable): the early host sessions of tests/host/conftest.py meet there."""
+    if hasattr(config, "workerinput") or "FORGE_EARLY_DIR" in os.environ:
+        return  # a worker: its controller made the folder
+    folder = tempfile.mkdtemp(prefix="forge-early-")
+    os.environ["FORGE_EARLY_DIR"] = folder
+
+    def remove() -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("FORGE_EARLY_DIR", None)
+
+    config.add_cleanup(remove)
 
 
 @pytest.fixture

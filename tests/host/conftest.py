@@ -5,12 +5,18 @@ scheduled wake-up at least a minute away) would add that idle minute or two to t
 Its module declares `start_early(workdir) -> result` instead: the session starts in a
 thread as soon as collection ends, its wait overlaps the tests before it, and the test
 takes what it returned through the `started_early` fixture and checks it as before.
+
+Under pytest-xdist every worker collects every module but runs only some, and which one
+runs a module is decided later. So the first worker to claim a module (a `mkdir` in the
+run's shared folder, `FORGE_EARLY_DIR`, made by tests/conftest.py) starts its session and
+leaves the result there pickled; whichever worker runs the test reads it.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import os
+import pickle
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,7 +26,25 @@ from tui_support import Tui
 
 from forge_runtime.hostkit.projects import init_git_project
 
-_early: dict[str, tuple[Future, Path]] = {}
+EARLY_WAIT_S = 900  # the longest an early session may take before its test gives up
+RESULT = "result.pickle"
+
+_started: list[Future] = []
+
+
+def _early_dir(module_name: str) -> Path:
+    return Path(os.environ["FORGE_EARLY_DIR"]) / module_name
+
+
+def _run_early(module, folder: Path) -> None:
+    """Run one module's early session and leave what it returned (or raised) in `folder`."""
+    try:
+        outcome = ("returned", module.start_early(folder / "work"))
+    except BaseException as error:  # noqa: BLE001 - the test re-raises it
+        outcome = ("raised", error)
+    partial = folder / (RESULT + ".partial")
+    partial.write_bytes(pickle.dumps(outcome))
+    partial.replace(folder / RESULT)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -29,20 +53,27 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return  # no test will run
     modules = {item.module for item in session.items
                if hasattr(getattr(item, "module", None), "start_early")}
-    if not modules:
-        return
-    pool = ThreadPoolExecutor(max_workers=len(modules), thread_name_prefix="early-host")
+    claimed = []
     for module in sorted(modules, key=lambda m: m.__name__):
-        workdir = Path(tempfile.mkdtemp(prefix="forge-early-"))
-        _early[module.__name__] = (pool.submit(module.start_early, workdir), workdir)
+        folder = _early_dir(module.__name__)
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue  # another worker started it
+        (folder / "work").mkdir()
+        claimed.append((module, folder))
+    if not claimed:
+        return
+    pool = ThreadPoolExecutor(max_workers=len(claimed), thread_name_prefix="early-host")
+    _started.extend(pool.submit(_run_early, module, folder) for module, folder in claimed)
     pool.shutdown(wait=False)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Wait for every early session (an early failure is its test's), then remove its files."""
-    for future, workdir in _early.values():
+    """Wait for every early session this process started: the run's folder outlives it
+    (tests/conftest.py removes it when the whole run ends)."""
+    for future in _started:
         future.exception()
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @pytest.fixture
@@ -58,9 +89,18 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def started_early(request):
-    """What this module's `start_early` returned (its exception, raised here, fails the test)."""
-    future, _ = _early[request.module.__name__]
-    return future.result()
+    """What this module's `start_early` returned (its exception, raised here, fails the test),
+    from whichever process ran it."""
+    result = _early_dir(request.module.__name__) / RESULT
+    deadline = time.monotonic() + EARLY_WAIT_S
+    while not result.exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the early session of {request.module.__name__} never finished")
+        time.sleep(0.5)
+    kind, value = pickle.loads(result.read_bytes())
+    if kind == "raised":
+        raise value
+    return value
 
 
 @pytest.fixture
