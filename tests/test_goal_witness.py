@@ -111,6 +111,18 @@ def test_a_linked_worktree_shares_its_repositorys_witness(tmp_path):
         witness.repository_key(find_project(tmp_path / "other"))
 
 
+def test_a_repository_in_a_directory_named_worktrees_is_no_linked_work_tree(tmp_path):
+    from forge_runtime.hostkit.projects import init_git_project
+
+    root = init_git_project(tmp_path / "worktrees")
+    project = find_project(root)
+    assert project.ledger_root == root / ".git" / "forge-goals"
+    from forge_runtime.digest import sha256_hex
+
+    git_dir = str((root / ".git").resolve())  # its own key, not its parent directory's
+    assert witness.repository_key(project) == sha256_hex(git_dir.encode())[:32]
+
+
 def test_a_deleted_witness_is_adopted_and_a_session_without_a_goal_is_left_alone(project):
     session = _running(project)
     shutil.rmtree(witness.witness_root())

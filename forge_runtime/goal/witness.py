@@ -62,17 +62,12 @@ def witness_root():
 
 
 def repository_key(project) -> str:
-    """This repository's witness key: its git directory's real path, as the work tree's
-    layout gives it (a linked worktree's `<git dir>/worktrees/<name>` counts as `<git dir>`),
-    never read from `commondir`; outside git, the project root's."""
+    """This repository's witness key: its git common dir's real path as the work tree's
+    layout gives it (roots.layout_common_dir: a linked worktree's `<git dir>/worktrees/<name>`
+    counts as `<git dir>`), never read from `commondir`; outside git, the project root's."""
     from forge_runtime.digest import sha256_hex
 
-    if project.git_dir is None:
-        base = project.root
-    elif os.path.basename(os.path.dirname(project.git_dir)) == "worktrees":
-        base = os.path.dirname(os.path.dirname(project.git_dir))
-    else:
-        base = project.git_dir
+    base = project.root if project.git_common_dir is None else project.git_common_dir
     return sha256_hex(os.fsencode(os.path.realpath(base)))[:32]
 
 
