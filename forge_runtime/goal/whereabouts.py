@@ -37,7 +37,6 @@ read them, and the git it runs has them removed (gitrefs.py).
 from __future__ import annotations
 
 import os
-import shlex
 
 from forge_runtime.goal.witness_files import read, write
 
@@ -144,6 +143,8 @@ class Whereabouts:
         claimed = os.path.realpath(claimed_common_dir(self.git_dir))
         if claimed == os.path.realpath(self.common):
             return
+        import shlex  # (imports `re`: only on the way to a refusal)
+
         commondir = os.path.join(self.git_dir, "commondir")
         if os.path.realpath(self.git_dir) == os.path.realpath(self.common):
             fix = f"rm {shlex.quote(commondir)}"
@@ -160,6 +161,8 @@ class Whereabouts:
                    f"{seen.get('ledger')}), and forge now finds "
                    f"{self.tree['git_dir'] or 'none'} (ledger {self.tree['ledger']}): its "
                    ".git file edited or replaced, or git set up over a ledger kept outside it")
+        import shlex
+
         from forge_runtime.roots import layout_common_dir
 
         if isinstance(was, str) and os.path.isdir(was) and layout_common_dir(was) != was:
