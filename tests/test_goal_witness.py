@@ -365,3 +365,22 @@ def test_adopting_a_moved_ledger_never_accepts_one_rolled_back(tmp_path, monkeyp
 
     assert main(["goal", "adopt"]) == 2
     assert "FORGE_GOAL_LEDGER_TAMPERED" in capsys.readouterr().err
+
+
+def test_vouching_for_the_ledger_imports_nothing_a_charging_stop_would_not(project):
+    """Every charging Stop vouches: in a lean interpreter it brings neither `re` nor `shlex`
+    (those only come with a refusal's Fix)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    _running(project, 1)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]);"
+            "from forge_runtime.goal.witness import Witness;"
+            "from forge_runtime.project import locate_project;"
+            "Witness(locate_project(sys.argv[2])).whereabouts.vouch();"
+            "print(sorted({'re', 'shlex'} & set(sys.modules)))")
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(repo), str(project.root)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stderr
