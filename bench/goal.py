@@ -2,7 +2,8 @@
 
 - UserPromptSubmit for a person's `/goal` (records the pending activation);
 - the Stop that confirms it from the transcript and activates (the goal's first turn);
-- Stop charging a goal whose ledger already holds 20, 200 and 2,000 turns;
+- Stop charging a goal whose ledger already holds 20, 200 and 2,000 turns (each charge
+  priced in dollars with the table its activation sealed);
 - Stop catching up 1 and 20 turns whose own Stops died, on ledgers of 20 and 2,000 turns
   (0 missed is `stop-charge-*`; the 20 missed plus the Stop's own turn pass the ceiling, so
   that row ends in exhaustion);
@@ -186,8 +187,24 @@ def _charged(space: Workspace, wanted: int):
         if b'"continue": false' in run.stdout:
             return f"forge stopped the session: {run.stdout[:300]!r}"
         count = _turn_count(space)
-        return None if count == wanted else f"turn count is {count}, expected {wanted}"
+        if count != wanted:
+            return f"turn count is {count}, expected {wanted}"
+        return _unpriced(space)
     return expect
+
+
+def _unpriced(space: Workspace) -> str | None:
+    """Why the last charge carries no dollars (every goal's charges are priced with the
+    table its activation sealed, goal/pricing.py), or None."""
+    from forge_runtime.goal import state
+    from forge_runtime.goal.ledger import Ledger
+
+    project = space.project()
+    record = Ledger(project.ledger_root,
+                    state.read(project.state_path).goal["nonce"]).current().record
+    picousd = (record.get("usage") or {}).get("picousd")
+    return None if isinstance(picousd, int) and picousd > 0 else \
+        f"the charge carries no dollars: {record.get('usage')!r}"
 
 
 # -- scenarios -----------------------------------------------------------------------------------

@@ -133,6 +133,7 @@ class Bootstrap:
             installer.run(env_python(partial), self.requirements, cwd=self.data_dir,
                           deadline=deadline, verbose=self.verbose)
             self._check_imports(installer, env_python(partial))
+            compile_prices(env_python(partial), self.data_dir)
             (partial / STAMP_FILE).write_text(self.stamp + "\n", encoding="utf-8")
             shutil.rmtree(final, ignore_errors=True)
             os.rename(partial, final)
@@ -172,6 +173,24 @@ class Bootstrap:
         for entry in self.builds.iterdir():
             if entry.resolve() not in keep:
                 shutil.rmtree(entry, ignore_errors=True)
+
+
+def compile_prices(python: Path, cwd: Path) -> bool:
+    """Compile the price table into the new environment (goal/price_table.py), so no /goal
+    pays for importing genai-prices; True when it did. A failure costs nothing but that: the
+    first /goal compiles it then, or refuses a dollar ceiling it cannot count."""
+    import subprocess
+
+    code = ("import sys; sys.path.append(sys.argv[1]); "
+            "from forge_runtime.goal import price_table; price_table.write()")
+    try:
+        done = subprocess.run([str(python), "-I", "-c", code,
+                               str(Path(__file__).resolve().parents[1])], cwd=cwd,
+                              env=installers.child_env(), capture_output=True, timeout=120,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 def fix_command(data_dir: Path | None, python: str = sys.executable) -> str:

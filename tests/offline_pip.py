@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 STAND_INS = [("pyyaml", "6.0.2", "yaml"), ("filelock", "3.12.4", "filelock"),
-             ("jsonschema", "4.20.0", "jsonschema")]
+             ("jsonschema", "4.20.0", "jsonschema"), ("genai-prices", "0.2.3", "genai_prices")]
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -39,7 +39,7 @@ def refusing_index() -> Iterator[str]:
 
 def make_wheelhouse(root: Path, extra_files: dict[str, str] | None = None,
                     stand_ins=STAND_INS) -> Path:
-    """Stand-in wheels (by default for pyyaml, filelock and jsonschema), each module recording
+    """Stand-in wheels (by default for the hooks' requirements), each module recording
     its distribution name in `STAND_IN`; `extra_files` go into the first wheel (e.g. a .pth)."""
     root.mkdir(parents=True)
     for index, (dist, version, module) in enumerate(stand_ins):

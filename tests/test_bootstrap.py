@@ -333,8 +333,9 @@ def pip_only_python(tmp_path_factory) -> Path:
 def installed_by(env: Path) -> dict[str, str]:
     """Each stand-in distribution in `env` and the installer its dist-info names."""
     site = next((env / "lib").glob("python*/site-packages"))
-    return {info.name.split("-")[0]: (info / "INSTALLER").read_text().strip()
-            for info in site.glob("*.dist-info") if info.name.split("-")[0] in STAND_IN_NAMES}
+    named = {info.name.split("-")[0].replace("_", "-"): info for info in site.glob("*.dist-info")}
+    return {name: (info / "INSTALLER").read_text().strip()
+            for name, info in named.items() if name in STAND_IN_NAMES}
 
 
 STAND_IN_NAMES = {dist for dist, _, _ in STAND_INS}

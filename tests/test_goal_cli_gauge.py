@@ -72,7 +72,9 @@ def test_status_in_a_pipe_is_plain_text_and_json_has_the_numbers(project, capsys
     data = json.loads(capsys.readouterr().out)
     assert data["budget"] == {"used": 5, "ceiling": 20, "remaining": 15,
                               "tokens": {"used": 0, "ceiling": None},
-                              "minutes": {"used": 0, "ceiling": None}}
+                              "minutes": {"used": 0, "ceiling": None},
+                              "usd": {"used": 0.0, "ceiling": None,
+                                      "prices": data["goal"]["prices"]["version"]}}
     assert data["checklist"] == {"done": 1, "total": 3}
     assert "▰" not in json.dumps(data, ensure_ascii=False)
 

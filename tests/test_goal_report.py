@@ -40,13 +40,16 @@ def test_report_tells_the_goals_story_with_each_turns_tokens(project, capsys):
     code, text = run_cli(capsys, "goal", "report")
     assert code == 0, text
     lines = text.splitlines()
-    assert lines[2].startswith("status      exhausted at 3 of 20 turns, 2k tokens counted")
-    assert lines[3].startswith("tranche 1   from ") and "3 turns · 2k tok" in lines[3]
-    assert "(ceilings: 2k tok)" in lines[3]
-    assert lines[4].endswith(" 1.5k tok") and lines[5].endswith("0 tok  charged late")
-    assert lines[6].endswith("500 tok")
-    assert lines[7] == "  exhausted on its tokens ceiling (1 late)"
-    assert "claude-big  1.2k in · 0 out · 0 cache write · 3k cache read" in lines
+    assert lines[2].startswith("status      exhausted at 3 of 20 turns, 2k tokens counted, $")
+    assert lines[3].startswith("prices      genai-prices ")
+    assert lines[4].startswith("tranche 1   from ") and "3 turns · 2k tok · $" in lines[4]
+    assert "(ceilings: 2k tok)" in lines[4]
+    assert " 1.5k tok  " in lines[5] and lines[6].endswith("charged late")
+    assert " 500 tok  " in lines[7]
+    assert lines[8] == "  exhausted on its tokens ceiling (1 late)"
+    # claude-big is no model genai-prices knows: priced as the dearest Claude
+    assert any(line.startswith("claude-big  1.2k in · 0 out · 0 cache write · 3k cache read · $")
+               for line in lines)
     assert lines[-1] == "Or: /goal clear"
 
 

@@ -79,10 +79,18 @@ def _unindexed_goal(project: Project, digest: str) -> str | None:
     return None
 
 
-def tranche_limits(project: Project) -> tuple[int | None, int | None]:
-    """The per-tranche token and minute ceilings `.forge/guard.yaml` sets (`goal: {tranche:
-    {tokens: N, minutes: M}}`), None for each it leaves out. A person's file, protected by
-    the guard (and the kernel sandbox): agent-written state never sets them."""
+class Limits(record("Limits", "tokens minutes usd prices", defaults=(None, None, None, None))):
+    """A tranche's ceilings from `.forge/guard.yaml` (`goal: {tranche: {tokens: N,
+    minutes: M, usd: D}}`, None for each it leaves out; `usd` in picodollars) and the price
+    table the activation seals (goal/pricing.py; None when none could be had)."""
+
+    __slots__ = ()
+
+
+def tranche_limits(project: Project) -> Limits:
+    """The per-tranche ceilings the project sets, and the price table sealed for them. A
+    person's file, protected by the guard (and the kernel sandbox): agent-written state
+    never sets them. A dollar ceiling with no price table to count it refuses the /goal."""
     from forge_runtime.guard import rules
 
     tranche = rules.for_project(project).goal.get("tranche") or {}
@@ -90,24 +98,66 @@ def tranche_limits(project: Project) -> tuple[int | None, int | None]:
     def whole(value) -> int | None:  # the schema's integers: YAML's 3e6 or 240.0 too
         return None if value is None else int(value)
 
-    return whole(tranche.get("tokens")), whole(tranche.get("minutes"))
+    usd = tranche.get("usd")
+    picos = None
+    if usd is not None:
+        from decimal import Decimal
+
+        picos = int(Decimal(str(usd)) * 10**12)
+    return Limits(whole(tranche.get("tokens")), whole(tranche.get("minutes")), picos,
+                  seal_prices(project, required=picos is not None))
 
 
-def with_tranche(goal: dict, limits: tuple[int | None, int | None], base: int) -> dict:
-    """`goal` with a new tranche's token and time ceilings: `base` + the token tranche (the
-    count so far, or the last ceiling, as turns keep theirs), the clock started now."""
-    tokens, minutes = limits
-    return {**goal, "token_ceiling": None if tokens is None else base + tokens,
+def seal_prices(project: Project, required: bool) -> dict | None:
+    """Seal the compiled price table beside the ledger (goal/pricing.py) for this
+    activation: what its charges price with, and a verify recomputes with."""
+    from forge_runtime.goal import price_table, pricing
+
+    path = price_table.compiled_path()
+    try:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            data = price_table.write(path).read_bytes()
+        return pricing.seal(project.ledger_root, data)
+    except (OSError, ValueError, ImportError) as exc:
+        if not required:
+            return None
+        raise ForgeError(
+            f"FORGE_GOAL_PRICES_UNAVAILABLE: the goal has a dollar ceiling and forge has no "
+            f"price table to count it with ({type(exc).__name__}: {exc})",
+            "forge goal prices --compile",
+            rationale="compiles the table from genai-prices; then type the /goal again") \
+            from None
+
+
+def with_tranche(goal: dict, limits: Limits, base: int, usd_base: int = 0) -> dict:
+    """`goal` with a new tranche's ceilings: `base` + the token tranche and `usd_base` + the
+    dollar tranche (the count so far, or the last ceiling, as turns keep theirs), the clock
+    started now, and the price table this tranche's charges are priced with."""
+    tokens, minutes, usd, prices = limits
+    goal = {**goal, "token_ceiling": None if tokens is None else base + tokens,
             "tranche_tokens": tokens, "minute_ceiling": minutes, "tranche_started": now()}
+    if usd is not None:
+        goal.update(usd_ceiling=usd_base + usd, tranche_usd=usd)
+    else:
+        goal.pop("usd_ceiling", None)
+        goal.pop("tranche_usd", None)
+    if prices is not None:
+        goal["prices"] = prices
+        goal.setdefault("picousd", 0)
+    else:
+        goal.pop("prices", None)
+    return goal
 
 
 def _fresh_goal(nonce: str, objective: str, repository: str,
-                limits: tuple[int | None, int | None] = (None, None)) -> dict:
+                limits: Limits | None = None) -> dict:
     return with_tranche({
         "nonce": nonce, "objective": objective, "objective_hash": objective_hash(objective),
         "activation_id": random_uuid(), "activation_count": 1, "turn_count": 0,
         "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository,
-        "token_count": 0}, limits, 0)
+        "token_count": 0}, limits or Limits(), 0)
 
 
 def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
@@ -119,7 +169,7 @@ def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
 
 
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
-            witness, gates: dict, limits: tuple[int | None, int | None],
+            witness, gates: dict, limits: Limits,
             sandbox: str | None = None) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     from forge_runtime.goal.index import publish_index
@@ -165,7 +215,7 @@ def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
                 state_path: str | os.PathLike, gates: dict,
-                limits: tuple[int | None, int | None],
+                limits: Limits,
                 sandbox: str | None = None) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
@@ -180,9 +230,11 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
             goal.update(activation_id=random_uuid(), status=ACTIVE,
                         activation_count=goal["activation_count"] + 1)
             goal["turn_ceiling"] = TRANCHE * goal["activation_count"]
-            last = goal.get("token_ceiling")
+            last, last_usd = goal.get("token_ceiling"), goal.get("usd_ceiling")
             goal = with_tranche(goal, limits, last if isinstance(last, int)
-                                else goal.get("token_count", 0))
+                                else goal.get("token_count", 0),
+                                last_usd if isinstance(last_usd, int)
+                                else goal.get("picousd", 0))
             owed = _owed(ledger, head)
             head = ledger.append(head, "activate", goal, session=session, **gates)
             return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)

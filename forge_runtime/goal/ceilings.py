@@ -1,4 +1,4 @@
-"""Which of a tranche's ceilings a goal has reached: turns, tokens, minutes.
+"""Which of a tranche's ceilings a goal has reached: turns, tokens, minutes, dollars.
 
 Plain arithmetic over a goal's fields and record times (`YYYY-MM-DDTHH:MM:SSZ`), importing
 only `time`: the ledger checks every transition with it, and a goal session's PreToolUse asks it
@@ -7,7 +7,7 @@ before every tool call (midturn.py).
 
 import time
 
-TURNS, TOKENS, MINUTES = "turns", "tokens", "minutes"
+TURNS, TOKENS, MINUTES, USD = "turns", "tokens", "minutes", "usd"
 
 
 def now() -> str:
@@ -39,14 +39,22 @@ def minutes_used(goal: dict, at: str) -> int | None:
         return None
 
 
+def usd_reached(goal: dict) -> bool:
+    """The goal's dollars (picodollars, `picousd`) have reached its dollar ceiling."""
+    ceiling = goal.get("usd_ceiling")
+    return isinstance(ceiling, int) and goal.get("picousd", 0) >= ceiling
+
+
 def reached(goal: dict, at: str) -> str | None:
     """The first of the tranche's ceilings the goal has reached at `at` (turns, tokens,
-    minutes), or None."""
+    dollars, minutes), or None."""
     if goal["turn_count"] >= goal["turn_ceiling"]:
         return TURNS
     tokens = goal.get("token_ceiling")
     if isinstance(tokens, int) and goal.get("token_count", 0) >= tokens:
         return TOKENS
+    if usd_reached(goal):
+        return USD
     minutes = goal.get("minute_ceiling")
     if isinstance(minutes, int) and (minutes_used(goal, at) or 0) >= minutes:
         return MINUTES

@@ -159,13 +159,14 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
             fields["late"] = True
             late += 1
         spent = usage.get(turn)
-        tokens = head.goal.get("token_count", 0)
+        charged_goal = {**head.goal, "token_count": head.goal.get("token_count", 0),
+                        "turn_count": head.goal["turn_count"] + 1}
         if spent is not None:
             fields["usage"] = spent
-            tokens += spent["counted"]
-        head = ledger.append(head, "charge", {**head.goal, "token_count": tokens,
-                                              "turn_count": head.goal["turn_count"] + 1},
-                             **fields)
+            charged_goal["token_count"] += spent["counted"]
+            if "picousd" in spent:
+                charged_goal["picousd"] = head.goal.get("picousd", 0) + spent["picousd"]
+        head = ledger.append(head, "charge", charged_goal, **fields)
     ceiling = reached(head.goal, now())
     if ceiling is not None:
         head = _exhaust(ledger, head, progress, session, owed, ceiling, usage)

@@ -76,6 +76,10 @@ def tranche_words(goal: dict) -> str:
     if isinstance(goal.get("token_ceiling"), int):
         words.append(f"{tokens_text(goal['tranche_tokens'])} tokens"
                      if isinstance(goal.get("tranche_tokens"), int) else "its tokens")
+    if isinstance(goal.get("tranche_usd"), int):
+        from forge_runtime.goal.pricing import dollars
+
+        words.append(dollars(goal["tranche_usd"]))
     if isinstance(goal.get("minute_ceiling"), int):
         words.append(f"{goal['minute_ceiling']} minutes")
     return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
@@ -90,6 +94,11 @@ def spent_words(goal: dict, ceiling: str | None) -> str:
         return (f"used {tokens_text(goal.get('token_count', 0))} of "
                 f"{tokens_text(goal['token_ceiling'])} tokens (the token ceiling) in "
                 f"{goal['turn_count']} turns")
+    if ceiling == ceilings.USD:
+        from forge_runtime.goal.pricing import dollars
+
+        return (f"spent {dollars(goal.get('picousd', 0))} of {dollars(goal['usd_ceiling'])} "
+                f"(the dollar ceiling) in {goal['turn_count']} turns")
     if ceiling == ceilings.MINUTES:
         return (f"ran {ceilings.minutes_used(goal, ceilings.now())} of {goal['minute_ceiling']} "
                 f"minutes (the time ceiling) of this tranche in {goal['turn_count']} turns")
@@ -255,12 +264,33 @@ def _unattributable(exc: transcript.Unattributable, binding: dict) -> ForgeError
                   "can no longer show its turns")
 
 
-def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str]) -> dict:
+def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str],
+                ledger=None) -> dict:
     """The tokens each of `turns` spent (usage.py): its distinct responses, the first one's
     with the part of the turn an earlier event read (the binding's `usage_open`), the last
     one's with what the session's subagents spent since the last event. On Claude Code a
     turn's responses come before the entry that closes it, and what follows the last one
-    waits in the binding for the next turn; on Codex they follow the entry that opens it."""
+    waits in the binding for the next turn; on Codex they follow the entry that opens it.
+    A goal whose activation sealed a price table (`ledger`'s head says) has each response
+    priced (pricing.py)."""
+    from forge_runtime.goal import pricing, usage
+
+    try:
+        pricer = None if ledger is None else \
+            pricing.pricer_for(ledger.root, ledger.current().goal)
+    except pricing.Unsealed as exc:
+        from forge_runtime.goal.ledger import tampered
+
+        raise tampered(f"goal {binding.get('nonce')}: {exc}") from None
+    usage.price_with(pricer)
+    try:
+        return _tally_turns(path, binding, chunk, turns)
+    finally:
+        usage.price_with(None)
+
+
+def _tally_turns(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str]) -> dict:
+    """`_turn_usage`'s tally, priced as it set up."""
     from forge_runtime.goal import usage
 
     try:
@@ -352,7 +382,7 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
         # the turns after the verdict ran because forge's reply to the last Stop kept the
         # session going (the host writes a turn's verdict a Stop late): forge's, so charged
         turns = [turn.uuid for turn in shown]
-    spent = _turn_usage(path, binding, chunk, turns)
+    spent = _turn_usage(path, binding, chunk, turns, ledger)
     result = None
     if turns or own_turn is not None:
         result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)

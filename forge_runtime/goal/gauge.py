@@ -4,6 +4,7 @@
     forge [######----] 12/20 - 3/7 steps - next: handle quoted commas     (not UTF-8)
     forge ▰▰▱▱▱▱▱▱▱▱ 3/20 · unsandboxed · next: write the parser    (by the opt-out)
     forge ▰▰▰▰▱▱▱▱▱▱ 12/20 · 1.2M/3M tok · 41/240 min · next: ...    (with ceilings)
+    forge ▰▰▰▱▱▱▱▱▱▱ 7/20 · $1.20/$5 · next: ...                      (a dollar ceiling)
 
 The gauge fills by whichever of the tranche's ceilings is nearest.
 
@@ -90,6 +91,9 @@ def measures(goal: dict, at: str | None = None) -> list[tuple[int, int | None, s
     if tokens or isinstance(token_ceiling, int):
         found.append((tokens, token_ceiling if isinstance(token_ceiling, int) else None,
                       "tok"))
+    usd_ceiling = goal.get("usd_ceiling")
+    if isinstance(usd_ceiling, int):
+        found.append((goal.get("picousd", 0), usd_ceiling, "usd"))
     if isinstance(goal.get("minute_ceiling"), int):
         found.append((minutes_used(goal, at or now()) or 0, goal["minute_ceiling"], "min"))
     return found
@@ -101,7 +105,17 @@ def _nearest(found: list[tuple[int, int | None, str]]) -> tuple[int, int]:
     return max(bounded, key=lambda pair: (min(pair[0], pair[1]) / pair[1], pair[0] >= pair[1]))
 
 
+def dollars_text(picos: int) -> str:
+    """Dollars at a glance: $0.42, $1.20, $5, $1.2k."""
+    value = picos / 10**12
+    if value >= 1000:
+        return "$" + tokens_text(int(value))
+    return f"${value:.2f}".replace(".00", "") if value >= 1 else f"${value:.2f}"
+
+
 def _measure_text(used: int, ceiling: int | None, unit: str) -> str:
+    if unit == "usd":
+        return dollars_text(used) + (f"/{dollars_text(ceiling)}" if ceiling else "")
     if unit == "tok":
         shown = tokens_text(used) + (f"/{tokens_text(ceiling)}" if ceiling else "")
         return f"{shown} tok"

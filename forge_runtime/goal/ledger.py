@@ -43,7 +43,16 @@ import os
 from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import merge, records
-from forge_runtime.goal.ceilings import MINUTES, TOKENS, TURNS, minutes_used, now, reached
+from forge_runtime.goal.ceilings import (
+    MINUTES,
+    TOKENS,
+    TURNS,
+    USD,
+    minutes_used,
+    now,
+    reached,
+    usd_reached,
+)
 from forge_runtime.goal.lock import locked
 from forge_runtime.goal.merge import MERGE
 from forge_runtime.project import join
@@ -445,8 +454,28 @@ def new_nonce() -> str:
 # -- the rules every transition obeys ----------------------------------------------------------
 
 _FIXED = ("nonce", "objective", "objective_hash", "repository")
-# the tranche's token and time ceilings, and when its clock started: set by an activation
-_TRANCHE_FIELDS = ("token_ceiling", "tranche_tokens", "minute_ceiling", "tranche_started")
+# the tranche's token, dollar and time ceilings, when its clock started, and the price table
+# its charges are priced with (goal/pricing.py): set by an activation
+_TRANCHE_FIELDS = ("token_ceiling", "tranche_tokens", "minute_ceiling", "tranche_started",
+                   "usd_ceiling", "tranche_usd", "prices")
+
+
+def _spent_picousd(record: dict) -> int:
+    """The picodollars a charge says it spent: its usage's `picousd`, which must be the sum
+    of its models' (-1 when it is not); 0 for a charge no price table priced."""
+    usage = record.get("usage")
+    if not isinstance(usage, dict) or "picousd" not in usage:
+        return 0
+    from forge_runtime.goal.usage import picousd
+
+    by_model = usage.get("by_model")
+    total = usage["picousd"]
+    if not isinstance(total, int) or total < 0 or not isinstance(by_model, dict) \
+            or total != picousd(by_model):
+        return -1
+    return total
+
+
 def _spent_tokens(record: dict) -> int:
     usage = record.get("usage")
     if usage is None:
@@ -481,9 +510,12 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         raise refuse("has a turn count outside 0..ceiling")
     if not isinstance(goal.get("token_count", 0), int) or goal.get("token_count", 0) < 0:
         raise refuse("has a token count that is not a count")
+    if not isinstance(goal.get("picousd", 0), int) or goal.get("picousd", 0) < 0:
+        raise refuse("has a dollar count that is not a count")
     if before is None:
         if kind != "activate" or goal.get("activation_count") != 1 or goal["turn_count"] != 0 \
-                or goal["status"] != ACTIVE or goal.get("token_count", 0) != 0:
+                or goal["status"] != ACTIVE or goal.get("token_count", 0) != 0 \
+                or goal.get("picousd", 0) != 0:
             raise refuse("is not a fresh activation at turn 0")
         return
     old = before["goal"]
@@ -494,6 +526,11 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         raise refuse("says it spent tokens its own usage does not add up to")
     if goal.get("token_count", 0) != old.get("token_count", 0) + spent:
         raise refuse("changes the token count by other than what its charge spent")
+    dollars = _spent_picousd(record) if kind == "charge" else 0
+    if dollars < 0:
+        raise refuse("says it spent dollars its own usage does not add up to")
+    if goal.get("picousd", 0) != old.get("picousd", 0) + dollars:
+        raise refuse("changes the dollar count by other than what its charge spent")
     if kind != "activate" and any(goal.get(key) != old.get(key) for key in _TRANCHE_FIELDS):
         raise refuse("changes the tranche's token or time ceiling outside an activation")
     counts_same = (goal["turn_count"] == old["turn_count"]
@@ -517,7 +554,7 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     elif kind == "exhaust":
         ceiling = record.get("ceiling", TURNS)
         ok = (counts_same and old["status"] == ACTIVE and goal["status"] == EXHAUSTED
-              and ceiling in (TURNS, TOKENS, MINUTES)
+              and ceiling in (TURNS, TOKENS, MINUTES, USD)
               and _reached_named(goal, record, ceiling))
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
@@ -537,6 +574,8 @@ def _reached_named(goal: dict, record: dict, ceiling: str) -> bool:
     if ceiling == TOKENS:
         tokens = goal.get("token_ceiling")
         return isinstance(tokens, int) and goal.get("token_count", 0) >= tokens
+    if ceiling == USD:
+        return usd_reached(goal)
     minutes = goal.get("minute_ceiling")
     at = record.get("at")
     return isinstance(minutes, int) and isinstance(at, str) and \

@@ -7,7 +7,8 @@ with one `merge` record on top of the remote's head:
     {"kind": "merge", "prev": <remote head hash>, "merged": <this clone's head hash>,
      "fork": <seq both chains share>, "side": [this clone's records after the fork],
      "turns": [the side's charged turns the remote chain lacks], "activations": [...],
-     "spent": {turn: tokens} for those turns, "goal": <the joined goal>}
+     "spent": {turn: tokens} for those turns, "spent_usd": {turn: picodollars} for those
+     a price table priced (left out when none), "goal": <the joined goal>}
 
 The side travels whole inside the record, so the hash chain stays verifiable: the side's
 first record seals the shared record at `fork`, every side record seals the one before it
@@ -26,7 +27,7 @@ from forge_runtime.goal import records
 
 MERGE = "merge"
 _TRANCHE_KEYS = ("activation_id", "token_ceiling", "tranche_tokens", "minute_ceiling",
-                 "tranche_started")
+                 "tranche_started", "usd_ceiling", "tranche_usd", "prices")
 
 
 def contributions(record: dict) -> tuple[list[str], list[str], dict]:
@@ -41,6 +42,17 @@ def contributions(record: dict) -> tuple[list[str], list[str], dict]:
     if kind == MERGE:
         return list(record["turns"]), list(record["activations"]), dict(record["spent"])
     return [], [], {}
+
+
+def dollars(record: dict) -> dict:
+    """{turn: picodollars} one record adds to a chain's union (charges a table priced)."""
+    if record.get("kind") == "charge":
+        usage = record.get("usage")
+        spent = usage.get("picousd", 0) if isinstance(usage, dict) else 0
+        return {record["turn"]: spent} if spent else {}
+    if record.get("kind") == MERGE:
+        return dict(record.get("spent_usd") or {})
+    return {}
 
 
 class Union:
@@ -69,18 +81,24 @@ def expected(main_head: dict, main: Union, side: list[dict]) -> dict:
     turns: list[str] = []
     activations: list[str] = []
     spent: dict[str, int] = {}
+    spent_usd: dict[str, int] = {}
     for record in side:
         new_turns, new_activations, tokens = contributions(record)
+        priced = dollars(record)
         for turn in new_turns:
             if turn not in main.turns and turn not in spent and turn not in turns:
                 turns.append(turn)
                 if tokens.get(turn):
                     spent[turn] = tokens[turn]
+                if priced.get(turn):
+                    spent_usd[turn] = priced[turn]
         activations += [one for one in new_activations
                         if one not in main.activations and one not in activations]
     goal = dict(main_head["goal"])
     goal["turn_count"] += len(turns)
     goal["token_count"] = goal.get("token_count", 0) + sum(spent.values())
+    if spent_usd or "picousd" in goal:
+        goal["picousd"] = goal.get("picousd", 0) + sum(spent_usd.values())
     if activations:  # a person granted a tranche in the side: its ceilings and id lead
         last = side[-1]["goal"]
         goal.update({key: last[key] for key in _TRANCHE_KEYS if key in last})
@@ -89,9 +107,12 @@ def expected(main_head: dict, main: Union, side: list[dict]) -> dict:
         goal["status"] = "active"
     if goal["status"] == "active" and goal["turn_count"] >= goal["turn_ceiling"]:
         goal["status"] = "exhausted"
-    return {"kind": MERGE, "at": max(str(main_head.get("at")), str(side[-1].get("at"))),
-            "merged": side[-1]["hash"], "fork": side[0]["seq"] - 1, "side": side,
-            "turns": turns, "activations": activations, "spent": spent, "goal": goal}
+    fields = {"kind": MERGE, "at": max(str(main_head.get("at")), str(side[-1].get("at"))),
+              "merged": side[-1]["hash"], "fork": side[0]["seq"] - 1, "side": side,
+              "turns": turns, "activations": activations, "spent": spent, "goal": goal}
+    if spent_usd:
+        fields["spent_usd"] = spent_usd
+    return fields
 
 
 def build(main_chain: list[dict], side: list[dict]) -> dict:
@@ -130,12 +151,15 @@ def shape_ok(old: dict, record: dict) -> bool:
         record.get("activations")
     spent, fork, goal, was = record.get("spent"), record.get("fork"), record["goal"], \
         old["goal"]
+    spent_usd = record.get("spent_usd", {})
     if not (isinstance(side, list) and side and all(isinstance(one, dict) for one in side)
             and isinstance(turns, list) and all(isinstance(one, str) for one in turns)
             and len(set(turns)) == len(turns) and isinstance(activations, list)
             and all(isinstance(one, str) for one in activations)
             and isinstance(spent, dict) and set(spent) <= set(turns)
             and all(isinstance(n, int) and n > 0 for n in spent.values())
+            and isinstance(spent_usd, dict) and set(spent_usd) <= set(turns)
+            and all(isinstance(n, int) and n > 0 for n in spent_usd.values())
             and isinstance(fork, int) and 1 <= fork < record["seq"] - 1
             and record.get("merged") == side[-1].get("hash") and (turns or activations)):
         return False
@@ -144,6 +168,7 @@ def shape_ok(old: dict, record: dict) -> bool:
         status = "exhausted"
     return (goal["turn_count"] == was["turn_count"] + len(turns)
             and goal.get("token_count", 0) == was.get("token_count", 0) + sum(spent.values())
+            and goal.get("picousd", 0) == was.get("picousd", 0) + sum(spent_usd.values())
             and goal["activation_count"] == was["activation_count"] + len(activations)
             and goal["status"] == status
             and (bool(activations) or all(goal.get(key) == was.get(key)

@@ -1,5 +1,5 @@
-"""Rule 3 of issue 22: a turn that runs past its tranche's token or time ceiling ends at
-its next tool call, not at its Stop an hour later.
+"""Rule 3 of issue 22: a turn that runs past its tranche's token, dollar or time ceiling
+ends at its next tool call, not at its Stop an hour later.
 
 A goal session's PreToolUse asks `spent(event)`. The last event that charged the session
 left the goal as the ledger then had it in the binding (`goal`); this adds what the turn
@@ -35,16 +35,20 @@ def spent(event: dict) -> str | None:
     if not isinstance(goal, dict) or goal.get("status") != "active":
         return None
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
+    usd = goal.get("usd_ceiling")
     ceiling = None
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
-    elif isinstance(tokens, int):
-        pending = _pending_tokens(event, root, binding)
+    elif isinstance(tokens, int) or isinstance(usd, int):
+        pending = _pending_spend(event, root, binding, goal if isinstance(usd, int) else None)
         if pending is None:
             return _unreadable(event, binding)
-        goal = {**goal, "token_count": goal.get("token_count", 0) + pending}
-        if goal["token_count"] >= tokens:
+        goal = {**goal, "token_count": goal.get("token_count", 0) + pending[0],
+                "picousd": goal.get("picousd", 0) + pending[1]}
+        if isinstance(tokens, int) and goal["token_count"] >= tokens:
             ceiling = ceilings.TOKENS
+        elif ceilings.usd_reached(goal):
+            ceiling = ceilings.USD
     return None if ceiling is None else _denial(event, goal, ceiling)
 
 
@@ -69,9 +73,25 @@ def _current_goal(root: str, binding: dict) -> dict | None:
     return Ledger(root, nonce).current().goal
 
 
-def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
-    """The counted tokens of the turn so far (none of them charged yet); None when a
-    subagent transcript forge read is gone or rewritten."""
+def _pending_spend(event: dict, root: str, binding: dict,
+                   priced: dict | None) -> tuple[int, int] | None:
+    """(counted tokens, picodollars) of the turn so far (none of them charged yet), the
+    dollars only for a `priced` goal (one with a dollar ceiling); None when a subagent
+    transcript forge read is gone or rewritten, or the goal's sealed price table is."""
+    from forge_runtime.goal import pricing, usage
+
+    try:
+        usage.price_with(pricing.pricer_for(root, priced))
+    except pricing.Unsealed:
+        return None
+    try:
+        return _tally_pending(event, root, binding)
+    finally:
+        usage.price_with(None)
+
+
+def _tally_pending(event: dict, root: str, binding: dict) -> tuple[int, int] | None:
+    """`_pending_spend`'s reading, priced as it set up."""
     from forge_runtime.goal import transcript, usage
     from forge_runtime.goal.host import transcript_reader
 
@@ -100,7 +120,8 @@ def _pending_tokens(event: dict, root: str, binding: dict) -> int | None:
         sessions.write_cursor(root, session, cursor)
     except OSError:  # the next call reads these bytes again; the Stop still charges them
         pass
-    return usage.counted(tally.by_model) + usage.counted(helpers.by_model)
+    return (usage.counted(tally.by_model) + usage.counted(helpers.by_model),
+            usage.picousd(tally.by_model) + usage.picousd(helpers.by_model))
 
 
 def _denial(event: dict, goal: dict, ceiling: str) -> str:

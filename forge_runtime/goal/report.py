@@ -11,6 +11,7 @@ from forge_runtime.goal.charging import STUCK_AFTER
 from forge_runtime.goal.usage import FIELDS, Tally
 
 _ENDINGS = {"exhaust": "exhausted", "complete": "met", "cancel": "cleared"}
+CEILING_WORDS = {"usd": "dollar"}  # a ceiling's name in the ledger, as a person reads it
 
 
 def spent_by_model(records: list[dict]) -> dict:
@@ -37,7 +38,8 @@ def story(records: list[dict]) -> dict:
             tranches.append({"activation": goal["activation_count"], "started": record["at"],
                              "turns": [], "ended": None, "token_ceiling":
                              goal.get("token_ceiling"), "minute_ceiling":
-                             goal.get("minute_ceiling")})
+                             goal.get("minute_ceiling"), "usd_ceiling": goal.get("usd_ceiling"),
+                             "prices": (goal.get("prices") or {}).get("version")})
             continue
         if not tranches:  # a ledger starts with an activation; verified ones do
             continue
@@ -48,6 +50,7 @@ def story(records: list[dict]) -> dict:
             current["turns"].append({
                 "turn": goal["turn_count"], "at": record["at"],
                 "tokens": usage.get("counted", 0), "by_model": usage.get("by_model", {}),
+                "picousd": usage.get("picousd"),
                 "late": record.get("late") is True,
                 "stuck": isinstance(unchanged, int) and unchanged > 0
                 and unchanged % STUCK_AFTER == 0})
@@ -65,44 +68,59 @@ def story(records: list[dict]) -> dict:
             (tranche["turns"][-1]["at"] if tranche["turns"] else tranche["started"])
         tranche["minutes"] = _minutes(tranche["started"], last)
         tranche["tokens"] = sum(turn["tokens"] for turn in tranche["turns"])
+        tranche["picousd"] = sum(turn["picousd"] or 0 for turn in tranche["turns"])
     head = records[-1]["goal"] if records else {}
     return {"goal": head, "tranches": tranches, "by_model": spent_by_model(records)}
 
 
 def model_lines(by_model: dict, tokens_text) -> list[str]:
-    """One line per model: what it spent, field by field."""
+    """One line per model: what it spent, field by field, and its dollars when priced."""
+    from forge_runtime.goal.pricing import dollars
+
     names = {"input": "in", "output": "out", "cache_creation": "cache write",
              "cache_read": "cache read"}
     return [f"{model}  " + " · ".join(f"{tokens_text(spent.get(field, 0))} {names[field]}"
                                       for field in FIELDS)
+            + (f" · {dollars(spent['picousd'])}" if "picousd" in spent else "")
             for model, spent in sorted(by_model.items())]
 
 
 def text(told: dict, tokens_text) -> list[str]:
     """The story as lines for a person."""
+    from forge_runtime.goal.pricing import dollars
+
     goal = told["goal"]
+    priced = "picousd" in goal
     lines = [f"goal        {goal.get('nonce')}", f"objective   {goal.get('objective')}",
              f"status      {goal.get('status')} at {goal.get('turn_count')} of "
              f"{goal.get('turn_ceiling')} turns, {tokens_text(goal.get('token_count', 0))} "
-             "tokens counted"]
+             "tokens counted" + (f", {dollars(goal['picousd'])}" if priced else "")]
+    if priced:
+        lines.append(f"prices      {(goal.get('prices') or {}).get('version')} "
+                     "(API prices, whatever the plan)")
     for tranche in told["tranches"]:
         ceilings = [f"{tokens_text(tranche['token_ceiling'])} tok"
                     if isinstance(tranche["token_ceiling"], int) else None,
+                    dollars(tranche["usd_ceiling"])
+                    if isinstance(tranche.get("usd_ceiling"), int) else None,
                     f"{tranche['minute_ceiling']} min"
                     if isinstance(tranche["minute_ceiling"], int) else None]
         bounds = ", ".join(part for part in ceilings if part)
         lines.append(f"tranche {tranche['activation']}   from {tranche['started']}  "
                      f"{len(tranche['turns'])} turns · {tokens_text(tranche['tokens'])} tok · "
-                     f"{tranche['minutes']} min" + (f"  (ceilings: {bounds})" if bounds else ""))
+                     + (f"{dollars(tranche['picousd'])} · " if priced else "")
+                     + f"{tranche['minutes']} min" + (f"  (ceilings: {bounds})" if bounds else ""))
         for turn in tranche["turns"]:
             notes = [note for note, on in (("charged late", turn["late"]),
                                            ("stuck warning", turn["stuck"])) if on]
+            cost = f"  {dollars(turn['picousd']):>8}" if turn["picousd"] is not None else ""
             lines.append(f"  turn {turn['turn']:>4}  {turn['at']}  "
-                         f"{tokens_text(turn['tokens']):>6} tok"
+                         f"{tokens_text(turn['tokens']):>6} tok{cost}"
                          + (f"  {'; '.join(notes)}" if notes else ""))
         ended = tranche["ended"]
         if ended is not None:
-            detail = {"exhausted": f"on its {ended['ceiling']} ceiling",
+            ceiling = CEILING_WORDS.get(ended["ceiling"], ended["ceiling"])
+            detail = {"exhausted": f"on its {ceiling} ceiling",
                       "met": ended.get("reason") or "", "cleared": ended.get("reason") or ""}
             extra = [f"{ended['late_turns']} late"] if ended["late_turns"] else []
             if ended["owed"]:

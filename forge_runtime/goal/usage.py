@@ -16,6 +16,12 @@ full, cache reads at a tenth. A cache read costs a tenth of fresh input and a lo
 re-reads its whole context on every call, so a plain sum would be dominated by them (and a
 ceiling meaningless), while leaving them out would let a session that re-reads a million
 cached tokens per call spend without bound.
+
+Dollars: while a goal with a sealed price table charges (goal/pricing.py), `price_with`
+gives every response its cost as it is tallied, per response because a long-context tier
+is one request's; the model's totals then carry `picousd` (picodollars) beside its tokens.
+Claude Code's one-hour cache writes (`cache_creation.ephemeral_1h_input_tokens`) are kept
+as `cache_creation_1h`, a part of `cache_creation` priced at their own rate.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ FIELDS = ("input", "output", "cache_creation", "cache_read")
 _API_FIELDS = (("input", "input_tokens"), ("output", "output_tokens"),
                ("cache_creation", "cache_creation_input_tokens"),
                ("cache_read", "cache_read_input_tokens"))
+EXTRA_FIELDS = ("cache_creation_1h", "picousd")  # kept only when not zero
 CACHE_READ_WEIGHT = 10  # a cache read counts 1/10 of a token
 SUBAGENTS_DIR = "subagents"
 USAGE_TOKEN = '"usage"'  # the cheap prefilter for a Claude Code line that holds usage
@@ -54,10 +61,23 @@ def response(entry: dict) -> tuple[str, str, dict] | None:
     for field, key in _API_FIELDS:
         value = usage.get(key)
         spent[field] = value if isinstance(value, int) and value > 0 else 0
+    creation = usage.get("cache_creation")
+    hour = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict) else None
+    if isinstance(hour, int) and hour > 0:
+        spent["cache_creation_1h"] = min(hour, spent["cache_creation"])
     ident = message.get("id")
     model = message.get("model")
     return (ident if isinstance(ident, str) else entry.get("uuid") or "",
             model if isinstance(model, str) and model else "unknown", spent)
+
+
+_pricer = None  # (model, spent) -> picodollars, while a priced goal charges
+
+
+def price_with(pricer) -> None:
+    """Price every response tallied from now on with `pricer(model, spent)` (None: stop)."""
+    global _pricer
+    _pricer = pricer
 
 
 class Tally:
@@ -88,12 +108,17 @@ class Tally:
         if ident == self.last:
             return
         self.last = ident
+        if _pricer is not None:
+            spent = {**spent, "picousd": _pricer(model, spent)}
         self.add(model, spent)
 
     def add(self, model: str, spent: dict) -> None:
         totals = self.by_model.setdefault(model, dict.fromkeys(FIELDS, 0))
         for field in FIELDS:
             totals[field] = totals.get(field, 0) + spent.get(field, 0)
+        for field in EXTRA_FIELDS:
+            if spent.get(field):
+                totals[field] = totals.get(field, 0) + spent[field]
 
     def merge(self, other: Tally) -> None:
         for model, spent in other.by_model.items():
@@ -113,8 +138,17 @@ class Tally:
 
 
 def usage_record(by_model: dict) -> dict:
-    """What a charge record says it spent: per-model totals and the counted sum."""
-    return {"by_model": by_model, "counted": counted(by_model)}
+    """What a charge record says it spent: per-model totals, the counted sum, and the
+    dollars when its responses were priced."""
+    record = {"by_model": by_model, "counted": counted(by_model)}
+    if any("picousd" in spent for spent in by_model.values()):
+        record["picousd"] = picousd(by_model)
+    return record
+
+
+def picousd(by_model: dict) -> int:
+    """The picodollars of per-model totals (0 for tokens no price table saw)."""
+    return sum(spent.get("picousd", 0) for spent in by_model.values())
 
 
 def subagent_dir(transcript_path: str) -> str:

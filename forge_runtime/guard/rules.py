@@ -63,7 +63,10 @@ SCHEMA = {
                     "type": "object",
                     "additionalProperties": False,
                     "properties": {"tokens": {"type": "integer", "minimum": 1},
-                                   "minutes": {"type": "integer", "minimum": 1}},
+                                   "minutes": {"type": "integer", "minimum": 1},
+                                   # dollars, priced with genai-prices (goal/pricing.py)
+                                   "usd": {"type": "number", "exclusiveMinimum": 0,
+                                           "maximum": 1000000}},
                 },
             },
         },
@@ -75,7 +78,7 @@ class Rules(record("Rules", "roles agents protected goal", defaults=((), {}))):
     """Roles by name, which agent types take which role (`agents`), extra protected paths,
     and the project's goal settings (`goal.require_sandbox: false`, in so many words: a
     person's /goal may run without the host's kernel sandbox, which it otherwise needs;
-    sandbox/posture.py; `goal.tranche`: token and minute ceilings per tranche).
+    sandbox/posture.py; `goal.tranche`: token, minute and dollar ceilings per tranche).
 
     A record, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
     """

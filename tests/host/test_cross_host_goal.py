@@ -20,6 +20,17 @@ pytestmark = [pytest.mark.host,
 NO_BLOCK_CAP = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}
 
 
+def ledger_goal(project) -> tuple[dict, list[dict]]:
+    """The goal as its ledger's head says, and its charge records (state.md mirrors no
+    dollars)."""
+    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.project import find_project
+
+    forge = find_project(project)
+    history = Ledger(forge.ledger_root, goal_in_state(project)["nonce"]).history()
+    return history[-1]["goal"], [record for record in history if record["kind"] == "charge"]
+
+
 def claude_tranche(host, project):
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, env=NO_BLOCK_CAP)
     assert session.terminal_reason == "stop_hook_prevented", session.result
@@ -47,12 +58,21 @@ def test_twenty_turns_on_claude_code_then_codex_continues_at_20_with_a_ceiling_o
     goal = goal_in_state(project)
     assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (20, 20, "exhausted")
 
+    claude_goal, _ = ledger_goal(project)
+    assert claude_goal["picousd"] > 0  # Claude Code's turns, priced
+
     reply, codex_session = codex_tranche(codex, project, tmp_path, "codex")
     assert "used 40 of 40 turns" in reply["stopReason"]
     after = goal_in_state(project)
     assert (after["nonce"], after["turn_count"], after["activation_count"]) == \
         (goal["nonce"], 40, 2)
     assert codex_session != first.session_id  # a fresh native session, not a transfer
+    # the dollars carry over too: Codex's turns are added to Claude Code's, one count
+    both, charges = ledger_goal(project)
+    assert both["picousd"] > claude_goal["picousd"]
+    assert both["picousd"] == sum(charge["usage"]["picousd"] for charge in charges)
+    models = {model for charge in charges for model in charge["usage"]["by_model"]}
+    assert len(models) >= 2, models  # one host's model and the other's
 
 
 def test_twenty_turns_on_codex_then_claude_code_continues_at_20_with_a_ceiling_of_40(

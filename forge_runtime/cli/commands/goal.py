@@ -31,6 +31,15 @@ def register(subparsers, common) -> None:
         action = actions.add_parser(name, parents=[common], help=text, description=text)
         action.add_argument("--nonce", help="the goal to show (default: state.md's)")
         action.set_defaults(handler=handler)
+        if name == "report":
+            action.add_argument("--html", metavar="PATH", nargs="?", const="",
+                                help="also draw the story as a page (default: "
+                                     ".forge/reports/goal-<nonce>.html)")
+    text = "the price table dollars are counted with (compiled from genai-prices)"
+    action = actions.add_parser("prices", parents=[common], help=text, description=text)
+    action.add_argument("--compile", action="store_true",
+                        help="compile the table again from the installed genai-prices")
+    action.set_defaults(handler=prices)
     text = "publish the goal's ledger on the remote .forge/guard.yaml names, now"
     action = actions.add_parser("publish", parents=[common], help=text, description=text)
     action.add_argument("--nonce", help="the goal to publish (default: state.md's)")
@@ -66,6 +75,14 @@ def _summary(goal: dict) -> list[str]:
     if isinstance(goal.get("minute_ceiling"), int):
         lines.append(f"minutes     {minutes_used(goal, now())} of {goal['minute_ceiling']} "
                      "in this tranche")
+    if "picousd" in goal or isinstance(goal.get("usd_ceiling"), int):
+        from forge_runtime.goal.pricing import dollars
+
+        ceiling = goal.get("usd_ceiling")
+        table = (goal.get("prices") or {}).get("version") or "no price table"
+        lines.append(f"dollars     {dollars(goal.get('picousd', 0))}"
+                     + (f" of {dollars(ceiling)}" if isinstance(ceiling, int) else "")
+                     + f" (at API prices, {table})")
     if isinstance(goal.get("sandbox"), str):
         lines.append(f"sandbox     {SANDBOX_WORDS.get(goal['sandbox'], goal['sandbox'])}")
     return lines
@@ -82,10 +99,14 @@ def _budget(goal: dict) -> dict:
     from forge_runtime.goal.ceilings import minutes_used, now
 
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
+    usd = goal.get("usd_ceiling")
     return {"used": goal["turn_count"], "ceiling": goal["turn_ceiling"],
             "remaining": goal["turn_ceiling"] - goal["turn_count"],
             "tokens": {"used": goal.get("token_count", 0), "ceiling": tokens},
-            "minutes": {"used": minutes_used(goal, now()), "ceiling": minutes}}
+            "minutes": {"used": minutes_used(goal, now()), "ceiling": minutes},
+            "usd": {"used": goal.get("picousd", 0) / 10**12,
+                    "ceiling": usd / 10**12 if isinstance(usd, int) else None,
+                    "prices": (goal.get("prices") or {}).get("version")}}
 
 
 def _brief_of(project, goal: dict):
@@ -220,6 +241,35 @@ def _remote_lines(project, nonce: str, published: dict | None) -> list[str]:
     return lines
 
 
+def prices(args) -> Result:
+    """Where this interpreter's price table is and what it was compiled from; `--compile`
+    makes it anew (a /goal with a dollar ceiling needs one: goal/pricing.py)."""
+    import json
+
+    from forge_runtime.goal import price_table
+
+    path = price_table.compiled_path()
+    if args.compile or not path.exists():
+        try:
+            price_table.write(path)
+        except (ImportError, OSError, ValueError) as exc:
+            raise ForgeError(f"FORGE_GOAL_PRICES_UNAVAILABLE: no price table could be "
+                             f"compiled ({type(exc).__name__}: {exc})",
+                             "pip install forge-goal-runtime", exit_code=EXIT_REFUSED,
+                             rationale="genai-prices comes with forge's own package") \
+                from None
+    table = json.loads(path.read_bytes())
+    lines = [f"prices      {table.get('source')} {table.get('version')}, compiled "
+             f"{table.get('compiled')}", f"models      {len(table.get('models', []))} "
+             f"({', '.join(sorted(table.get('hosts', {})))})", f"file        {path}",
+             "unknown     priced as the dearest model of their family, else of their host"]
+    data = {"source": table.get("source"), "version": table.get("version"),
+            "compiled": table.get("compiled"), "models": len(table.get("models", [])),
+            "path": str(path)}
+    return Result(hints.done("a person's next /goal seals this table for its charges"),
+                  lines, data)
+
+
 def publish(args) -> Result:
     from forge_runtime.goal import remote
     from forge_runtime.goal import status as core
@@ -278,6 +328,17 @@ def report(args) -> Result:
         lines.append(f"gates       {gates_line}")
         told["gates"] = gates_line
         way_on = gates_hint or way_on
+    if args.html is not None:
+        from pathlib import Path
+
+        from forge_runtime.goal.report_html import render
+
+        page = Path(args.html) if args.html else \
+            Path(project.forge_dir) / "reports" / f"goal-{nonce}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(render(told), encoding="utf-8")
+        lines.append(f"page        {page}")
+        told["html"] = str(page)
     return Result(way_on, lines, told)
 
 
