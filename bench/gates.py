@@ -109,6 +109,40 @@ def stop_with_gates(space: Workspace) -> Plan:
                 note=f"charges turn 21; its two gates cover {FILES:,} unchanged files")
 
 
+ACTIVATE = ("import sys; from forge_runtime.goal import activation; "
+            "from forge_runtime.project import find_project; "
+            "activation.activate(find_project('.'), 'the gate passes', sandbox=sys.argv[1])")
+
+
+def verify_gates(posture: str):
+    """`forge goal verify-gates` for a goal whose /goal recorded `posture`, its one gate
+    (`true` over src/) made to run again by a changed file before each run: what forge's
+    own run of a final gate costs, confined under bubblewrap with its seccomp filter
+    ("sandboxed") or not ("unsandboxed")."""
+    def prepare(space: Workspace) -> Plan:
+        require_command("forge goal verify-gates")
+        (space.root / "src").mkdir()
+        (space.root / ".forge").mkdir(exist_ok=True)
+        (space.root / ".forge" / "gates.yaml").write_text(
+            'gates:\n  unit-tests:\n    command: "true"\n    boundary: ["src/**"]\n')
+        subprocess.run([space.python, "-c", ACTIVATE, posture], env=space.cli_env(),
+                       cwd=space.root, check=True, capture_output=True)
+        runs = iter(range(10**9))
+
+        def change() -> None:
+            (space.root / "src" / "changed.py").write_text(f"VALUE = {next(runs)}\n")
+
+        def expect(run) -> str | None:
+            wanted = "confinement: " + ("bwrap" if posture == "sandboxed" else "none")
+            text = run.stdout.decode("utf-8", "replace")
+            if "unit-tests  passed in" not in text or wanted not in text:
+                return f"expected a passing run, {wanted}: {text[-300:]!r}"
+            return None
+        return Plan(space.forge("goal", "verify-gates"), expect, before_each=change,
+                    note=f"one gate, `true`, run again each time; the goal {posture}")
+    return prepare
+
+
 def gate_scenarios() -> list[Scenario]:
     return [
         Scenario("gate-status-10000-unchanged", "CLI",
@@ -120,4 +154,10 @@ def gate_scenarios() -> list[Scenario]:
         Scenario("gate-stop-charge-20", "Stop",
                  "Stop charging a 20-turn goal whose gates cover 10,000 files",
                  stop_with_gates),  # not in the lean pass: one more 10,000-file tree
+        Scenario("gate-verify-confined", "CLI",
+                 "forge goal verify-gates, one gate run confined (bubblewrap, seccomp)",
+                 verify_gates("sandboxed")),
+        Scenario("gate-verify-unconfined", "CLI",
+                 "forge goal verify-gates, one gate run unconfined (the goal opted out)",
+                 verify_gates("unsandboxed")),
     ]

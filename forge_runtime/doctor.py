@@ -116,6 +116,88 @@ def check_hook_wiring(project: Project) -> Check:
     return Check("hooks", True, ".claude/settings.json runs forge's hooks")
 
 
+def _interpreter_of(hook: dict) -> str | None:
+    """The Python a hook entry of forge's runs, or None for the plugin's launcher."""
+    from forge_runtime.hook_settings import LAUNCHER_NAME
+
+    command = str(hook.get("command", ""))
+    if "args" in hook:
+        return command
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = [command]
+    if not words or words[0].endswith(f"/{LAUNCHER_NAME}"):
+        return None
+    return words[0]
+
+
+def _wired_interpreters(project: Project) -> list[tuple[str, str, str]]:
+    """(interpreter, where, the command that wires it) for every forge hook and status line
+    a settings file of this project wires, and FORGE_PYTHON when this environment sets it
+    (the plugin's launcher runs that)."""
+    from forge_runtime import hook_settings
+
+    found = []
+    for relative in (".claude/settings.json", ".claude/settings.local.json",
+                     hook_settings.CODEX_HOOKS_FILE.as_posix()):
+        try:
+            groups = hook_settings.read_settings(project.root / relative).get("hooks") or {}
+        except ForgeError:
+            continue  # the hooks check reports an unreadable file
+        for listed in groups.values():
+            for group in listed:
+                for hook in group.get("hooks", []):
+                    python = _interpreter_of(hook) if hook_settings.is_forge_hook(hook) \
+                        else None
+                    if python is not None:
+                        found.append((python, relative, "forge init --host codex"
+                                      if relative.startswith(".codex") else
+                                      "forge init --hooks"))
+    found += _status_line_interpreters(project)
+    if os.environ.get("FORGE_PYTHON"):
+        found.append((os.environ["FORGE_PYTHON"], "FORGE_PYTHON", "forge init --hooks"))
+    return list(dict.fromkeys(found))
+
+
+def _status_line_interpreters(project: Project) -> list[tuple[str, str, str]]:
+    """(interpreter, file) for forge's status line in each file `--statusline` writes."""
+    from forge_runtime import hook_settings, statusline_settings
+
+    found = []
+    for scope in statusline_settings.SCOPES:
+        path = statusline_settings.settings_path(scope, project.root)
+        try:
+            entry = hook_settings.read_settings(path).get(statusline_settings.KEY)
+        except ForgeError:
+            continue
+        command = entry.get("command") if isinstance(entry, dict) else None
+        if not statusline_settings.is_forge(command):
+            continue
+        words = [word for word in shlex.split(command) if "=" not in word.split("/")[0]]
+        if words:
+            found.append((words[0], str(path), f"forge init --statusline --scope {scope}"))
+    return found
+
+
+def check_hook_interpreter(project: Project) -> Check:
+    """No hook of forge's runs a Python from a directory the agent can write."""
+    from forge_runtime import hook_settings
+
+    wired = _wired_interpreters(project)
+    for python, where, again in wired:
+        problem = hook_settings.interpreter_problem(python, project.root)
+        if problem:
+            refused = hook_settings.interpreter_refused(python, project.root, again)
+            return Check("hook interpreter", False, f"{problem} ({where})", refused.fix)
+    if not wired:
+        return Check("hook interpreter", True, "no Python wired by hand: the plugin's "
+                                               "launcher picks one outside the project")
+    return Check("hook interpreter", True, "forge's hooks run "
+                 + ", ".join(sorted({python for python, _, _ in wired}))
+                 + ": outside the project and its temp directories")
+
+
 def codex_installed(project: Project) -> bool:
     """Whether forge was installed for Codex here (`forge init --host codex`)."""
     return (project.root / ".codex" / "hooks.json").is_file() or \
@@ -256,9 +338,10 @@ def run_checks(project: Project) -> list[Check]:
     """Every check, in the order a person would fix them."""
     checks: list[Callable[[], Check]] = [
         check_python, check_dependencies, lambda: check_hook_wiring(project),
+        lambda: check_hook_interpreter(project),
         lambda: check_project(project), check_host_binary, lambda: check_kernel_layer(project),
         check_command,
     ]
     if codex_installed(project):
-        checks.insert(3, lambda: check_codex(project))
+        checks.insert(4, lambda: check_codex(project))
     return [check() for check in checks]

@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+from forge_runtime.agent_roots import program
+
 SEEN_PREFIX = "refs/forge/seen/"
 IDENTITY = {"GIT_AUTHOR_NAME": "forge", "GIT_AUTHOR_EMAIL": "forge@localhost",
             "GIT_COMMITTER_NAME": "forge", "GIT_COMMITTER_EMAIL": "forge@localhost",
@@ -39,24 +41,46 @@ SAFE_PROTOCOLS = "file:git:http:https:ssh"
 # runs no hook, no fsmonitor and no proxy command there; the transports' programs are named
 # on the command line (UPLOAD, RECEIVE), since git takes the first `remote.<name>.uploadpack`
 # it reads, the repository's before any `-c`.
+# `core.alternateRefsCommand` runs for a repository with alternates (a file the agent can
+# write too); `true` answers no refs (measured with git 2.39: it ran in a fetch otherwise).
 PINNED = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false",
-          "-c", "core.gitProxy=", "-c", "commit.gpgSign=false")
+          "-c", "core.gitProxy=", "-c", "commit.gpgSign=false",
+          "-c", "core.alternateRefsCommand=true")
 # Settings whose value git runs as a program for a fetch or push: taken only from the
 # user's and the system's config, never the repository's (`RemoteRefs._programs`).
 PROGRAM_KEYS = r"^(core\.sshcommand|core\.askpass|credential\..*helper)$"
 _REPOSITORY_SCOPES = ("local", "worktree")
 _NETWORK = frozenset({"ls-remote", "fetch", "push"})
 UPLOAD, RECEIVE = "--upload-pack=git-upload-pack", "--receive-pack=git-receive-pack"
+# Over a local transport (a path, `file://`) the other side is a git process on this
+# machine reading that repository's config and hooks, which forge's `-c` does not reach
+# (measured: a bare repository's `pre-receive`, `reference-transaction` and
+# `core.alternateRefsCommand` ran in forge's push), and that repository may be one the
+# agent made. There the programs themselves carry the pinned settings; every other
+# transport refuses a local path (GIT_ALLOW_PROTOCOL), so a rewrite to one
+# (`url.<base>.pushInsteadOf`) fails instead of running the other side's hooks.
+_OTHER_SIDE = " ".join(PINNED)
+LOCAL_UPLOAD = f"--upload-pack=git {_OTHER_SIDE} upload-pack"
+LOCAL_RECEIVE = f"--receive-pack=git {_OTHER_SIDE} receive-pack"
 
 
-def git_environment() -> dict[str, str]:
+def git_environment(protocols: str = SAFE_PROTOCOLS) -> dict[str, str]:
     """The environment of forge's git: the caller's minus what points git elsewhere, with
-    forge's identity, no prompt, only safe transports, and no replacement objects (a
-    `refs/replace/` ref would change what a record reads as)."""
+    forge's identity, no prompt, only `protocols` as transports, and no replacement objects
+    (a `refs/replace/` ref would change what a record reads as)."""
     env = {name: value for name, value in os.environ.items()
            if name not in LOCAL_VARIABLES and not name.startswith("GIT_CONFIG_")}
-    return {**env, **IDENTITY, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": SAFE_PROTOCOLS,
+    return {**env, **IDENTITY, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": protocols,
             "GIT_NO_REPLACE_OBJECTS": "1"}
+
+
+def is_local_url(url: str) -> bool:
+    """Whether git reaches `url` by a local transport: `file://`, or a path (git's own
+    rule: no `://`, and no `:` before the first `/`, which would make it `host:path`)."""
+    if "://" in url:
+        return url.lower().startswith("file://")
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or 0 <= slash < colon
 
 
 class GitFailed(Exception):
@@ -81,6 +105,42 @@ class RemoteRefs:
         self.timeout = timeout
         self.deadline: float | None = None  # time.monotonic() past which no git starts
         self._pinned_programs: list[str] | None = None
+        self._local: bool | None = None
+        self._named: bool | None = None
+
+    def _configured(self) -> None:
+        """GitFailed unless the remote is a name git's config gives a URL: a URL or a path
+        (from a model's `claims --remote`, or `.forge/config.yaml`, which the agent can
+        write) would let the agent pick where forge's processes, outside its sandbox,
+        push and fetch: a repository it made, or a server its network may not reach. With
+        the kernel layer on, the config files that name remotes (`.git/config`,
+        `~/.gitconfig`) are the person's alone."""
+        if self._named is None:
+            found = subprocess.run([program("git"), "-C", self.root, *PINNED, "config",
+                                    "--get", f"remote.{self.remote}.url"],
+                                   capture_output=True, text=True, env=git_environment(),
+                                   timeout=self._seconds(), check=False)
+            self._named = found.returncode == 0 and bool(found.stdout.strip())
+        if not self._named:
+            raise GitFailed(f"{self.remote!r} is not a remote configured in this repository: "
+                            "forge pushes and fetches only through a remote a person named "
+                            "(git remote add NAME URL), never a URL or path given to it")
+
+    def _is_local(self) -> bool:
+        """Whether the remote's URL, as git rewrites it for a fetch, is a local transport."""
+        if self._local is None:
+            shown = subprocess.run([program("git"), "-C", self.root, *PINNED, "ls-remote",
+                                    "--get-url", self.remote], capture_output=True, text=True,
+                                   env=git_environment(), timeout=self._seconds(),
+                                   check=False).stdout.strip()
+            self._local = is_local_url(shown or self.remote)
+        return self._local
+
+    def _transport(self) -> tuple[str, str, str]:
+        """(upload program, receive program, allowed protocols) for this remote."""
+        if self._is_local():
+            return LOCAL_UPLOAD, LOCAL_RECEIVE, SAFE_PROTOCOLS
+        return UPLOAD, RECEIVE, SAFE_PROTOCOLS.replace("file:", "")
 
     def _seconds(self) -> float:
         """How long the next git may run: `timeout`, or what is left before `deadline`."""
@@ -100,7 +160,7 @@ class RemoteRefs:
         process. A credential helper list is reset (`helper=`) and refilled."""
         if self._pinned_programs is not None:
             return self._pinned_programs
-        shown = subprocess.run(["git", "-C", self.root, "config", "--show-scope",
+        shown = subprocess.run([program("git"), "-C", self.root, "config", "--show-scope",
                                 "--get-regexp", PROGRAM_KEYS], capture_output=True, text=True,
                                env=git_environment(), timeout=self._seconds(),
                                check=False).stdout
@@ -126,10 +186,15 @@ class RemoteRefs:
             raise GitFailed(f"{self.remote!r} is not a git remote (neither a remote's name "
                             "nor a URL starts with '-')")
         try:
-            programs = self._programs() if args[0] in _NETWORK else []
-            return subprocess.run(["git", "-C", self.root, *PINNED, *programs, *args],
+            protocols, programs = SAFE_PROTOCOLS, []
+            if args[0] in _NETWORK:
+                self._configured()
+                upload, receive, protocols = self._transport()
+                programs = self._programs()
+                args = tuple({UPLOAD: upload, RECEIVE: receive}.get(a, a) for a in args)
+            return subprocess.run([program("git"), "-C", self.root, *PINNED, *programs, *args],
                                   input=stdin, capture_output=True, text=True,
-                                  env=git_environment(),
+                                  env=git_environment(protocols),
                                   timeout=self._seconds(), check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise GitFailed(f"git {args[0]} did not run ({exc})") from None
@@ -195,7 +260,7 @@ class RemoteRefs:
             names.write("".join(f"{sha}\n" for sha in shas).encode("ascii"))
             names.seek(0)
             try:
-                reader = subprocess.Popen(["git", "-C", self.root, *PINNED, "cat-file",
+                reader = subprocess.Popen([program("git"), "-C", self.root, *PINNED, "cat-file",
                                            "--batch"],
                                           stdin=names, stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL, env=git_environment())

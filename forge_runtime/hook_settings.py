@@ -17,6 +17,7 @@ Claude Code's hooks format): each hook is one command line,
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -150,6 +151,47 @@ def read_settings(path: Path, again: str | None = None) -> dict:
         raise _broken(path, "has a \"hooks\" key that is not a map of event to hook groups",
                       again)
     return settings
+
+
+# Where `interpreter_refused` points a person whose forge lives in a directory the agent
+# can write: an environment of forge's own in their home directory.
+OWN_ENV = "~/.venvs/forge"
+
+
+def interpreter_problem(python: str, project_root: Path) -> str | None:
+    """Why `python` must not run forge's hooks, or None: it lies in a directory the agent
+    can write (forge_runtime/agent_roots.py), where a virtual environment's `.pth` files and
+    site-packages, or the interpreter itself, are the agent's code run in every hook."""
+    from forge_runtime import agent_roots
+
+    roots = agent_roots.roots(project_root)
+    home = os.path.realpath(os.path.expanduser("~"))
+    # A project that holds the home directory leaves no place of the person's own to point
+    # to: there the agent can write everything forge could pick, and nothing is refused.
+    roots = [root for root in roots if agent_roots.holder(home, [root]) is None]
+    held = agent_roots.holder(python, roots)
+    if held is None:
+        return None
+    return (f"the Python forge would run its hooks with, {python}, is in {held}, which the "
+            "agent can write: its .pth files and site-packages would run in every hook, "
+            "outside the agent's sandbox")
+
+
+def interpreter_refused(python: str, project_root: Path, again: str) -> ForgeError | None:
+    """The refusal of `forge init` to wire `python`, with the way to an interpreter of
+    forge's own; None when `python` is fine."""
+    from forge_runtime import distribution
+
+    problem = interpreter_problem(python, project_root)
+    if problem is None:
+        return None
+    own = f"{OWN_ENV}/bin/python"
+    return ForgeError(f"{problem}; forge wired nothing",
+                      f"python3 -m venv {OWN_ENV} && {own} -m pip install "
+                      f"{shlex.quote(distribution.source())} && {own} -m forge_runtime "
+                      f"{again.removeprefix('forge ')}",
+                      rationale="installs forge into an environment of its own in your home "
+                                "directory and wires that one")
 
 
 def wire_hooks(project_root: Path, python: str = sys.executable) -> tuple[Path, bool]:

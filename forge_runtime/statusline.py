@@ -17,7 +17,8 @@ and the fix), or nothing for a session without a goal and for input it cannot re
 
 `--wrap COMMAND` keeps a person's own status line (`forge init --statusline` sets this up):
 COMMAND runs first with the same input, its output is printed as it was, and forge's part
-joins its last line.
+joins its last line. `--wrap-inherited COMMAND` does the same for a command forge took from
+a settings file of lower precedence (removing forge's line then leaves the file without one).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import sys
 INPUT_LIMIT = 1 << 20
 OWN_TIMEOUT_S = 10.0
 WRAP_FLAG = "--wrap"
+INHERITED_FLAG = "--wrap-inherited"
 SEPARATOR = "  "
 
 
@@ -135,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         raw = sys.stdin.buffer.read(INPUT_LIMIT)
     except (OSError, ValueError):
         raw = b""
-    own = own_output(argv[1], raw) if len(argv) == 2 and argv[0] == WRAP_FLAG else ""
+    wraps = len(argv) == 2 and argv[0] in (WRAP_FLAG, INHERITED_FLAG)
+    own = own_output(argv[1], raw) if wraps else ""
     try:
         ours = forge_part(raw, colour=_colour())
     except Exception:  # a bug of ours: never a traceback on the person's screen

@@ -6,11 +6,13 @@ the person chooses: `local` (`.claude/settings.local.json`, the default: a statu
 one person's display, and the command names this machine's interpreter), `project`
 (`.claude/settings.json`) or `user` (`~/.claude/settings.json`).
 
-Merging keeps the person's own status line: the one in the chosen file, else the one a
-file of lower precedence shows (the chosen file's entry would hide it), becomes
-`--wrap <their command>`, so their output stays and forge's part joins it. Running it again
-only refreshes forge's part; removing puts their command back (or drops the entry when it
-was inherited from a lower file, which then shows again). Every other setting is kept, and
+Merging keeps the person's own status line: the one in the chosen file becomes
+`--wrap <their command>`, else the one a file of lower precedence shows (the chosen file's
+entry would hide it) becomes `--wrap-inherited <their command>`, so their output stays and
+forge's part joins it. Running it again only refreshes forge's part; removing puts their
+command back into the file (or drops the entry when it was inherited from a lower file,
+which then shows again: the flag, not a comparison, says which, so a person's own entry
+that happens to equal a lower file's stays theirs). Every other setting is kept, and
 a file that cannot be read is left exactly as it was.
 """
 
@@ -29,6 +31,7 @@ from forge_runtime.initializer import write_atomically
 # `-c`, not `-m`: `-m` imports runpy first, about 6 ms of a lean interpreter's start.
 ENTRY = "from forge_runtime.statusline import main; main()"
 WRAP_FLAG = "--wrap"
+INHERITED_FLAG = "--wrap-inherited"
 KEY = "statusLine"
 SCOPES = ("local", "project", "user")  # highest precedence first, as the host reads them
 AGAIN = "forge init --statusline"
@@ -58,16 +61,31 @@ def is_forge(command: object) -> bool:
     return any(words[i:i + 2] == ["-c", ENTRY] for i in range(len(words)))
 
 
+def _wrap(command: object) -> tuple[str, str] | None:
+    """(flag, the person's command) inside forge's, or None."""
+    words = _words(command)
+    if not is_forge(command):
+        return None
+    for index, word in enumerate(words[:-1]):
+        if word in (WRAP_FLAG, INHERITED_FLAG):
+            return word, words[index + 1]
+    return None
+
+
 def wrapped(command: object) -> str | None:
     """The person's own command inside forge's, or None."""
-    words = _words(command)
-    if not is_forge(command) or WRAP_FLAG not in words:
-        return None
-    index = words.index(WRAP_FLAG)
-    return words[index + 1] if index + 1 < len(words) else None
+    found = _wrap(command)
+    return found[1] if found else None
 
 
-def forge_command(own: str | None = None, python: str = sys.executable) -> str:
+def wraps_inherited(command: object) -> bool:
+    """Whether forge's command wraps one it took from a lower settings file."""
+    found = _wrap(command)
+    return bool(found) and found[0] == INHERITED_FLAG
+
+
+def forge_command(own: str | None = None, python: str = sys.executable, *,
+                  inherited: bool = False) -> str:
     """The shell command the host runs: this interpreter, `-P`, forge's entry point.
 
     When forge's code is importable only through PYTHONPATH (the plugin's `bin/forge` sets
@@ -75,7 +93,8 @@ def forge_command(own: str | None = None, python: str = sys.executable) -> str:
     gone one day (uninstalled, a plugin update that moved it), the shell says nothing of
     it and still runs the person's own command.
     """
-    words = [python, "-P", "-c", ENTRY, *([WRAP_FLAG, own] if own else [])]
+    flag = INHERITED_FLAG if inherited else WRAP_FLAG
+    words = [python, "-P", "-c", ENTRY, *([flag, own] if own else [])]
     command = shlex.join(words) + " 2>/dev/null"
     code_root = str(Path(__file__).resolve().parent.parent)
     if any(os.path.realpath(entry) == code_root
@@ -118,13 +137,16 @@ def install(project_root: Path, scope: str = "local") -> tuple[Path, bool, str |
     settings = read_settings(path, AGAIN)
     entry = _entry(settings, path) or {}
     command = entry.get("command")
+    inherited = False
     if is_forge(command):
-        own = wrapped(command)
+        own, inherited = wrapped(command), wraps_inherited(command)
     elif isinstance(command, str) and command.strip():
         own = command
     else:
         own = _inherited(scope, project_root)
-    updated = {**settings, KEY: {**entry, "type": "command", "command": forge_command(own)}}
+        inherited = own is not None
+    updated = {**settings, KEY: {**entry, "type": "command",
+                                 "command": forge_command(own, inherited=inherited)}}
     if updated == settings:
         return path, False, own
     _write(path, updated)
@@ -140,7 +162,7 @@ def remove(project_root: Path, scope: str = "local") -> tuple[Path, bool]:
         return path, False
     own = wrapped(entry["command"])
     updated = dict(settings)
-    if own is None or own == _inherited(scope, project_root):
+    if own is None or wraps_inherited(entry["command"]):
         del updated[KEY]
     else:
         updated[KEY] = {**entry, "command": own}

@@ -6,8 +6,11 @@ a function-level import is a circle all the same (whichever module loads first, 
 finds it half-built the day someone moves an import to the top), and a lazy import of a
 surface from the core is still the core knowing its surfaces.
 
-An import under `if TYPE_CHECKING:` is left out: it never runs, it only names a type for
-an annotation (forge's modules write `TYPE_CHECKING = False` to spare the `typing` import).
+An import under `if TYPE_CHECKING:` counts too: it names a type of the other module for an
+annotation, so the two modules know each other as surely as if it ran (held.py annotated
+with gates/goal.py's `Reading` while gates/goal.py called held.py, and the circle
+goal/events.py closed through both went unseen), and the day the annotation is evaluated
+(a dataclass, `get_type_hints`) the import runs.
 
 `from package import name` is an edge to `package.name` when that is a module, else to
 `package`. Importing a submodule also runs its package's `__init__`, but that is containment,
@@ -55,7 +58,7 @@ def import_graph(package: str) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, (path, is_package) in modules.items():
         here = name.split(".") if is_package else name.split(".")[:-1]
-        for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -70,19 +73,6 @@ def import_graph(package: str) -> dict[str, set[str]]:
                 if target.split(".")[0] == package and (found := known(target)) != name:
                     graph[name].add(found)
     return graph
-
-
-def _run_time_nodes(tree: ast.AST):
-    """Every node of `tree` but those under `if TYPE_CHECKING:`."""
-    pending = [tree]
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
-                node.test.id == "TYPE_CHECKING":
-            pending.extend(node.orelse)
-            continue
-        pending.extend(ast.iter_child_nodes(node))
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -198,24 +188,33 @@ def test_the_shell_model_imports_only_down_its_own_layers():
 
 
 def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
-    """The graph is what the checks above stand on: a lazily closed circle and a lazy
-    import from the core into a surface are both found."""
+    """The graph is what the checks above stand on: a lazily closed circle, one closed
+    across packages through function-level imports and an annotation-only import (the shape
+    of gates/goal.py, held.py, streak.py and goal/events.py before they were untied), and a
+    lazy import from the core into a surface are all found."""
     package = tmp_path / "forge_runtime"
-    (package / "goal").mkdir(parents=True)
-    (package / "hooks").mkdir()
-    for init in (package, package / "goal", package / "hooks"):
-        (init / "__init__.py").write_text("")
+    for directory in (package, package / "goal", package / "gates", package / "hooks"):
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "__init__.py").write_text("")
     (package / "goal" / "a.py").write_text("def f():\n    from forge_runtime.goal import b\n")
     (package / "goal" / "b.py").write_text("from . import a\n")
     (package / "goal" / "c.py").write_text("def g():\n    from ..hooks.stop import x\n")
     (package / "hooks" / "stop.py").write_text("x = 1\n")
-    (package / "goal" / "d.py").write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
-                                           "    from forge_runtime.goal import a\n")
+    (package / "goal" / "events.py").write_text(
+        "def stop():\n    from forge_runtime.gates.held import hold_met\n")
+    (package / "gates" / "held.py").write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from forge_runtime.gates.goal import R\n")
+    (package / "gates" / "goal.py").write_text(
+        "class R:\n    pass\ndef after():\n    from forge_runtime.gates import streak\n")
+    (package / "gates" / "streak.py").write_text(
+        "def warning():\n    from ..goal.events import CODE\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     graph = import_graph("forge_runtime")
-    assert circles(graph) == [["forge_runtime.goal.a", "forge_runtime.goal.b"]]
+    assert sorted(circles(graph)) == [
+        ["forge_runtime.gates.goal", "forge_runtime.gates.held", "forge_runtime.gates.streak",
+         "forge_runtime.goal.events"],
+        ["forge_runtime.goal.a", "forge_runtime.goal.b"]]
     assert graph["forge_runtime.goal.c"] == {"forge_runtime.hooks.stop"}
-    assert graph["forge_runtime.goal.d"] == set()
     table = [("entry", []), (SURFACES, ["forge_runtime.hooks"]),
              ("core", ["forge_runtime.goal"]), ("ground", ["forge_runtime"])]
     assert layer_of("forge_runtime.hooks.stop", table) < layer_of("forge_runtime.goal.c", table)

@@ -86,6 +86,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("sandbox", "enable"): [[]],
     ("sandbox", "status"): [[]],
     ("sandbox", "disable"): [[]],
+    ("sandbox", "diff"): [[]],
 }
 
 

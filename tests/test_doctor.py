@@ -37,11 +37,12 @@ def test_a_ready_project_passes_every_check(project, capsys):
     capsys.readouterr()
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("Done.\n  all 7 checks passed")
+    assert out.rstrip().endswith("Done.\n  all 8 checks passed")
     code, payload = doctor_json(capsys)
     assert code == 0 and payload["ok"] is True and failing(payload) == {}
     assert [c["name"] for c in payload["checks"]] == [
-        "python", "dependencies", "plugin", "project", "host", "sandbox", "command"]
+        "python", "dependencies", "plugin", "hook interpreter", "project", "host", "sandbox",
+        "command"]
     assert payload["_hint"]["marker"] == "Done"
 
 
@@ -61,7 +62,7 @@ def test_a_broken_state_file_gets_a_fix_that_really_fixes_it(project, capsys):
     capsys.readouterr()
     code, payload = doctor_json(capsys)
     fix = failing(payload)["project"]
-    assert code == 1 and "not YAML" in payload["checks"][3]["detail"]
+    assert code == 1 and "not YAML" in payload["checks"][4]["detail"]
     subprocess.run(["sh", "-c", fix.replace("forge init", "python3 -m forge_runtime init")],
                    cwd=project, check=True, capture_output=True)
     assert (project / ".forge/local/state.md.broken").exists()
@@ -159,7 +160,7 @@ def test_several_failures_give_the_first_fix_and_the_others_as_fallbacks(project
     monkeypatch.setenv("FORGE_CLAUDE_BIN", str(tmp_path / "nowhere"))
     code, payload = doctor_json(capsys)
     assert code == 1
-    assert payload["_hint"]["error"] == "2 of 7 checks failed: project, host"
+    assert payload["_hint"]["error"] == "2 of 8 checks failed: project, host"
     assert payload["_next_action"] == "forge init"
     assert payload["_hint"]["or"][0].endswith("-m pip install claude-agent-sdk")
 

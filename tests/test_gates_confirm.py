@@ -16,6 +16,7 @@ from test_gates import age, forge, write
 from forge_runtime.gates import confined, confirm, recorded
 from forge_runtime.goal import activation
 from forge_runtime.sandbox import layer
+from forge_runtime.sandbox.posture import OPTED_OUT, SANDBOXED, ledger_protected
 from forge_runtime.sandbox.scopes import PROJECT
 
 OBJECTIVE = "the parser passes its tests"
@@ -37,9 +38,12 @@ def project(tmp_path, monkeypatch):
     return project
 
 
-def goal_with(project, *commands: str) -> tuple[str, recorded.Recorded]:
+def goal_with(project, *commands: str, sandbox: str | None = OPTED_OUT
+              ) -> tuple[str, recorded.Recorded]:
+    """A goal recording gates running `commands`, typed in the posture `sandbox` (the
+    project's opt-out unless told; None: a goal from before forge recorded a posture)."""
     write(project.root, ".forge/gates.yaml", gates_file(*commands))
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activation.activate(project, OBJECTIVE, sandbox=sandbox).goal["nonce"]
     return nonce, recorded.of_goal(project, nonce)
 
 
@@ -111,7 +115,7 @@ def test_a_gate_timing_out_on_its_own_timeout_fails(project):
 @pytest.fixture
 def sandboxed(project):
     layer.enable(project, PROJECT)
-    assert confined.sandboxed_posture(project)
+    assert ledger_protected(project)
     return project
 
 
@@ -139,7 +143,7 @@ def test_a_hostile_gate_under_the_sandboxed_posture_writes_only_the_project(sand
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     write(project.root, ".forge/guard.yaml", "protected: [secrets]\n")
-    nonce, gates = goal_with(project, "true")
+    nonce, gates = goal_with(project, "true", sandbox=SANDBOXED)
     state_before = (project.root / ".forge/local/state.md").read_bytes()
     settings_before = (project.root / ".claude/settings.json").read_bytes()
     hostile = HOSTILE.format(ledger=project.ledger_root, nonce=nonce)
@@ -171,7 +175,7 @@ def test_a_hostile_gate_under_the_sandboxed_posture_writes_only_the_project(sand
 
 def test_the_sandboxed_posture_without_bubblewrap_verifies_nothing(sandboxed, monkeypatch,
                                                                    tmp_path):
-    nonce, gates = goal_with(sandboxed, "true")
+    nonce, gates = goal_with(sandboxed, "true", sandbox=SANDBOXED)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     result = confirm.confirm(sandboxed, nonce, gates, 10)
     assert not result["passed"] and "bubblewrap (bwrap) is not installed" in result["problem"]
@@ -179,7 +183,7 @@ def test_the_sandboxed_posture_without_bubblewrap_verifies_nothing(sandboxed, mo
 
 
 def test_verify_gates_in_the_sandboxed_posture_runs_confined(sandboxed):
-    goal_with(sandboxed, "test -f src/parser.py")
+    goal_with(sandboxed, "test -f src/parser.py", sandbox=SANDBOXED)
     code, text = forge("goal", "verify-gates")
     assert code == 0, text
     assert "g0  passed in" in text and "confinement: bwrap" in text

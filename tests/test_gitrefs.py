@@ -37,9 +37,12 @@ def test_a_remote_named_as_an_option_runs_nothing(clone, tmp_path, name):
 def test_an_ext_url_runs_nothing_even_where_the_repository_allows_it(clone, tmp_path):
     marker = tmp_path / "ran"
     git("config", "protocol.ext.allow", "always", cwd=clone)
-    refs = RemoteRefs(clone, f"ext::sh -c touch% {marker}", "refs/forge/x/")
+    url = f"ext::sh -c touch% {marker}"
+    with pytest.raises(GitFailed, match="not a remote configured"):  # given as the remote
+        RemoteRefs(clone, url, "refs/forge/x/").fetch("*")
+    git("config", "remote.ext.url", url, cwd=clone)  # a remote's URL: the transport refused
     with pytest.raises(GitFailed, match="not allowed"):
-        refs.fetch("*")
+        RemoteRefs(clone, "ext", "refs/forge/x/").fetch("*")
     assert not marker.exists()
 
 
@@ -101,3 +104,83 @@ def test_programs_the_repository_config_names_run_not_and_the_users_still_do(clo
     assert "core.sshcommand=ssh" in pinned and "credential.helper=" in pinned
     assert f"credential.helper=!touch {users}; true" in pinned
     assert f"touch {marker}" not in " ".join(pinned)
+
+
+RECEIVING_HOOKS = ("pre-receive", "update", "post-receive", "post-update",
+                   "reference-transaction", "proc-receive", "push-to-checkout")
+
+
+def _agent_repository(tmp_path, marker):
+    """A bare repository the agent made in its temp dir: every hook a push can run on the
+    receiving side, in its hooks directory and in one its config names, and a program run
+    for its alternates' refs."""
+    agent = bare_repository(tmp_path / "agent.git")
+    elsewhere = tmp_path / "agent-hooks"
+    elsewhere.mkdir()
+    for directory in (agent / "hooks", elsewhere):
+        for name in RECEIVING_HOOKS:
+            (directory / name).write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+            (directory / name).chmod(0o755)
+    other = bare_repository(tmp_path / "other.git")
+    (agent / "objects" / "info" / "alternates").write_text(f"{other / 'objects'}\n")
+    git("config", "core.alternateRefsCommand", f"echo alternates >> {marker}; true", cwd=agent)
+    return agent, elsewhere
+
+
+@pytest.mark.parametrize("spelling", ["path", "file-url"])
+def test_a_claim_to_a_repository_given_by_path_or_url_is_refused(clone, tmp_path, spelling):
+    """Issue 34: the remote came from the model (or `.forge/config.yaml`); a path to a
+    bare repository the agent made took the claim and ran its hook."""
+    from forge_runtime.artifacts.remote import RemoteClaims
+    from forge_runtime.steps import OpError
+    from tests.artifact_support import NOW
+
+    marker = tmp_path / "ran"
+    agent, _ = _agent_repository(tmp_path, marker)
+    claims = RemoteClaims(clone, str(agent) if spelling == "path" else f"file://{agent}")
+    with pytest.raises(OpError, match="not a remote configured in this repository"):
+        claims.claim("PRD-001", "worker", 30, NOW)
+    assert git("for-each-ref", cwd=agent) == "" and not marker.exists()
+
+
+@pytest.mark.parametrize("spelling", ["remote-name", "hooks-path"])
+def test_a_claim_to_an_agent_made_repository_runs_none_of_its_hooks(clone, tmp_path,
+                                                                   spelling):
+    """Issue 34: on a local push git runs the receiving repository's hooks, which forge's
+    own pinned settings do not reach; the agent's bare repository ran its `pre-receive`
+    in the MCP server's process. Even named as a remote (in the opted-out posture the
+    agent can write .git/config): claimed, listed and released, no hook, no program."""
+    from forge_runtime.artifacts.remote import RemoteClaims
+    from tests.artifact_support import NOW
+
+    marker = tmp_path / "ran"
+    agent, elsewhere = _agent_repository(tmp_path, marker)
+    remote = "agent"
+    git("remote", "add", "agent", str(agent), cwd=clone)
+    if spelling == "hooks-path":
+        git("config", "core.hooksPath", str(elsewhere), cwd=agent)
+    # the project's own config (the agent's to write too) names a program for alternates
+    (clone / ".git" / "objects" / "info" / "alternates").write_text(
+        f"{tmp_path / 'other.git' / 'objects'}\n")
+    git("config", "core.alternateRefsCommand", f"echo local >> {marker}; true", cwd=clone)
+    claims = RemoteClaims(clone, remote)
+    record, outcome = claims.claim("PRD-001", "worker", 30, NOW)
+    assert outcome == "claimed"
+    assert [r["id"] for r in claims.all()] == ["PRD-001"]
+    assert claims.release("PRD-001", "worker", False, NOW)
+    assert git("for-each-ref", cwd=agent) == "", "the claim went there and was released"
+    assert not marker.exists(), marker.read_text()
+
+
+def test_a_push_rewritten_to_a_local_path_is_refused(clone, tmp_path):
+    """`pushInsteadOf` (the repository's config) turns a remote forge reads as a network
+    URL into a local path for pushes only: forge's push then refuses the local transport
+    rather than run it without its hooks pinned."""
+    marker = tmp_path / "ran"
+    agent, _ = _agent_repository(tmp_path, marker)
+    git("remote", "add", "far", "https://127.0.0.1:9/far.git", cwd=clone)  # loopback
+    git("config", f"url.{agent}.pushInsteadOf", "https://127.0.0.1:9/", cwd=clone)
+    refs = RemoteRefs(clone, "far", "refs/forge/x/")
+    with pytest.raises(GitFailed, match="not allowed"):
+        refs.swap("a", None, refs.commit("one"))
+    assert not marker.exists(), marker.read_text()

@@ -282,3 +282,26 @@ def test_the_html_report_escapes_what_the_ledger_holds():
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "<img src=x>" not in page
     assert "default-src 'none'" in page
+
+
+def test_the_first_turn_is_held_to_the_dollar_ceiling_before_its_stop(project):
+    """Issue 33: the ceilings hold from a goal's first tool call, dollars too."""
+    from forge_runtime.hooks import pre_tool_use
+
+    def tool_call():
+        return pre_tool_use.handle(session.event("PreToolUse", tool_name="Read",
+                                                 tool_input={"file_path": "a"}))
+
+    _guard(project, "goal: {require_sandbox: false, tranche: {usd: 1}}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    _spend(session, "msg_1", input=100_000)  # $0.50
+    assert tool_call() is None
+    _spend(session, "msg_2", output=20_000)  # $0.50: $1.00 in all, no Stop yet
+    reason = tool_call()["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
+                             f"{OBJECTIVE} spent $1.00 of $1.00 (the dollar ceiling) before")
+    session._append({"type": "assistant", "message": {"role": "assistant",
+                                                      "stop_reason": "end_turn", "content": []}})
+    assert session.stop()["continue"] is False
+    assert _ledger(project).current().goal["picousd"] == 10**12

@@ -455,3 +455,78 @@ def test_a_worktree_continues_the_goals_token_count(tmp_path, project):
     goal = _ledger(there).current().goal
     assert goal["nonce"] == _ledger(here).current().goal["nonce"]
     assert goal["token_count"] == 4100 + 1000
+
+
+# -- the first turn: ceilings before any Stop confirmed the goal (issue 33) ---------------
+
+def test_the_first_turn_is_held_to_the_token_ceiling_before_its_stop(project):
+    _guard(project, "goal: {require_sandbox: false, tranche: {tokens: 1000}}\n")
+    session = Session(project)
+    session._append({"type": "assistant", "message": {  # before the /goal: not its tokens
+        "id": "msg_0", "model": "claude-test", "role": "assistant", "stop_reason": "end_turn",
+        "usage": {"input_tokens": 5000, "output_tokens": 0}, "content": []}})
+    session.person_goal(OBJECTIVE)
+    _spend(session, "msg_1", input=600)
+    assert _tool_call(session) is None  # 600 of 1,000: the call runs
+    _spend(session, "msg_2", input=400)
+    reason = _tool_call(session)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
+                             f"{OBJECTIVE} used 1k of 1k tokens (the token ceiling) before any "
+                             "Stop confirmed the goal")
+    assert f"\nNext: /goal {OBJECTIVE}" in reason
+    # its Stop activates the goal and charges the whole first turn, which ends it
+    session._append({"type": "assistant", "message": {"role": "assistant",
+                                                      "stop_reason": "end_turn", "content": []}})
+    assert session.stop()["continue"] is False
+    goal = _ledger(project).current().goal
+    assert (goal["turn_count"], goal["token_count"], goal["status"]) == (1, 1000, "exhausted")
+
+
+def test_the_first_turn_of_a_new_tranche_is_held_to_what_that_tranche_adds(project):
+    _guard(project, "goal: {require_sandbox: false, tranche: {tokens: 1000}}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    _closing_turn(session, "msg_1", 1200)
+    assert session.stop()["continue"] is False
+    assert _ledger(project).current().goal["status"] == "exhausted"  # 1,200 of 1,000
+    session.person_goal(OBJECTIVE)  # one more tranche: the ceiling becomes 2,000
+    _spend(session, "msg_2", input=700)
+    assert _tool_call(session) is None  # 1,900 of 2,000
+    _spend(session, "msg_3", input=100)
+    reason = _tool_call(session)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "used 2k of 2k tokens (the token ceiling)" in reason
+
+
+def test_the_first_turns_clock_starts_at_the_prompt(project, monkeypatch):
+    from forge_runtime.goal import ceilings
+
+    _guard(project, "goal: {require_sandbox: false, tranche: {minutes: 30}}\n")
+    monkeypatch.setattr(ceilings, "now", lambda: "2026-01-01T10:00:00Z")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    monkeypatch.setattr(ceilings, "now", lambda: "2026-01-01T10:29:59Z")
+    assert _tool_call(session) is None
+    monkeypatch.setattr(ceilings, "now", lambda: "2026-01-01T10:30:00Z")
+    reason = _tool_call(session)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "the first turn of /goal" in reason and "ran 30 of 30 minutes" in reason
+
+
+def test_a_model_scheduled_goal_leaves_no_restriction_after_its_stop(project):
+    _guard(project, "goal: {require_sandbox: false, tranche: {tokens: 1000}}\n")
+    session = Session(project)
+    session.model_goal("model-made goal")
+    _spend(session, "msg_1", input=1500)
+    assert _tool_call(session) is not None  # held while pending: it grants nothing
+    assert session.turn() is None  # its Stop finds no person's /goal: nothing activates
+    _spend(session, "msg_2", input=5000)
+    assert _tool_call(session) is None
+    assert events.sessions.involvement(project.ledger_root, session.id) == set()
+    left = Path(project.ledger_root) / events.sessions.SESSIONS_DIR
+    assert not list(left.glob(f"{session.id}*")), "its notes went with it"
+
+
+def test_a_pending_note_in_the_tranche_clock_cannot_start_it_later(project):
+    later = "2999-01-01T00:00:00Z"
+    assert activation.clock_start(later) is None
+    assert activation.clock_start("not a time at all!!") is None
+    assert activation.clock_start("2020-01-01T00:00:00Z") == "2020-01-01T00:00:00Z"

@@ -132,6 +132,15 @@ def test_a_refusal_says_what_it_protects_and_how_a_person_does_it(world):
     assert "forge is installed from it" in marketplace
 
 
+def test_a_host_session_started_with_a_goal_prompt_is_refused(world):
+    rendered = ask(world, "claude -p '/goal ship the release'").render()
+    assert "runs `claude` with the prompt `/goal ...`" in rendered
+    assert "its /goal activates nothing" in rendered
+    assert ask(world, "codex exec '  /goal ship it'") is not None
+    assert ask(world, "claude -p 'how do we use /goal here'") is None
+    assert ask(world, "claude -p '/goals of this sprint, summarised'") is None
+
+
 @pytest.mark.parametrize("command", [
     "claude --version",
     "claude -v",

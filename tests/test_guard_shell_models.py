@@ -24,7 +24,8 @@ def test_no_command_has_two_families():
 
 
 @pytest.mark.parametrize("command, family", [
-    ("git status", "git"), ("tar -xf a.tar", "archives"), ("claude plugin list", "hosts")])
+    ("git status", "git"), ("tar -xf a.tar", "archives"), ("claude plugin list", "hosts"),
+    ("awk '{print $1}' f", "awk")])
 def test_a_family_is_imported_only_when_one_of_its_commands_runs(tmp_path, command, family):
     code = ("import sys\n"
             "from forge_runtime.guard import shell\n"

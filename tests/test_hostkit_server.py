@@ -203,3 +203,23 @@ def test_codex_responses_requests_get_the_script_as_codex_items():
         message = sse(data)[2][1]["item"]
         assert message["content"][0]["text"] == "Stopped."
         assert [r["rule"] for r in server.requests] == ["act", "finish"]
+
+
+def test_plan_usage_is_sent_as_each_hosts_rate_limit_headers():
+    """Claude Code reads its subscription's windows from the unified headers (a fraction),
+    Codex from x-codex-primary/secondary-* (a percentage and the window's length): measured,
+    Codex 0.171.0 then records them in its rollout's token_count `rate_limits`."""
+    script = Script({"rules": [{"reply": {"text": "ok",
+                                          "plan_usage": {"five_hour": 85, "seven_day": 42}}}]})
+    with ModelServer(script) as server:
+        response, _ = post(server, body())
+        assert response.getheader("anthropic-ratelimit-unified-5h-utilization") == "0.85"
+        assert response.getheader("anthropic-ratelimit-unified-7d-utilization") == "0.42"
+        assert response.getheader("anthropic-ratelimit-unified-status") == "allowed"
+        codex, _ = post(server, {"model": "gpt-test", "stream": True, "input": []},
+                        path="/v1/responses")
+        assert codex.getheader("x-codex-primary-used-percent") == "85"
+        assert codex.getheader("x-codex-primary-window-minutes") == "300"
+        assert codex.getheader("x-codex-secondary-used-percent") == "42"
+        assert codex.getheader("x-codex-secondary-window-minutes") == "10080"
+        assert int(codex.getheader("x-codex-secondary-reset-at")) > 0

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from goal_support import goal_in_state
 
-from forge_runtime.goal import codex_transcript
+from forge_runtime.goal import codex_transcript, sessions
 from forge_runtime.goal.status import goal_nonces
 from forge_runtime.hooks.dispatch import run
 from forge_runtime.hosts import codex
@@ -381,3 +381,61 @@ def test_a_goal_codexs_model_completes_while_its_gate_fails_goes_on_with_every_b
         "FORGE_GOAL_VERIFIED: goal ")
     goal = goal_in_state(rollout.project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 3)
+
+
+# -- the first turn of a person's /goal, before its first Stop (issue 33) ------------------
+
+def _spend_tokens(rollout: Rollout, tokens: int, total: int) -> None:
+    rollout.write("event_msg", {"type": "token_count", "info": {
+        "last_token_usage": {"input_tokens": tokens, "output_tokens": 0},
+        "total_token_usage": {"input_tokens": total}}})
+
+
+def _bash_call(rollout: Rollout) -> dict | None:
+    return hook("PreToolUse", {"session_id": rollout.id, "turn_id": rollout.turn_id or "t1",
+                               "transcript_path": str(rollout.path), "cwd": str(rollout.project),
+                               "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                               "tool_input": {"command": "echo step"}})
+
+
+def test_a_persons_codex_goal_holds_its_first_turn_to_the_token_ceiling(rollout):
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text(
+        "goal: {tranche: {tokens: 1000}}\n")
+    _spend_tokens(rollout, 5000, 5000)  # before the /goal: not its tokens
+    rollout.person_goal("ship it")
+    _spend_tokens(rollout, 600, 5600)
+    assert _bash_call(rollout) is None
+    _spend_tokens(rollout, 400, 6000)
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal ship it "
+                             "used 1k of 1k tokens (the token ceiling)"), reason
+    reply = rollout.turn(trigger="user")  # its Stop activates and charges the whole turn
+    assert reply["continue"] is False and rollout.native_status() == "paused"
+    goal = goal_in_state(rollout.project)
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+
+
+def test_a_model_created_codex_goal_notes_no_first_turn(rollout):
+    rollout.write("response_item", {"type": "function_call", "name": "create_goal",
+                                    "arguments": json.dumps({"objective": "model goal"}),
+                                    "call_id": "c1"})
+    with sqlite3.connect(rollout.store) as db:
+        db.execute("INSERT INTO thread_goals VALUES (?, 'g', 'model goal', 'active', NULL, "
+                   "0, 0, 0, 0)", (rollout.id,))
+    assert _bash_call(rollout) is None
+    project = find_project(rollout.project)
+    assert sessions.involvement(project.ledger_root, rollout.id) == set()
+
+
+def test_a_codex_session_an_agent_started_is_not_a_person(rollout, monkeypatch):
+    from forge_runtime.goal import nesting
+
+    monkeypatch.setattr(nesting, "started_by_agent", lambda: "measured")
+    rollout.person_goal("ship it")
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith("Error: FORGE_GOAL_NOT_A_PERSON: ")
+    reply = rollout.turn(trigger="user")
+    assert reply["continue"] is False and "FORGE_GOAL_NOT_A_PERSON" in reply["stopReason"]
+    assert rollout.native_status() == "paused"
+    assert goal_nonces(find_project(rollout.project)) == []

@@ -66,3 +66,40 @@ def test_check_reports_the_tools_and_ends_with_a_hint(cli_project):
     payload = json.loads(shown.stdout)
     assert payload["tools"] == [operation.name for operation in OPERATIONS]
     assert payload["_hint"]["marker"] == "Done"
+
+
+def test_a_claim_the_model_sends_to_its_own_bare_repository_runs_not_its_hook(cli_project,
+                                                                              tmp_path):
+    """Issue 34: the model names the remote; a bare repository it made in its temp dir,
+    with a `pre-receive` hook, took the claim and ran the hook in the server's process."""
+    marker = tmp_path / "hook-ran"
+    agent = tmp_path / "agent-tmp" / "claims.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(agent)], check=True)
+    hook = agent / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+
+    async def claim():
+        async with forge_mcp(cli_project) as session:
+            made = await session.call_tool("new", {"kind": "prd", "title": "Claims"})
+            found = made.structured_content["id"]
+            return [await session.call_tool("claim", {"id": found, "agent": "worker-1",
+                                                      "remote": remote})
+                    for remote in (str(agent), f"file://{agent}", "mine")]
+
+    def refs() -> str:
+        return subprocess.run(["git", "-C", str(agent), "for-each-ref"], capture_output=True,
+                              text=True, check=True).stdout
+
+    by_path, by_url, by_name = anyio.run(claim)
+    for refused in (by_path, by_url):
+        assert refused.is_error
+        assert "not a remote configured" in refused.structured_content["_hint"]["error"]
+    assert refs() == "" and not marker.exists()
+    # named as a remote (the opted-out posture lets the agent write .git/config): the
+    # claim lands there, and the hook still does not run
+    subprocess.run(["git", "-C", str(cli_project), "remote", "add", "mine", str(agent)],
+                   check=True)
+    by_name = anyio.run(claim)[2]
+    assert not by_name.is_error, by_name.structured_content
+    assert "refs/forge/claims/" in refs() and not marker.exists()

@@ -344,3 +344,29 @@ def test_the_managed_drop_ins_in_force_are_every_json_file_there_in_name_order(
     assert found == [str(path) for path in sorted(drop_ins.glob("*.json"))]
     assert [Path(path).name for path in found] == [".hidden.json", "A.json", "a.json",
                                                    "b.json"]
+
+
+def test_status_says_whether_forge_can_confine_a_sandboxed_goals_gates(project, capsys,
+                                                                       monkeypatch, tmp_path):
+    """On either host: where it cannot, a sandboxed goal's gates verify nothing, and the
+    person learns that here rather than from a goal ending unverified."""
+    code, payload = run(capsys, "sandbox", "status")
+    assert payload["gate_confinement"].startswith("confined (bubblewrap, no Unix sockets")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, payload = run(capsys, "sandbox", "status")
+    assert payload["gate_confinement"].startswith("cannot be confined, so no sandboxed goal is "
+                                                  "verified here: the goal's posture is "
+                                                  "sandboxed and bubblewrap (bwrap) is not")
+    main(["sandbox", "status"])
+    assert "forge's own run of a sandboxed goal's final gates: cannot be confined" in \
+        capsys.readouterr().out
+
+
+def test_init_for_codex_says_whether_its_goals_gates_can_be_confined(project, capsys,
+                                                                     monkeypatch, tmp_path):
+    code, payload = run(capsys, "init", "--host", "codex")
+    assert code == 0 and payload["gate_confinement"].startswith("confined")
+    assert not (project / ".claude").exists()  # the check's mount points are gone
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, payload = run(capsys, "init", "--host", "codex")
+    assert code == 0 and "bubblewrap (bwrap) is not installed" in payload["gate_confinement"]

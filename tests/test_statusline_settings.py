@@ -63,8 +63,20 @@ def test_a_status_line_from_a_lower_settings_file_is_kept_and_shows_again_on_rem
     path, _, own = settings.install(root, "local")
     assert own == OWN["command"] and settings.wrapped(_read(path)["statusLine"]["command"]) \
         == OWN["command"]
+    assert settings.wraps_inherited(_read(path)["statusLine"]["command"])
     settings.remove(root, "local")
     assert "statusLine" not in _read(path) and _read(user) == {"statusLine": OWN}
+
+
+def test_a_persons_own_line_equal_to_a_lower_files_is_theirs_and_given_back(root):
+    """Issue 33: removal compared the wrapped command with the lower file's and, equal,
+    deleted the person's own entry from their file."""
+    _write(settings.settings_path("project", root), {"statusLine": OWN})
+    path = settings.settings_path("local", root)
+    _write(path, {"statusLine": OWN})
+    settings.install(root, "local")
+    settings.remove(root, "local")
+    assert _read(path) == {"statusLine": OWN}
 
 
 def test_the_installed_command_runs_the_persons_line_then_forges_part(root):

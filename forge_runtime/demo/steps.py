@@ -78,12 +78,17 @@ def ledger_charged_the_turns(demo: Demo) -> Section:
     goal = status.json().get("goal") or {}
     if not goal.get("turn_count"):
         raise DemoFailed("the goal ledger charged no turn for the /goal session")
+    usd = (status.json().get("budget") or {}).get("usd") or {}
+    if not usd.get("prices"):
+        raise DemoFailed("the goal's turns were not priced (no sealed price table)")
     demo.forge("goal", "status")  # the text a person sees, for the hint-contract step
     return Section("What forge recorded", [
         f"goal {goal['nonce']}: \"{goal['objective']}\", status {goal['status']}",
         f"turns charged {goal['turn_count']} of {goal['turn_ceiling']} "
         f"({goal['activation_count']} activation by a person); at the ceiling forge stops "
         "native autonomy",
+        f"priced ${usd['used']:.4f} at API prices ({usd['prices']}, sealed into the "
+        "activation); `goal: {tranche: {usd: 5}}` in .forge/guard.yaml would cap it",
         "ledger: hash-chained records in the project's .git/forge-goals/, "
         f"verified intact ({verify.json()['_hint'].get('rationale')})",
     ])

@@ -13,7 +13,8 @@ hash or the gate's definition changed, so after an edit only the affected gates 
     goal       what a running goal's Stop hook and `forge goal` say about the gates
     recorded   the final gates a goal's `/goal` recorded in the ledger: what it is judged by
     confirm    forge runs the recorded gates itself: the run that verifies a goal
-    confined   that run as confined as the agent's sandboxed Bash (bubblewrap)
+    confined   that run, by the goal's recorded posture, as confined as the agent's Bash
+    seccomp    the filter that keeps a confined run off Unix sockets
     files      the small JSON files all of them keep under `.forge/local/gates/`
 """
 

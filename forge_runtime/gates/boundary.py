@@ -125,11 +125,12 @@ def _git_files(project) -> list[str] | None:
     """Tracked and untracked-but-not-ignored files, or None when git cannot tell. It runs in
     forge's hook processes, so with forge's own git settings (gitrefs.PINNED: no fsmonitor
     or hook the repository's config names) and environment."""
+    from forge_runtime.agent_roots import program
     from forge_runtime.gitrefs import PINNED, git_environment
 
     try:
         done = subprocess.run(
-            ["git", *PINNED, "-c", "core.quotepath=off", "ls-files", "-z", "--cached",
+            [program("git"), *PINNED, "-c", "core.quotepath=off", "ls-files", "-z", "--cached",
              "--others", "--exclude-standard"], cwd=project.root, capture_output=True,
             timeout=60, env={**git_environment(), "GIT_OPTIONAL_LOCKS": "0"})
     except (OSError, subprocess.TimeoutExpired):

@@ -3,7 +3,7 @@
 Receipts (`forge gate run`) are written where the agent's tools write, by a process the agent
 runs; sealed or not, they can only tell the model what to run next. What verifies a goal is
 this: the gates its `/goal` recorded (recorded.py), run by forge from its own hook or a
-person's `forge goal verify-gates`, confined as the agent's Bash is (confined.py), on the
+person's `forge goal verify-gates`, confined as its recorded posture asks (confined.py), on the
 tree as it is. The result is kept with the goal's gates record in the ledger
 (`<ledger root>/gates/<nonce>.json`, `confirmed`; the output goes to
 `<ledger root>/gate-runs/<nonce>/<gate>.log`): each gate's verdict with the boundary hash
@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import time
 
-from forge_runtime.gates import confined, files, runner, status
+from forge_runtime.gates import files, runner, status
 from forge_runtime.gates.recorded import Recorded
 from forge_runtime.goal.ledger import now
 
@@ -89,12 +89,14 @@ def _reusable(kept: dict, boundary: str, left: float | None) -> bool:
 def run(project, nonce: str, recorded: Recorded, hashes: dict[str, str], kept: dict,
         budget: float | None) -> dict:
     """Run every recorded gate whose verdict does not stand (`kept`), confined as the
-    posture asks, within `budget` seconds."""
+    goal's recorded posture asks, within `budget` seconds."""
     started = time.monotonic()
     if recorded.problem is not None:
         return _result(recorded, {}, NOTHING_RAN, recorded.problem)
+    from forge_runtime.gates import confined  # a Stop that only reads a verdict never runs
+
     results = {}
-    confinement = None
+    confinement, known_to_start = None, False
     try:
         for gate in recorded.gates:
             left = None if budget is None else budget - (time.monotonic() - started)
@@ -106,12 +108,17 @@ def run(project, nonce: str, recorded: Recorded, hashes: dict[str, str], kept: d
                                       "duration_s": 0}
                 continue
             if confinement is None:  # the posture is read only when something runs
-                confinement = confined.for_project(project,
-                                                   confined.sandboxed_posture(project))
+                confinement = confined.for_goal(project, nonce)
                 if confinement.problem is not None:
                     return _result(recorded, {}, confinement.kind, confinement.problem)
             results[gate.name] = _run_one(project, nonce, gate, confinement, left,
                                           hashes[gate.name])
+            if results[gate.name]["verdict"] == PASSED:
+                known_to_start = True
+            elif not known_to_start:  # the failure may be the confinement's, not the gate's
+                known_to_start, problem = True, confinement.start_problem()
+                if problem is not None:
+                    return _result(recorded, {}, confinement.kind, problem)
     finally:
         if confinement is not None:
             confinement.clean_up()
@@ -123,10 +130,11 @@ def run(project, nonce: str, recorded: Recorded, hashes: dict[str, str], kept: d
 def _run_one(project, nonce: str, gate, confinement, left: float | None,
              boundary: str) -> dict:
     limits = [t for t in (gate.timeout, left) if t is not None]
-    code, timed_out, seconds = runner.execute(
-        project, gate, log_path(project, nonce, gate.name),
-        confinement.command(gate.command), min(limits) if limits else None,
-        lambda elapsed: None)
+    with confinement.launch(gate.command, gate.name) as launch:
+        code, timed_out, seconds = runner.execute(
+            project, gate, log_path(project, nonce, gate.name), launch.command,
+            min(limits) if limits else None, lambda elapsed: None, env=launch.env,
+            pass_fds=launch.pass_fds)
     cut_short = timed_out and left is not None and (gate.timeout is None or left < gate.timeout)
     verdict = NOT_RUN if cut_short else PASSED if code == 0 and not timed_out else \
         "timed out" if timed_out else f"failed (exit {code})"

@@ -31,7 +31,7 @@ from forge_runtime.goal.witness import witnessed_ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from forge_runtime.gates.goal import Reading
+    from forge_runtime.gates.reading import Reading
 
 UNVERIFIED = "FORGE_GOAL_UNVERIFIED"
 VERIFIED = "FORGE_GOAL_VERIFIED"

@@ -106,3 +106,46 @@ def drift(recorded: Recorded, current: list[config.Gate]) -> list[str]:
     now = {gate.name: gate.definition_digest for gate in current}
     return [gate.name for gate in recorded.gates
             if now.get(gate.name) != gate.definition_digest]
+
+
+def changes(before: Recorded | None, after: Recorded | None) -> list[str]:
+    """What a person's `/goal` would record differently from `before` (the gates the goal
+    last recorded; None: none) when the gates file now reads as `after`: one line per gate
+    added, removed or redefined, and the file's appearing, vanishing or breaking. Empty
+    when they are the same definitions."""
+    if (before.digest if before else None) == (after.digest if after else None):
+        return []
+    if after is None:
+        return ["the gates file is gone: the goal would have no final gates"]
+    if before is None:
+        before = Recorded((), "", None)
+    lines = []
+    if after.problem is not None and after.problem != before.problem:
+        lines.append(f"the gates file cannot be read now ({after.problem})")
+    old = {gate.name: gate.spec() for gate in before.gates}
+    new = {gate.name: gate.spec() for gate in after.gates}
+    for name in sorted(old.keys() - new.keys()):
+        lines.append(f"gate {name} removed (it ran `{old[name]['command']}`)")
+    for name in sorted(new.keys() - old.keys()):
+        lines.append(f"gate {name} added: runs `{new[name]['command']}`")
+    for name in sorted(old.keys() & new.keys()):
+        changed = [f"{key} {_shown(old[name][key])} -> {_shown(new[name][key])}"
+                   for key in ("command", "boundary", "timeout")
+                   if old[name][key] != new[name][key]]
+        if changed:
+            lines.append(f"gate {name} changed: {'; '.join(changed)}")
+    return lines or ["the gates file's definitions changed"]
+
+
+def _shown(value) -> str:
+    return f"`{value}`" if isinstance(value, str) else fastjson.dumps(value)
+
+
+def last_recorded(project, objective: str) -> tuple[str, Recorded | None] | None:
+    """(nonce, the gates it last recorded) for the goal of `objective`; None when the
+    objective has no goal yet (its first `/goal` has nothing to compare with)."""
+    from forge_runtime.goal.index import find_nonce
+    from forge_runtime.goal.objective import objective_hash
+
+    nonce = find_nonce(project.ledger_root, objective_hash(objective))
+    return None if nonce is None else (nonce, of_goal(project, nonce))

@@ -80,10 +80,13 @@ def _run_one(project, gate: config.Gate, label: str, progress: Progress) -> dict
 
 
 def execute(project, gate: config.Gate, log, command: str | list[str], timeout: float | None,
-            tick: Callable[[float], None]) -> tuple[int, bool, float]:
+            tick: Callable[[float], None], env: dict[str, str] | None = None,
+            pass_fds: tuple[int, ...] = ()) -> tuple[int, bool, float]:
     """Run `command` for `gate` in the project root with its output in `log`: (exit code,
     whether it was killed for running past `timeout`, seconds it took). A string runs in
-    the platform's shell, a list as it is (confined.py's bubblewrap argv)."""
+    the platform's shell, a list as it is (confined.py's bubblewrap argv); `env` replaces
+    forge's own environment (confined.py's clean one for forge's own run), `pass_fds` are
+    inherited."""
     os.makedirs(os.path.dirname(log), exist_ok=True)
     started = time.monotonic()
     # never through a link: a person's run (or forge's own) must not write where one points
@@ -92,7 +95,8 @@ def execute(project, gate: config.Gate, log, command: str | list[str], timeout: 
         child = subprocess.Popen(command, shell=isinstance(command, str), cwd=project.root,
                                  stdout=output, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, start_new_session=True,
-                                 env={**os.environ, "FORGE_GATE": gate.name})
+                                 env={**os.environ, "FORGE_GATE": gate.name} if env is None
+                                 else env, pass_fds=pass_fds)
         try:
             exit_code, timed_out = _wait(child, timeout, started, tick)
         except BaseException:  # Ctrl-C: its own session would not hear it, so end it here

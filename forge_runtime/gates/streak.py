@@ -12,11 +12,11 @@ alone, before anything dearer.
 
 from __future__ import annotations
 
-from forge_runtime.goal.charging import STUCK_AFTER
+from forge_runtime.goal.charging import STUCK_AFTER, STUCK_CODE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from forge_runtime.gates.goal import Reading
+    from forge_runtime.gates.reading import Reading
 
 
 def _key(reading: Reading) -> list:
@@ -51,8 +51,6 @@ def observe(record: dict, reading: Reading, turn_count: int) -> tuple[dict, int]
 
 def warning(names: list[str], lasted: int, goal: dict) -> str:
     """The warning's sentence; the hint (the gate's own `Next:`) is the notice's."""
-    from forge_runtime.goal.events import STUCK_CODE
-
     gates = ", ".join(names)
     return (f"{STUCK_CODE}: final gate {gates} has failed the same way for {lasted} charged "
             f"turns ({goal['turn_count']} of {goal['turn_ceiling']} used). Read its log and "

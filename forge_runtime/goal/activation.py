@@ -87,10 +87,11 @@ class Limits(record("Limits", "tokens minutes usd prices", defaults=(None, None,
     __slots__ = ()
 
 
-def tranche_limits(project: Project) -> Limits:
+def tranche_limits(project: Project, dollars: bool = True) -> Limits:
     """The per-tranche ceilings the project sets, and the price table sealed for them. A
     person's file, protected by the guard (and the kernel sandbox): agent-written state
-    never sets them. A dollar ceiling with no price table to count it refuses the /goal."""
+    never sets them. A dollar ceiling with no price table to count it refuses the /goal.
+    `dollars=False`: the token and time ceilings alone, nothing sealed."""
     from forge_runtime.guard import rules
 
     tranche = rules.for_project(project).goal.get("tranche") or {}
@@ -98,6 +99,8 @@ def tranche_limits(project: Project) -> Limits:
     def whole(value) -> int | None:  # the schema's integers: YAML's 3e6 or 240.0 too
         return None if value is None else int(value)
 
+    if not dollars:
+        return Limits(whole(tranche.get("tokens")), whole(tranche.get("minutes")))
     usd = tranche.get("usd")
     picos = None
     if usd is not None:
@@ -131,13 +134,16 @@ def seal_prices(project: Project, required: bool) -> dict | None:
             from None
 
 
-def with_tranche(goal: dict, limits: Limits, base: int, usd_base: int = 0) -> dict:
+def with_tranche(goal: dict, limits: Limits, base: int, usd_base: int = 0,
+                 started: str | None = None) -> dict:
     """`goal` with a new tranche's ceilings: `base` + the token tranche and `usd_base` + the
     dollar tranche (the count so far, or the last ceiling, as turns keep theirs), the clock
-    started now, and the price table this tranche's charges are priced with."""
+    started `started` (when the person's `/goal` prompt arrived, `clock_start`), else now,
+    and the price table this tranche's charges are priced with."""
     tokens, minutes, usd, prices = limits
     goal = {**goal, "token_ceiling": None if tokens is None else base + tokens,
-            "tranche_tokens": tokens, "minute_ceiling": minutes, "tranche_started": now()}
+            "tranche_tokens": tokens, "minute_ceiling": minutes,
+            "tranche_started": started or now()}
     if usd is not None:
         goal.update(usd_ceiling=usd_base + usd, tranche_usd=usd)
     else:
@@ -151,13 +157,56 @@ def with_tranche(goal: dict, limits: Limits, base: int, usd_base: int = 0) -> di
     return goal
 
 
+def clock_start(prompted_at) -> str | None:
+    """When a tranche's clock starts for a `/goal` prompt noted at `prompted_at` (the pending
+    activation's time): that time when it is one forge writes and not in the future (a
+    later start would lengthen the tranche), else None (now)."""
+    from forge_runtime.goal.ceilings import epoch
+
+    if not isinstance(prompted_at, str) or len(prompted_at) != 20:
+        return None
+    try:
+        return prompted_at if epoch(prompted_at) <= epoch(now()) else None
+    except ValueError:
+        return None
+
+
 def _fresh_goal(nonce: str, objective: str, repository: str,
-                limits: Limits | None = None) -> dict:
+                limits: Limits | None = None, started: str | None = None) -> dict:
     return with_tranche({
         "nonce": nonce, "objective": objective, "objective_hash": objective_hash(objective),
         "activation_id": random_uuid(), "activation_count": 1, "turn_count": 0,
         "turn_ceiling": TRANCHE, "status": ACTIVE, "repository": repository,
-        "token_count": 0}, limits or Limits(), 0)
+        "token_count": 0}, limits or Limits(), 0, 0, started)
+
+
+def prospect(project: Project, objective: str, started: str) -> dict:
+    """The ceilings a person's `/goal <objective>` would give its goal, read before any Stop
+    has confirmed it: the ledger's goal for the objective as `activate` would leave it, or
+    a fresh one (the price table it would seal included). The first turn's tool calls are
+    held to these (midturn.py); they restrict, they grant nothing, so a ledger forge cannot
+    read here gives a fresh tranche's (its first Stop then fails closed on it)."""
+    from forge_runtime.goal.index import find_nonce
+
+    try:
+        limits = tranche_limits(project)
+    except ForgeError:  # a dollar ceiling with no price table: its first Stop refuses the
+        limits = Limits(*tranche_limits(project, dollars=False)[:2])  # goal; until then
+    fresh = _fresh_goal("", normalise(objective), "", limits, started)
+    try:
+        nonce = find_nonce(project.ledger_root, objective_hash(normalise(objective)))
+        goal = Ledger(project.ledger_root, nonce).current().goal if nonce else None
+    except (ForgeError, OSError, ValueError, KeyError):
+        goal = None
+    if goal is None:
+        return fresh
+    if goal.get("status") == EXHAUSTED or reached(goal, now()) is not None:
+        last, last_usd = goal.get("token_ceiling"), goal.get("usd_ceiling")
+        goal = with_tranche(goal, limits, last if isinstance(last, int)
+                            else goal.get("token_count", 0),
+                            last_usd if isinstance(last_usd, int)
+                            else goal.get("picousd", 0), started)
+    return goal
 
 
 def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
@@ -170,13 +219,13 @@ def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
 
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
             witness, gates: dict, limits: Limits,
-            sandbox: str | None = None) -> Head:
+            sandbox: str | None = None, started: str | None = None) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
     from forge_runtime.goal.index import publish_index
 
     nonce = new_nonce()
     head = Ledger(ledger_root, nonce, witness=witness).create(
-        _with_sandbox(_fresh_goal(nonce, objective, repository, limits), sandbox),
+        _with_sandbox(_fresh_goal(nonce, objective, repository, limits, started), sandbox),
         session=session, **gates)
     publish_index(ledger_root, objective_hash(objective), nonce)
     return head
@@ -216,7 +265,7 @@ def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
                 state_path: str | os.PathLike, gates: dict,
                 limits: Limits,
-                sandbox: str | None = None) -> tuple[str, Head]:
+                sandbox: str | None = None, started: str | None = None) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
@@ -234,7 +283,7 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
             goal = with_tranche(goal, limits, last if isinstance(last, int)
                                 else goal.get("token_count", 0),
                                 last_usd if isinstance(last_usd, int)
-                                else goal.get("picousd", 0))
+                                else goal.get("picousd", 0), started)
             owed = _owed(ledger, head)
             head = ledger.append(head, "activate", goal, session=session, **gates)
             return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)
@@ -245,9 +294,12 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
 
 
 def activate(project: Project, objective: str, session: str | None = None,
-             recorded: dict | None = None, sandbox: str | None = None) -> Activation:
+             recorded: dict | None = None, sandbox: str | None = None,
+             started: str | None = None) -> Activation:
     """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
-    `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`).
+    `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`). A new
+    tranche's clock starts at `started` (when the prompt arrived: the first turn ran on
+    it, `clock_start`), else now.
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
@@ -280,10 +332,11 @@ def activate(project: Project, objective: str, session: str | None = None,
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
             created = _create(root, objective, repository, session, witness, gates,
-                              tranche_limits(project), sandbox)
+                              tranche_limits(project), sandbox, started)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal, notice)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
-                                project.state_path, gates, tranche_limits(project), sandbox)
+                                project.state_path, gates, tranche_limits(project), sandbox,
+                                started)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal, notice)

@@ -42,6 +42,9 @@ from forge_runtime.records import record
 
 CHARGED, REPEATED, REFUSED, ENDED = "charged", "repeated", "refused", "ended"
 STUCK_AFTER = 5
+# The warning of a stuck goal: its checklist unchanged (events.py), its final gates failing
+# the same way (gates/streak.py), each for STUCK_AFTER charged turns.
+STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
 
 
 class Charge(record("Charge", "outcome goal unchanged_turns late stuck owed",

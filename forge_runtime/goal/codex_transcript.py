@@ -243,6 +243,14 @@ class Chunk(transcript.Chunk):
             return None
         return None
 
+    def person_goal_index(self, message_id: str) -> int | None:
+        """The index of the person's `/goal` message `message_id` in this chunk, or None."""
+        for index, entry in enumerate(self.entries):
+            message = host_goal_message(entry)
+            if message is not None and message[0] == message_id:
+                return index
+        return None
+
     def unconfirmed_goal(self, turn_id: str) -> str | None:
         """The objective of the native goal that started turn `turn_id`, when this chunk
         shows no person setting it (the model's own `create_goal`); None when a person's

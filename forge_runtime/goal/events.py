@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is writ
     from forge_runtime import hints
 
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
-STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
+GATES_CHANGED_CODE = "FORGE_GATES_CHANGED"
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel"}
 
@@ -141,6 +141,7 @@ def allowance_text(goal: dict) -> str:
 
 def stuck_reply(goal: dict, unchanged: int) -> dict:
     from forge_runtime import hints
+    from forge_runtime.goal.charging import STUCK_CODE
 
     text = (f"{STUCK_CODE}: the checklist and next step in .forge/local/state.md have not "
             f"changed for {unchanged} charged turns ({goal['turn_count']} of "
@@ -182,23 +183,101 @@ def on_prompt(event: dict) -> dict | None:
                 caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
     if sets_goal:
         from forge_runtime.goal import qualification
+        from forge_runtime.goal.nesting import require_person
         from forge_runtime.sandbox import posture
 
         try:
+            require_person(goal_prompt.objective)
             qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
             unsandboxed = posture.goal_notice_once(project, event["session_id"],
                                                    host_posture(project, event))
+            # the ceilings the first turn's tool calls are held to before any Stop confirms
+            # it (a dollar ceiling with no price table is refused here, as at that Stop)
+            first_turn = first_turn_limits(project, goal_prompt.objective, event)
         except ForgeError as exc:
             return {"decision": "block", "reason": refusal_text(exc)}
         from forge_runtime.gates.recorded import field_for
 
         # the final gates as the person's prompt finds them, before the model's first turn
+        gates = field_for(project)
         sessions.write_pending(project.ledger_root, event["session_id"], {
             "objective": goal_prompt.objective, "prompt_id": event.get("prompt_id"),
-            "recorded": field_for(project)})
-        if unsandboxed:
-            return {"systemMessage": unsandboxed}
+            "recorded": gates, **first_turn})
+        changed = gates_notice(project, goal_prompt.objective, gates)
+        if unsandboxed and changed:  # one hint per reply: the gates notice's comes last
+            from forge_runtime import hints
+
+            body = hints.split_rendered(unsandboxed)[0]
+            return {"systemMessage": "\n".join(body) + "\n\n" + changed}
+        if unsandboxed or changed:
+            return {"systemMessage": unsandboxed or changed}
     return None
+
+
+
+def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
+    """What a pending activation keeps for the ceilings of the first turn (midturn.py): when
+    the prompt arrived (the tranche's clock starts then), the goal's ceilings as the
+    person's `/goal` would set them (`activation.prospect`), and where the turn's usage
+    starts: the transcript's size and its subagent transcripts' marks at this moment."""
+    from forge_runtime.goal import ceilings
+
+    path = event.get("transcript_path") or ""
+    try:
+        offset = os.path.getsize(path) if path else 0
+    except OSError:
+        offset = 0
+    try:
+        _, marks = transcript.read_subagents(path, {}) if path else (None, {})
+    except transcript.Unattributable:
+        marks = {}
+    return first_turn_note(project, objective, ceilings.now(), offset, marks)
+
+
+# what a first turn is held to (midturn.py): the goal's counts and ceilings, and the price
+# table its dollars are counted with
+FIRST_TURN_FIELDS = ("nonce", "objective", "turn_count", "token_count", "token_ceiling",
+                     "tranche_tokens", "minute_ceiling", "tranche_started", "picousd",
+                     "usd_ceiling", "tranche_usd", "prices")
+
+
+def first_turn_note(project: Project, objective: str, at: str, offset: int,
+                    subagents: dict) -> dict:
+    """The pending activation's part that midturn.py holds a first turn to: the prompt's
+    time `at`, where its usage starts (`offset` in the transcript, `subagents` marks), and
+    the ceilings the `/goal` will give its goal (`activation.prospect`)."""
+    from forge_runtime.goal import activation
+
+    goal = activation.prospect(project, objective, at)
+    return {"at": at, "offset": offset, "subagents": subagents, "limits": {
+        key: goal.get(key) for key in FIRST_TURN_FIELDS if key in goal}}
+
+
+def gates_notice(project: Project, objective: str, field: dict) -> str | None:
+    """At a person's `/goal`: the FORGE_GATES_CHANGED notice when the final gates it records
+    (`field`, read from the gates file now) differ from those the objective's goal last
+    recorded, so the person sees a gate an agent's script weakened before it counts."""
+    from forge_runtime.gates import recorded
+
+    try:
+        last = recorded.last_recorded(project, objective)
+    except ForgeError as exc:  # the ledger's own check refuses this /goal at its first Stop
+        return refusal_text(exc)
+    if last is None:
+        return None
+    nonce, before = last
+    after = recorded.of_field(field[recorded.FIELD]) if field else None
+    lines = recorded.changes(before, after)
+    if not lines:
+        return None
+    from forge_runtime import hints
+
+    return (f"{GATES_CHANGED_CODE}: this /goal records final gates that differ from those goal "
+            f"{nonce} last recorded; it will be judged by these:\n"
+            + "".join(f"  - {hints.sanitize(line)}\n" for line in lines)
+            + hints.next_("git diff -- .forge/gates.yaml", "see what changed the gates; if "
+                          "you did not mean it, restore the file and type the same /goal "
+                          "again, which records the gates as they are then").render())
 
 
 def host_posture(project: Project, event: dict) -> dict | None:
@@ -530,13 +609,21 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     if set_at is None:  # not a person's /goal: never activates
         sessions.drop_pending(project.ledger_root, session)
         return binding, chunk
+    from forge_runtime.goal.nesting import require_person
+
+    try:  # a session an agent started: its host set a goal no person gave, so it ends
+        require_person(str(pending.get("objective")))
+    except ForgeError:
+        sessions.drop_pending(project.ledger_root, session)
+        raise
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
     from forge_runtime.sandbox import posture
 
     sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
     started = activation.activate(project, pending["objective"], session,
-                                  recorded if isinstance(recorded, dict) else None, sandbox)
+                                  recorded if isinstance(recorded, dict) else None, sandbox,
+                                  activation.clock_start(pending.get("at")))
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted

@@ -11,6 +11,12 @@ run out, the call is denied with FORGE_GOAL_BUDGET_EXHAUSTED and the checkpoint:
 gets the denial as the tool's result, the turn ends, and its Stop charges it and ends
 autonomy.
 
+The same holds before any Stop has bound the session (issue 33): a person's `/goal` prompt
+leaves a pending activation with the ceilings that `/goal` will give its goal, the time and
+the transcript offset it arrived at (events.first_turn_note; on Codex the first tool call
+notes it from the goal store and the rollout, hosts/codex.py), and the first turn's tool
+calls are held to those, counted from that offset with a cursor of their own.
+
 An early stop only: the Stop's charge, with its anchored reads, stays what counts. The
 cursor never moves the binding's offset (the Stop must still see every entry since the
 last charged turn: verdicts, the closing entry). A goal whose binding names no ceiling
@@ -21,35 +27,79 @@ import os
 
 from forge_runtime.goal import ceilings, sessions
 
+FIRST_TURN = sessions.FIRST_TURN_CURSOR
+
 
 def spent(event: dict) -> str | None:
-    """The deny reason when the bound goal's tranche is spent on tokens or time, else None."""
+    """The deny reason when the bound goal's tranche is spent on tokens, dollars or time,
+    or when the first turn of a `/goal` no Stop has confirmed yet has reached the ceilings
+    that goal will have (`_first_turn_spent`), else None."""
     from forge_runtime.roots import ledger_root_of
 
     start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None
     root, session = ledger_root_of(start), event["session_id"]
-    if sessions.BOUND not in sessions.involvement(root, session):
-        return None
+    involved = sessions.involvement(root, session)
+    reason = _bound_spent(event, root, session) if sessions.BOUND in involved else None
+    if reason is None and sessions.PENDING in involved:
+        reason = _first_turn_spent(event, root, session)
+    return reason
+
+
+def _bound_spent(event: dict, root: str, session: str) -> str | None:
     binding = sessions.read_binding(root, session) or {}
     goal = _current_goal(root, binding)
     if not isinstance(goal, dict) or goal.get("status") != "active":
         return None
+    return _over(event, root, binding, goal, None)
+
+
+def _first_turn_spent(event: dict, root: str, session: str) -> str | None:
+    """The ceilings of a person's `/goal` hold from its first tool call, before the Stop
+    that confirms it (events.py): the pending activation holds the goal's ceilings as that
+    `/goal` would set them and where the turn's usage starts. A restriction on a pending
+    activation grants nothing; the pending note is dropped at the prompt's first Stop when
+    the transcript shows no person's `/goal` (a model-scheduled one), so it never outlives
+    that turn."""
+    from forge_runtime.errors import ForgeError
+
+    try:
+        pending = sessions.read_pending(root, session) or {}
+    except ForgeError as exc:  # a pending note that is not forge's: nothing runs on it
+        return exc.hint().render()
+    goal = pending.get("limits")
+    if not isinstance(goal, dict) or not isinstance(pending.get("offset"), int):
+        return None  # a note of a host whose /goal fires no hook until its first Stop
+    start = {"offset": pending["offset"], "subagents": pending.get("subagents") or {},
+             "usage_open": None, "objective": goal.get("objective"),
+             "nonce": goal.get("nonce") or "(not yet activated)"}
+    return _over(event, root, start, goal, FIRST_TURN)
+
+
+def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | None
+          ) -> str | None:
+    """The denial when `goal` plus what the turn spent since `start` (a binding, or a
+    pending activation's start) reaches its token or dollar ceiling, or its clock has run
+    out."""
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
     usd = goal.get("usd_ceiling")
     ceiling = None
     if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
     elif isinstance(tokens, int) or isinstance(usd, int):
-        pending = _pending_spend(event, root, binding, goal if isinstance(usd, int) else None)
+        pending = _pending_spend(event, root, start, goal if isinstance(usd, int) else None,
+                                 cursor_kind)
         if pending is None:
-            return _unreadable(event, binding)
-        goal = {**goal, "token_count": goal.get("token_count", 0) + pending[0],
-                "picousd": goal.get("picousd", 0) + pending[1]}
+            return _unreadable(event, start)
+        goal = {**goal, "token_count": (goal.get("token_count") or 0) + pending[0],
+                "picousd": (goal.get("picousd") or 0) + pending[1]}
         if isinstance(tokens, int) and goal["token_count"] >= tokens:
             ceiling = ceilings.TOKENS
         elif ceilings.usd_reached(goal):
             ceiling = ceilings.USD
-    return None if ceiling is None else _denial(event, goal, ceiling)
+    if ceiling is None:
+        return None
+    return _denial(event, goal, ceiling) if cursor_kind is None else \
+        _first_turn_denial(event, goal, ceiling)
 
 
 def _current_goal(root: str, binding: dict) -> dict | None:
@@ -73,11 +123,12 @@ def _current_goal(root: str, binding: dict) -> dict | None:
     return Ledger(root, nonce).current().goal
 
 
-def _pending_spend(event: dict, root: str, binding: dict,
-                   priced: dict | None) -> tuple[int, int] | None:
+def _pending_spend(event: dict, root: str, binding: dict, priced: dict | None,
+                   cursor_kind: str | None = None) -> tuple[int, int] | None:
     """(counted tokens, picodollars) of the turn so far (none of them charged yet), the
     dollars only for a `priced` goal (one with a dollar ceiling); None when a subagent
-    transcript forge read is gone or rewritten, or the goal's sealed price table is."""
+    transcript forge read is gone or rewritten, or the goal's sealed price table is.
+    `cursor_kind` keeps the first turn's cursor apart from a bound goal's."""
     from forge_runtime.goal import pricing, usage
 
     try:
@@ -85,19 +136,20 @@ def _pending_spend(event: dict, root: str, binding: dict,
     except pricing.Unsealed:
         return None
     try:
-        return _tally_pending(event, root, binding)
+        return _tally_pending(event, root, binding, cursor_kind)
     finally:
         usage.price_with(None)
 
 
-def _tally_pending(event: dict, root: str, binding: dict) -> tuple[int, int] | None:
+def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | None
+                   ) -> tuple[int, int] | None:
     """`_pending_spend`'s reading, priced as it set up."""
     from forge_runtime.goal import transcript, usage
     from forge_runtime.goal.host import transcript_reader
 
     reader, session = transcript_reader(event), event["session_id"]
     path = event.get("transcript_path") or ""
-    cursor = sessions.read_cursor(root, session)
+    cursor = sessions.read_cursor(root, session, cursor_kind)
     offset = binding.get("offset", 0)
     if not isinstance(cursor, dict) or cursor.get("from") != offset:
         # the first call since a charge: start from where the charge left the turn
@@ -117,7 +169,7 @@ def _tally_pending(event: dict, root: str, binding: dict) -> tuple[int, int] | N
     cursor.update(offset=chunk.end_offset, tally=tally.state(), subagents=marks,
                   helpers=helpers.state())
     try:  # noqa: SIM105 (`contextlib` costs every guarded call of a goal session)
-        sessions.write_cursor(root, session, cursor)
+        sessions.write_cursor(root, session, cursor, cursor_kind)
     except OSError:  # the next call reads these bytes again; the Stop still charges them
         pass
     return (usage.counted(tally.by_model) + usage.counted(helpers.by_model),
@@ -142,3 +194,21 @@ def _unreadable(event: dict, binding: dict) -> str:
                        f"{binding.get('nonce')} is gone or rewritten, so its tokens cannot be "
                        "counted", f"/goal {objective}",
                        "in a new session: the goal keeps its count").render()
+
+
+def _first_turn_denial(event: dict, goal: dict, ceiling: str) -> str:
+    """The denial of a first turn that reached the ceilings its `/goal` will have."""
+    from forge_runtime import hints
+    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.events import spent_words
+
+    spent = spent_words(goal, ceiling).rsplit(" in ", 1)[0]  # no turn is charged yet
+    objective = hints.sanitize(goal.get("objective") or "")
+    text = (f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal {objective} {spent} before "
+            "any Stop confirmed the goal; forge denies this tool call so the turn ends, and "
+            "its Stop charges the turn and ends autonomy.\n"
+            + hints.next_(f"/goal {objective}", "after that Stop: adds one more tranche",
+                          or_=["/goal clear"]).render())
+    state_path = sessions.project_for(event).state_path
+    # a goal's first tranche has no state.md yet to show a checkpoint from
+    return checkpoint.stamped(text, state_path) if os.path.exists(state_path) else text

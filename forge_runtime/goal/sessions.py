@@ -7,6 +7,8 @@
     <ledger_root>/sessions/<session id>.midturn.json  where PreToolUse's token count of
                                                        the running turn has read to
                                                        (midturn.py)
+    <ledger_root>/sessions/<session id>.first.midturn.json  the same for the first turn
+                                                       of a pending `/goal`
 
 Hooks of a session with no goal only ask `involvement()`: two stat calls, a third (the goal
 witness's marker, witness.py) when both find nothing, and nothing imported that os does not
@@ -22,6 +24,7 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 SESSIONS_DIR = "sessions"
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
 CURSOR_SUFFIX = ".midturn.json"
+FIRST_TURN_CURSOR = "first"  # the cursor of a first turn no Stop has confirmed (midturn.py)
 
 
 def _safe_id(session_id: str) -> bool:
@@ -119,23 +122,30 @@ def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict
     _write(_paths_to_write(ledger_root, session_id)[0], binding)
 
 
-def read_cursor(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
-    """The mid-turn token count's cursor, or None (missing or unreadable: start again)."""
+def _cursor_path(paths: tuple[str, str], kind: str | None) -> str:
+    return paths[0][:-len(".json")] + (f".{kind}" if kind else "") + CURSOR_SUFFIX
+
+
+def read_cursor(ledger_root: str | os.PathLike, session_id: str,
+                kind: str | None = None) -> dict | None:
+    """The mid-turn token count's cursor (`kind`: the first turn's, before a binding), or
+    None (missing or unreadable: start again)."""
     paths = _paths(ledger_root, session_id)
     if paths is None:
         return None
     from forge_runtime import fastjson
 
     try:
-        with open(paths[0][:-len(".json")] + CURSOR_SUFFIX, "rb") as handle:
+        with open(_cursor_path(paths, kind), "rb") as handle:
             cursor = fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
     return cursor if isinstance(cursor, dict) else None
 
 
-def write_cursor(ledger_root: str | os.PathLike, session_id: str, cursor: dict) -> None:
-    _write(_paths_to_write(ledger_root, session_id)[0][:-len(".json")] + CURSOR_SUFFIX, cursor)
+def write_cursor(ledger_root: str | os.PathLike, session_id: str, cursor: dict,
+                 kind: str | None = None) -> None:
+    _write(_cursor_path(_paths_to_write(ledger_root, session_id), kind), cursor)
 
 
 def read_pending(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
@@ -148,10 +158,12 @@ def write_pending(ledger_root: str | os.PathLike, session_id: str, pending: dict
 
 
 def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:
-    """Forget a pending `/goal` once the transcript has confirmed or refuted it."""
+    """Forget a pending `/goal` once the transcript has confirmed or refuted it, and where
+    its first turn's token count had read to (midturn.py)."""
     paths = _paths(ledger_root, session_id)
     if paths:
-        try:  # noqa: SIM105 (`contextlib` costs the confirming Stop a few ms to import)
-            os.unlink(paths[1])
-        except FileNotFoundError:
-            pass
+        for path in (paths[1], _cursor_path(paths, FIRST_TURN_CURSOR)):
+            try:  # noqa: SIM105 (`contextlib` costs the confirming Stop a few ms to import)
+                os.unlink(path)
+            except FileNotFoundError:
+                pass

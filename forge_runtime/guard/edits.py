@@ -7,13 +7,16 @@ front matter comes out byte-for-byte unchanged; a state.md written from nothing 
 carry `goal: null`. Comparing text, not parsed YAML, keeps this on the standard library
 and leaves no room for two spellings of one value. The host's settings files and Codex's
 `config.toml` are simulated the same way, their resulting content judged by
-`host_settings` (a permissions edit goes through, one that switches forge off does not).
+`host_settings` (a permissions edit goes through, one that switches forge off does not);
+so is a file in a host's definitions folder (skills, subagents, commands, output styles),
+judged by `definitions` (a plain skill goes through, one that declares hooks does not).
 """
 
 from __future__ import annotations
 
 from forge_runtime.guard.paths import (
     CODEX_CONFIG,
+    DEFINITIONS,
     FRONT_MATTER,
     SETTINGS,
     Finding,
@@ -41,6 +44,8 @@ def check(tool: str, tool_input: dict, cwd: str, env: dict[str, str],
     entry = hit(path, protected, destructive=False)
     if entry is None:
         return None
+    if entry.kind == DEFINITIONS and path != entry.path and tool != "NotebookEdit":
+        return _check_definition(tool, tool_input, path, word, entry)
     if path == entry.path and tool != "NotebookEdit":
         if entry.kind == FRONT_MATTER:
             return _check_state_edit(tool, tool_input, path, entry)
@@ -62,6 +67,23 @@ def _check_host_edit(tool: str, tool_input: dict, path: str,
         return Finding(f"input for {entry.label} is malformed, so forge cannot tell whether "
                        "it switches forge off", entry)
     return host_settings.judge(entry, path, current, after)
+
+
+def _check_definition(tool: str, tool_input: dict, path: str, word: str,
+                      entry: Protected) -> Finding | None:
+    """A file in a folder of the host's Markdown definitions: allowed when what the tool
+    leaves is a plain definition (definitions.py)."""
+    from forge_runtime.guard import definitions
+
+    current = _current(path)
+    after = None if current is False else _apply(tool, tool_input, current)
+    if after is None:
+        return Finding(f"would write {entry.label} ({word}), and forge cannot tell what the "
+                       "file would hold", entry)
+    problem = definitions.problem(path, after)
+    if problem is None:
+        return None
+    return Finding(f"would write {entry.label} ({word}): the file {problem}", entry)
 
 
 def _current(path: str) -> str | None | bool:

@@ -25,6 +25,12 @@ protected path (`rm -rf .git`) counts as touching it. Hard links are not visible
 
 import os
 
+from forge_runtime.guard import host_loaded
+from forge_runtime.guard.host_loaded import CODEX_CONFIG as CODEX_CONFIG
+from forge_runtime.guard.host_loaded import DEFINITIONS as DEFINITIONS
+from forge_runtime.guard.host_loaded import MANAGED_DIR as MANAGED_DIR
+from forge_runtime.guard.host_loaded import SETTINGS as SETTINGS
+from forge_runtime.guard.host_loaded import TREE as TREE
 from forge_runtime.records import record
 from forge_runtime.roots import FORGE_DIR, ledger_root, witness_dir
 
@@ -33,11 +39,7 @@ RULE_FILE = "guard.yaml"
 
 LEDGER_LABEL = "the goal ledger"
 WITNESS_LABEL = "forge's goal witness"
-TREE = "tree"
 FRONT_MATTER = "front matter"
-SETTINGS = "host settings"  # a Claude Code settings JSON file: its resulting content decides
-CODEX_CONFIG = "codex config"  # a Codex config.toml: its resulting content decides
-MANAGED_DIR = "/etc/claude-code"
 SWITCH_OFF = "this would switch forge off"
 HOST_FIX = "forge sandbox status"
 
@@ -48,7 +50,8 @@ HOST_FIX = "forge sandbox status"
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
            "forge_runtime.hooks", "goal-ledger", ".claude", "claude_config_dir",
            "managed-settings", "forge-env", ".codex", "codex_home", "enabledplugins",
-           "disableallhooks", ".mcp.json")
+           "disableallhooks", ".mcp.json", ".agents/", ".bashrc", ".bash_profile",
+           ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s
@@ -150,44 +153,21 @@ def host_paths(root: str, env) -> list[Protected]:
     """The host's own off switches for the project at `root`, each resolved (and, when it
     is a symlink, also as itself: removing the link removes the file the host reads).
 
-    Claude Code: `settings.json` and `settings.local.json` of the project, of the user
-    (`~/.claude`, and `$CLAUDE_CONFIG_DIR` when set) and the managed ones in /etc, the
-    user's `~/.claude.json` and the project's `.mcp.json` (MCP servers it starts); the
-    managed drop-in directory and the plugin tree (`plugins/`: forge's code, its data,
-    the forge-env its hooks run) as trees; `$CLAUDE_PLUGIN_DATA` when set; the
-    `settings.json.forge-record` that `forge sandbox disable` restores from. Codex: `config.toml`
-    of the project and of `$CODEX_HOME` (default `~/.codex`), whose other files (hooks,
-    the goal store `goals_*.sqlite` and its journals, profiles, rules) form a tree, and
-    the project's `.codex/hooks.json`. forge's own code: `$CLAUDE_PLUGIN_ROOT` and the
+    Every file the hosts load as code or settings (`host_loaded.TABLE`: their settings,
+    MCP servers, skills, subagents, commands, hooks, plugins, mods, scheduled turns,
+    Codex's home and project folder, the shell start-up files), at each scope; the
+    `settings.json.forge-record` that `forge sandbox disable` restores from;
+    `$CLAUDE_PLUGIN_DATA` when set; forge's own code: `$CLAUDE_PLUGIN_ROOT` and the
     `forge_runtime` package, unless the project is that code.
     """
     home = env.get("HOME") or os.path.expanduser("~")
-    claude_dirs = [os.path.join(home, ".claude")]
-    if env.get("CLAUDE_CONFIG_DIR"):
-        claude_dirs.append(env["CLAUDE_CONFIG_DIR"])
+    claude_dirs = host_loaded.bases(host_loaded.CLAUDE_HOME, root, env)
     project_claude = os.path.join(root, ".claude")
-    codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
-    settings = [(project_claude, "settings.json", "the host's project settings"),
-                (project_claude, "settings.local.json", "the host's local settings"),
-                (MANAGED_DIR, "managed-settings.json", "the host's managed settings")]
-    settings += [(directory, name, "the host's user settings") for directory in claude_dirs
-                 for name in ("settings.json", "settings.local.json")]
-    # The MCP servers the host starts, outside every sandbox: its user config and the
-    # project's `.mcp.json` (judged like settings: a server added or changed is refused).
-    settings += [(directory, ".claude.json", "the host's user config (MCP servers)")
-                 for directory in (home, *claude_dirs[1:])]
-    settings.append((root, ".mcp.json", "the project's MCP servers"))
-    plugins = "the host's plugin tree, which holds forge's code, data and forge-env"
-    items = [(directory, name, label, SETTINGS) for directory, name, label in settings]
+    items = [(folder, name, row.label, row.kind)
+             for folder, name, row in host_loaded.places(root, env)]
     items += [(directory, "settings.json.forge-record", "forge's sandbox record", TREE)
               for directory in (project_claude, *claude_dirs)]  # where `forge sandbox` writes
-    items += [(os.path.join(root, ".codex"), "config.toml", "Codex's project config",
-               CODEX_CONFIG),
-              (codex_home, "config.toml", "Codex's user config", CODEX_CONFIG),
-              (MANAGED_DIR, "managed-settings.d", "the host's managed settings", TREE),
-              (os.path.join(root, ".codex"), "hooks.json", "Codex's project hooks", TREE),
-              *((directory, "plugins", plugins, TREE) for directory in claude_dirs)]
-    trees = [(codex_home, "Codex's home, which holds its hooks, goal store and profiles")]
+    trees = []
     if env.get("CLAUDE_PLUGIN_DATA"):
         trees.append((env["CLAUDE_PLUGIN_DATA"], "forge's plugin data, which holds its forge-env"))
     # The code forge's hooks run: the plugin (a local marketplace's runs from its own
@@ -199,8 +179,9 @@ def host_paths(root: str, env) -> list[Protected]:
             trees.append((real, "forge's own code, which its hooks run"))
     resolved = {os.path.normpath(place): os.path.realpath(place) for place in (home, root)}
     found: list[Protected] = []
+    links: dict[str, frozenset[str]] = {}
     for directory, name, label, kind in items:
-        found += _spellings(_resolved(directory, resolved, found), name, label, kind)
+        found += _spellings(_resolved(directory, resolved, found), name, label, kind, links)
     for directory, label in trees:
         found.append(Protected(_resolved(directory, resolved, found), label, TREE, HOST_FIX,
                                HOST_RATIONALE))
@@ -234,11 +215,19 @@ def _link(path: str) -> Protected:
     return Protected(path, "a link to the host's settings", TREE, HOST_FIX, HOST_RATIONALE)
 
 
-def _spellings(directory: str, name: str, label: str, kind: str) -> list[Protected]:
+def _spellings(directory: str, name: str, label: str, kind: str,
+               links: dict[str, frozenset[str]]) -> list[Protected]:
     """The file `name` in the resolved `directory`; when it is a symlink, both what it
-    points to (judged as `kind`) and the link itself (any write refused)."""
+    points to (judged as `kind`) and the link itself (any write refused). `links` keeps
+    each directory's symlinks, read once (one listing instead of an `lstat` a row)."""
     plain = os.path.join(directory, name)
-    if not os.path.islink(plain):
+    if directory not in links:
+        try:
+            with os.scandir(directory) as entries:
+                links[directory] = frozenset(e.name for e in entries if e.is_symlink())
+        except OSError:  # no such directory: nothing in it is a link
+            links[directory] = frozenset()
+    if name not in links[directory]:
         return [Protected(plain, label, kind, HOST_FIX, HOST_RATIONALE)]
     return [Protected(os.path.realpath(plain), label, kind, HOST_FIX, HOST_RATIONALE),
             _link(plain)]

@@ -139,11 +139,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def send_sse(self, data: bytes) -> None:
+    def send_sse(self, data: bytes, extra_headers=()) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in extra_headers:
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
@@ -152,6 +154,35 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+PLAN_WINDOWS = (("five_hour", "5h", "primary", 300), ("seven_day", "7d", "secondary", 10080))
+
+
+def plan_headers(usage: dict | None, codex: bool) -> list[tuple[str, str]]:
+    """The rate-limit headers a host reads its subscription's windows from, for a reply's
+    `plan_usage` (percent used of each window): Claude Code's unified ones (a fraction) and
+    Codex's primary/secondary ones (a percentage, the window's length, its reset)."""
+    if not usage:
+        return []
+    import time
+
+    headers: list[tuple[str, str]] = []
+    for field, claude_name, codex_name, minutes in PLAN_WINDOWS:
+        if field not in usage:
+            continue
+        reset = str(int(time.time()) + minutes * 60)
+        if codex:
+            headers += [(f"x-codex-{codex_name}-used-percent", str(usage[field])),
+                        (f"x-codex-{codex_name}-window-minutes", str(minutes)),
+                        (f"x-codex-{codex_name}-reset-at", reset)]
+        else:
+            headers += [(f"anthropic-ratelimit-unified-{claude_name}-utilization",
+                         str(usage[field] / 100)),
+                        (f"anthropic-ratelimit-unified-{claude_name}-reset", reset)]
+    if not codex:
+        headers.append(("anthropic-ratelimit-unified-status", "allowed"))
+    return headers
 
 
 def _error_body(status: int, message: str) -> dict:
@@ -262,14 +293,16 @@ class ModelServer:
             n = next(self._ids)
             handler.send_sse(responses.sse_body(
                 reply, f"resp_hostkit_{n:06d}", str(body.get("model", "codex-hostkit")),
-                (f"hostkit_{n:06d}_{i}" for i in itertools.count())))
+                (f"hostkit_{n:06d}_{i}" for i in itertools.count())),
+                plan_headers(reply.get("plan_usage"), codex=True))
         else:
             n = next(self._ids)
             message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
                                     message_id=f"msg_hostkit_{n:06d}",
                                     tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
                                               itertools.count()))
+            headers = plan_headers(reply.get("plan_usage"), codex=False)
             if body.get("stream"):
-                handler.send_sse(encode_sse(sse_events(message)))
+                handler.send_sse(encode_sse(sse_events(message)), headers)
             else:
-                handler._send_json(200, message)
+                handler._send_json(200, message, headers)

@@ -6,6 +6,8 @@ What differs from Claude Code (measured with Codex CLI 0.171.0, see codex_transc
   pending activation UserPromptSubmit records on Claude Code, and the core confirms it from
   the rollout (`codex_transcript.Chunk.person_set_goal`). A goal the model made with
   `create_goal` is never confirmed; its turns are stopped like any unbudgeted native goal.
+  The first tool call of a person's goal notes that pending activation already (from the
+  goal store and the rollout), so the goal's ceilings hold its first turn too.
 - The turn identity is the `turn_id` of the turn's `task_started` entry.
 - A Stop reply `{"continue": false}` ends the turn but NOT the native goal loop: Codex
   starts the next goal turn anyway. What stops the loop is the goal's status in Codex's own
@@ -52,7 +54,12 @@ def handle(event_name: str, module, event: dict) -> dict | None:
     core asks it what goal/host.py lists); map its reply back."""
     event = {**event, KEY: sys.modules[__name__]}
     if event_name == "PreToolUse":
-        return unsandboxed_goal_denial(event) or module.handle(event)
+        objective = native_goal(event)
+        if objective is None:
+            return module.handle(event)
+        denial = unsandboxed_goal_denial(event, active=True) or \
+            note_first_turn(event, objective)
+        return denial or module.handle(event)
     if event_name != "Stop":
         return module.handle(event)
     try:
@@ -101,25 +108,21 @@ def stop_reply(event: dict, reply: dict | None) -> dict | None:
 def _note_person_goal(event: dict) -> dict | None:
     """Turn a `/goal` the host recorded since the session's last event into a pending
     activation for the core to confirm; stop a native goal no person set (None: go on)."""
-    from forge_runtime.goal import codex_transcript, sessions
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import sessions
 
     project = sessions.project_for(event)
     session = event["session_id"]
-    path = event.get("transcript_path") or ""
     involved = sessions.involvement(project.ledger_root, session)
     binding = sessions.read_binding(project.ledger_root, session) \
         if sessions.BOUND in involved else None
-    chunk = codex_transcript.read_since(path, binding.get("offset", 0)) if binding \
-        else codex_transcript.read_tail(path)
-    person = chunk.newest_person_goal()
-    if person is not None:
-        message_id, objective = person
-        pending = sessions.read_pending(project.ledger_root, session) or {}
-        if pending.get("prompt_id") != message_id:
-            sessions.write_pending(project.ledger_root, session,
-                                   {"objective": objective, "prompt_id": message_id})
-        return None
-    if involved:
+    try:
+        noted, chunk = _note_pending(event, project, binding)
+    except ForgeError as exc:  # a session an agent started: its goal runs for nobody
+        from forge_runtime.goal.events import stop_session
+
+        return stop_session(exc.hint().render())
+    if noted or involved:
         return None
     pursued = chunk.unconfirmed_goal(event["turn_id"])
     if pursued is None:
@@ -130,7 +133,75 @@ def _note_person_goal(event: dict) -> dict | None:
                                     "itself; only a person's /goal runs with a budget")
 
 
-def unsandboxed_goal_denial(event: dict) -> dict | None:
+def note_first_turn(event: dict, objective: str) -> dict | None:
+    """Hold the first turn of a person's `/goal` to its goal's ceilings from its first tool
+    call (goal/midturn.py), though Codex fires no hook at a TUI `/goal`: while the goal
+    store holds an active goal that this session is not bound to as an active goal, the
+    rollout's newest person's `/goal` becomes the pending activation the Stop confirms,
+    with the ceilings that `/goal` will have, its clock started at the rollout's entry and
+    its tokens counted from there. A goal the model created (no person's `/goal` in the
+    rollout) is noted nothing here; its first Stop stops it as unbudgeted. A `/goal` in a
+    session an agent started (goal/nesting.py) is denied its tool calls instead."""
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import sessions
+
+    project = sessions.project_for(event)
+    session = event["session_id"]
+    involved = sessions.involvement(project.ledger_root, session)
+    binding = None
+    if sessions.BOUND in involved:
+        binding = sessions.read_binding(project.ledger_root, session) or {}
+        goal = binding.get("goal") or {}
+        if goal.get("status") == "active" and binding.get("objective") == objective:
+            return None  # the bound goal's own ceilings hold (midturn.py)
+    if sessions.PENDING in involved:
+        pending = sessions.read_pending(project.ledger_root, session) or {}
+        if isinstance(pending.get("limits"), dict):
+            return None  # noted at an earlier tool call of this turn
+    try:
+        _note_pending(event, project, binding, first_turn=True)
+    except ForgeError as exc:
+        return _deny(exc.hint().render())
+    return None
+
+
+def _note_pending(event: dict, project, binding: dict | None, first_turn: bool = False):
+    """Turn the newest person's `/goal` the rollout shows since the session's last event
+    into a pending activation (kept when already noted): whether there is one, and the
+    part of the rollout read. `first_turn`: noted at a tool call, with what its ceilings
+    need (events.first_turn_note: the prompt's time and offset, the ceilings it will
+    have). A `/goal` in a session an agent started raises FORGE_GOAL_NOT_A_PERSON."""
+    from forge_runtime.goal import codex_transcript, sessions
+
+    session, path = event["session_id"], event.get("transcript_path") or ""
+    chunk = codex_transcript.read_since(path, binding.get("offset", 0)) if binding \
+        else codex_transcript.read_tail(path)
+    person = chunk.newest_person_goal()
+    if person is None:
+        return False, chunk
+    message_id, objective = person
+    pending = sessions.read_pending(project.ledger_root, session) or {}
+    if pending.get("prompt_id") == message_id:
+        return True, chunk
+    from forge_runtime.goal.nesting import require_person
+
+    require_person(objective)  # a session an agent started notes nothing
+    note = {"objective": objective, "prompt_id": message_id}
+    if first_turn:
+        from forge_runtime.goal.activation import clock_start
+        from forge_runtime.goal.ceilings import now
+        from forge_runtime.goal.events import first_turn_note
+
+        index = chunk.person_goal_index(message_id)
+        stamp = chunk.entries[index].get("timestamp") if index is not None else None
+        at = clock_start(stamp[:19] + "Z" if isinstance(stamp, str) else None) or now()
+        note.update(first_turn_note(project, objective, at,
+                                    chunk.starts[index] if index is not None else 0, {}))
+    sessions.write_pending(project.ledger_root, session, note)
+    return True, chunk
+
+
+def unsandboxed_goal_denial(event: dict, active: bool | None = None) -> dict | None:
     """Deny the tool call of a thread whose native goal runs outside Codex's sandbox, in a
     project that requires it (None: the guard decides as usual).
 
@@ -139,7 +210,7 @@ def unsandboxed_goal_denial(event: dict) -> dict | None:
     `setsid -f` outlives its command and SIGKILLs every Stop hook) would never meet that
     Stop. Its tool calls come first, and this refuses them, so nothing it runs lives on.
     """
-    if not native_goal_active(event):
+    if not (native_goal_active(event) if active is None else active):
         return None
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal import sessions
@@ -150,25 +221,40 @@ def unsandboxed_goal_denial(event: dict) -> dict | None:
         posture.for_goal(project, codex_sandbox_posture(
             Path(project.root), rollout=event.get("transcript_path")))
     except ForgeError as exc:
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "permissionDecision": "deny",
-                                       "permissionDecisionReason": exc.hint().render()}}
+        return _deny(exc.hint().render())
     return None
+
+
+def _deny(reason: str) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                   "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
 
 
 def native_goal_active(event: dict) -> bool:
     """Whether Codex's goal store holds an active goal for this thread (False without one)."""
+    return native_goal(event) is not None
+
+
+def native_goal(event: dict) -> str | None:
+    """The objective of this thread's active goal in Codex's goal store; None without one,
+    "" when a store forge cannot read might hold one."""
     import sqlite3
 
     store = goal_store(codex_home(event.get("transcript_path")))
     if store is None:
-        return False
+        return None
     try:
         with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=2.0) as db:
-            return db.execute("SELECT COUNT(*) FROM thread_goals WHERE thread_id = ? AND "
-                              "status = 'active'", (event["session_id"],)).fetchone()[0] > 0
+            row = db.execute("SELECT objective FROM thread_goals WHERE thread_id = ? AND "
+                             "status = 'active'", (event["session_id"],)).fetchone()
     except sqlite3.Error:
-        return True  # a store forge cannot read might hold one: the sandbox check decides
+        return ""  # a store forge cannot read might hold one: the sandbox check decides
+    if row is None:
+        return None
+    from forge_runtime.goal.objective import normalise
+
+    return normalise(row[0]) if isinstance(row[0], str) else ""
 
 
 # -- Codex's goal store -------------------------------------------------------------------

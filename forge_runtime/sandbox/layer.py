@@ -15,9 +15,15 @@ Added (merged; every other key stays as it was):
   permission mode;
 - in the managed scope also `disableAllHooks: false`, which no other scope can override.
 
-Beside the settings file, `<name>.forge-record` keeps the file's bytes from before the first
-enable and what was added. `disable` puts those bytes back when the file is as forge left
-it (byte for byte), and otherwise removes only what forge added, keeping later edits.
+Beside the settings file, `<name>.forge-record` keeps what forge added to the file as it
+found it, the bytes it found and the bytes it wrote. An `enable` that finds the file as
+forge last wrote it adds to that record; one that finds it changed by anyone else starts
+a new record from the file as found (an older record says nothing true about a file
+someone has rewritten since). `disable` puts the found bytes back when the file is as
+forge last wrote it (byte for byte); otherwise it removes only what the record says forge
+added and still holds forge's value (a value the person changed since is theirs), leaves
+a file holding nothing of forge's untouched, and leaves a file it cannot take its part out
+of in place, with the record, saying how to see what changed (`forge sandbox diff`).
 The ledger and guard directories are created first, so forge's own hooks (which run
 outside the sandbox) find them as they expect.
 """
@@ -79,7 +85,8 @@ def _targets(project: Project) -> list[tuple[str, bool]]:
     from forge_runtime.guard import paths
 
     found = [(os.fspath(project.ledger_root), True), (paths.guard_dir(project), True),
-             (paths.rule_file(project), False)]
+             (paths.rule_file(project), False),
+             (os.path.join(project.root, ".forge", GATES_FILE), False)]
     if project.is_git:  # a written `commondir` (or a linked work tree's `.git` file) moves
         found.append((os.path.join(project.git_dir, "commondir"), False))  # ledger, modes
         dot_git = os.path.join(project.root, ".git")
@@ -103,14 +110,38 @@ def _spell(project: Project, path: str | os.PathLike, tree: bool, relative: bool
 
 
 HOME_RULES = ("Edit(~/.claude/settings.json)", "Edit(~/.claude/settings.local.json)")
+GATES_FILE = "gates.yaml"  # .forge/gates.yaml: the final gates a person's /goal records
+
+
+def _loaded_targets(project: Project) -> tuple[list[tuple[str, bool]], list[str]]:
+    """The files the hosts load as code that forge denies (guard/host_loaded.py): those
+    in the project as (path, tree), spelled like `_targets`; the others as rules, `~/...`
+    under the home directory, else absolute."""
+    from forge_runtime.guard import host_loaded
+
+    inside, outside = [], []
+    home = os.path.realpath(scopes.home_dir())
+    for row in host_loaded.kernel_rows():
+        tree = host_loaded.is_tree(row)
+        for base in host_loaded.bases(row.scope, os.fspath(project.root), os.environ):
+            path = os.path.join(base, row.place) if row.place else base
+            if row.scope == host_loaded.PROJECT:
+                inside.append((path, tree))
+                continue
+            real = os.path.realpath(path)
+            text = "~/" + os.path.relpath(real, home) if real.startswith(home + os.sep) \
+                else "/" + real
+            outside.append(f"Edit({text}/**)" if tree else f"Edit({text})")
+    return inside, outside
 
 
 def rule_forms(project: Project) -> list[frozenset[str]]:
     """Each rule forge needs in force, as the spellings that state it (either will do)."""
+    inside, outside = _loaded_targets(project)
     forms = [frozenset({_spell(project, path, tree, True), _spell(project, path, tree, False)})
-             for path, tree in _targets(project)]
+             for path, tree in [*_targets(project), *inside]]
     return [*forms, *(frozenset({rule}) for rule in
-                      (f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES))]
+                      (f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES, *outside))]
 
 
 def ledger_rules(project: Project) -> frozenset[str]:
@@ -121,8 +152,10 @@ def ledger_rules(project: Project) -> frozenset[str]:
 def deny_rules(project: Project, settings: Path, scope: str) -> list[str]:
     """Every `Edit(...)` rule forge adds for `project` when writing `settings` in `scope`."""
     relative = scope == scopes.PROJECT
-    spelled = [_spell(project, path, tree, relative) for path, tree in _targets(project)]
-    return [*spelled, f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES,
+    inside, outside = _loaded_targets(project)
+    spelled = [_spell(project, path, tree, relative)
+               for path, tree in [*_targets(project), *inside]]
+    return [*spelled, f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES, *outside,
             _spell(project, record_path(settings), False, relative)]
 
 
@@ -190,6 +223,8 @@ def merged(settings: dict, project: Project, scope: str, path: Path,
     if not isinstance(deny, list):
         raise scopes.broken(path, "has a \"permissions.deny\" that is not a list")
     new_rules = [rule for rule in deny_rules(project, path, scope) if rule not in deny]
+    if new_rules and "deny" not in permissions:
+        added["deny_created"] = True
     added.setdefault("deny", []).extend(r for r in new_rules if r not in added["deny"])
     permissions["deny"] = [*deny, *new_rules]
     added.setdefault("created", [])
@@ -212,6 +247,7 @@ def _render(settings: dict) -> bytes:
 def enable(project: Project, scope: str) -> tuple[Path, bool]:
     """Merge forge's layer into the scope's settings file; (path, whether it changed)."""
     import base64
+    import copy
 
     from forge_runtime.initializer import write_atomically
     from forge_runtime.sandbox import tools
@@ -229,23 +265,26 @@ def enable(project: Project, scope: str) -> tuple[Path, bool]:
     record_file = record_path(path)
     record = _read_record(record_file)
     before = _read_bytes(path)
+    # The record speaks for the file only while the file is what forge last wrote.
+    current = record is not None and before is not None \
+        and _digest(before) == record.get("written")
     settings = scopes.read(path) or {}
-    added = record["added"] if record else {}
+    added = copy.deepcopy(record["added"]) if current else {}
     updated = merged(settings, project, scope, path, added)
     for directory in protected_dirs(project):
         directory.mkdir(parents=True, exist_ok=True)
     if updated == settings:
         return path, False
     rendered = _render(updated)
-    if record:
+    if current:
         original, mode = record["original"], record.get("mode")
     else:
         original = None if before is None else base64.b64encode(before).decode("ascii")
         mode = _mode(path)
     try:
-        write_atomically(record_file, _render({"scope": scope, "original": original,
-                                               "mode": mode, "written": _digest(rendered),
-                                               "added": added}), 0o644)
+        write_atomically(record_file, _render({
+            "scope": scope, "original": original, "mode": mode, "written": _digest(rendered),
+            "wrote": base64.b64encode(rendered).decode("ascii"), "added": added}), 0o644)
         write_atomically(path, rendered, mode or 0o644)
     except PermissionError:
         raise ForgeError(f"forge may not write {path} (the {scope} scope needs root)",
@@ -253,38 +292,59 @@ def enable(project: Project, scope: str) -> tuple[Path, bool]:
     return path, True
 
 
-def _restore(target: dict, previous: dict) -> None:
+def _restore(target: dict, previous: dict, forge_values: dict) -> None:
+    """Put back what was there before forge set each key, where the key still holds
+    forge's value (a value changed since is the person's, and stays)."""
     for key, was in previous.items():
+        if key not in target or target[key] != forge_values.get(key):
+            continue
         if was[0]:
             target[key] = was[1]
         else:
-            target.pop(key, None)
+            del target[key]
 
 
-def _without_layer(settings: dict, added: dict) -> dict:
-    """`settings` minus what forge added, keeping every edit made since."""
+def _without_layer(settings: dict, added: dict) -> tuple[dict, str | None]:
+    """`settings` minus what forge added, keeping every edit made since; or a reason why
+    forge cannot tell its part from the rest (a section it merged into is no longer the
+    object or list it left)."""
     updated = dict(settings)
-    _restore(updated, added.get("top", {}))
-    if isinstance(updated.get("sandbox"), dict):
+    _restore(updated, added.get("top", {}), MANAGED_TOP)
+    if added.get("sandbox") and "sandbox" in updated:
+        if not isinstance(updated["sandbox"], dict):
+            return settings, "its \"sandbox\" is no longer an object"
         sandbox = dict(updated["sandbox"])
-        _restore(sandbox, added.get("sandbox", {}))
+        _restore(sandbox, added["sandbox"], SANDBOX)
         updated["sandbox"] = sandbox
-    if isinstance(updated.get("permissions"), dict):
-        permissions = dict(updated["permissions"])
-        if isinstance(permissions.get("deny"), list):
-            permissions["deny"] = [r for r in permissions["deny"]
-                                   if r not in added.get("deny", [])]
-            if not permissions["deny"]:
+    if added.get("deny") and "permissions" in updated:
+        permissions = updated["permissions"]
+        if not isinstance(permissions, dict) or not isinstance(permissions.get("deny", []),
+                                                               list):
+            return settings, "its \"permissions.deny\" is no longer a list"
+        if "deny" in permissions:
+            permissions = dict(permissions)
+            permissions["deny"] = [r for r in permissions["deny"] if r not in added["deny"]]
+            # an empty list forge made goes; one the person had stays
+            if not permissions["deny"] and added.get("deny_created"):
                 del permissions["deny"]
-        updated["permissions"] = permissions
+            updated["permissions"] = permissions
     for name in added.get("created", []):
-        if updated.get(name) == {}:
+        if updated.get(name) == {} and settings.get(name) != {}:
             del updated[name]
-    return updated
+    return updated, None
+
+
+def _unattributable(path: Path, scope: str, problem: str) -> ForgeError:
+    return ForgeError(f"{path} changed since forge sandbox enable wrote it, and {problem}: "
+                      "forge cannot tell its part from yours, so it left the file (and its "
+                      "record) as they are", f"forge sandbox diff --scope {scope}",
+                      rationale="shows what changed since forge wrote the file; take forge's "
+                                "sandbox keys and Edit(...) deny rules out by hand, or repair "
+                                f"the file and run forge sandbox disable --scope {scope} again")
 
 
 def disable(project: Project, scope: str) -> tuple[Path, str]:
-    """Undo `enable` in the scope: (path, "restored" | "removed" | "nothing")."""
+    """Undo `enable` in the scope: (path, "restored" | "removed" | "untouched" | "nothing")."""
     import base64
 
     from forge_runtime.initializer import write_atomically
@@ -298,7 +358,7 @@ def disable(project: Project, scope: str) -> tuple[Path, str]:
     original = record.get("original")
     try:
         if current is None:  # the file went away since: nothing of forge's is left in it
-            outcome = "removed"
+            outcome = "untouched"
         elif _digest(current) == record.get("written"):
             if original is None:
                 path.unlink()
@@ -306,12 +366,54 @@ def disable(project: Project, scope: str) -> tuple[Path, str]:
                 write_atomically(path, base64.b64decode(original), record.get("mode"))
             outcome = "restored"
         else:
-            settings = scopes.read(path) or {}
-            write_atomically(path, _render(_without_layer(settings, record["added"])),
-                             _mode(path))
-            outcome = "removed"
+            try:
+                settings = scopes.read(path) or {}
+            except ForgeError:
+                raise _unattributable(path, scope, "it is no longer a JSON object") from None
+            updated, problem = _without_layer(settings, record["added"])
+            if problem:
+                raise _unattributable(path, scope, problem)
+            if updated == settings:
+                outcome = "untouched"
+            else:
+                write_atomically(path, _render(updated), _mode(path))
+                outcome = "removed"
         record_file.unlink()
     except PermissionError:
         raise ForgeError(f"forge may not write {path} (the {scope} scope needs root)",
                          f"sudo forge sandbox disable --scope {scope}") from None
     return path, outcome
+
+
+def left_in(project: Project, scope: str) -> list[str]:
+    """The parts of forge's layer the scope's settings file still holds (after `disable`:
+    ones the file had before the enable it undid, kept by someone who edited it)."""
+    path = scopes.settings_path(scope, project)
+    try:
+        settings = scopes.read(path) or {}
+    except ForgeError:
+        return []
+    sandbox = settings.get("sandbox") if isinstance(settings.get("sandbox"), dict) else {}
+    found = [f"sandbox.{key}" for key, value in SANDBOX.items() if sandbox.get(key) == value]
+    permissions = settings.get("permissions")
+    deny = permissions.get("deny") if isinstance(permissions, dict) else None
+    rules = set(deny_rules(project, path, scope)) if isinstance(deny, list) else set()
+    found += [rule for rule in deny or [] if rule in rules]
+    return found
+
+
+def diff(project: Project, scope: str) -> tuple[Path, list[str]]:
+    """What changed in the scope's settings file since forge last wrote it, as the lines
+    of a unified diff (none when forge has no record of writing it)."""
+    import base64
+    import difflib
+
+    path = scopes.settings_path(scope, project)
+    record = _read_record(record_path(path))
+    if record is None:
+        return path, []
+    wrote = base64.b64decode(record.get("wrote") or b"").decode("utf-8", "replace")
+    now = (_read_bytes(path) or b"").decode("utf-8", "replace")
+    return path, [line.rstrip("\n") for line in difflib.unified_diff(
+        wrote.splitlines(keepends=True), now.splitlines(keepends=True),
+        f"{path} (as forge sandbox enable wrote it)", f"{path} (now)")]

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from collections import namedtuple
 
+from forge_runtime.agent_roots import program, tool
+
 MIN_BWRAP = (0, 8, 0)
 INSTALL = "apt-get install -y bubblewrap socat"
 VERSION_TIMEOUT_SECONDS = 10
@@ -58,7 +60,7 @@ class Tools(namedtuple("Tools", "needed bwrap_version socat start_error", defaul
 
 
 def _bwrap_version() -> tuple[int, ...] | None:
-    binary = shutil.which("bwrap")
+    binary = tool("bwrap")
     if binary is None:
         return None
     try:
@@ -76,7 +78,7 @@ def _bwrap_version() -> tuple[int, ...] | None:
 def _start_error() -> str | None:
     """What `bwrap --ro-bind / / true` says when it fails (its last stderr line), or None."""
     try:
-        done = subprocess.run([shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "true"],
+        done = subprocess.run([program("bwrap"), "--ro-bind", "/", "/", "true"],
                               capture_output=True, text=True,
                               timeout=VERSION_TIMEOUT_SECONDS, check=False)
     except (OSError, subprocess.SubprocessError) as exc:

@@ -80,13 +80,23 @@ def test_first_session_builds_forge_env_and_later_hooks_run_in_it(claude_host, p
 
 
 def test_without_network_the_person_sees_one_message_and_the_session_goes_on(
-        claude_host, project, bare_bin):
+        claude_host, project, bare_bin, tmp_path):
+    """Also with the project's own `.venv` activated (first on PATH): its Python, whose
+    `.pth` files are the agent's to write, never runs a hook (issue 34)."""
+    marker = tmp_path / "project-venv-ran"
+    venv = project / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "zz_agent.pth").write_text(f"import os; open({str(marker)!r}, 'a').write('ran')\n")
     host = claude_host(SAY_HELLO)
     with refusing_index() as index:
         env = session_env(bare_bin, PIP_INDEX_URL=index, PIP_RETRIES="0", PIP_TIMEOUT="5")
+        env["PATH"] = f"{venv / 'bin'}:{env['PATH']}"
         session = host.run("hi", cwd=project, env=env, timeout=240)
 
     assert session.terminal_reason == "completed", session.stderr
+    assert not marker.exists(), "the project's .venv ran a hook"
+    assert all(".venv" not in e["output"] + e["stderr"] for e in session.hook_events)
     start = next(e for e in session.hook_events if e["hook_event"] == "SessionStart")
     assert start["exit_code"] == 0 and "Traceback" not in start["stderr"]
     message = json.loads(start["output"])["systemMessage"]
@@ -133,4 +143,5 @@ def test_with_uv_on_the_hosts_path_uv_builds_forge_env_and_a_planted_one_never_r
     site = next((forge_env / "lib").glob("python*/site-packages"))
     installers = {info.name.split("-")[0]: (info / "INSTALLER").read_text().strip()
                   for info in site.glob("*.dist-info")}
-    assert installers == {"pyyaml": "uv", "filelock": "uv", "jsonschema": "uv"}
+    assert installers == {"pyyaml": "uv", "filelock": "uv", "jsonschema": "uv",
+                          "genai_prices": "uv"}

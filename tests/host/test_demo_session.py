@@ -34,6 +34,7 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert titles[-1] == "Every forge output ends with one next step"
     recorded = "\n".join(report["sections"][2]["lines"])
     assert "turns charged 2 of 20" in recorded
+    assert "priced $0.0" in recorded and "at API prices (genai-prices " in recorded
     budget = "\n".join(report["sections"][3]["lines"])
     assert titles[3] == "A goal that is never met: /goal every test passes on the first try"
     assert "20 of 20 turns, status exhausted" in budget

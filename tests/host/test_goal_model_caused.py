@@ -35,6 +35,12 @@ rules:
   - name: evaluator
     when: {goal_evaluator: true}
     reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: resumed works
+    when: {conversation_contains: "RESUMED-TURN"}
+    times: 3
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo step"}}]
+      usage: {input_tokens: 1000, output_tokens: 0}
   - name: after the tool
     when: {last_is_tool_result: true}
     reply: {text: "Scheduled."}
@@ -49,19 +55,25 @@ rules:
 """
 
 
-def start_early(workdir: Path) -> tuple[SessionResult, Path]:
-    """The session, in a fresh project with the forge plugin (as `claude_host` gives it)."""
+def start_early(workdir: Path) -> tuple[SessionResult, SessionResult, Path]:
+    """The session, in a fresh project with the forge plugin (as `claude_host` gives it),
+    then the same session resumed for a turn of three tool calls."""
     project = init_git_project(workdir / "project")
     opt_out_of_sandbox(project)  # the model's /goal meets no sandbox refusal: only forge's check
+    # a tranche of 1,000 tokens: the woken /goal's first turn is held to it while pending
+    (project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {tokens: 1000}}\n")
     with Host(workdir / "host", as_script(SCHEDULES_A_GOAL),
               plugin_dirs=[resources.host_plugin_dir(workdir)]) as host:
         session = host.run("loop on the build", cwd=project, timeout=180,
                            args=["--allowedTools", "ScheduleWakeup"])
-    return session, project
+        resumed = host.run("RESUMED-TURN: go on", cwd=project, resume=session.session_id,
+                           timeout=60, args=["--allowedTools", "Bash"])
+    return session, resumed, project
 
 
 def test_a_model_scheduled_goal_prompt_never_activates(started_early):
-    session, project = started_early
+    session, resumed, project = started_early
     assert session.terminal_reason == "completed", session.result
     prompts = [hook.stdin["prompt"] for hook in session.hooks_for("UserPromptSubmit")]
     assert prompts == ["loop on the build", "/goal model-made goal"]
@@ -74,3 +86,64 @@ def test_a_model_scheduled_goal_prompt_never_activates(started_early):
     assert goal_nonces(forge) == []
     assert sessions.involvement(forge.ledger_root, session.session_id) == set()
     assert not forge.state_path.exists() or "model-made" not in forge.state_path.read_text()
+    # issue 33: the pending /goal held nothing past its Stop; the next turn's three calls of
+    # 1,000 tokens each (three times that tranche) all ran
+    assert [r["rule"] for r in resumed.requests].count("resumed works") == 3
+    assert all(hook.reply is None for hook in resumed.hooks_for("PreToolUse"))
+    assert len(resumed.hooks_for("PreToolUse")) == 3
+    assert sessions.involvement(forge.ledger_root, session.session_id) == set()
+
+
+NESTED_OBJECTIVE = "nested objective"
+STARTS_NESTED_SESSIONS = """
+rules:
+  - name: evaluator says met
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: true, reason: "met"}}
+  - name: outer finishes
+    when: {last_is_tool_result: true}
+    reply: {text: "outer done"}
+  - name: nested answers
+    when: {last_user_text_contains: "nested objective"}
+    reply: {text: "nested done"}
+  - name: outer starts nested sessions
+    times: 1
+    reply:
+      tool_calls: [{name: Bash, input: {command: "{nested}"}}]
+"""
+
+
+def test_a_host_session_the_agent_starts_never_counts_as_a_person(claude_host, project):
+    """Issue 34: `claude -p "/goal ..."` from the agent's Bash (the opted-out posture: the
+    kernel layer is off) reads like a person's `/goal`; on the old main each one activated
+    a goal. Three ways to start one: plainly, with the tool's environment marker removed,
+    and exec'd from a subshell, from a script the guard does not read; each /goal is
+    refused at its prompt and activates nothing."""
+    host = claude_host(STARTS_NESTED_SESSIONS)
+    claude, plugin = host.claude_bin, host.plugin_dirs[0]
+    log = host.workdir / "nested.log"  # what the nested sessions print (their hooks' replies)
+    run = f"{claude} -p '/goal {NESTED_OBJECTIVE} %s' --plugin-dir {plugin} </dev/null >>{log} 2>&1"
+    # a script, as an agent writes one with its Write tool and runs it: the guard does not
+    # read a Python script's text (the guard's own refusal of a readable one is its layer)
+    script = host.tmpdir / "nested.py"
+    script.write_text("import subprocess\n" + "".join(
+        f"subprocess.run({command!r}, shell=True)\n" for command in (
+            run % "one", "env -u CLAUDE_CODE_EXECPATH " + run % "two",
+            f"(exec {run % 'three'})")))
+    host.server.variables["nested"] = f"python3 {script}; echo NESTED-EXIT=$?"
+    session = host.run("start the nested sessions", cwd=project, timeout=90,
+                       args=["--allowedTools", "Bash"])
+    assert session.terminal_reason == "completed", session.result
+    assert "NESTED-EXIT=0" in str(session.transcript()), "the guard refused the script"
+    printed = log.read_text()
+    refusals = printed.split("UserPromptSubmit operation blocked by hook:\n")[1:]
+    assert len(refusals) == 3, printed
+    for which, refusal in zip(("one", "two", "three"), refusals, strict=True):
+        assert refusal.startswith("Error: FORGE_GOAL_NOT_A_PERSON: this /goal comes from a "
+                                  "host session an agent started"), refusal
+        assert f"\nFix: /goal {NESTED_OBJECTIVE} {which}\n" in refusal, refusal
+    # without the tool's environment marker, the process ancestry still tells
+    assert "was started below another host session" in refusals[1], refusals[1]
+    forge = find_project(project)
+    assert goal_nonces(forge) == []
+    assert not list((Path(forge.ledger_root) / sessions.SESSIONS_DIR).glob("*.pending.json"))

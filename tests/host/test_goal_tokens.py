@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,35 @@ def _counted(responses: dict[str, dict]) -> int:
                + spent["cache_read_input_tokens"] // 10 for spent in responses.values())
 
 
+def check_priced(project: Path, model: str, spent: dict, picousd: int) -> None:
+    """The charge's dollars are its tokens priced with the goal's sealed table, and, by
+    genai-prices' own arithmetic, what a model it knows costs, or, for one it does not (the
+    host kit's models are made up), never less than any model of its family."""
+    from decimal import Decimal
+
+    from genai_prices import Usage, calc_price
+
+    from forge_runtime.goal import pricing
+
+    forge = find_project(project)
+    goal = Ledger(forge.ledger_root, goal_in_state(project)["nonce"]).current().goal
+    table = pricing.sealed(forge.ledger_root, goal["prices"])
+    assert picousd == table.picos(model, spent) > 0
+    whole = spent["input"] + spent["cache_read"] + spent["cache_creation"]
+    usage = Usage(input_tokens=whole, output_tokens=spent["output"],
+                  cache_read_tokens=spent["cache_read"], cache_write_tokens=spent["cache_creation"])
+    dollars = Decimal(picousd) / pricing.PICO
+    if table.estimate(model) is None:
+        assert dollars == calc_price(usage, model).total_price
+        return
+    family = pricing.family_of(model)
+    peers = [(entry["id"], entry["provider"]) for entry in table.table["models"]
+             if entry["family"] == family and pricing.matches(entry["match"], entry["id"])]
+    assert peers, f"{model}: no model of family {family} to compare with"
+    for peer, provider in peers:
+        assert dollars >= calc_price(usage, peer, provider_id=provider).total_price, peer
+
+
 def _charges(project: Path) -> list[dict]:
     goal = goal_in_state(project)
     ledger = Ledger(find_project(project).ledger_root, goal["nonce"])
@@ -118,9 +148,11 @@ def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(clau
     assert [charge["usage"]["counted"] for charge in charges] == [PER_TURN] * 3
     assert sum(charge["usage"]["counted"] for charge in charges) == _counted(responses)
     (model,) = charges[0]["usage"]["by_model"]
-    assert charges[0]["usage"]["by_model"][model] == {
-        "input": 9500, "output": 140, "cache_creation": 50, "cache_read": 18500}
+    spent = dict(charges[0]["usage"]["by_model"][model])
+    picousd = spent.pop("picousd")
+    assert spent == {"input": 9500, "output": 140, "cache_creation": 50, "cache_read": 18500}
     head = Ledger(find_project(project).ledger_root, goal["nonce"]).current()
+    check_priced(project, model, spent, picousd)
     assert head.goal["token_count"] == 3 * PER_TURN
 
     # resuming the session resets nothing: its Stop is refused, the count stays
@@ -203,6 +235,55 @@ def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(
         [1000, 1000 * (ran + 2)]
 
 
+FIRST_TURN = f"""
+rules:
+  - name: evaluator says not yet
+    when: {{goal_evaluator: true}}
+    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
+  - name: the model gives up when forge denies
+    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
+    reply: {{text: "forge stopped me.", usage: {_spent(1000)}}}
+  - name: model works
+    times: 12
+    reply:
+      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
+      usage: {_spent(1000)}
+  - name: the model ends its long turn
+    reply: {{text: "All done.", usage: {_spent(1000)}}}
+"""
+
+
+def test_the_first_turn_of_a_goal_is_stopped_at_its_token_ceiling(claude_host, project):
+    """Issue 33: the ceilings hold from the first tool call, before a Stop confirmed the
+    goal (on the old main all 12 calls of the one long turn ran, and the first Stop charged
+    13k against a 5k ceiling)."""
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
+    host = claude_host(FIRST_TURN)
+    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
+               for hook in session.hooks_for("PreToolUse") if hook.reply]
+    ran = sum(1 for entry in session.transcript() if entry.get("type") == "user"
+              and "'content': 'step'" in str((entry.get("message") or {}).get("content")))
+    # each response is a call of 1,000: the 5th reaches 5,000, so its call is denied, or
+    # the next one's (the host may start PreToolUse before it wrote its response)
+    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == ran + 1, denials
+    assert ran in (4, 5), ran
+    assert denials[0].startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
+                                 f"{OBJECTIVE} used "), denials[0]
+    assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
+    assert f"\nNext: /goal {OBJECTIVE}" in denials[0], denials[0]
+    reasons = stop_reasons(session)
+    assert len(reasons) == 1 and "the token ceiling" in reasons[0], reasons
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    # the first Stop charged the whole first turn, as before
+    assert [charge["usage"]["counted"] for charge in _charges(project)] == [1000 * (ran + 2)]
+
+
 CODEX_WORKS = """
 rules:
   - name: model works
@@ -235,8 +316,10 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     charges = _charges(project)
     assert [charge["usage"]["counted"] for charge in charges] == [CODEX_TURN] * 5
     (model,) = charges[0]["usage"]["by_model"]
-    assert charges[0]["usage"]["by_model"][model] == {
-        "input": 100, "output": 50, "cache_creation": 0, "cache_read": 900}
+    spent = dict(charges[0]["usage"]["by_model"][model])
+    picousd = spent.pop("picousd")
+    assert spent == {"input": 100, "output": 50, "cache_creation": 0, "cache_read": 900}
+    check_priced(project, model, spent, picousd)
 
     # Claude Code, the same objective: one more tranche of tokens, the count carried over
     claude = claude_host(SCRIPT)
@@ -250,14 +333,59 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     assert goal.goal["token_count"] > 5 * CODEX_TURN
 
 
+CODEX_FIRST_TURN = """
+rules:
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me.", usage: {input_tokens: 1000, output_tokens: 0}}
+  - name: model works
+    times: 12
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo step"}}]
+      usage: {input_tokens: 1000, output_tokens: 0}
+  - name: the model ends its long turn
+    reply: {text: "All done.", usage: {input_tokens: 1000, output_tokens: 0}}
+"""
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_first_turn_of_a_codex_goal_is_stopped_at_its_token_ceiling(codex_host, project,
+                                                                        tui_factory):
+    """Codex fires no hook at a TUI `/goal`: its first tool call finds the goal in Codex's
+    goal store and the person's `/goal` in the rollout, and holds the turn to its ceilings
+    (on the old main all 12 calls ran before the first Stop)."""
+    from codex_support import OBJECTIVE as CODEX_OBJECTIVE
+    from codex_support import PROMPT, exhausted_stops
+
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
+    codex = codex_host(CODEX_FIRST_TURN)
+    codex.install_forge(project)
+    tui = tui_factory(codex, project, ("--sandbox", "danger-full-access"))
+    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+    tui.type(f"/goal {CODEX_OBJECTIVE}")
+    tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=60)
+    calls = tui.hooks("PreToolUse")
+    denials = [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
+               for call in calls if call["stdout"].strip()]
+    # each response is a call of 1,000: the 5th reaches 5,000 (its call or the next denied)
+    assert len(denials) == 1 and len(calls) in (5, 6), (denials, len(calls))
+    assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal ")
+    assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
+    stop = exhausted_stops(tui)[0]
+    assert "the token ceiling" in stop["stopReason"] and "in 1 turns" in stop["stopReason"]
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    assert [charge["usage"]["counted"] for charge in _charges(project)] == \
+        [1000 * (len(calls) + 1)]
+
+
 SLOW_TURN = """
 rules:
   - name: evaluator says not yet
     when: {goal_evaluator: true}
     reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: the first turn
-    times: 1
-    reply: {text: "Looking around."}
   - name: the model gives up when forge denies
     when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
     reply: {text: "forge stopped me."}
@@ -271,7 +399,41 @@ rules:
 """
 
 
-def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_host, project):
+CODEX_SLOW_TURN = """
+rules:
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me."}
+  - name: model works
+    times: 40
+    reply: {tool_calls: [{name: Bash, input: {command: "sleep 4; echo tick"}}]}
+  - name: the model ends its long turn
+    reply: {text: "All done."}
+"""
+
+
+def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(
+        claude_host, codex_host, project, tmp_path, tui_factory):
+    """The one real minute of the time ceiling, spent in the goal's first turn on both
+    hosts at once: no Stop has confirmed the goal yet, and its clock runs from the person's
+    prompt (on the old main the first turn had no ceiling: `echo next` ran and the turn
+    went on). Codex's goal runs in its TUI while Claude Code's session waits its minute."""
+    from codex_support import OBJECTIVE as CODEX_OBJECTIVE
+    from codex_support import PROMPT, exhausted_stops
+
+    from forge_runtime.hostkit.projects import init_git_project
+
+    codex_tui = None
+    if shutil.which("tmux") is not None:
+        codex_project = init_git_project(tmp_path / "codex-project")
+        (codex_project / ".forge").mkdir(exist_ok=True)
+        (codex_project / ".forge" / "guard.yaml").write_text(
+            "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
+        codex = codex_host(CODEX_SLOW_TURN)
+        codex.install_forge(codex_project)
+        codex_tui = tui_factory(codex, codex_project, ("--sandbox", "danger-full-access"))
+        codex_tui.wait_for(lambda: PROMPT in codex_tui.screen(), "Codex's prompt")
+        codex_tui.type(f"/goal {CODEX_OBJECTIVE}")
     (project / ".forge").mkdir(exist_ok=True)
     (project / ".forge" / "guard.yaml").write_text(
         "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
@@ -282,9 +444,30 @@ def test_a_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(claude_ho
     denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
                for hook in session.hooks_for("PreToolUse") if hook.reply]
     assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == 2, denials
-    assert re.search(r"ran 1 of 1 minutes \(the time ceiling\) of this tranche in 1 turns",
+    assert re.search(r"the first turn of /goal .* ran 1 of 1 minutes \(the time ceiling\)",
                      denials[0]), denials[0]
     reasons = stop_reasons(session)
     assert len(reasons) == 1 and "minutes (the time ceiling)" in reasons[0], reasons
+    assert "in 1 turns" in reasons[0], reasons[0]
     goal = goal_in_state(project)
-    assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    # the tranche's clock started when the prompt arrived, before the first turn's minute
+    prompted = session.hooks_for("UserPromptSubmit")[0]
+    started = Ledger(find_project(project).ledger_root, goal["nonce"]).current().goal[
+        "tranche_started"]
+    assert started <= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(prompted.started + 1))
+
+    if codex_tui is None:
+        return
+    codex_tui.wait_for(lambda: exhausted_stops(codex_tui), "forge to stop Codex's goal",
+                       timeout=60)
+    calls = codex_tui.hooks("PreToolUse")
+    denied = [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
+              for call in calls if call["stdout"].strip()]
+    # each call sleeps 4 s: the first one after the minute is denied, none before it
+    assert len(denied) == 1 and len(calls) >= 10, (denied, len(calls))
+    assert re.search(r"the first turn of /goal .* ran 1 of 1 minutes \(the time ceiling\)",
+                     denied[0]), denied[0]
+    stop = exhausted_stops(codex_tui)[0]
+    assert "minutes (the time ceiling)" in stop["stopReason"], stop
+    assert goal_in_state(codex_project)["turn_count"] == 1

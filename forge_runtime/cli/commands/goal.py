@@ -190,6 +190,11 @@ def status(args) -> Result:
     way_on = _way_on(seen.goal)
     from forge_runtime import gates
 
+    changed = _gates_changed(project, nonce)
+    if changed:
+        lines += [f"gates file  differs from what /goal last recorded: {line}"
+                  for line in changed]
+        data["gates_changed"] = changed
     if gates.in_play(project):
         from forge_runtime.gates.goal import status_of
 
@@ -198,6 +203,14 @@ def status(args) -> Result:
         data["gates"] = gates_line
         way_on = gates_hint or way_on
     return Result(way_on, lines, data)
+
+
+def _gates_changed(project, nonce: str) -> list[str]:
+    """How the gates file differs from the final gates the goal's last person's `/goal`
+    recorded (the ones it is judged by): what the next `/goal` would record instead."""
+    from forge_runtime.gates import recorded
+
+    return recorded.changes(recorded.of_goal(project, nonce), recorded.snapshot(project))
 
 
 def _from_remote(project, nonce: str) -> dict | None:

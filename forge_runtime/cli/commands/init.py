@@ -4,6 +4,8 @@ and its status line."""
 
 from __future__ import annotations
 
+import sys
+
 from forge_runtime import hints
 from forge_runtime.result import Result
 
@@ -88,6 +90,13 @@ def run(args) -> Result:
 
     project = find_project()
     codex = args.host in ("codex", "all")
+    if args.hooks or codex or args.statusline:  # refused before anything is written
+        again = "forge init" + (" --hooks" if args.hooks else "") + \
+            ("" if args.host == "claude" else f" --host {args.host}") + \
+            (f" --statusline --scope {args.scope}" if args.statusline else "")
+        refused = hook_settings.interpreter_refused(sys.executable, project.root, again)
+        if refused is not None:
+            raise refused
     outcomes = initializer.Installer(project, force=args.force, agent_skills=codex).run()
     lines = [f"{outcome.action:<9} {outcome.path}" for outcome in outcomes
              if outcome.action != initializer.UNCHANGED]
@@ -115,6 +124,13 @@ def run(args) -> Result:
     if args.host != "codex":  # Codex's kernel layer is its own sandbox (sandbox_mode)
         line, data["sandbox"] = _kernel_layer(project)
         lines.append(line)
+    if codex:  # its goals' gates run confined by their recorded posture (gates/confined.py)
+        from forge_runtime.cli.commands.sandbox import gate_confinement
+
+        data["gate_confinement"] = gate_confinement(project)
+        ready = data["gate_confinement"].startswith("confined")
+        lines.append(f"{'ready' if ready else 'skipped':<9} forge's own run of a sandboxed "
+                     f"goal's final gates: {data['gate_confinement']}")
     or_ = [again] if kept else None
     return Result(hints.next_("forge doctor", "check that forge is ready in this project",
                               or_=or_), lines=lines, data=data)

@@ -29,6 +29,10 @@ def register(subparsers, common) -> None:
                                  help="take out exactly what enable added")
     disable.add_argument("--scope", choices=SCOPES, default=PROJECT, help=SCOPE_HELP)
     disable.set_defaults(handler=run_disable)
+    shown = actions.add_parser("diff", parents=[common],
+                               help="what changed in a settings file since enable wrote it")
+    shown.add_argument("--scope", choices=SCOPES, default=PROJECT, help=SCOPE_HELP)
+    shown.set_defaults(handler=run_diff)
     status = actions.add_parser("status", parents=[common],
                                 help="what protects forge now, and the fix for the worst gap")
     status.set_defaults(handler=run_status)
@@ -55,12 +59,32 @@ def run_enable(args) -> Result:
 def run_disable(args) -> Result:
     from forge_runtime.sandbox import layer
 
-    path, outcome = layer.disable(_project(), args.scope)
+    project = _project()
+    path, outcome = layer.disable(project, args.scope)
     line = {"restored": f"{path} is back to its bytes from before forge sandbox enable",
             "removed": f"removed what forge added from {path}; later edits kept",
+            "untouched": f"{path} holds nothing forge added any more; left as it is",
             "nothing": f"forge sandbox enable has not written {path}; nothing to undo"}[outcome]
-    return Result(hints.done(line), [line], {"path": str(path), "outcome": outcome,
-                                             "scope": args.scope}, EXIT_OK)
+    lines = [line]
+    left = layer.left_in(project, args.scope)
+    if left:  # the file had them before the enable undone: whose they are, forge cannot say
+        lines.append(f"still in {path}, as the file held them before that enable (yours, or "
+                     f"an earlier enable's you kept while editing it; forge left them): "
+                     f"{', '.join(left)}")
+    return Result(hints.done(lines[-1]), lines, {"path": str(path), "outcome": outcome,
+                                                 "scope": args.scope, "left": left}, EXIT_OK)
+
+
+def run_diff(args) -> Result:
+    from forge_runtime.sandbox import layer
+
+    path, lines = layer.diff(_project(), args.scope)
+    if not lines:
+        line = f"{path} is as forge sandbox enable wrote it, or forge has no record of it"
+        return Result(hints.done(line), [line], {"path": str(path), "diff": []}, EXIT_OK)
+    return Result(hints.next_(f"forge sandbox disable --scope {args.scope}",
+                              "once the file holds only what you want kept of it"),
+                  lines, {"path": str(path), "diff": lines, "scope": args.scope}, EXIT_OK)
 
 
 def codex_posture(project) -> dict | None:
@@ -73,9 +97,21 @@ def codex_posture(project) -> dict | None:
     return codex_sandbox_posture(project.root)
 
 
-def status_lines(posture, project, tools, host: dict | None,
-                 codex: dict | None = None) -> list[str]:
-    """The posture as lines, one per thing a person checks."""
+def gate_confinement(project) -> str:
+    """How forge runs a sandboxed goal's final gates here, in a few words (gates/confined.py),
+    on either host: a machine that cannot confine them verifies no such goal."""
+    from forge_runtime.gates import confined
+
+    problem = confined.readiness(project)
+    if problem is None:
+        return "confined (bubblewrap, no Unix sockets, no network, a clean environment)"
+    return f"cannot be confined, so no sandboxed goal is verified here: {problem}"
+
+
+def status_lines(posture, project, tools, host: dict | None, codex: dict | None = None,
+                 gates: str = "") -> list[str]:
+    """The posture as lines, one per thing a person checks; `gates`: how forge's own run of
+    a sandboxed goal's final gates goes here (`gate_confinement`)."""
     from forge_runtime.sandbox import layer
     from forge_runtime.sandbox.posture import KEYS
 
@@ -97,6 +133,7 @@ def status_lines(posture, project, tools, host: dict | None,
         lines.append("host (claude sandbox status): " + ", ".join(
             f"{key}={host[key]}" for key in ("enabled", "enabledSource", "strictMode", "error")
             if key in host))
+    lines.append(f"forge's own run of a sandboxed goal's final gates: {gates}")
     if codex is not None:
         protected = "yes" if codex["ledger_kernel_protected"] else "no"
         lines.append(f"codex: sandbox_mode {codex['sandbox_mode']} ({codex['source']}); "
@@ -114,12 +151,13 @@ def run_status(args) -> Result:
     found = posture.gaps(state, project, found_tools)
     codex = codex_posture(project)
     goal_line = posture.goal_line(project, codex)
+    gates = gate_confinement(project)
     data = {"goal_posture": goal_line, "codex": codex,
             "protected": posture.ledger_protected(project),
             "effective": {key: value for key, (value, _) in state.effective.items()},
             "env_overrides": [{"file": str(p), "name": n, "value": v} for p, n, v in state.env],
-            "tools": found_tools.describe(), "host": host,
+            "tools": found_tools.describe(), "host": host, "gate_confinement": gates,
             "gaps": [{"rank": gap.rank, "message": gap.message, "fix": gap.fix}
                      for gap in found]}
-    lines = [goal_line, *status_lines(state, project, found_tools, host, codex)]
+    lines = [goal_line, *status_lines(state, project, found_tools, host, codex, gates)]
     return Result(posture.final_hint(found), lines, data, EXIT_USAGE if found else EXIT_OK)

@@ -16,6 +16,7 @@ Its modules are in layers, and each imports only from the layers below it:
                        git_refs for forge's refs on a remote
               archives archivers and patch
               hosts    the host CLIs' off switches
+              awk      what an awk program writes and runs
     walk      walk     follows the shell from command to command as bash would, and
                        names the family that models each command
 

@@ -16,14 +16,18 @@ import os
 
 from forge_runtime.guard.paths import Finding, hit
 from forge_runtime.guard.shell.state import (
+    RUNS,
+    WRITES,
     Context,
     check_destroy,
     check_write,
     expansions,
+    made_link,
     options,
     risky_unknown,
     run_for_you,
     small_text,
+    spelled_out,
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
@@ -63,6 +67,10 @@ _TAR_PLAIN = frozenset({
 })
 _TAR_CODE = frozenset({"-I", "-F", "--use-compress-program", "--to-command", "--info-script",
                        "--new-volume-script", "--rsh-command"})
+# The long options the model reads, for the unique prefixes tar (argp) takes for them.
+_TAR_LONG = tuple(sorted(option for option in _TAR_PLAIN | _TAR_CODE | {
+    "--checkpoint-action", "--transform", "--xform", "--absolute-names"}
+    if option.startswith("--")))
 
 
 def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
@@ -77,6 +85,7 @@ def _check_tar(name: str, args: list[str], ctx: Context, child) -> Finding | tup
             if letter in takes_value and rest:
                 spelled.append(rest.pop(0))
         args = spelled + rest
+    args = spelled_out(args, _TAR_LONG)  # `--to-com=CMD` is `--to-command=CMD` to tar
     operands, found = options(args, takes_value + ("s" if name == "bsdtar" else ""), frozenset({
         "--file", "--directory", "--files-from", "--exclude-from", "--use-compress-program",
         "--to-command", "--info-script", "--new-volume-script", "--rsh-command",
@@ -215,6 +224,8 @@ def _check_unpack(name: str, archive: str | None, into: str, ctx: Context, *,
         if entry:
             return Finding(f"runs {name} to unpack an archive forge cannot list into "
                            f"{into}, which holds {entry.label}", entry)
+    for path in expansions(into, ctx):  # its members may be symlinks, to anywhere
+        made_link(path, None, ctx)
     return True, False
 
 
@@ -231,7 +242,10 @@ def _members(archive: str, ctx: Context, *, escaping: bool = False) -> list[str]
             import zipfile
 
             with zipfile.ZipFile(paths[0]) as bundle:
-                names = bundle.namelist()
+                infos = bundle.infolist()
+                if any(info.external_attr >> 16 & 0o170000 == 0o120000 for info in infos):
+                    return None  # a symlink member: unzip makes it a link
+                names = [info.filename for info in infos]
         else:
             import tarfile
 
@@ -249,10 +263,9 @@ def _members(archive: str, ctx: Context, *, escaping: bool = False) -> list[str]
 
 
 def _check_zip(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    for index, arg in enumerate(args):  # `-TT CMD`: the command zip tests the archive with
-        if arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command="):
-            code = arg.partition("=")[2] or (args[index + 1] if index + 1 < len(args) else "")
-            return run_for_you(code or LIFTED, ctx, f"{name} -TT") or (False, False)
+    if any(arg in ("-TT", "--unzip-command") or arg.startswith("--unzip-command=")
+           for arg in args):  # its command was judged (OPTION_EFFECTS): code forge runs not
+        return False, False
     operands, found = options(args, "bDnOPtxiZ")
     names = {option for option, _ in found}
     if operands:
@@ -305,6 +318,17 @@ def check_patch(name: str, args: list[str], ctx: Context, child) -> Finding | tu
                     return finding
     return True, False
 
+
+# The options of this family that write a file or run a program beyond what its models
+# read (walk.py reads them first, state.check_options): patch's output, reject and backup
+# files, cpio's archive file and remote shell. tar's (`_TAR_CODE`) are read by its model,
+# which knows its old-style clusters (`tar xvIf PROGRAM A`).
+OPTION_EFFECTS = {
+    "patch": {"-o": WRITES, "--output": WRITES, "-r": WRITES, "--reject-file": WRITES,
+              "-B": WRITES, "--prefix": WRITES, "-Y": WRITES, "--basename-prefix": WRITES},
+    "cpio": {"-F": WRITES, "--file": WRITES, "-O": WRITES, "--rsh-command": RUNS},
+    "zip": {"-TT": RUNS, "--unzip-command": RUNS},
+}
 
 # This family's models, by command (see the table in walk.py).
 MODELS = {"tar": _check_tar, "bsdtar": _check_tar, "gtar": _check_tar, "unzip": _check_unzip,

@@ -19,17 +19,21 @@ from forge_runtime.guard.shell import lexer as shell_lexer
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.lexer import is_word_char, quote
 from forge_runtime.guard.shell.state import (
+    RUNS,
+    WRITES,
+    WRITES_INTO,
     Context,
     candidates,
     check_destroy,
     check_path,
     check_write,
     expansions,
+    made_link,
     options,
     proc_self,
     risky_unknown,
-    run_for_you,
     small_text,
+    spelled_out,
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
@@ -50,7 +54,6 @@ REPERMISSIONERS = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
 # Writers of every operand (after their options), and the options that take a value.
 WRITERS = {"touch": "dtr", "mkdir": "m", "truncate": "sr", "tee": "", "mkfifo": "m",
            "mknod": "m", "ln": "St", "link": ""}
-FIND_OUTPUTS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 FIND_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex",
                              "-iregex", "-lname", "-ilname"})
 FIND_OPERATORS = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "-prune"})
@@ -74,7 +77,15 @@ def remember_text(target: str, words: list[str], ctx: Context, appends: bool) ->
     ctx.made.discard(paths[0])
 
 
+# ln's long options, for the unique prefixes getopt_long takes for them (`--sym`, `--target`).
+_LN_LONG = ("--backup", "--directory", "--force", "--interactive", "--logical",
+            "--no-dereference", "--no-target-directory", "--physical", "--relative",
+            "--suffix", "--symbolic", "--target-directory", "--verbose")
+
+
 def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    if name in ("ln", "link"):
+        args = spelled_out(args, _LN_LONG)
     operands, found = options(args, WRITERS[name], frozenset({"--target-directory",
                                                               "--suffix", "-S"}))
     appends = name == "tee" and any(option in ("-a", "--append") for option, _ in found)
@@ -82,12 +93,14 @@ def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | 
         into = [value for option, value in found if option in ("-t", "--target-directory")]
         links = [os.path.join(into[-1], os.path.basename(word.rstrip("/")))
                  for word in operands] if into else []
+        symbolic = any(option in ("-s", "--symbolic") for option, _ in found)
+        made = _symlinks_made(operands, found, ctx) if symbolic else []  # as things stand
         for word in operands + links:  # a hard link to a protected file is that file
             finding = check_path(word, ctx, destructive=False, verb="links", must_know=True)
             if finding:
                 return finding
-        if not into:
-            _record_symlink(operands, found, ctx)
+        for link, target in made:
+            made_link(link, target, ctx)
         return True, touches(operands, ctx)
     for word in operands[:1] if name == "mknod" else operands:
         finding = check_write(word, ctx, verb=f"runs {name} on", appends=appends,
@@ -97,25 +110,58 @@ def _check_writer(name: str, args: list[str], ctx: Context, child) -> Finding | 
     return True, touches(operands, ctx)
 
 
-def _record_symlink(operands: list[str], found: list[tuple], ctx: Context) -> None:
-    """Remember `ln -s TARGET LINK`, so later words through LINK resolve to TARGET."""
-    symbolic = any(option in ("-s", "--symbolic") for option, _ in found)
-    if not symbolic or not 1 <= len(operands) <= 2 or len(ctx.cwds) != 1 \
-            or ctx.cwds[0] is None:
-        return
-    target = operands[0]
-    link = operands[1] if len(operands) == 2 else os.path.basename(target.rstrip("/"))
-    link_value = shell_words.value(link, ctx.env)
-    target_value = shell_words.value(target, ctx.env)
-    if link_value is None or target_value is None:
-        return
-    link_path = os.path.join(os.path.realpath(ctx.cwds[0]), link_value)
-    if os.path.isdir(link_path) and not os.path.islink(link_path):
-        link_path = os.path.join(link_path, os.path.basename(target_value.rstrip("/")))
-    link_path = os.path.normpath(link_path)
-    target_path = proc_self(os.path.join(os.path.dirname(link_path), target_value), ctx)
-    if target_path is not None:
-        ctx.links[link_path] = os.path.realpath(target_path)
+def _symlinks_made(operands: list[str], found: list[tuple],
+                   ctx: Context) -> list[tuple[str | None, str | None]]:
+    """(link, target) for each link `ln -s` makes, for later words to resolve through it:
+    `ln -s T LINK`, `ln -s T` (here), `ln -s T... DIR`, `ln -st DIR T...`, a LINK that is a
+    directory (it goes inside), `-r` (T from here, not from the link), `-T`. A link forge
+    cannot place or whose target it cannot value (a variable, a directory this same command
+    made, which may hold it or be it) makes every path through it unknown."""
+    made: list[tuple[str | None, str | None]] = []
+    names = {option for option, _ in found}
+    into = [value for option, value in found if option in ("-t", "--target-directory")]
+    whole = bool(names & {"-T", "--no-target-directory"})
+    relative = bool(names & {"-r", "--relative"})
+    if into:
+        pairs = [(target, into[-1], True) for target in operands]
+    elif len(operands) == 1:
+        pairs = [(operands[0], ".", True)]
+    elif len(operands) > 2 and not whole:
+        pairs = [(target, operands[-1], True) for target in operands[:-1]]
+    else:
+        pairs = [(operands[0], operands[1], None if not whole else False)] if operands else []
+    for target, place, in_dir in pairs:
+        target_value = shell_words.value(target, ctx.env)
+        for path in expansions(place, ctx, follow=False):
+            if path is None or target_value is None:
+                made.append((path, None))
+                continue
+            as_dir = in_dir
+            if as_dir is None and (place.endswith("/") or os.path.isdir(path)):
+                as_dir = True
+            elif as_dir is None and (path in ctx.made or path in ctx.links):
+                made.append((path, None))  # a directory made here, or a link replaced
+                continue
+            link = os.path.join(path, os.path.basename(target_value.rstrip("/"))) if as_dir \
+                else path
+            base = (ctx.cwds[0] if len(ctx.cwds) == 1 else None) if relative \
+                else os.path.dirname(link)
+            pointed = target_value if target_value.startswith("/") else \
+                None if base is None else os.path.join(base, target_value)
+            pointed = pointed and proc_self(pointed, ctx)
+            made.append((link, pointed and os.path.realpath(pointed)))
+    return made
+
+
+def _check_mount(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
+    """`mount --bind DIR POINT`, `bindfs DIR POINT`: POINT is DIR under another name, as a
+    symlink would be: every path through it is unknown from here on. What else a mount
+    does forge does not model."""
+    operands, _ = options(args, "tToOLUBM", frozenset({"--types", "--options", "--source",
+                                                       "--target", "--label", "--uuid"}))
+    for path in expansions(operands[-1], ctx, follow=False) if operands else []:
+        made_link(path, None, ctx)
+    return False, touches(operands, ctx)
 
 
 def _check_dd(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
@@ -225,6 +271,7 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
     if name == "rsync" and ("--dry-run" in args or "--list-only" in args or any(
             a.startswith("-") and not a.startswith("--") and "n" in a for a in args)):
         return True, touches(candidates(args), ctx)  # a dry run writes nothing
+    args = spelled_out(args, _COPY_LONG.get(name, ()))
     finding = _check_copy_options(name, args, ctx)
     if finding:
         return finding
@@ -254,22 +301,79 @@ def check_copy(name: str, args: list[str], ctx: Context) -> Finding | tuple[bool
                              verb=f"runs {name} over", must_know=True)
         if finding:
             return finding
+    if _keeps_links(name, args):
+        for source, word in zip(operands, written, strict=False):
+            inner = _links_within(source, ctx)  # each is copied as a link forge cannot follow
+            for path in expansions(word, ctx, follow=False) if inner != [] else []:
+                for relative in [""] if inner is None or path is None else inner:
+                    made_link(path and os.path.join(path, relative), None, ctx)
     return True, touches(operands, ctx)
 
 
+# The long options of the copies, for the unique prefixes getopt_long takes for them.
+_COPY_LONG = {
+    "cp": ("--archive", "--attributes-only", "--backup", "--context", "--copy-contents",
+           "--debug", "--dereference", "--force", "--interactive", "--link", "--no-clobber",
+           "--no-dereference", "--no-preserve", "--no-target-directory",
+           "--one-file-system", "--parents", "--preserve", "--recursive", "--reflink",
+           "--remove-destination", "--sparse", "--strip-trailing-slashes", "--suffix",
+           "--symbolic-link", "--target-directory", "--update", "--verbose"),
+    "mv": ("--backup", "--context", "--debug", "--exchange", "--force", "--interactive",
+           "--no-clobber", "--no-copy", "--no-target-directory", "--strip-trailing-slashes",
+           "--suffix", "--target-directory", "--update", "--verbose"),
+    "install": ("--backup", "--compare", "--context", "--directory", "--group", "--mode",
+                "--owner", "--preserve-context", "--preserve-timestamps", "--strip",
+                "--strip-program", "--suffix", "--target-directory", "--no-target-directory",
+                "--verbose"),
+}
+
+
+def _keeps_links(name: str, args: list[str]) -> bool:
+    """Does the copy make a symlink where its source is one: `mv` always; `cp -P`, `-d`,
+    `-a`, `-R` (unless `-L`/`-H`); `rsync -l`, `-a`."""
+    if name == "mv":
+        return True
+    short = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    if name == "cp":
+        return not ("L" in short or "H" in short or "--dereference" in args) and bool(
+            set(short) & set("PdaRr") or {"--no-dereference", "--archive",
+                                           "--recursive"} & set(args))
+    return name == "rsync" and bool(set(short) & set("la") or
+                                    {"--links", "--archive"} & set(args))
+
+
+def _links_within(word: str, ctx: Context) -> list[str] | None:
+    """Where the source holds symlinks (on disk, or made by this command), relative to it
+    ("": it is one); None when forge cannot say (a path it cannot know, a tree too large to
+    read in time)."""
+    found: list[str] = []
+    for path in expansions(word, ctx, follow=False):
+        if path is None:
+            return None
+        if path in ctx.links or os.path.islink(path):
+            found.append("")
+            continue
+        found.extend(os.path.relpath(link, path) for link in ctx.links
+                     if link.startswith(path + os.sep))
+        seen = 0
+        for here, dirs, names in os.walk(path) if os.path.isdir(path) else []:
+            seen += len(dirs) + len(names)
+            if seen > _WALK_LIMIT:
+                return None
+            found.extend(os.path.relpath(os.path.join(here, entry), path)
+                         for entry in dirs + names if os.path.islink(os.path.join(here, entry)))
+    return found
+
+
 # Options that make a copy link to its sources (writing the copy then writes them) or to
-# another tree (`rsync --link-dest=DIR`), run a program, or write a file of their own.
+# another tree (`rsync --link-dest=DIR`); the options that run a program or write a file of
+# their own are rows of OPTION_EFFECTS.
 _LINKING = ("--link", "--symbolic-link", "--link-dest", "--copy-dest", "--compare-dest")
-_COPY_CODE = ("--strip-program", "--rsh", "-e", "--rsync-path")
-_COPY_WRITES = ("--backup-dir", "--temp-dir", "--partial-dir", "--log-file", "--write-batch",
-                "--only-write-batch")
 
 
 def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | None:
     """`cp -l`/`-s`/`-al`, `rsync --link-dest`: a protected source (or a tree that holds one)
-    would be linked, not copied; `install --strip-program`, `rsync -e`: code it runs;
-    `rsync --log-file` and kin: files it writes; `--read-batch` applies changes forge
-    cannot read."""
+    would be linked, not copied; `--read-batch` applies changes forge cannot read."""
     short = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
     linking = name == "cp" and ("l" in short or "s" in short)
     for index, arg in enumerate(args):
@@ -280,14 +384,6 @@ def _check_copy_options(name: str, args: list[str], ctx: Context) -> Finding | N
         elif option in _LINKING[2:]:
             finding = check_path(value, ctx, destructive=True, verb=f"runs {name} {option} to",
                                  must_know=True)
-            if finding:
-                return finding
-        elif option in _COPY_CODE and (option != "-e" or name in ("rsync", "scp")):
-            finding = option != "--rsync-path" and run_for_you(value, ctx, f"{name} {option}")
-            if finding:
-                return finding
-        elif option in _COPY_WRITES:
-            finding = check_write(value, ctx, verb=f"runs {name} {option} writing")
             if finding:
                 return finding
         elif option == "--read-batch" and risky_unknown("", ctx):
@@ -445,18 +541,13 @@ def _sed_label(script: str, position: int) -> int:
 
 
 def _check_output_file(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:
-    """Readers with an output file: `sort -o F`, `tree -o F`, `uniq IN OUT`, `xxd IN OUT`."""
+    """Readers that write an operand: `uniq IN OUT`, `xxd IN OUT` (`sort -o F`, `tree -o F`
+    and the like are rows of OPTION_EFFECTS)."""
     takes = {"sort": "oTkStz", "tree": "oPILH", "uniq": "fsw", "xxd": "cglson"}[name]
-    operands, found = options(args, takes, frozenset({"--output", "--temporary-directory",
-                                                      "--compress-program"}))
-    if any(option == "--compress-program" for option, _ in found):
-        return False, touches(operands, ctx)
-    outputs = [value for option, value in found if option in ("-o", "--output") and value
-               and name in ("sort", "tree")]
+    operands, _ = options(args, takes, frozenset({"--output", "--temporary-directory",
+                                                  "--compress-program"}))
     if name in ("uniq", "xxd") and len(operands) >= 2:
-        outputs.append(operands[1])
-    for word in outputs:
-        finding = check_write(word, ctx, verb=f"runs {name} writing")
+        finding = check_write(operands[1], ctx, verb=f"runs {name} writing")
         if finding:
             return finding
     return True, touches(operands, ctx)
@@ -511,11 +602,6 @@ def check_find(args: list[str], ctx: Context, child, *,
         position += 1
     starts = starts or ["."]
     expression = args[position:]
-    for index, arg in enumerate(expression[:-1]):
-        if arg in FIND_OUTPUTS:
-            finding = check_write(expression[index + 1], ctx, verb=f"runs find {arg}")
-            if finding:
-                return finding
     for command in _find_commands(expression):
         words = [os.path.join(starts[0], "{}") if word == "{}" else word for word in command]
         if words and os.path.basename(words[0]) not in READERS:
@@ -840,6 +926,45 @@ def check_forge(args: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     return True, False
 
 
+# The options of the file tools (and of the downloaders and pagers, which no model reads)
+# that write a file or run a program, from each tool's own option table (`TOOL --help`,
+# its man page): the walk reads every command's arguments against its row before its
+# model runs (state.check_options), so a model need not know them.
+OPTION_EFFECTS = {
+    "sort": {"-o": WRITES, "--output": WRITES, "-T": WRITES_INTO,
+             "--temporary-directory": WRITES_INTO, "--compress-program": RUNS},
+    "tree": {"-o": WRITES},
+    "find": {"-fprint": WRITES, "-fprint0": WRITES, "-fprintf": WRITES, "-fls": WRITES},
+    "less": {"-o": WRITES, "--log-file": WRITES, "-O": WRITES, "--LOG-FILE": WRITES},
+    "ag": {"--pager": RUNS},
+    "rg": {"--hostname-bin": RUNS},
+    "install": {"--strip-program": RUNS},
+    "rsync": {"-e": RUNS, "--rsh": RUNS, "--log-file": WRITES, "--backup-dir": WRITES_INTO,
+              "-T": WRITES_INTO, "--temp-dir": WRITES_INTO, "--partial-dir": WRITES_INTO,
+              "--write-batch": WRITES, "--only-write-batch": WRITES},
+    "scp": {"-S": RUNS},
+    "split": {"--filter": RUNS},
+    "csplit": {"-f": WRITES, "--prefix": WRITES},
+    "shuf": {"-o": WRITES, "--output": WRITES},
+    "iconv": {"-o": WRITES, "--output": WRITES},
+    "sdiff": {"-o": WRITES, "--output": WRITES},
+    "time": {"-o": WRITES, "--output": WRITES},
+    "strace": {"-o": WRITES, "--output": WRITES},
+    "ltrace": {"-o": WRITES, "--output": WRITES},
+    "curl": {"-o": WRITES, "--output": WRITES, "--output-dir": WRITES_INTO,
+             "-D": WRITES, "--dump-header": WRITES, "-c": WRITES, "--cookie-jar": WRITES,
+             "--trace": WRITES, "--trace-ascii": WRITES, "--stderr": WRITES,
+             "--libcurl": WRITES, "--etag-save": WRITES, "--hsts": WRITES,
+             "--alt-svc": WRITES},
+    "wget": {"-O": WRITES, "--output-document": WRITES, "-o": WRITES, "--output-file": WRITES,
+             "-a": WRITES, "--append-output": WRITES, "-P": WRITES_INTO,
+             "--directory-prefix": WRITES_INTO, "--save-cookies": WRITES,
+             "--warc-file": WRITES, "--use-askpass": RUNS},
+    "gpg": {"-o": WRITES, "--output": WRITES},
+    "openssl": {"-out": WRITES},
+    "mktemp": {"-p": WRITES_INTO, "--tmpdir": WRITES_INTO},
+}
+
 # This family's models, by command (see the table in walk.py).
 MODELS = {
     **dict.fromkeys(READERS, _check_reader),
@@ -849,5 +974,6 @@ MODELS = {
     **dict.fromkeys(REPERMISSIONERS, _check_repermissioner),
     **dict.fromkeys(WRITERS, _check_writer),
     "dd": _check_dd, "sed": _check_sed, "rg": _check_rg,
+    "mount": _check_mount, "bindfs": _check_mount,
     **dict.fromkeys(("sort", "tree", "uniq", "xxd"), _check_output_file),
 }

@@ -5,11 +5,15 @@ you, and the subcommands that write the work tree.
 `GIT_*` variables (see `shell.CODE_VARIABLES`) and aliases (from `-c`, the repository's and
 the user's config, also text the command writes there first) are judged as the shell code
 or git arguments git would run, and code git runs for you must be code forge can read
-(`core.sshCommand`, `--upload-pack`, an `ext::` URL, `difftool -x`, `rebase --exec`,
-`bisect run`, `submodule foreach`). An option git does not document for its global place,
-or one that points git at another repository or work tree, is unknown. Subcommands that
-write the work tree from history or sweep untracked files are judged by `git_tree`,
-which asks git what they would change.
+(`core.sshCommand`, an `ext::` URL, `bisect run`, `submodule foreach`). Every option of a
+subcommand that writes a file or runs a program (`diff --output`, `grep -O`, `archive -o`,
+`config -f`, `--upload-pack`, `rebase --exec`...) is a row of `_GIT_OPTIONS`, from git's own
+option tables, read by `state.check_options` however it is spelled (abbreviated too, as
+parse-options allows); subcommands that write at their operands or into the working
+directory (`merge-file`, `bundle create`, `format-patch`) are listed too. An option git
+does not document for its global place, or one that points git at another repository or
+work tree, is unknown. Subcommands that write the work tree from history or sweep
+untracked files are judged by `git_tree`, which asks git what they would change.
 """
 
 from forge_runtime.guard.paths import Finding
@@ -17,9 +21,15 @@ from forge_runtime.guard.shell import git_refs
 from forge_runtime.guard.shell.files import change_dir, check_copy
 from forge_runtime.guard.shell.lexer import quote
 from forge_runtime.guard.shell.state import (
+    READS,
+    RUNS,
+    RUNS_OPTIONAL,
+    WRITES,
+    WRITES_INTO,
     Context,
     candidates,
     check_destroy,
+    check_options,
     check_path,
     check_unmodelled,
     check_write,
@@ -90,8 +100,66 @@ _GIT_DATA_VARIABLES = frozenset({
     "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_MERGE_VERBOSITY",
 })
 _TRACE_SWITCHES = frozenset({"", "0", "1", "2", "true", "false"})
-# Options that make a transport run a command (fetch, pull, clone, push, ls-remote, archive).
-_TRANSPORT_CODE = ("--upload-pack", "--receive-pack", "--exec")
+
+
+# The options of each subcommand that write a file or run a program, from git's own option
+# tables (`git SUB -h`, git-SUB(1)); parse-options takes any unique prefix of a long option,
+# so every prefix of one of these counts (READS: a shorter option of the same subcommand).
+# `--output` is the diff options' (diff, log, show, format-patch, range-diff, stash show...)
+# and means a file written in every subcommand that has it.
+_GIT_OPTIONS_EVERYWHERE = {"--output": WRITES}
+_GIT_OWN_OPTIONS = {
+    "grep": {"-O": RUNS_OPTIONAL, "--open-files-in-pager": RUNS_OPTIONAL},
+    "archive": {"-o": WRITES, "--output": WRITES, "--exec": RUNS},
+    "format-patch": {"-o": WRITES_INTO, "--output-directory": WRITES_INTO},
+    "bugreport": {"-o": WRITES_INTO, "--output-directory": WRITES_INTO},
+    "diagnose": {"-o": WRITES_INTO, "--output-directory": WRITES_INTO},
+    "config": {"-f": WRITES, "--file": WRITES, "-e": RUNS_OPTIONAL, "--edit": RUNS_OPTIONAL},
+    "fast-export": {"--export-marks": WRITES},
+    "fast-import": {"--export-marks": WRITES, "--export-pack-edges": WRITES},
+    "read-tree": {"--index-output": WRITES},
+    "apply": {"--build-fake-ancestor": WRITES},
+    "index-pack": {"-o": WRITES},
+    "mailsplit": {"-o": WRITES_INTO},
+    "repack": {"--expire-to": WRITES},
+    "credential-store": {"--file": WRITES},
+    "credential-cache": {"--socket": WRITES},
+    "checkout-index": {"--prefix": WRITES},
+    "init": {"--template": RUNS},  # its hooks run later: code forge does not read
+    "clone": {"-u": RUNS, "--template": RUNS, "--separate-git-dir": WRITES},
+    "daemon": {"--pid-file": WRITES, "--access-hook": RUNS},
+    "commit-graph": {"--object-dir": WRITES_INTO},
+    "multi-pack-index": {"--object-dir": WRITES_INTO},
+    "rebase": {"-x": RUNS, "--exec": RUNS},
+    "difftool": {"-x": RUNS, "--extcmd": RUNS},
+    "instaweb": {"-d": RUNS, "--httpd": RUNS, "-b": RUNS, "--browser": RUNS},
+    "send-email": {"--sendmail-cmd": RUNS, "--smtp-server": RUNS, "--to-cmd": RUNS,
+                   "--cc-cmd": RUNS, "--header-cmd": RUNS, "--to": READS, "--cc": READS},
+    "filter-branch": {"--env-filter": RUNS, "--tree-filter": RUNS, "--index-filter": RUNS,
+                      "--parent-filter": RUNS, "--msg-filter": RUNS, "--commit-filter": RUNS,
+                      "--tag-name-filter": RUNS, "-d": WRITES},
+}
+# The transports, and the program each may be told to run on the other end (which, for a
+# local or `ext::` remote, runs here).
+_TRANSPORTS = ("fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule", "remote",
+               "send-pack", "fetch-pack", "upload-archive")
+_TRANSPORT_OPTIONS = {"--upload-pack": RUNS, "--receive-pack": RUNS, "--exec": RUNS}
+_GIT_OPTIONS = {**_GIT_OWN_OPTIONS, **{sub: {**_TRANSPORT_OPTIONS, **_GIT_OWN_OPTIONS.get(sub, {})}
+                                       for sub in _TRANSPORTS}}
+# Subcommands that write files named by their operands (every operand counts: which one is
+# the file depends on options that take values), and the options that make them write to
+# standard output instead; `bundle` writes only with `create`, `interpret-trailers` only
+# with `--in-place`.
+_GIT_OPERANDS_WRITTEN = {"merge-file": {"-p", "--stdout"}, "mailinfo": set(), "bundle": set(),
+                         "init": set(), "clone": set(), "pack-objects": {"--stdout"},
+                         "interpret-trailers": set()}
+# Subcommands that write files of their own naming into the working directory, unless an
+# option sends them elsewhere (checked above) or to standard output; `checkout-index` only
+# with `--temp`.
+_GIT_WRITES_HERE = {"format-patch": {"--stdout", "-o", "--output-directory", "--output"},
+                    "bugreport": {"-o", "--output-directory"},
+                    "diagnose": {"-o", "--output-directory"}, "unpack-file": set(),
+                    "checkout-index": set()}
 
 
 def check_git(args: list[str], ctx: Context, child) -> Finding | tuple[bool, bool]:
@@ -204,19 +272,14 @@ def _check_git_config(key: str, value: str, ctx: Context, child) -> Finding | No
 
 
 def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Finding | None:
-    """Code a transport runs: `--upload-pack=CMD`, `--receive-pack`, `--exec`, `clone -u`,
-    `clone -c KEY=VALUE`, an `ext::CMD` URL; `--template` hooks are code forge cannot read."""
+    """What a transport runs beyond its options (`_GIT_OPTIONS`): `clone -c KEY=VALUE` and
+    an `ext::CMD` URL."""
     for index, arg in enumerate(operands):
         name, equals, value = arg.partition("=")
         following = operands[index + 1] if index + 1 < len(operands) else ""
-        if name in _TRANSPORT_CODE or (sub == "clone" and arg == "-u"):
-            finding = run_for_you(value if equals else following, ctx, f"git {sub} {name}")
-        elif sub == "clone" and name in ("-c", "--config"):
+        if sub == "clone" and name in ("-c", "--config"):
             finding = _check_git_config(*(value if equals else following).partition("=")[::2],
                                         ctx, child)
-        elif name == "--template" and risky_unknown("", ctx):
-            finding = Finding(f"runs git {sub} --template, whose hooks forge cannot read, from "
-                              "a directory that holds a protected path")
         elif arg.startswith("ext::"):
             finding = run_for_you(arg[5:].replace("% ", " ").replace("%%", "%"), ctx,
                                   f"an ext:: URL of git {sub}")
@@ -229,25 +292,20 @@ def _check_transport(sub: str, operands: list[str], ctx: Context, child) -> Find
 
 def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
                           aliases: dict[str, str]) -> Finding | tuple[bool, bool]:
+    finding = check_options(f"git {sub}", operands, {**_GIT_OPTIONS_EVERYWHERE,
+                                                     **_GIT_OPTIONS.get(sub, {})}, ctx) or \
+        _check_operands_written(sub, operands, ctx)
+    if finding:
+        return finding
     if sub == "apply" and not {"--check", "--stat", "--numstat", "--summary"} & set(operands):
         from forge_runtime.guard.shell import archives  # only for `git apply`
 
         diffs = [a for a in operands if not a.startswith("-")]
         return archives.check_patch("git apply", ["-i", diffs[-1]] if diffs else [], ctx, child)
-    for option, value in options(operands, "", frozenset({"--output", "--exec", "-x",
-                                                          "--prefix"}))[1]:
-        if option in ("--output", "--prefix") and value and sub != "diff" and (
-                option == "--output" or sub == "checkout-index"):
-            finding = check_write(value, ctx, verb=f"runs git {sub} writing")
-            if finding:
-                return finding
-    finding = _check_transport(sub, operands, ctx, child) if sub in (
-        "fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule", "remote",
-        "send-pack", "fetch-pack", "upload-archive") \
-        else None
+    finding = _check_transport(sub, operands, ctx, child) if sub in _TRANSPORTS else None
     if finding:
         return finding
-    if sub in ("rebase", "bisect", "submodule", "difftool", "mergetool"):
+    if sub in ("bisect", "submodule"):
         code = _git_code(sub, operands)
         if code is not None:
             finding = run_for_you(code, ctx, f"git {sub}")
@@ -297,6 +355,24 @@ def _check_git_subcommand(sub: str, operands: list[str], ctx: Context, child,
     return check_unmodelled(f"git {sub}", operands, ctx)
 
 
+def _check_operands_written(sub: str, operands: list[str], ctx: Context) -> Finding | None:
+    """The files a subcommand writes at its operands or in the working directory."""
+    if sub not in _GIT_OPERANDS_WRITTEN and sub not in _GIT_WRITES_HERE:
+        return None
+    names = {arg.partition("=")[0] for arg in operands if arg.startswith("-")}
+    words = [arg for arg in operands if not arg.startswith("-")]
+    if names & (_GIT_OPERANDS_WRITTEN.get(sub) or _GIT_WRITES_HERE.get(sub) or set()) or (
+            sub == "bundle" and words[:1] != ["create"]) or (
+            sub == "interpret-trailers" and "--in-place" not in names) or (
+            sub == "checkout-index" and "--temp" not in names):
+        return None
+    for word in words if sub in _GIT_OPERANDS_WRITTEN else ["."]:
+        finding = check_write(word, ctx, verb=f"runs git {sub} writing")
+        if finding:
+            return finding
+    return None
+
+
 def _check_worktree(operands: list[str], ctx: Context) -> Finding | tuple[bool, bool]:
     """`worktree add PATH` writes a new tree at PATH; `list`, `lock`, `unlock`, `prune`
     touch no tree; `move`, `remove` and `repair` rewrite trees and the files that tell
@@ -331,23 +407,11 @@ def _git_alias(name: str, ctx: Context) -> str | None:
 
 
 def _git_code(sub: str, operands: list[str]) -> str | None:
-    if sub == "rebase":
-        for index, arg in enumerate(operands):
-            if arg in ("-x", "--exec") and index + 1 < len(operands):
-                return operands[index + 1]
-            if arg.startswith("--exec="):
-                return arg.split("=", 1)[1]
-        return None
+    """The code `bisect run` and `submodule foreach` run (their operands, not an option)."""
     if sub == "bisect" and operands[:1] == ["run"]:
         return " ".join(quote(word) for word in operands[1:]) or None
     if sub == "submodule" and "foreach" in operands:
         return " ".join(operands[operands.index("foreach") + 1:]) or None
-    if sub == "difftool":
-        for index, arg in enumerate(operands):
-            if arg in ("-x", "--extcmd") and index + 1 < len(operands):
-                return operands[index + 1]
-            if arg.startswith("--extcmd="):
-                return arg.split("=", 1)[1]
     return None
 
 
@@ -355,5 +419,7 @@ def _check_git_command(name: str, args: list[str], ctx: Context, child) -> Findi
     return check_git(args, ctx, child)
 
 
-# This family's models, by command (see the table in walk.py).
+# This family's models, by command (see the table in walk.py); git's options are read per
+# subcommand (`_GIT_OPTIONS`), so its row of the walk's option tables is empty.
 MODELS = {"git": _check_git_command}
+OPTION_EFFECTS: dict = {}

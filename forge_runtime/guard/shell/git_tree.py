@@ -77,8 +77,10 @@ def _git(cwd: str, ctx: Context, *args: str, given: str | None = None,
     env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     stdin = {"input": given} if given is not None else {"stdin": subprocess.DEVNULL}
+    from forge_runtime.agent_roots import program
+
     try:
-        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", cwd, *args],
+        done = subprocess.run([program("git"), "-c", "core.fsmonitor=false", "-C", cwd, *args],
                               capture_output=True, text=True, env=env, timeout=PROBE_SECONDS,
                               errors="surrogateescape", **stdin)
     except (OSError, subprocess.TimeoutExpired) as error:

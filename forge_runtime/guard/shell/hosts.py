@@ -56,8 +56,25 @@ _ENTRY = Protected("", "forge's plugin", "host command", HOST_FIX,
                    "in their own terminal")
 
 
+_A_PERSONS_GOAL = Protected("", "a person's /goal", "host command", "forge goal status",
+                            "a host session an agent starts is not a person: its /goal "
+                            "activates nothing (forge refuses it at its prompt too); a person "
+                            "types /goal in a session they started")
+
+
 def _off(what: str, note: str = "") -> Finding:
     return Finding(f"runs `{what}`{note}: {SWITCH_OFF}", _ENTRY)
+
+
+def _goal_prompt(host: str, words: list[str | None]) -> Finding | None:
+    """A host session started with a `/goal` prompt (`claude -p "/goal ..."`, `codex exec
+    "/goal ..."`): refused, the explaining layer over the runtime rule (goal/nesting.py)."""
+    for word in words:
+        if word is not None and word.split(None, 1)[:1] == ["/goal"]:
+            return Finding(f"runs `{host}` with the prompt `/goal ...` (a session the agent "
+                           f"starts, whose goal would run as a person's): {SWITCH_OFF}",
+                           _A_PERSONS_GOAL)
+    return None
 
 
 def _values(args: list[str], ctx: Context) -> list[str | None]:
@@ -122,6 +139,9 @@ def check_claude(name: str, args: list[str], ctx: Context, child) -> Finding | t
         return _off(f"{set_here[0]}=... claude")
     if _moved(ctx, os.path.join(".claude", "settings.json")):
         return _off("HOME=... claude", " (another home has no forge)")
+    goal = _goal_prompt("claude", words)
+    if goal is not None:
+        return goal
     if "plugin" in words or "plugins" in words:
         at = next(i for i, word in enumerate(words) if word in ("plugin", "plugins"))
         return _check_claude_plugin(words[at + 1:], ctx)
@@ -207,6 +227,9 @@ def check_codex(name: str, args: list[str], ctx: Context, child) -> Finding | tu
             return _off(f"codex --disable {value or '?'}")
         if option in ("-c", "--config") and _weakens_config(value):
             return _off(f"codex {option} {value or '?'}")
+    goal = _goal_prompt("codex", words)
+    if goal is not None:
+        return goal
     operands = _positionals(words, frozenset({"-c", "--config", "--enable", "--disable", "-s",
                                               "--sandbox", "-p", "--profile", "-m", "--model",
                                               "-C", "--cd", "--add-dir", "-a", "-i"}))
@@ -250,5 +273,7 @@ def _weakens_config(override: str | None) -> bool:
     return key.split(".", 1)[0] in CODEX_CONFIG_KEYS and not key.startswith("features.")
 
 
-# This family's models, by command (see the table in walk.py).
+# This family's models, by command (see the table in walk.py); the host CLIs' off switches
+# are their subcommands, read by the models, not options the walk's tables hold.
 MODELS = {"claude": check_claude, "codex": check_codex}
+OPTION_EFFECTS: dict = {}

@@ -67,7 +67,9 @@ class Context:
         self.protected = protected
         self.depth = 0
         self.loops: dict[str, list[str]] = {}  # `for NAME in WORDS`: NAME takes each word
-        self.links: dict[str, str] = {}  # symlinks the command itself makes: link -> target
+        # symlinks the command itself makes: link -> target (None: a target forge cannot
+        # know; the link ANYWHERE: one made where forge cannot say)
+        self.links: dict[str, str | None] = {}
         self.written: dict[str, str] = {}  # files it writes with text forge can read
         self.globs: frozenset[str] = frozenset()  # shell options that change globbing
         self.runs_code = False  # a variable set that makes programs run code (GIT_EDITOR=...)
@@ -169,7 +171,7 @@ def expansions(word: str, ctx: Context, *, follow: bool = True) -> list[str | No
     sequence, `~`, parameter and glob expansion; None for one forge cannot know."""
     check_deadline(ctx)
     plain = "$" not in word and not any(char in word for char in _GLOB_CHARS)
-    key = (word, follow, ctx.cwds, len(ctx.links))
+    key = (word, follow, ctx.cwds, tuple(ctx.links.items()) if ctx.links else ())
     if plain and key in ctx.cache:
         return ctx.cache[key]
     results: list[str | None] = []
@@ -311,25 +313,49 @@ def _linked_matches(pattern: str, ctx: Context, follow: bool,
             continue
         if all(fnmatchcase(name, part) for name, part in zip(link_parts, parts, strict=False)):
             rest = "/".join(parts[len(link_parts):])
+            if target is None:
+                found.append(None)
+                continue
             found.extend(_glob(os.path.join(target, rest), ctx, follow, depth + 1) if rest
                          else [target])
     return found
 
 
-def _through_links(path: str, ctx: Context, follow: bool) -> str:
-    """`path` with a symlink the command made earlier replaced by what it points to."""
-    for link, target in ctx.links.items():
-        if path == link and follow or path.startswith(link + os.sep):
-            return os.path.realpath(target + path[len(link):])
-    return path
+ANYWHERE = ""  # the key of ctx.links for a link made where forge cannot say: every path
+_LINK_HOPS = 8
+
+
+def made_link(link: str | None, target: str | None, ctx: Context) -> None:
+    """The command makes a symlink at `link` (None: somewhere forge cannot say) pointing at
+    `target` (None: at what forge cannot know). A later path through it is read through
+    it, or is unknown: `ln -sr .git ../x && rm -rf ../x/forge-goals`."""
+    link = ANYWHERE if link is None else os.path.normpath(link)
+    ctx.links.pop(link, None)  # the newest last: it is the one a later path meets
+    ctx.links[link] = None if target is None else os.path.normpath(target)
+
+
+def _through_links(path: str, ctx: Context, follow: bool) -> str | None:
+    """`path` with a symlink the command made earlier replaced by what it points to (each
+    hop, a link to a link too); None through one whose target or place forge cannot know."""
+    for _ in range(_LINK_HOPS):
+        for link, target in reversed(ctx.links.items()):
+            if path == link and follow or path.startswith(link + os.sep):
+                if target is None:
+                    return None
+                path = os.path.realpath(target + path[len(link):])
+                break
+        else:
+            return path
+    return None
 
 
 def risky_unknown(word: str, ctx: Context) -> bool:
     """May a path forge cannot value reach a protected one? Yes from a directory forge
     cannot know or one that holds (or is inside) a protected path, and anywhere when the
-    word's fixed text names a protected location."""
-    if mentions(shell_words.literal(word)):
-        return True
+    word's fixed text names a protected location or the command made a symlink forge cannot
+    follow."""
+    if mentions(shell_words.literal(word)) or None in ctx.links.values():
+        return True  # a link it made may lead anywhere, a protected path too
     return any(directory is None or any(inside(directory, entry.path) or
                                         holds(directory, entry.path)
                                         for entry in ctx.protected)
@@ -458,6 +484,92 @@ def options(args: list[str], takes_value: str = "",
         else:
             operands.append(arg)
     return operands, found
+
+
+# What an option does with its value, in the per-tool tables of options that write a file
+# or run a program (each family's OPTION_EFFECTS, git's per subcommand): `check_options`
+# reads any tool's arguments against its table. An option of the table with no effect
+# (READS) is one whose name would otherwise read as an abbreviation of one that has.
+WRITES = "writes"  # the value is a file it writes
+WRITES_INTO = "writes into"  # the value is a directory it writes files into
+RUNS = "runs"  # the value is a program or shell code it runs
+RUNS_OPTIONAL = "runs (optional)"  # the same, a value only when attached (`-Ocmd`, `--x=cmd`)
+READS = None
+
+
+def option_effects(args: list[str], table: dict) -> list[tuple[str, str, str | None]]:
+    """(option, effect, value) for each option of `args` that `table` says writes or runs:
+    `--long=VALUE`, `--long VALUE`, `-xVALUE`, `-x VALUE`, `x` inside a cluster (`-nO...`),
+    and a single-dash word named whole (`-fprint FILE`). getopt_long and git's
+    parse-options take a unique prefix of a long option for it, so any prefix of one that
+    writes or runs counts as it, unless the table names the prefix itself."""
+    found = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if arg == "--":
+            break
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, equals, value = arg.partition("=")
+        option = name if name in table else None
+        if option is None and arg.startswith("--") and len(name) > 2:
+            option = next((known for known in table if table[known] is not READS and
+                           known.startswith(name)), None)
+        if option is None and not arg.startswith("--"):
+            for index, letter in enumerate(arg[1:], start=1):
+                if "-" + letter in table:
+                    option, equals, value = "-" + letter, "", arg[index + 1:]
+                    break
+            if option is None:
+                continue
+            equals = "=" if value else ""
+        effect = table.get(option)
+        if effect is READS:
+            continue
+        if effect == RUNS_OPTIONAL:
+            found.append((option, effect, value if equals else None))
+            continue
+        if not equals and position < len(args):
+            value, position = args[position], position + 1
+        found.append((option, effect, value))
+    return found
+
+
+def check_options(tool: str, args: list[str], table: dict | None,
+                  ctx: Context) -> Finding | None:
+    """The files `tool`'s options write and the code they run, read from its table: a file
+    written is checked as any write, code as code it runs for you."""
+    if not table:
+        return None
+    for option, effect, value in option_effects(args, table):
+        if effect in (RUNS, RUNS_OPTIONAL):
+            finding = value is not None and run_for_you(value, ctx, f"{tool} {option}")
+        elif value:
+            finding = check_write(value, ctx, verb=f"runs {tool} {option}" + (
+                " writing into" if effect == WRITES_INTO else " writing"))
+        else:
+            finding = None
+        if finding:
+            return finding
+    return None
+
+
+def spelled_out(args: list[str], long_options: tuple[str, ...]) -> list[str]:
+    """`args` with each long option given as a unique prefix (`--sym`, `--target=D`, as
+    getopt_long takes them) written in full; an ambiguous or unknown one as it is."""
+    out = []
+    for arg in args:
+        if arg == "--":
+            return out + args[len(out):]
+        name, equals, value = arg.partition("=")
+        if arg.startswith("--") and name not in long_options:
+            matches = [option for option in long_options if option.startswith(name)]
+            if len(matches) == 1:
+                arg = matches[0] + equals + value
+        out.append(arg)
+    return out
 
 
 def split(text: str) -> list[str]:

@@ -28,6 +28,9 @@ read-only whatever runs (see `forge sandbox`). What the model does:
   after `~`/`~+`/`~-`, braces, `{a..b}`, globs under the options the command turns on
   (`dotglob`, `GLOBIGNORE`, ...), `..`, symlinks (also ones the same command makes) and
   `/proc/self/cwd`;
+- every option of a tool that writes a file or runs a program (`sort -o`, `split
+  --filter`, `git diff --output`, `git grep -O`) is a row of its family's table, read by
+  one rule however it is spelled (`state.check_options`), before the command's model;
 - commands it models only (readers, `cp`, `mv`, `tar`, `sed`, `git`, `find`, ...) may
   work inside `.forge/local`; anything else (an interpreter, `make`) may not run in a
   pipeline that names a protected location, nor beside forge's own entry points;
@@ -58,6 +61,7 @@ from forge_runtime.guard.shell.state import (
     Context,
     OutOfTime,
     candidates,
+    check_options,
     check_unmodelled,
     check_write,
     expansions,
@@ -180,6 +184,7 @@ LAZY_FAMILIES = {
                            "bunzip2", "xz", "unxz", "lzma", "unlzma", "compress", "uncompress",
                            "lzip", "zstd", "unzstd", "lz4", "brotli"}),
     "hosts": frozenset({"claude", "codex"}),  # the host CLIs' off switches
+    "awk": frozenset({"awk", "gawk", "mawk", "nawk"}),
 }
 # Command name -> the lazy family that models it (`files` models what files.MODELS names).
 LAZY = {name: owner for owner, names in LAZY_FAMILIES.items() for name in names}
@@ -195,13 +200,17 @@ def family(name: str):
 
 def check_command(name: str, args: list[str], ctx: Context,
                   child) -> Finding | tuple[bool, bool]:
-    """The model of command `name`; `child(code, ctx)` judges code it runs in a child."""
-    model = files.MODELS.get(name)
+    """The model of command `name`; `child(code, ctx)` judges code it runs in a child.
+    First, whatever the model: the options its family's OPTION_EFFECTS says write a file or
+    run a program (`sort -o`, `split --filter`, `tar --to-command`)."""
+    owner = LAZY.get(name) if name not in files.MODELS else None
+    models = files if owner is None else family(owner)
+    finding = check_options(name, args, models.OPTION_EFFECTS.get(name), ctx)
+    if finding:
+        return finding
+    model = models.MODELS.get(name)
     if model is None:
-        owner = LAZY.get(name)
-        if owner is None:
-            return check_unmodelled(name, args, ctx)
-        model = family(owner).MODELS[name]
+        return check_unmodelled(name, args, ctx)
     return model(name, args, ctx, child)
 
 
@@ -516,7 +525,11 @@ def _check_simple(words: list[str], ctx: Context) -> Finding | tuple[bool, bool]
         if not words:
             return True, False
     name = os.path.basename(words[0])
-    args = _split_fields(words[1:], ctx)
+    # A shell's `-c CODE` (and a runner's command) is one word whatever `$` it holds: split,
+    # `sh -c 'rm -rf "$PWD/.git"'` would read as `sh -c rm` and the code would go unread.
+    code_runner = name in SHELLS or name == "su" or name in COMMAND_OPTIONS or \
+        name in MULTIPLEXERS
+    args = list(words[1:]) if code_runner else _split_fields(words[1:], ctx)
     outcome = _check_named(name, args, ctx, via_xargs)
     if ctx.runs_code and name not in files.READERS and not isinstance(outcome, Finding):
         return False, outcome[1]  # its effects are modelled, what the variable runs is not
