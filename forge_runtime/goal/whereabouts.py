@@ -66,11 +66,12 @@ def places_path(repository_id: str) -> str:
 def held_repository_id(ledger_root: str) -> str | None:
     """The repository id the ledger at `ledger_root` holds, never creating one (a ledger
     with none has no goal yet; ledger.repository_id checks the file where it is used)."""
+    from forge_runtime import safeio
     from forge_runtime.goal.ledger import REPOSITORY_ID
 
     try:
-        with open(os.path.join(ledger_root, REPOSITORY_ID), "rb") as handle:
-            text = handle.read().decode("ascii", "replace").strip()
+        text = safeio.read_bytes(os.path.join(ledger_root, REPOSITORY_ID)).decode(
+            "ascii", "replace").strip()
     except OSError:
         return None
     return text if len(text) == 32 and text.isalnum() else None

@@ -134,9 +134,10 @@ def _pointers(root: str, git_dir: str, common: str) -> list[Protected]:
         for file in ("commondir", "gitdir"):
             found.append(Protected(os.path.realpath(os.path.join(admin, name, file)), label,
                                    TREE, "forge goal status"))
+        from forge_runtime import safeio
+
         try:
-            with open(os.path.join(admin, name, "gitdir"), encoding="utf-8") as handle:
-                named = handle.read().strip()
+            named = safeio.read_text(os.path.join(admin, name, "gitdir")).strip()
         except (OSError, UnicodeDecodeError):
             continue
         if os.path.isabs(named):
