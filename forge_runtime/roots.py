@@ -2,7 +2,11 @@
 
 The project root is the nearest ancestor holding `.git` (a directory, or a worktree's
 `gitdir:` file), else the nearest holding `.forge/`; the ledger lives in the git common dir
-(one for every worktree), else under `.forge/local/goals/`. `project.py` builds its
+(one for every worktree), else under `.forge/local/goals/`. The common dir is the one the
+git directory's own place gives (`<common>/worktrees/<name>` for a linked work tree), never
+what a `commondir` file says: that file is one write away from sending forge to another,
+empty ledger, so forge keeps its ledger where it is and the goal witness fails closed when
+the file disagrees (goal/witness.py). `project.py` builds its
 `Project` of `pathlib.Path`s from these; this module imports nothing but `os`, because
 pathlib (with the `re` it imports) and `collections` cost a lean interpreter more than its
 own start, and the status line of a session without a goal needs only `ledger_root_of` and
@@ -33,8 +37,18 @@ def _read_gitdir_file(dot_git: str) -> str | None:
     return os.path.realpath(os.path.join(os.path.dirname(dot_git), target))
 
 
-def _common_dir(git_dir: str) -> str:
-    """A linked worktree's git dir names the shared one in its `commondir` file."""
+def layout_common_dir(git_dir: str) -> str:
+    """The git common dir as `git_dir`'s place gives it: git keeps a linked work tree's git
+    dir at `<common>/worktrees/<name>`; any other git dir is its own common dir."""
+    parent = os.path.dirname(git_dir)
+    if os.path.basename(parent) == "worktrees":
+        return os.path.dirname(parent)
+    return git_dir
+
+
+def claimed_common_dir(git_dir: str) -> str:
+    """The common dir `git_dir`'s `commondir` file names (what git itself follows), else
+    `git_dir`: forge compares it with `layout_common_dir` and never follows it."""
     try:
         with safeio.reader(os.path.join(git_dir, "commondir"), encoding="utf-8",
                            follow_links=True) as handle:
@@ -62,11 +76,11 @@ def locate(start: str | os.PathLike | None = None) -> tuple[str, str | None, str
     for candidate in lineage:
         dot_git = os.path.join(candidate, ".git")
         if os.path.isdir(dot_git):
-            return candidate, dot_git, _common_dir(dot_git)
+            return candidate, dot_git, dot_git
         if os.path.isfile(dot_git):
             git_dir = _read_gitdir_file(dot_git)
             if git_dir is not None and os.path.isdir(git_dir):
-                return candidate, git_dir, _common_dir(git_dir)
+                return candidate, git_dir, layout_common_dir(git_dir)
     for candidate in lineage:
         if os.path.isdir(os.path.join(candidate, FORGE_DIR)):
             return candidate, None, None

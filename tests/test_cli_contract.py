@@ -43,6 +43,7 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("goal", "prices"): [[], ["--compile"]],
     ("goal", "verify-gates"): [[]],
     ("goal", "publish"): [[], ["--restore"]],
+    ("goal", "adopt"): [[]],
     ("ledger", "activate"): [["--project", ".", "--state", ".forge/local/state.md"]],
     ("ledger", "charge"): [[], ["--session", "contract-1", "--transcript", "missing.jsonl"]],
     ("ledger", "verify"): [["--project", "."]],

@@ -45,8 +45,10 @@ RULES_COMMITTED = "roles:\n  auditor:\n    tools: [Read, Grep, Bash]\n"
 RULES_EDITED = "roles:\n  auditor:\n    tools: [Read]\n"
 RULES_OLD = "roles:\n  auditor:\n    tools: [Read, Grep, Bash, Write]\n"
 # How the rule file stands in the project: committed with a person's uncommitted edit (the
-# main corpus), committed and unchanged, or never committed (untracked).
-VARIANTS = ("edited", "clean", "untracked")
+# main corpus), committed and unchanged, or never committed (untracked); and the main
+# corpus's project whose `.git/commondir` another process already pointed at a fake ledger
+# (relocated), where the guard must still protect the ledger forge keeps.
+VARIANTS = ("edited", "clean", "untracked", "relocated")
 
 
 def _git(root: Path, *args: str) -> None:
@@ -145,6 +147,8 @@ def build_template(base: Path, variant: str = "edited") -> Path:
     escaping = {"../.git/forge-goals/n1/records/00000001.json": "{}\n"}  # from `-C src`
     _tar(outside / "dotdot.tar", escaping)
     _zip(outside / "dotdot.zip", escaping)
+    if variant == "relocated":  # damage done outside the agent, before its session
+        (project / ".git" / "commondir").write_text("../../outside/fake/.git\n")
     return base
 
 
@@ -183,6 +187,8 @@ def protected_state(project: Path) -> dict:
     (the host's files under the scratch home the commands run with)."""
     found = find_project(project)
     state: dict = {"ledger_root": str(found.ledger_root), "git_dir": str(found.git_dir)}
+    for place in (".git/forge-goals", ".git/commondir"):  # where the ledger is, whatever
+        state[place] = _tree(project / place)           # forge's own finding says
     for entry in paths.protected_paths(found, env=hook_env(project.parent)):
         path = Path(entry.path)
         if entry.kind == paths.FRONT_MATTER:
@@ -276,7 +282,8 @@ def run_and_compare(template: Path, scratch: Path, index: int, command: str) -> 
         before = protected_state(base / "proj")
         run_for_real(base, command)
         after = protected_state(base / "proj")
-        changed = sorted(key for key in before.keys() | after.keys()
+        # the paths protected before it ran: a work tree it made adds its own pointers
+        changed = sorted(key for key in before
                          if _switches_forge_off(before.get(key), after.get(key)))
         if changed:
             return f"{command!r}: allowed, and it changed {changed}"

@@ -472,6 +472,38 @@ def test_the_files_that_say_where_the_ledger_is_are_protected(project, tmp_path,
     assert finding.entry.label == paths.WITNESS_LABEL
 
 
+@pytest.mark.parametrize("command", [
+    "rm -rf .git/forge-goals", "mv .git/forge-goals ../gone", "rm -rf .git",
+    "echo x > .git/forge-goals/n1/records/00000001.json", "rm .git/commondir",
+    "echo ../.. > .git/commondir", "rm -rf .git/forge-guard"])
+def test_a_commondir_rewritten_from_outside_moves_nothing_the_guard_protects(project,
+                                                                            tmp_path, command):
+    """With `.git/commondir` already pointing elsewhere (written by another process), the
+    ledger forge keeps, and so the one the guard protects, is still the layout's."""
+    (tmp_path / "elsewhere").mkdir()
+    (project / ".git" / "commondir").write_text(f"{tmp_path / 'elsewhere'}\n")
+    assert find_project(project).ledger_root == project / ".git" / "forge-goals"
+    assert verdict(project, command) is not None, command
+
+
+def test_every_linked_work_trees_pointers_are_protected_from_any_work_tree(tmp_path):
+    from forge_runtime.hostkit.projects import add_worktree, init_git_project
+
+    main = init_git_project(tmp_path / "main")
+    add_worktree(main, tmp_path / "linked")
+    admin = main / ".git" / "worktrees" / "linked"
+    for where, command in [
+            (main, "echo 'gitdir: /tmp/x' > ../linked/.git"),
+            (main, f"echo /tmp > {admin}/commondir"),
+            (main, f"rm {admin}/gitdir"),
+            (tmp_path / "linked", "echo 'gitdir: /tmp/x' > .git"),
+            (tmp_path / "linked", f"rm -rf {main}/.git/forge-goals"),
+            (tmp_path / "linked", f"rm {admin}/commondir")]:
+        assert verdict(where, command) is not None, (where, command)
+    assert verdict(main, "cat ../linked/.git") is None
+    assert verdict(tmp_path / "linked", "git status") is None
+
+
 def test_the_hooks_own_environment_is_not_the_bash_tools(project):
     """The launcher sets PYTHONPATH for the hook only: a word built on it is unknown."""
     env = {"PYTHONPATH": "/plugin", "HOME": str(project.parent), "CLAUDE_PROJECT_DIR": "/x"}

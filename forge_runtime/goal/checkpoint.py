@@ -97,11 +97,12 @@ def stamped(text: str, state_path: str | os.PathLike) -> str:
 
 
 def refusal(error, state_path: str | os.PathLike) -> str:
-    """A refusal's rendered text for a Stop reply; a tampered ledger or state, and a wedged
-    charge, also say where the work stands. Other refusals keep their text: a work tree
-    taken by another goal, for one, holds that goal's checklist, not this one's."""
+    """A refusal's rendered text for a Stop reply; a tampered or moved ledger or state, and a
+    wedged charge, also say where the work stands. Other refusals keep their text: a work
+    tree taken by another goal, for one, holds that goal's checklist, not this one's."""
     from forge_runtime.goal.ledger import TAMPERED
     from forge_runtime.goal.lock import WEDGED
+    from forge_runtime.goal.whereabouts import MOVED
 
     text = error.hint().render()
-    return stamped(text, state_path) if error.code in (TAMPERED, WEDGED) else text
+    return stamped(text, state_path) if error.code in (TAMPERED, WEDGED, MOVED) else text

@@ -6,8 +6,9 @@ Protected, for every role including an unguarded main session:
   project rule file `.forge/guard.yaml`;
 - the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
 - the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`);
-- the files that tell forge where the ledger is: the git dir's `commondir` (rewritten, it
-  sends forge to another ledger) and, in a linked worktree, its `.git` file;
+- the files that tell git where a work tree's repository is, which forge holds against
+  the layout (goal/whereabouts.py): the git dir's `commondir`, a linked worktree's `.git`
+  file, and those of every other linked worktree of the repository;
 - the host's own off switches (`host_paths`): its settings files at every scope, the
   plugin install tree and data (forge's code and its hook interpreter, forge-env), and
   Codex's home (config, hooks, goal store) and the project's `.codex` config and hooks,
@@ -102,18 +103,46 @@ def protected_paths(project, extra: tuple[str, ...] = (),
         Protected(os.path.realpath(witness_dir()), WITNESS_LABEL, TREE, "forge goal verify"),
     ]
     if git_dir is not None:
-        found.append(Protected(os.path.realpath(os.path.join(git_dir, "commondir")),
-                               "the git dir's commondir file (it says where the ledger is)",
-                               TREE, "forge goal status"))
-        dot_git = os.path.join(root, ".git")
-        if os.path.isfile(dot_git):  # a linked worktree: the file naming its git dir
-            found.append(Protected(dot_git, "the worktree's .git file (it says where "
-                                   "the ledger is)", TREE, "forge goal status"))
+        found += _pointers(root, git_dir, git_common_dir)
     for relative in extra:
         path = os.path.realpath(os.path.join(root, relative))
         found.append(Protected(path, f"the protected path {relative}", TREE,
                                "forge guard roles"))
     return found + host_paths(root, os.environ if env is None else env)
+
+
+def _pointers(root: str, git_dir: str, common: str) -> list[Protected]:
+    """The files that tell git where a work tree's repository is, which forge checks
+    against the layout (goal/whereabouts.py): the git dir's `commondir`, this work tree's
+    `.git` file when it is a linked one, and for every linked work tree of the repository
+    (`<common>/worktrees/<name>/`) its `commondir`, its `gitdir` and the `.git` file that
+    names. One `listdir` when the repository has no linked work tree."""
+    found = [Protected(os.path.realpath(os.path.join(git_dir, "commondir")),
+                       "the git dir's commondir file (it says where the ledger is)", TREE,
+                       "forge goal status")]
+    dot_git = os.path.join(root, ".git")
+    if os.path.isfile(dot_git):  # a linked worktree: the file naming its git dir
+        found.append(Protected(dot_git, "the worktree's .git file (it says where the ledger "
+                               "is)", TREE, "forge goal status"))
+    admin = os.path.join(common, "worktrees")
+    try:
+        names = os.listdir(admin)
+    except OSError:
+        return found
+    label = "a linked work tree's pointer to its repository (it says where the ledger is)"
+    for name in names:
+        for file in ("commondir", "gitdir"):
+            found.append(Protected(os.path.realpath(os.path.join(admin, name, file)), label,
+                                   TREE, "forge goal status"))
+        from forge_runtime import safeio
+
+        try:
+            named = safeio.read_text(os.path.join(admin, name, "gitdir")).strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if os.path.isabs(named):
+            found.append(Protected(os.path.realpath(named), label, TREE, "forge goal status"))
+    return found
 
 
 HOST_RATIONALE = ("the host's settings, its plugin tree and Codex's config and hooks are what "

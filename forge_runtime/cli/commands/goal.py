@@ -1,6 +1,7 @@
-"""`forge goal status|sync|verify|history|report`: see and check the durable goal ledger.
+"""`forge goal status|sync|verify|history|report|adopt`: see and check the durable goal ledger.
 
-These only read the ledger (sync rewrites state.md from it); a goal is activated by a
+These only read the ledger (sync rewrites state.md from it; adopt notes a moved or copied
+ledger in the goal witness, goal/adoption.py); a goal is activated by a
 person's `/goal` in Claude Code and charged by forge's Stop hook, never from here.
 """
 
@@ -46,6 +47,9 @@ def register(subparsers, common) -> None:
                         help="put this clone's verified chain in place of a remote one that "
                              "is not forge's (edited or rewritten by hand)")
     action.set_defaults(handler=publish)
+    text = "keep this project's goals here after moving or copying it (their counts kept)"
+    action = actions.add_parser("adopt", parents=[common], help=text, description=text)
+    action.set_defaults(handler=adopt)
 
 
 def _project():
@@ -410,6 +414,22 @@ def verify(args) -> Result:
     if not goals:
         return Result(hints.wait(NO_GOAL), ["no goals to verify"], {"goals": []})
     return Result(hints.done(f"{len(goals)} goal ledger(s) verified"), lines, {"goals": goals})
+
+
+def adopt(args) -> Result:
+    """A ledger the witness saw somewhere else: check every goal against what was seen
+    there, then note it here (goal/adoption.py); never a fresh budget."""
+    from forge_runtime.goal.adoption import adopt as adopt_here
+
+    project = _project()
+    goals = adopt_here(project)
+    if not goals:
+        return Result(hints.next_("forge goal verify", "nothing to adopt: the ledger here is "
+                                  "witnessed here"), ["nothing to adopt"], {"goals": []})
+    lines = [f"adopted  {goal['nonce']}  {goal['status']:<9} {goal['turn_count']}/"
+             f"{goal['turn_ceiling']}  {goal['objective']}" for goal in goals]
+    return Result(hints.next_("forge goal status", f"{len(goals)} goal(s) kept their counts "
+                              "here"), lines, {"goals": goals})
 
 
 def history(args) -> Result:
