@@ -801,7 +801,11 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
             exhausted_text(result.goal, result.late, result.owed, overrun=result.overrun,
                            pending=pending_words(event)),
             project.state_path))
-    if result.outcome == charging.ENDED and event.get("stop_hook_active") is True:
+    if event.get("stop_hook_active") is True and (
+            result.outcome == charging.ENDED or result.host_turn):
+        # the host continues a goal forge recorded as ended: if its native goal for the
+        # objective still runs, the end forge believed was not the host's (a forged `met`),
+        # which says more than "a turn the host started" (FORGE_GOAL_UNBUDGETED)
         running = _ended_but_running(binding, event)
         if running is not None or not result.host_turn:
             return running
