@@ -212,6 +212,7 @@ def for_project(project, sandboxed: bool) -> Confinement:
     argv = [binary, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--dir", SCRATCH_HOME, "--bind", root, root]
+    argv += [arg for path in _toolchain_in_tmp(root) for arg in ("--ro-bind", path, path)]
     created: list[str] = []
     stubs: list[str] = []
     for path in _outermost(path for path in protected_in(project)
@@ -223,6 +224,22 @@ def for_project(project, sandboxed: bool) -> Confinement:
             stubs.append(path)
     return Confinement(BWRAP, [*argv, "--chdir", root], list(dict.fromkeys(created)), None,
                        seccomp, stubs)
+
+
+def _toolchain_in_tmp(root: str) -> list[str]:
+    """The gate's interpreters and PATH directories that live under /tmp (a checkout's
+    virtual environment there, say), which the confined run's private /tmp would hide:
+    bound back read-only, so a gate finds the same programs confined as not."""
+    import sys
+
+    found = []
+    for entry in [sys.prefix, sys.base_prefix,
+                  *os.environ.get("PATH", DEFAULT_PATH).split(os.pathsep)]:
+        path = os.path.realpath(entry) if entry else ""
+        if path.startswith("/tmp/") and os.path.isdir(path) and \
+                not (path == root or path.startswith(root + os.sep)):
+            found.append(path)
+    return _outermost(dict.fromkeys(found))
 
 
 def _outermost(paths) -> list[str]:
