@@ -30,6 +30,8 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
+from forge_runtime.goal.pricing import family_of
+
 PROVIDERS = ("anthropic", "openai")  # Claude Code's models and Codex's
 # genai-prices' price keys, by the usage field (goal/usage.py) each prices
 PRICE_KEYS = {"input": "input_mtok", "output": "output_mtok", "cache_read": "cache_read_mtok",
@@ -47,15 +49,6 @@ def compiled_path() -> Path:
         return prefix
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "forge" / FILE_NAME
-
-
-def family_of(model_id: str) -> str:
-    """A model's family: its name without the parts that are only numbers or dates
-    (`claude-opus-4-5` and `claude-3-opus` are `claude-opus`, `gpt-5.1-codex-mini` is
-    `gpt-codex-mini`). The same rule names an unknown model's family (pricing.py)."""
-    from forge_runtime.goal.pricing import family_of as rule
-
-    return rule(model_id)
 
 
 def _picos(value) -> int:
