@@ -292,9 +292,9 @@ def test_a_dollar_ceiling_stops_claude_code_within_one_tool_call(claude_host, pr
         [each, each * (ran + 2)]
     assert _head(project)["usd_ceiling"] == int(Decimal(usd) * PICO)
     # the host keeps the one-hour part of the cache writes, and forge priced it as such
-    assert {json.dumps(entry["message"]["usage"].get("cache_creation"))
+    assert {json.dumps(entry["message"]["usage"].get("cache_creation"), sort_keys=True)
             for entry in session.transcript() if entry.get("type") == "assistant"} == \
-        {json.dumps(CLAUDE_USAGE["cache_creation"])}
+        {json.dumps(CLAUDE_USAGE["cache_creation"], sort_keys=True)}
     (spent,) = _charges(project)[0]["usage"]["by_model"].values()
     assert spent["cache_creation_1h"] == hour
     _check_by_hand(project, [session.transcript_path], ran + 3)
@@ -387,7 +387,7 @@ def test_a_dollar_ceiling_stops_codex_within_one_tool_call(codex_host, project, 
         tui.wait_for(lambda tui=tui: PROMPT in tui.screen(), "Codex's prompt")
         tui.type(f"/goal {CODEX_OBJECTIVE}")
         tuis[where] = (codex, tui)
-    for codex, tui in tuis.values():
+    for _, tui in tuis.values():
         tui.wait_for(lambda tui=tui: exhausted_stops(tui), "forge to stop the goal",
                      timeout=90)
 
