@@ -53,9 +53,15 @@ GUARD = "goal: {tranche: {usd: 1000}}\n"
 
 
 def _write_guard(space: Workspace, text: str = GUARD) -> None:
+    """The project's `.forge/guard.yaml`, its rule cache (beside the ledger) warmed as the
+    first hook that read it would leave it, before any snapshot is taken: a real project
+    validates its rule file once, not at every measured run."""
+    from forge_runtime.guard import rules
+
     guard = space.root / ".forge" / "guard.yaml"
     guard.parent.mkdir(exist_ok=True)
     guard.write_text(text)
+    rules.for_project(space.project())
 
 
 def _ledger_present() -> None:
@@ -229,6 +235,7 @@ def goal_prompt(space: Workspace) -> Plan:
     from forge_runtime.goal import sessions
 
     _ledger_present()
+    _write_guard(space)
     host = HostSession(space)
     event = host.goal_prompt(OBJECTIVE)
     project = space.project()
@@ -249,8 +256,10 @@ def goal_prompt(space: Workspace) -> Plan:
 
 
 def goal_confirm(space: Workspace) -> Plan:
-    """The first Stop of a person's `/goal`: confirm from the transcript, activate, charge."""
+    """The first Stop of a person's `/goal`: confirm from the transcript, activate (sealing
+    the price table for its dollar ceiling), charge."""
     _ledger_present()
+    _write_guard(space)
     host = HostSession(space)
     with hook_environment(space):
         _person_goal(host)
