@@ -305,3 +305,29 @@ def test_after_usage_limit_continue_keeps_the_goal_going(project):
                              seen=charging.Seen(usage_limit=True))
     assert result.goal["status"] == "active" and result.goal["usage_limited"] is True
     assert session.turn() is None
+
+
+cli_project = goal_project_fixture(cli=True)
+
+
+def test_status_shows_the_windows_the_goal_watches(cli_project, capsys):
+    from goal_support import run_cli
+
+    _guard(cli_project, "  plan: {five_hour: 80, seven_day_spend: 5}\n")
+    session = Session(cli_project)
+    _show(cli_project, session, five_hour=40, seven_day=20)
+    session.person_goal(OBJECTIVE)
+    _show(cli_project, session, five_hour=62.5, seven_day=22)
+    session.turn()
+    code, text = run_cli(capsys, "goal", "status")
+    assert "plan        5-hour window 62.5% of 80% (as claude last reported it)" in text
+    assert "plan        the goal's own week 2% of 5%" in text
+    code, text = run_cli(capsys, "goal", "status", "--json")
+    budget = json.loads(text)["budget"]["plan"]
+    assert budget == {"host": "claude", "usage_limited": False,
+                      "five_hour": {"used": 62.5, "ceiling": 80.0},
+                      "seven_day_spend": {"used": 2.0, "ceiling": 5.0}}
+    from forge_runtime.goal import gauge
+
+    line = gauge.line(_ledger(cli_project).current().goal, unicode=False)
+    assert "5h 62.5%/80%" in line and "week 2%/5%" in line
