@@ -137,9 +137,9 @@ def load(rule_file: str, cache_dir: str) -> Rules:
         return DEFAULT_RULES
     except OSError as exc:
         raise _invalid(rule_file, None, f"cannot be read ({exc.strerror})") from None
-    import hashlib
+    from forge_runtime.digest import sha256_hex  # the built-in SHA-256: no `hashlib`
 
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = sha256_hex(raw)
     cached = _read_cache(cache_dir, digest)
     if cached is None:
         cached = validate(raw, rule_file)
