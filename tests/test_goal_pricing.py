@@ -265,3 +265,53 @@ def test_the_dearest_rows_hold_every_price_of_their_models_field_by_field(table)
         for prices in [entry["prices"], *(tier["prices"] for tier in entry["tiers"])]:
             for kind, price in charged(prices).items():
                 assert family[kind] >= price and host[kind] >= price, (entry["id"], kind)
+
+
+def _regex_clauses(clause: dict) -> list[dict]:
+    if "or" in clause or "and" in clause:
+        return [found for inner in clause.get("or", clause.get("and"))
+                for found in _regex_clauses(inner)]
+    return [clause] if "regex" in clause else []
+
+
+def test_a_regex_clause_rules_names_out_without_re_exactly_as_re_would(table):
+    """The compiled bounds of each regex clause (its literal prefix, the lengths it can
+    match) only ever rule out names the regex itself would not match."""
+    import re
+
+    clauses = [found for entry in table.table["models"]
+               for found in _regex_clauses(entry["match"])]
+    assert clauses and all("prefix" in clause for clause in clauses)
+    names = [entry["id"] for entry in table.table["models"]]
+    names += [f"{name}{tail}" for name in names[:]
+              for tail in ("-20250929", "@20250929", "-2025-09-29", "-2025-09-29\n", "x", "-")]
+    for clause in clauses:
+        for name in names + [clause["prefix"], clause["prefix"] + "1" * 8]:
+            assert pricing.matches(clause, name) == \
+                (re.search(clause["regex"], name) is not None), (clause, name)
+    bounds = price_table._regex_bounds(r"^claude-opus-5[-@]\d{8}$")
+    assert bounds == {"prefix": "claude-opus-5", "lengths": [22, 22]}
+    assert price_table._regex_bounds("(?i)^gpt") == {}
+    assert price_table._regex_bounds("gpt-5") == {}
+
+
+def test_pricing_a_known_or_unknown_model_imports_no_re(tmp_path):
+    """A priced charge resolves each model against every clause of the table: the regex
+    clauses' bounds keep `re` (about 4 ms of a lean hook) out of it."""
+    import subprocess
+    import sys
+
+    table_file = tmp_path / "table.json"
+    table_file.write_bytes(pricing.encode(price_table.compile_table(TODAY)))
+    code = (f"import sys; sys.path.insert(0, {str(price_table.Path(__file__).parents[1])!r})\n"
+            "from forge_runtime import fastjson\n"
+            "from forge_runtime.goal import pricing\n"
+            f"data = open({str(table_file)!r}, 'rb').read()\n"
+            "table = pricing.PriceTable(fastjson.loads(data), 'x')\n"
+            "for name in ('claude-opus-5-5', 'claude-sonnet-4-5-20250929', 'gpt-6.1-sol',"
+            " 'claude-opus-9', 'unheard-of'):\n"
+            "    table.picos(name, {'input': 1, 'output': 1})\n"
+            "print('re' in sys.modules)")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr

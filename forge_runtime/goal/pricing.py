@@ -56,6 +56,11 @@ def matches(clause: dict, name: str) -> bool:
     if "contains" in clause:
         return clause["contains"] in name
     if "regex" in clause:
+        if not name.startswith(clause.get("prefix", "")):
+            return False  # price_table's bounds of what it can match: most names, no `re`
+        lengths = clause.get("lengths")
+        if lengths and not lengths[0] <= len(name) <= lengths[1] + 1:
+            return False
         import re
 
         return re.search(clause["regex"], name) is not None
