@@ -58,7 +58,7 @@ from forge_runtime.goal.ceilings import (
     usd_reached,
 )
 from forge_runtime.goal.lock import locked
-from forge_runtime.goal.merge import MERGE
+from forge_runtime.goal.merge import MERGE, OVERRUN
 from forge_runtime.project import join
 from forge_runtime.records import record
 
@@ -72,9 +72,9 @@ GENERATION = "records"  # head.json's key naming the records directory in use
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
 STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
-# a turn the host started for the agent (a wake-up, a cron, a notification) after the goal
-# ended: it grants nothing and counts no turn, but it is on the chain with what it spent
-OVERRUN = "overrun"
+# OVERRUN (merge.py's, which a join counts too): a turn the host started for the agent (a
+# wake-up, a cron, a notification) after the goal ended: it grants nothing and counts no
+# turn, but it is on the chain with what it spent
 
 
 def tampered(message: str, fix: str = VERIFY_FIX) -> ForgeError:
@@ -198,9 +198,7 @@ class Ledger:
         charged = set()
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
-            charged.update(map(turn_key, merge.contributions(record)[0]))
-            if record.get("kind") == OVERRUN:
-                charged.add(turn_key(record["turn"]))
+            charged.update(map(turn_key, merge.marked(record)))
             if before is None:
                 if record.get("prev") != records.GENESIS_PREV:
                     raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
@@ -556,6 +554,11 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     old = before["goal"]
     if any(goal.get(key) != old.get(key) for key in _FIXED):
         raise refuse("changes the goal's identity")
+    if kind == MERGE:  # it adds the other clone's turns, spending, figures: merge.py's rules
+        if not merge.shape_ok(before, record):
+            raise refuse(f"is not a valid join onto {old['status']} at turn "
+                         f"{old['turn_count']}")
+        return
     spent = _spent_tokens(record) if kind in ("charge", OVERRUN) else 0
     if spent < 0:
         raise refuse("says it spent tokens its own usage does not add up to")
@@ -603,8 +606,6 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
         ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted
-    elif kind == MERGE:
-        ok = merge.shape_ok(before, record)
     else:
         ok = False
     if not ok:

@@ -152,6 +152,70 @@ def advanced(goal: dict, reading: dict) -> dict:
             "plan_week": week_used(before, windows, goal.get("plan_week", 0))}
 
 
+def joined(main: dict, side: dict, side_later: bool) -> dict:
+    """The plan fields of a goal two clones charged, joined (goal/merge.py): `main` and
+    `side` are the goal as each chain has it, `side_later` says the side's last record is
+    the later one.
+
+    - `plan_seen`, per host and window: the later window, or within one window the higher
+      figure (a figure only adds, as `merged`).
+    - `plan_host`: the host of the later chain's head (the host the goal last ran on).
+    - `plan_week`: the larger of the two, not their sum. Both clones count the goal's use
+      of the week as the rise of one account-wide weekly window from the figure the goal
+      had where they parted, so each count already holds whatever the other clone spent
+      on that account meanwhile: a sum would count the concurrent turns twice and stop the
+      goal at a fraction of its share, and "main's plus the side's own rise" is that sum.
+      The larger is the rise of that one window from the shared figure to the later one.
+      When both clones ran on one host but one saw the week reset, the other's count is of
+      a week that is over: the count of the later week is kept. Limit: two clones on two
+      different plan accounts each count only their own, and the larger is kept.
+    """
+    main_seen, side_seen = main.get("plan_seen") or {}, side.get("plan_seen") or {}
+    fields = {}
+    seen = {host: _joined_windows(main_seen.get(host) or {}, side_seen.get(host) or {})
+            for host in sorted({*main_seen, *side_seen})}
+    if seen:
+        fields["plan_seen"] = seen
+    hosts = (side.get("plan_host"), main.get("plan_host"))
+    host = next((one for one in (hosts if side_later else hosts[::-1]) if one), None)
+    if host is not None:
+        fields["plan_host"] = host
+    weeks = [(goal.get("plan_week", 0), _week_of(goal)) for goal in (main, side)]
+    if "plan_week" in main or "plan_week" in side:
+        (ours, our_week), (theirs, their_week) = weeks
+        fields["plan_week"] = max(ours, theirs)
+        if main.get("plan_host") == side.get("plan_host") and our_week and their_week \
+                and not _same_week(our_week, their_week):
+            fields["plan_week"] = ours if our_week["resets_at"] > their_week["resets_at"] \
+                else theirs
+    return fields
+
+
+def _joined_windows(mine: dict, theirs: dict) -> dict:
+    """One host's figures as two chains have them, joined window by window."""
+    windows = {}
+    for name in sorted({*mine, *theirs}):
+        one, other = mine.get(name), theirs.get(name)
+        if not (one and other):
+            windows[name] = one or other
+            continue
+        earlier, later = sorted((one, other), key=lambda w: (w["resets_at"], w["used"]))
+        windows[name] = {"used": max(one["used"], other["used"]),
+                         "resets_at": later["resets_at"]} \
+            if same_window(earlier, later) else later
+    return windows
+
+
+def _week_of(goal: dict) -> dict | None:
+    """The weekly window a goal's `plan_week` counts: its host's last weekly figure."""
+    week = ((goal.get("plan_seen") or {}).get(goal.get("plan_host")) or {}).get(SEVEN_DAY)
+    return week if isinstance(week, dict) else None
+
+
+def _same_week(one: dict, other: dict) -> bool:
+    return same_window(one, other) and same_window(other, one)
+
+
 def baseline(goal: dict, reading: dict | None) -> dict:
     """`goal` at an activation, with where its own use of the week starts: the reading the
     person's `/goal` prompt found, for a host the goal has no figure of yet."""
