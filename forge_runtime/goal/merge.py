@@ -21,9 +21,13 @@ by identity, so nothing is counted twice and nothing is lost:
   over-budget count; its tokens and dollars count once whichever way each chain has it;
 - activations by their ids: a tranche a person granted in either clone counts once, and
   one granted in the side leads (its ceilings, its id, its usage-limit mark);
-- the plan's figures and the host's usage-limit mark as `joined_plan` and `usage_mark` say.
-A join that brings an active goal to its turn ceiling exhausts it; any other ceiling it
-reaches (tokens, dollars, the plan's, the usage limit) stops the goal at its next event, as
+- the plan's figures per window, and the goal's own use of the week the larger of the two
+  counts (plan.joined says why);
+- the tranche's end: the host's usage-limit mark, or an exhaustion, in either clone's run
+  of the joined goal's tranche holds in the joined goal (a mark or an end in a tranche the
+  other clone has moved past, by a person's `/goal` there, does not).
+A join that brings an active goal to its turn ceiling exhausts it too; any other ceiling it
+reaches (tokens, dollars, time, the plan's) stops the goal at its next event, as
 `ceilings.reached` says. The record is a function of the two chains alone (its time is the
 later head's), so any clone joining the same two chains writes the same record; the
 remote's compare-and-swap then makes every clone converge on one chain.
@@ -158,29 +162,21 @@ def joined_goal(main_head: dict, record: dict) -> dict:
         goal["activation_count"] += len(record["activations"])
         goal["turn_ceiling"] = 20 * goal["activation_count"]
         goal["status"] = "active"
+    # the side ran the joined goal's tranche (not one the main chain has moved past): what
+    # ended that tranche there, or stopped it at the host's usage limit, holds here too
+    in_tranche = side_goal.get("activation_id") == goal.get("activation_id")
     goal.pop("usage_limited", None)
-    if usage_mark(main_head["goal"], side_goal, side_leads):
+    if (main_head["goal"].get("usage_limited") is True and not side_leads) or (
+            in_tranche and side_goal.get("usage_limited") is True):
         goal["usage_limited"] = True
     for key in ("plan_seen", "plan_host", "plan_week"):
         goal.pop(key, None)
     side_later = str(record["side"][-1].get("at")) > str(main_head.get("at"))
     goal.update(plan.joined(main_head["goal"], side_goal, side_later))
-    if goal["status"] == "active" and goal["turn_count"] >= goal["turn_ceiling"]:
+    if goal["status"] == "active" and (goal["turn_count"] >= goal["turn_ceiling"] or (
+            in_tranche and side_goal.get("status") == "exhausted")):
         goal["status"] = "exhausted"
     return goal
-
-
-def usage_mark(main: dict, side: dict, side_leads: bool) -> bool:
-    """Does the joined goal carry the host's usage-limit mark? The mark belongs to a
-    tranche (a person's next `/goal` clears it), so: the side's when its tranche leads; either
-    side's when both are in the same tranche (the host stopped a turn of it in one clone: the
-    tranche stops, unless it says `after_usage_limit: continue`, `ceilings.usage_limited`);
-    the main chain's when the side's tranche is one the main chain has moved past."""
-    if side_leads:
-        return side.get("usage_limited") is True
-    same_tranche = side.get("activation_id") == main.get("activation_id")
-    return main.get("usage_limited") is True or (
-        same_tranche and side.get("usage_limited") is True)
 
 
 def build(main_chain: list[dict], side: list[dict]) -> dict:
