@@ -106,7 +106,7 @@ def join(theirs: Clone, ours: Clone) -> tuple[dict, dict]:
 
 
 COUNTS = ("turn_count", "token_count", "picousd", "overrun_count", "activation_count",
-          "turn_ceiling", "status", "plan_week", "plan_seen", "usage_limited")
+          "turn_ceiling", "status", "plan_week", "plan_seen", "plan_host", "usage_limited")
 
 
 def _both_ways(tmp_path, a: Clone, b: Clone) -> dict:
@@ -166,6 +166,25 @@ def test_a_week_one_clone_saw_reset_counts_the_new_week(tmp_path):
     goal = _both_ways(tmp_path, a, b)
     assert goal["plan_week"] == 200
     assert goal["plan_seen"]["claude"]["seven_day"]["resets_at"] == WEEK + 7 * 86400
+
+
+def test_clones_on_two_hosts_keep_each_hosts_figures_and_the_later_host(tmp_path,
+                                                                        monkeypatch):
+    from forge_runtime.goal import ledger
+
+    a, b = _shared(tmp_path, ["t-0"], reading=_reading(1000),
+                   plan_ceilings={"seven_day_spend": 5000})
+    monkeypatch.setattr(ledger, "now", lambda: "2030-01-01T10:00:00Z")
+    b.charge("b-1", plan=_reading(4000, host="codex"))  # codex's first figure: its start
+    b.charge("b-2", plan=_reading(4300, host="codex"))
+    monkeypatch.setattr(ledger, "now", lambda: "2030-01-01T11:00:00Z")
+    a.charge("a-1", plan=_reading(1100))  # the later head: claude is where the goal ran last
+    goal = _both_ways(tmp_path, a, b)
+    assert goal["plan_seen"] == {
+        "claude": {"seven_day": {"used": 1100, "resets_at": WEEK}},
+        "codex": {"seven_day": {"used": 4300, "resets_at": WEEK}}}
+    assert goal["plan_week"] == 300
+    assert goal["plan_host"] == "claude"
 
 
 def test_a_usage_limit_in_either_clone_stops_the_tranche(tmp_path):

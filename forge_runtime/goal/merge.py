@@ -171,8 +171,8 @@ def joined_goal(main_head: dict, record: dict) -> dict:
         goal["usage_limited"] = True
     for key in ("plan_seen", "plan_host", "plan_week"):
         goal.pop(key, None)
-    side_later = str(record["side"][-1].get("at")) > str(main_head.get("at"))
-    goal.update(plan.joined(main_head["goal"], side_goal, side_later))
+    goal.update(plan.joined(main_head["goal"], side_goal, str(main_head.get("at")),
+                            str(record["side"][-1].get("at"))))
     if goal["status"] == "active" and (goal["turn_count"] >= goal["turn_ceiling"] or (
             in_tranche and side_goal.get("status") == "exhausted")):
         goal["status"] = "exhausted"

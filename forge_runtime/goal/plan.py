@@ -152,14 +152,15 @@ def advanced(goal: dict, reading: dict) -> dict:
             "plan_week": week_used(before, windows, goal.get("plan_week", 0))}
 
 
-def joined(main: dict, side: dict, side_later: bool) -> dict:
+def joined(main: dict, side: dict, main_at: str, side_at: str) -> dict:
     """The plan fields of a goal two clones charged, joined (goal/merge.py): `main` and
-    `side` are the goal as each chain has it, `side_later` says the side's last record is
-    the later one.
+    `side` are the goal as each chain has it, `main_at` and `side_at` the times of their
+    last records. Either way round, the same fields:
 
     - `plan_seen`, per host and window: the later window, or within one window the higher
       figure (a figure only adds, as `merged`).
-    - `plan_host`: the host of the later chain's head (the host the goal last ran on).
+    - `plan_host`: the host of the later chain's head (the host the goal last ran on; of
+      two heads at one second, the host named last in sorted order).
     - `plan_week`: the larger of the two, not their sum. Both clones count the goal's use
       of the week as the rise of one account-wide weekly window from the figure the goal
       had where they parted, so each count already holds whatever the other clone spent
@@ -176,10 +177,10 @@ def joined(main: dict, side: dict, side_later: bool) -> dict:
             for host in sorted({*main_seen, *side_seen})}
     if seen:
         fields["plan_seen"] = seen
-    hosts = (side.get("plan_host"), main.get("plan_host"))
-    host = next((one for one in (hosts if side_later else hosts[::-1]) if one), None)
-    if host is not None:
-        fields["plan_host"] = host
+    hosts = [(at, goal["plan_host"]) for goal, at in ((main, main_at), (side, side_at))
+             if goal.get("plan_host")]
+    if hosts:
+        fields["plan_host"] = max(hosts)[1]
     weeks = [(goal.get("plan_week", 0), _week_of(goal)) for goal in (main, side)]
     if "plan_week" in main or "plan_week" in side:
         (ours, our_week), (theirs, their_week) = weeks
