@@ -183,6 +183,8 @@ def test_clones_on_two_hosts_keep_each_hosts_figures_and_the_later_host(tmp_path
     assert goal["plan_seen"] == {
         "claude": {"seven_day": {"used": 1100, "resets_at": WEEK}},
         "codex": {"seven_day": {"used": 4300, "resets_at": WEEK}}}
+    # each clone's count is its own host's rise (b 300, a 100); the join keeps the larger
+    # (the limit plan.joined names: two hosts' rises are not told apart)
     assert goal["plan_week"] == 300
     assert goal["plan_host"] == "claude"
 
