@@ -139,6 +139,16 @@ def test_over_budget_turns_of_both_clones_join_by_turn_identity(tmp_path):
     assert (goal["turn_count"], goal["status"]) == (20, "exhausted")
 
 
+def test_a_turn_one_clone_charged_and_the_other_recorded_over_budget_is_paid_once(tmp_path):
+    a, b = _shared(tmp_path, [f"t-{n}" for n in range(19)], tokens=10)
+    a.charge("t-19", tokens=10)  # a's tranche ends
+    a.overrun("same-turn", 5, picousd=50)
+    b.charge("same-turn", tokens=5, picousd=50)  # the same turn identity, charged in b
+    goal = _both_ways(tmp_path, a, b)
+    assert (goal["turn_count"], goal["overrun_count"]) == (21, 1)  # each count's union
+    assert (goal["token_count"], goal["picousd"]) == (200 + 5, 50)  # its spending once
+
+
 def test_a_clone_over_budget_and_a_clone_reading_the_plan_join_both_ways(tmp_path):
     a, b = _shared(tmp_path, [f"t-{n}" for n in range(10)], tokens=10,
                    reading=_reading(1000), plan_ceilings={"seven_day_spend": 5000})
