@@ -277,6 +277,23 @@ def test_tokens_dollars_and_over_budget_turns_of_both_clones_join_on_the_remote(
         assert (goal["token_count"], goal["picousd"]) == (207 + 5, 212_000)
 
 
+def test_turns_one_clone_owed_past_the_ceiling_are_charged_by_a_goal_in_the_other(origin):
+    a, b, nonce = _shared_goal(origin)
+    _charge(b, nonce, [f"b-{n}" for n in range(19)])
+    ledger = Ledger(b.ledger_root, nonce, witness=_witness(b))
+    ended = charge(ledger, b.state_path, ["b-19", "past-the-ceiling"], "sess", "b-19",
+                   usage=_spent("past-the-ceiling", 9))
+    assert (ended.goal["status"], ended.owed) == ("exhausted", 1)
+    _charge(a, nonce, ["a-1"])
+    remote.sync(a, nonce, "origin")
+    remote.sync(b, nonce, "origin")  # B's end, owing one turn, joins A's chain
+    remote.sync(a, nonce, "origin")
+    again = activation.activate(a, OBJECTIVE, "sess-a2")  # a person's /goal, in A
+    assert again.outcome == activation.TRANCHE_ADDED
+    goal = _goal(a, nonce)
+    assert (goal["turn_count"], goal["token_count"], goal["turn_ceiling"]) == (22, 9, 40)
+
+
 def test_a_merge_record_that_lies_about_the_join_fails_verification(origin):
     a, b, nonce = _shared_goal(origin)
     _charge(a, nonce, ["a-1", "a-2"])

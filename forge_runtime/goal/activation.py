@@ -252,15 +252,27 @@ def _create(ledger_root: str | os.PathLike, objective: str, repository: str, ses
 
 def _owed(ledger: Ledger, head: Head) -> tuple[list[str], dict]:
     """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet,
-    and the tokens each spent."""
-    record = head.record
+    and the tokens each spent; with those of another clone's exhaustion a join took in since
+    (its side's, merge.owed), for every clone's turns that ran are charged."""
+    from forge_runtime.goal import merge
+
+    record, owed, spent = head.record, [], {}
     while record.get("kind") != "exhaust":
+        if record.get("kind") == merge.MERGE:
+            joined, usage = merge.owed(record)
+            owed, spent = [*owed, *joined], {**usage, **spent}
         if record.get("kind") == "activate" or record["seq"] == 1:
-            return [], {}
+            return _owed_turns(owed, spent)
         record = ledger.previous(record)
-    owed, spent = record.get("owed"), record.get("owed_usage")
-    turns = [turn for turn in owed if isinstance(turn, str)] if isinstance(owed, list) else []
-    return turns, spent if isinstance(spent, dict) else {}
+    mine, usage = record.get("owed"), record.get("owed_usage")
+    owed = [*owed, *mine] if isinstance(mine, list) else owed
+    return _owed_turns(owed, {**usage, **spent} if isinstance(usage, dict) else spent)
+
+
+def _owed_turns(owed: list, spent: dict) -> tuple[list[str], dict]:
+    """Owed turns as the ledger's records name them: identities, each once."""
+    turns = list(dict.fromkeys(turn for turn in owed if isinstance(turn, str)))
+    return turns, {turn: usage for turn, usage in spent.items() if turn in turns}
 
 
 def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],

@@ -179,6 +179,23 @@ def joined_goal(main_head: dict, record: dict) -> dict:
     return goal
 
 
+def owed(record: dict) -> tuple[list, dict]:
+    """(turns, {turn: usage}) the last exhaustion inside a join's side saw past the
+    ceiling, when no activation in the side charged them since: the next tranche charges
+    them, in whichever clone a person's `/goal` grants it (activation.py)."""
+    for one in reversed(record.get("side") or []):
+        kind = one.get("kind")
+        if kind == "activate":
+            return [], {}
+        if kind == "exhaust":
+            return list(one.get("owed") or []), dict(one.get("owed_usage") or {})
+        if kind == MERGE:
+            turns, spent = owed(one)
+            if turns:
+                return turns, spent
+    return [], {}
+
+
 def build(main_chain: list[dict], side: list[dict]) -> dict:
     """The sealed merge record joining `side` (records after the shared fork) onto
     `main_chain` (every record of the remote's chain, oldest first)."""
