@@ -72,9 +72,9 @@ GENERATION = "records"  # head.json's key naming the records directory in use
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
 STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
-# OVERRUN (merge.py's, which a join counts too): a turn the host started for the agent (a
-# wake-up, a cron, a notification) after the goal ended: it grants nothing and counts no
-# turn, but it is on the chain with what it spent
+# OVERRUN: a turn the host started for the agent (a wake-up, a cron, a notification) after
+# the goal ended: it grants nothing and counts no turn, but it is on the chain with what it
+# spent (named in merge.py, which joins such turns of two clones too)
 
 
 def tampered(message: str, fix: str = VERIFY_FIX) -> ForgeError:
