@@ -35,7 +35,7 @@ remote's compare-and-swap then makes every clone converge on one chain.
 
 from __future__ import annotations
 
-from forge_runtime.goal import plan, records
+from forge_runtime.goal import records
 from forge_runtime.records import record as value_type
 
 MERGE = "merge"
@@ -169,6 +169,8 @@ def joined_goal(main_head: dict, record: dict) -> dict:
     if (main_head["goal"].get("usage_limited") is True and not side_leads) or (
             in_tranche and side_goal.get("usage_limited") is True):
         goal["usage_limited"] = True
+    from forge_runtime.goal import plan  # only a join reads it: not on every Stop's path
+
     for key in ("plan_seen", "plan_host", "plan_week"):
         goal.pop(key, None)
     goal.update(plan.joined(main_head["goal"], side_goal, str(main_head.get("at")),
