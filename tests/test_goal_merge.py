@@ -84,12 +84,13 @@ class Clone:
         return self.ledger.history()
 
 
-def _shared(tmp_path, shared=(), tokens=0, reading=None, **extra) -> tuple[Clone, Clone]:
+def _shared(tmp_path, shared=(), tokens=0, picousd=0, reading=None,
+            **extra) -> tuple[Clone, Clone]:
     """Clone a starts the goal and charges the `shared` turns; clone b copies its chain."""
     a = Clone(tmp_path / "a")
     a.ledger.create(_genesis(**extra))
     if shared:
-        a.charge(*shared, tokens=tokens, plan=reading)
+        a.charge(*shared, tokens=tokens, picousd=picousd, plan=reading)
     return a, a.fork(tmp_path / "b")
 
 
@@ -125,6 +126,37 @@ def test_tokens_and_dollars_a_side_spent_join_once(tmp_path):
     b.charge("b-1", tokens=11, picousd=5)
     goal = _both_ways(tmp_path, a, b)
     assert (goal["turn_count"], goal["token_count"], goal["picousd"]) == (3, 118, 18)
+
+
+def test_the_report_counts_what_each_model_spent_in_either_clone(tmp_path):
+    from forge_runtime.goal import report, usage
+
+    a, b = _shared(tmp_path, ["t-0"], tokens=100, picousd=10)
+    a.charge("a-1", tokens=7, picousd=3)
+    b.charge("b-1", tokens=11, picousd=5)
+    b.charge(*[f"b-{n}" for n in range(2, 21)], tokens=1)  # b's tranche ends past a turn
+    b.overrun("wake-b", 4, picousd=40)
+    c = b.fork(tmp_path / "c")  # a third clone, which joins a chain holding a join already
+    c.overrun("wake-c", 2)
+    join(a, b)
+    _, goal = join(b, c)
+    by_model = report.spent_by_model(c.records())
+    assert usage.counted(by_model) == goal["token_count"] == 100 + 7 + 11 + 18 + 4 + 2
+    assert usage.picousd(by_model) == goal["picousd"] == 10 + 3 + 5 + 40
+
+
+def test_a_join_carried_inside_another_joins_side_is_counted_once(tmp_path):
+    from forge_runtime.goal import report, usage
+
+    a, b = _shared(tmp_path, ["t-0"], tokens=100)
+    a.charge("a-1", tokens=7)
+    b.charge("b-1", tokens=11)
+    join(a, b)
+    a.charge("a-2", tokens=13)  # a moved on without b's join: b joins again, its join inside
+    record, goal = join(a, b)
+    assert [one["kind"] for one in record["side"]] == ["merge"]
+    assert (goal["turn_count"], goal["token_count"]) == (4, 100 + 7 + 11 + 13)
+    assert usage.counted(report.spent_by_model(b.records())) == goal["token_count"]
 
 
 def test_over_budget_turns_of_both_clones_join_by_turn_identity(tmp_path):

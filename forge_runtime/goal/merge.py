@@ -198,6 +198,18 @@ def owed(record: dict) -> tuple[list, dict]:
     return [], {}
 
 
+def joined_spending(record: dict) -> list[dict]:
+    """The charge and over-budget records whose spending a merge `record` added (its side's,
+    and those of joins inside it), oldest first: what a report counts per model."""
+    paid = {*record["spent"], *(record.get("spent_usd") or {})}
+    found = []
+    for one in record["side"]:
+        inner = joined_spending(one) if one.get("kind") == MERGE else [one]
+        found += [spending for spending in inner if spending.get("turn") in paid
+                  and spending.get("kind") in ("charge", OVERRUN)]
+    return found
+
+
 def build(main_chain: list[dict], side: list[dict]) -> dict:
     """The sealed merge record joining `side` (records after the shared fork) onto
     `main_chain` (every record of the remote's chain, oldest first)."""
