@@ -252,8 +252,8 @@ def _create(ledger_root: str | os.PathLike, objective: str, repository: str, ses
 
 def _owed(ledger: Ledger, head: Head) -> tuple[list[str], dict]:
     """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet,
-    and the tokens each spent; with those of another clone's exhaustion a join took in since
-    (its side's, merge.owed), for every clone's turns that ran are charged."""
+    and the tokens each spent. Past a join, those another clone's exhaustion owed as well
+    (in the join's side, merge.owed): a turn that ran in any clone is charged."""
     from forge_runtime.goal import merge
 
     record, owed, spent = head.record, [], {}
