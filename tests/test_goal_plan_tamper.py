@@ -1,0 +1,573 @@
+"""A hostile corpus against the plan's allowance and the price table (issue 35): every way an
+agent could lower, hide, replace, link, truncate, delete, roll back or forge the figures
+forge reads, run in a scratch project through forge's own hook entry points. Each attack
+must end in a denial, FORGE_GOAL_LEDGER_TAMPERED or the goal stopped, or be provably
+harmless (it can only stop the goal sooner); never more budget, never a traceback.
+
+Where an attacker could recompute a hash (a record of the ledger, sealed as forge seals
+it), the case writes it so: only the witness, or the ledger's rules, may catch it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from goal_support import Session, goal_project_fixture
+
+from forge_runtime.goal import events, plan, plan_store, records, state
+from forge_runtime.goal.ledger import Ledger, now
+from forge_runtime.hooks import pre_tool_use, stop
+
+OBJECTIVE = "the invoice totals add up"
+HOUR, DAY = 3600, 86400
+TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
+STOPPED_CODES = (TAMPERED, "FORGE_GOAL_BUDGET_EXHAUSTED", events.PLAN_UNAVAILABLE_CODE)
+
+project = goal_project_fixture()
+
+
+@pytest.fixture(autouse=True)
+def _own_witness(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(events, "PLAN_WAIT_SECONDS", 0.05)
+
+
+def _guard(project, text: str) -> None:
+    (project.root / ".forge").mkdir(exist_ok=True)
+    (project.root / ".forge" / "guard.yaml").write_text(
+        "goal:\n  require_sandbox: false\n" + text)
+
+
+class Clock:
+    """The windows of one account: a 5-hour window resetting in an hour, a week in six days."""
+
+    def __init__(self) -> None:
+        self.now = int(time.time())
+        self.five_hour_reset = self.now + HOUR
+        self.week_reset = self.now + 6 * DAY
+
+    def reading(self, five_hour=None, seven_day=None, **changes) -> dict:
+        windows = {}
+        if five_hour is not None:
+            windows["five_hour"] = {"used": round(five_hour * 100),
+                                    "resets_at": self.five_hour_reset}
+        if seven_day is not None:
+            windows["seven_day"] = {"used": round(seven_day * 100),
+                                    "resets_at": self.week_reset}
+        return {"host": "claude", "at": int(time.time()), "windows": windows, **changes}
+
+
+def _show(project, session: Session, reading: dict) -> None:
+    """forge's status line keeps what the host reports now (both copies, as forge does)."""
+    plan_store.record(str(project.ledger_root), session.id, reading)
+
+
+def _paths(project, session: Session):
+    stored = project.ledger_root / "sessions" / f"{session.id}.plan.json"
+    mirror = project.root.parent / "state" / "forge" / "witness" / "plan" / \
+        f"{session.id}.json"
+    assert stored.is_file() and mirror.is_file()
+    return stored, mirror
+
+
+def _ledger(project) -> Ledger:
+    return Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
+
+
+def _tool_call(session: Session) -> str | None:
+    """forge's real PreToolUse entry point: the deny reason, or None (allowed)."""
+    reply = pre_tool_use.handle(session.event("PreToolUse", tool_name="Bash",
+                                              tool_input={"command": "true"}))
+    if reply is None:
+        return None
+    return reply["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def _stop(session: Session) -> dict | None:
+    """One model turn, answered by forge's real Stop entry point."""
+    session.work()
+    return stop.handle(session.event("Stop", stop_hook_active=True))
+
+
+def _assert_stopped(session: Session) -> tuple[str, str]:
+    """The attack got nothing: the next tool call is denied and the turn's Stop ends the
+    session, each with one of the fail-closed codes."""
+    denied = _tool_call(session)
+    assert denied is not None and any(code in denied for code in STOPPED_CODES), denied
+    reply = _stop(session)
+    assert reply is not None and reply.get("continue") is False, reply
+    assert any(code in reply["stopReason"] for code in STOPPED_CODES), reply["stopReason"]
+    return denied, reply["stopReason"]
+
+
+# -- Claude Code's stored readings and their mirror -----------------------------------------
+
+def _rising(project) -> tuple[Session, Clock]:
+    """A goal held to 80% of the 5-hour window, charged at 70%; the status line has since
+    stored 90%: without an attack, the next tool call is denied."""
+    _guard(project, "  plan: {five_hour: 80}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(five_hour=70))
+    session.person_goal(OBJECTIVE)
+    assert _stop(session) is None
+    _show(project, session, clock.reading(five_hour=90))
+    return session, clock
+
+
+def _write_json(path, reading) -> None:
+    path.write_text(json.dumps(reading))
+
+
+def _lower(path, clock) -> None:
+    _write_json(path, clock.reading(five_hour=10))
+
+
+def _fifo(path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _link_to_forgery(path, clock) -> None:
+    forged = path.parent / "forged.json"
+    _write_json(forged, clock.reading(five_hour=10))
+    path.unlink()
+    os.symlink(forged, path)
+
+
+STORE_ATTACKS = {
+    "stored copy lowered": lambda stored, mirror, clock: _lower(stored, clock),
+    "mirror lowered": lambda stored, mirror, clock: _lower(mirror, clock),
+    "stored copy lowered, mirror deleted": lambda stored, mirror, clock: (
+        _lower(stored, clock), mirror.unlink()),
+    "stored copy a link to a forgery": lambda stored, mirror, clock: _link_to_forgery(
+        stored, clock),
+    "mirror a link to a forgery": lambda stored, mirror, clock: _link_to_forgery(mirror, clock),
+    "stored copy a FIFO": lambda stored, mirror, clock: _fifo(stored),
+    "mirror a FIFO": lambda stored, mirror, clock: _fifo(mirror),
+    "stored copy truncated": lambda stored, mirror, clock: stored.write_bytes(b""),
+    "mirror truncated": lambda stored, mirror, clock: mirror.write_bytes(
+        mirror.read_bytes()[:20]),
+    "stored copy a directory": lambda stored, mirror, clock: (stored.unlink(), stored.mkdir()),
+    "stored copy not a reading": lambda stored, mirror, clock: _write_json(
+        stored, {"five_hour": 0}),
+    "stored copy rolled back to the charged reading": lambda stored, mirror, clock:
+        _write_json(stored, clock.reading(five_hour=70)),
+    "stored copy claims the window reset": lambda stored, mirror, clock: _write_json(
+        stored, {**clock.reading(), "windows": {"five_hour": {
+            "used": 0, "resets_at": clock.five_hour_reset + 5 * HOUR}}}),
+}
+
+
+@pytest.mark.parametrize("attack", STORE_ATTACKS.values(), ids=STORE_ATTACKS.keys())
+def test_a_stored_reading_the_agent_changed_grants_nothing(project, attack):
+    session, clock = _rising(project)
+    attack(*_paths(project, session), clock)
+    _assert_stopped(session)
+
+
+def test_a_reading_planted_where_the_status_line_never_wrote_one_grants_nothing(project):
+    """No status line ran (an API key login, `claude -p`): the goal must end for want of
+    figures, and a low reading the agent plants under the ledger root must not stand in."""
+    _guard(project, "  plan: {five_hour: 80}\n")
+    clock = Clock()
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    stored = project.ledger_root / "sessions" / f"{session.id}.plan.json"
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    _write_json(stored, clock.reading(five_hour=1))
+    reply = _stop(session)
+    assert reply["continue"] is False and TAMPERED in reply["stopReason"]
+    assert TAMPERED in _tool_call(session)
+
+
+# -- the witness root written too: forged in both copies, a reading still only adds ----------
+
+def _charged_high(project) -> tuple[Session, Clock]:
+    """A goal held to 80% of the 5-hour window and 5 points of the week, charged at 79% and
+    4 points (34% of the week, from 30% when the person typed /goal)."""
+    _guard(project, "  plan: {five_hour: 80, seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(five_hour=30, seven_day=30))
+    session.person_goal(OBJECTIVE)
+    _show(project, session, clock.reading(five_hour=79, seven_day=34))
+    assert _stop(session) is None
+    goal = _ledger(project).current().goal
+    assert goal["plan_week"] == 400 and goal["plan_seen"]["claude"]["five_hour"]["used"] == 7900
+    return session, clock
+
+
+def _both(forgery):
+    def attack(stored, mirror, clock):
+        for path in (stored, mirror):
+            _write_json(path, forgery(clock))
+    return attack
+
+
+def _claimed_reset(clock: Clock, **reading) -> dict:
+    return {**clock.reading(), **reading, "windows": {
+        "five_hour": {"used": 0, "resets_at": clock.five_hour_reset + 5 * HOUR},
+        "seven_day": {"used": 0, "resets_at": clock.week_reset + 7 * DAY}}}
+
+
+WITNESS_FORGERIES = {
+    "both lowered in the same windows": _both(lambda clock: clock.reading(five_hour=5,
+                                                                          seven_day=5)),
+    "both rolled back to the /goal's reading": _both(lambda clock: clock.reading(
+        five_hour=30, seven_day=30)),
+    "both claim the windows reset": _both(_claimed_reset),
+    "both claim the windows reset, read in the future": _both(lambda clock: _claimed_reset(
+        clock, at=clock.week_reset + 60)),
+    "both leave the week out": _both(lambda clock: clock.reading(five_hour=79)),
+    "both leave the 5-hour window out": _both(lambda clock: clock.reading(seven_day=34)),
+    "both report no windows": _both(lambda clock: clock.reading()),
+    "both from another host": _both(lambda clock: clock.reading(five_hour=1, seven_day=1,
+                                                                host="codex")),
+    "mirror lowered, stored copy deleted": lambda stored, mirror, clock: (
+        _lower(mirror, clock), stored.unlink()),
+    "both deleted": lambda stored, mirror, clock: (stored.unlink(), mirror.unlink()),
+}
+
+
+@pytest.mark.parametrize("attack", WITNESS_FORGERIES.values(), ids=WITNESS_FORGERIES.keys())
+def test_a_reading_forged_in_both_copies_lowers_nothing_the_goal_was_charged(project, attack):
+    """Past what forge can tell from a plausible figure: the forgery either ends the goal,
+    or the goal keeps every figure its charges carried (no window lower, none reset before
+    its time, none dropped, the goal's own week not restarted)."""
+    session, clock = _charged_high(project)
+    attack(*_paths(project, session), clock)
+    _tool_call(session)  # no traceback, whatever it answers
+    reply = _stop(session)
+    if reply is not None and reply.get("continue") is False:
+        assert any(code in reply["stopReason"] for code in STOPPED_CODES), reply
+        return
+    goal = _ledger(project).current().goal
+    windows = goal["plan_seen"]["claude"]
+    assert goal["plan_host"] == "claude" and goal["plan_week"] >= 400
+    assert windows["five_hour"] == {"used": 7900, "resets_at": clock.five_hour_reset}
+    assert windows["seven_day"]["used"] >= 3400
+    assert windows["seven_day"]["resets_at"] == clock.week_reset
+    # the host's own next figures stop it as they would have without the forgery
+    _show(project, session, clock.reading(five_hour=79.5, seven_day=35.5))
+    _assert_stopped(session)
+
+
+def test_a_crash_between_the_mirror_and_the_stored_copy_still_counts(project):
+    """The one state a crash leaves (record() writes the mirror first): a first reading with
+    no stored copy yet. Not tampering; the reading counts."""
+    session, clock = _rising(project)
+    stored, mirror = _paths(project, session)
+    stored.unlink()
+    denied, text = _assert_stopped(session)
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in denied and TAMPERED not in text
+
+
+# -- the ledger's charge records, rewritten (the witness catches) or appended (the rules do) -
+
+def _sealed_after(ledger: Ledger, head: dict, kind: str, goal: dict, **fields) -> dict:
+    """A record the attacker seals and appends as forge would (a sha256 anyone computes),
+    the head pointer moved to it; no rule of forge's is asked."""
+    record = records.seal({**fields, "seq": head["seq"] + 1, "prev": head["hash"],
+                           "kind": kind, "at": now(), "goal": goal})
+    path = os.path.join(ledger.records_dir, records.record_name(record["seq"]))
+    with open(path, "w") as handle:
+        handle.write(json.dumps(record))
+    with open(ledger.head_path, "w") as handle:
+        handle.write(json.dumps({"seq": record["seq"], "hash": record["hash"]}))
+    return record
+
+
+def _forged_charge(project, reading: dict | None, **goal_changes) -> dict:
+    """Append a charge carrying `reading`, its goal moved as goal/plan.py moves it (so the
+    ledger's own rule accepts the arithmetic), plus `goal_changes`."""
+    ledger = _ledger(project)
+    head = ledger.current()
+    goal = {**head.goal, "turn_count": head.goal["turn_count"] + 1}
+    fields = {"turn": "forged-turn", "session": "forged", "unchanged": 0}
+    if reading is not None:
+        fields["plan"] = reading
+        goal = plan.advanced(goal, reading)
+    return _sealed_after(ledger, head.record, "charge", {**goal, **goal_changes}, **fields)
+
+
+def _over(project) -> tuple[Session, Clock]:
+    """A goal held to 80% of the 5-hour window and 40% of the week, whose charges carried
+    90% of the 5-hour window: the goal is past its share until that window resets."""
+    _guard(project, "  plan: {five_hour: 80, seven_day: 40, seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(five_hour=70, seven_day=30))
+    session.person_goal(OBJECTIVE)
+    assert _stop(session) is None
+    goal = _ledger(project).current().goal
+    forged = plan.advanced(goal, clock.reading(five_hour=90, seven_day=30))
+    assert plan.over(forged, clock.now) == ["five_hour"]
+    # the status line now reports what the attacker's record says (harmless to the rule)
+    return session, clock
+
+
+def _reset_claim(clock: Clock) -> dict:
+    return clock.reading(windows={
+        "five_hour": {"used": 0, "resets_at": clock.five_hour_reset + 5 * HOUR},
+        "seven_day": {"used": 0, "resets_at": clock.week_reset + 7 * DAY}})
+
+
+LEDGER_ATTACKS = {
+    # appended, sealed as forge seals: the ledger's rules are what stand
+    "charge with a lower reading in the same window":
+        lambda project, clock: _forged_charge(project, clock.reading(five_hour=5, seven_day=30)),
+    "charge claiming both windows reset before they could":
+        lambda project, clock: _forged_charge(project, _reset_claim(clock)),
+    "charge whose reading leaves the windows out":
+        lambda project, clock: _forged_charge(project, clock.reading()),
+    "charge whose reading is of another host":
+        lambda project, clock: _forged_charge(project, clock.reading(
+            five_hour=1, seven_day=1, host="codex")),
+    "charge whose reading is from the future, past the reset":
+        lambda project, clock: _forged_charge(project, {
+            **_reset_claim(clock), "at": clock.week_reset + 8 * DAY}),
+    "charge lowering the goal's own week without a reading":
+        lambda project, clock: _forged_charge(project, None, plan_week=0),
+    "charge dropping the figures it was seen at":
+        lambda project, clock: _forged_charge(project, None, plan_seen={}),
+    "charge dropping the plan ceilings":
+        lambda project, clock: _forged_charge(project, None, plan_ceilings=None),
+    "charge going on after the usage limit":
+        lambda project, clock: _forged_charge(project, None, after_usage_limit="continue"),
+    "charge with a reading that is not one":
+        lambda project, clock: _forged_charge(project, {"host": "claude", "at": "now",
+                                                         "windows": {}}),
+    "charge marked usage_limit false":
+        lambda project, clock: _sealed_after(
+            _ledger(project), _ledger(project).current().record, "charge",
+            {**_ledger(project).current().goal,
+             "turn_count": _ledger(project).current().goal["turn_count"] + 1},
+            turn="forged", usage_limit=False),
+    "checkpoint that moves the plan's figures":
+        lambda project, clock: _sealed_after(
+            _ledger(project), _ledger(project).current().record, "checkpoint",
+            plan.advanced(_ledger(project).current().goal, clock.reading(five_hour=1))),
+}
+
+
+@pytest.mark.parametrize("attack", LEDGER_ATTACKS.values(), ids=LEDGER_ATTACKS.keys())
+def test_a_forged_charge_record_grants_no_plan_allowance(project, attack):
+    session, clock = _over(project)
+    # the host's newest reading is past the goal's share: without the forged record, the
+    # goal stops; the forged record must not undo that
+    _show(project, session, clock.reading(five_hour=90, seven_day=30))
+    attack(project, clock)
+    _assert_stopped(session)
+
+
+def test_a_forged_reset_in_the_ledger_alone_does_not_reset_the_goals_own_week(project):
+    """Appended with no status line to contradict it: the charge that claims the week reset
+    before its reset time must not restart the goal's own use of the week."""
+    _guard(project, "  plan: {seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(seven_day=30))
+    session.person_goal(OBJECTIVE)
+    _show(project, session, clock.reading(seven_day=34))
+    assert _stop(session) is None
+    assert _ledger(project).current().goal["plan_week"] == 400
+    _forged_charge(project, clock.reading(windows={
+        "seven_day": {"used": 0, "resets_at": clock.week_reset + 7 * DAY}}))
+    assert _ledger(project).current().goal["plan_week"] >= 400
+    _show(project, session, clock.reading(seven_day=35.5))
+    _assert_stopped(session)
+
+
+def test_a_forged_charge_that_leaves_the_week_out_does_not_hide_the_goals_rise(project):
+    _guard(project, "  plan: {seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(seven_day=30))
+    session.person_goal(OBJECTIVE)
+    _show(project, session, clock.reading(seven_day=34))
+    assert _stop(session) is None
+    _forged_charge(project, clock.reading(five_hour=1))
+    assert _ledger(project).current().goal["plan_seen"]["claude"]["seven_day"]["used"] == 3400
+    _show(project, session, clock.reading(seven_day=35.5))
+    _assert_stopped(session)
+
+
+def _assert_caught(session: Session) -> None:
+    """The goal was under its ceilings, so a tool call may run on the figures the session's
+    last charge left (no traceback either way); its Stop, with the witness, ends it."""
+    _tool_call(session)
+    reply = _stop(session)
+    assert reply is not None and reply["continue"] is False and TAMPERED in reply["stopReason"]
+
+
+def _rewrite_last_charge(project, change) -> None:
+    """Edit the last charge record and reseal it, the head pointer with it: a hash anyone
+    computes, so only the witness's note of the head catches it."""
+    ledger = _ledger(project)
+    head = ledger.current()
+    record = dict(head.record)
+    change(record)
+    sealed = records.seal(record)
+    path = os.path.join(ledger.records_dir, records.record_name(record["seq"]))
+    with open(path, "w") as handle:
+        handle.write(json.dumps(sealed))
+    with open(ledger.head_path, "w") as handle:
+        handle.write(json.dumps({"seq": sealed["seq"], "hash": sealed["hash"]}))
+
+
+def _lowered_reading(record: dict) -> None:
+    reading = record["plan"]
+    record["plan"] = {**reading, "windows": {
+        name: {**window, "used": 0} for name, window in reading["windows"].items()}}
+    previous = {key: value for key, value in record["goal"].items()}
+    previous["plan_seen"] = {"claude": record["plan"]["windows"]}
+    record["goal"] = previous
+
+
+REWRITES = {
+    "last charge's reading lowered with its goal": _lowered_reading,
+    "last charge's plan_week zeroed": lambda record: record["goal"].update(plan_week=0),
+    "last charge's reading dropped": lambda record: record.pop("plan"),
+    "last charge's plan ceilings dropped": lambda record: record["goal"].pop("plan_ceilings"),
+}
+
+
+@pytest.mark.parametrize("change", REWRITES.values(), ids=REWRITES.keys())
+def test_a_resealed_charge_record_is_caught(project, change):
+    _guard(project, "  plan: {five_hour: 80, seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(five_hour=70, seven_day=30))
+    session.person_goal(OBJECTIVE)
+    _show(project, session, clock.reading(five_hour=75, seven_day=32))
+    assert _stop(session) is None
+    _rewrite_last_charge(project, change)
+    _assert_caught(session)
+
+
+def test_a_ledger_rolled_back_past_the_charge_that_carried_a_reading_is_caught(project):
+    _guard(project, "  plan: {seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(seven_day=30))
+    session.person_goal(OBJECTIVE)
+    _show(project, session, clock.reading(seven_day=33))
+    assert _stop(session) is None
+    ledger = _ledger(project)
+    saved = project.root.parent / "saved"
+    shutil.copytree(ledger.dir, saved)
+    _show(project, session, clock.reading(seven_day=34.5))
+    assert _stop(session) is None
+    shutil.rmtree(ledger.dir)
+    shutil.copytree(saved, ledger.dir)
+    _assert_caught(session)
+
+
+# -- .forge/guard.yaml edited mid-goal (the guard opted out) -----------------------------------
+
+GUARD_EDITS = {
+    "plan ceilings removed": "",
+    "plan ceilings raised": "  plan: {five_hour: 100, seven_day: 100}\n",
+    "after_usage_limit: continue": "  plan: {five_hour: 80}\n  after_usage_limit: continue\n",
+    "not YAML": "  plan: [\n",
+}
+
+
+@pytest.mark.parametrize("text", GUARD_EDITS.values(), ids=GUARD_EDITS.keys())
+def test_guard_yaml_edited_mid_goal_changes_nothing_sealed(project, text):
+    session, clock = _rising(project)
+    _guard(project, text)
+    _assert_stopped(session)
+
+
+def test_a_usage_limit_mark_survives_guard_yaml_saying_continue(project):
+    from forge_runtime.goal import charging
+
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert _stop(session) is None
+    _guard(project, "  after_usage_limit: continue\n")
+    turn = session.work()
+    result = charging.charge(_ledger(project), project.state_path, [turn], session.id, turn,
+                             seen=charging.Seen(usage_limit=True))
+    assert result.exhausted_now
+    reply = _stop(session)
+    assert reply["continue"] is False and "FORGE_GOAL_USAGE_LIMIT" in reply["stopReason"]
+
+
+# -- the sealed price table ------------------------------------------------------------------
+
+def _priced(project) -> tuple[Session, str]:
+    _guard(project, "  tranche: {usd: 5}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert _stop(session) is None
+    from forge_runtime.goal import pricing
+
+    digest = _ledger(project).current().goal["prices"]["digest"]
+    return session, pricing.sealed_path(project.ledger_root, digest)
+
+
+def _other_table(path: str) -> None:
+    from forge_runtime.goal import pricing
+
+    table = json.loads(Path(path).read_text())
+    for entry in table["models"]:
+        entry["prices"] = {key: 0 for key in entry["prices"]}
+    with open(path, "wb") as handle:
+        handle.write(pricing.encode(table))
+
+
+def _table_link(path: str) -> None:
+    copy = path + ".copy"
+    shutil.copy(path, copy)
+    os.unlink(path)
+    os.symlink(copy, path)
+
+
+def _table_fifo(path: str) -> None:
+    os.unlink(path)
+    os.mkfifo(path)
+
+
+TABLE_ATTACKS = {
+    "edited to price nothing": _other_table,
+    "deleted": os.unlink,
+    "truncated": lambda path: open(path, "w").close(),
+    "a link to its own copy": _table_link,
+    "a FIFO": _table_fifo,
+    "a directory": lambda path: (os.unlink(path), os.mkdir(path)),
+}
+
+
+@pytest.mark.parametrize("attack", TABLE_ATTACKS.values(), ids=TABLE_ATTACKS.keys())
+def test_a_sealed_price_table_changed_on_disk_fails_closed(project, attack, monkeypatch):
+    from forge_runtime.goal import pricing
+
+    session, path = _priced(project)
+    monkeypatch.setattr(pricing, "_loaded", {})  # each hook is a process of its own
+    attack(path)
+    denied, text = _assert_stopped(session)
+    assert TAMPERED in denied and TAMPERED in text
+
+
+def test_a_charge_that_swaps_the_sealed_table_is_refused(project):
+    from forge_runtime.goal import pricing
+
+    session, path = _priced(project)
+    table = json.loads(Path(path).read_text())
+    table["version"] = "forged"
+    other = pricing.seal(project.ledger_root, pricing.encode(table))
+    ledger = _ledger(project)
+    head = ledger.current()
+    _sealed_after(ledger, head.record, "charge",
+                  {**head.goal, "turn_count": head.goal["turn_count"] + 1, "prices": other},
+                  turn="forged")
+    denied, text = _assert_stopped(session)
+    assert TAMPERED in text
