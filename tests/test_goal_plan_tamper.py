@@ -224,6 +224,9 @@ WITNESS_FORGERIES = {
     "both claim the windows reset": _both(_claimed_reset),
     "both claim the windows reset, read in the future": _both(lambda clock: _claimed_reset(
         clock, at=clock.week_reset + 60)),
+    "both say the windows end now": _both(lambda clock: clock.reading(windows={
+        "five_hour": {"used": 7900, "resets_at": clock.now - 1},
+        "seven_day": {"used": 3400, "resets_at": clock.now - 1}})),
     "both leave the week out": _both(lambda clock: clock.reading(five_hour=79)),
     "both leave the 5-hour window out": _both(lambda clock: clock.reading(seven_day=34)),
     "both report no windows": _both(lambda clock: clock.reading()),
@@ -324,6 +327,10 @@ LEDGER_ATTACKS = {
         lambda project, clock: _forged_charge(project, clock.reading(five_hour=5, seven_day=30)),
     "charge claiming both windows reset before they could":
         lambda project, clock: _forged_charge(project, _reset_claim(clock)),
+    "charge whose reading says the windows end now":
+        lambda project, clock: _forged_charge(project, clock.reading(windows={
+            "five_hour": {"used": 9000, "resets_at": clock.now - 1},
+            "seven_day": {"used": 3000, "resets_at": clock.now - 1}})),
     "charge whose reading leaves the windows out":
         lambda project, clock: _forged_charge(project, clock.reading()),
     "charge whose reading is of another host":

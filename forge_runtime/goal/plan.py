@@ -128,8 +128,8 @@ def from_future(reading: dict, now: float) -> bool:
 def merged(seen: dict | None, reading: dict) -> dict:
     """`reading`'s windows, each no lower than the goal's last charged figure of the same
     window (`seen`, that host's `plan_seen`), with the windows it leaves out as last
-    charged: a figure only ever adds. A window the reading says reset before it could
-    keeps its reset time (`same_window`)."""
+    charged: a figure only ever adds. A window keeps its reset time when a reading says it
+    resets sooner, or that it reset before it could (`same_window`)."""
     windows = {name: window for name, window in (seen or {}).items()
                if name in WINDOWS and isinstance(window, dict)}
     for name, window in reading["windows"].items():
@@ -137,7 +137,8 @@ def merged(seen: dict | None, reading: dict) -> dict:
         if before is not None and same_window(before, window, reading["at"]):
             moved_on = window["resets_at"] > before["resets_at"] + SAME_WINDOW_SLACK_S
             window = {"used": max(before["used"], window["used"]),
-                      "resets_at": before["resets_at"] if moved_on else window["resets_at"]}
+                      "resets_at": before["resets_at"] if moved_on
+                      else max(before["resets_at"], window["resets_at"])}
         windows[name] = window
     return windows
 
