@@ -578,3 +578,95 @@ def test_a_charge_that_swaps_the_sealed_table_is_refused(project):
                   turn="forged")
     denied, text = _assert_stopped(session)
     assert TAMPERED in text
+
+
+# -- the pending note of a /goal (under the ledger root, written before the first turn) -----
+
+def _pending(project, session: Session) -> dict:
+    from forge_runtime.goal import sessions
+
+    return sessions.read_pending(str(project.ledger_root), session.id)
+
+
+def _forge_pending(project, session: Session, change) -> None:
+    from forge_runtime.goal import sessions
+
+    note = _pending(project, session)
+    change(note)
+    path = project.ledger_root / "sessions" / f"{session.id}.pending.json"
+    path.write_text(json.dumps(note))
+    assert sessions.read_pending(str(project.ledger_root), session.id) == note
+
+
+def _high_start(clock: Clock, **reading) -> dict:
+    return {**clock.reading(**reading), "windows": {
+        "seven_day": {"used": 9999, "resets_at": clock.week_reset}}}
+
+
+PENDING_FORGERIES = {
+    "the prompt's reading raised": lambda note, clock: note.update(plan=_high_start(clock)),
+    "the prompt's reading raised, a later reset": lambda note, clock: note.update(plan={
+        **clock.reading(), "windows": {"seven_day": {"used": 9999,
+                                                     "resets_at": clock.week_reset + DAY}}}),
+    "the prompt's reading of another host": lambda note, clock: note.update(
+        plan=_high_start(clock, host="codex")),
+    "the first turn's plan ceilings dropped": lambda note, clock: note["limits"].pop(
+        "plan_ceilings"),
+    "the first turn's figures raised": lambda note, clock: note["limits"].update(
+        plan_seen={"claude": _high_start(clock)["windows"]}),
+}
+
+
+@pytest.mark.parametrize("change", PENDING_FORGERIES.values(), ids=PENDING_FORGERIES.keys())
+def test_a_forged_pending_note_does_not_move_where_the_goals_week_starts(project, change):
+    """The goal's own use of the week counts from the reading the person's prompt found; an
+    agent's first turn that rewrites the pending note must not start it higher (which would
+    hide the goal's use) nor free the goal of its ceilings."""
+    _guard(project, "  plan: {seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(seven_day=30))
+    session.person_goal(OBJECTIVE)
+    _forge_pending(project, session, lambda note: change(note, clock))
+    _tool_call(session)  # the first turn: no traceback
+    _show(project, session, clock.reading(seven_day=33))
+    assert _stop(session) is None
+    goal = _ledger(project).current().goal
+    assert goal["plan_ceilings"] == {"seven_day_spend": 500} and goal["plan_week"] == 300
+    _show(project, session, clock.reading(seven_day=35))
+    _assert_stopped(session)
+
+
+def test_a_binding_whose_goal_lost_its_plan_ceilings_still_stops_at_the_stop(project):
+    """The binding's copy of the goal (what a tool call starts from) sits under the ledger
+    root without a witness: edited, the turn's tool calls may run on it, but its Stop
+    charges against the ledger and ends the goal."""
+    from forge_runtime.goal import sessions
+
+    session, clock = _rising(project)
+    binding = sessions.read_binding(str(project.ledger_root), session.id)
+    binding["goal"].pop("plan_ceilings")
+    sessions.write_binding(str(project.ledger_root), session.id, binding)
+    _tool_call(session)
+    reply = _stop(session)
+    assert reply is not None and reply["continue"] is False
+    assert any(code in reply["stopReason"] for code in STOPPED_CODES)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda path: path.write_text("{"),
+    lambda path: path.write_text(json.dumps({"host": "claude"})),
+    lambda path: (path.unlink(), os.mkfifo(path)),
+], ids=["not JSON", "not a reading", "a FIFO"])
+def test_the_prompts_reading_in_the_witness_root_damaged_fails_closed(project, damage):
+    _guard(project, "  plan: {seven_day_spend: 5}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(seven_day=30))
+    session.person_goal(OBJECTIVE)
+    kept = project.root.parent / "state" / "forge" / "witness" / "plan" / \
+        f"{session.id}.prompt.json"
+    assert json.loads(kept.read_text())["windows"]["seven_day"]["used"] == 3000
+    damage(kept)
+    reply = _stop(session)
+    assert reply["continue"] is False and TAMPERED in reply["stopReason"]

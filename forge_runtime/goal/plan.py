@@ -181,6 +181,25 @@ def baseline(goal: dict, reading: dict | None) -> dict:
             "plan_host": reading["host"]}
 
 
+def no_higher(found, reading) -> dict | None:
+    """`found`, an earlier reading kept where forge cannot vouch for it (the pending note
+    of a `/goal`), with no window higher, nor resetting later, than the same window of
+    `reading` (the host's figures now): within a window they only rise. Windows `reading`
+    lacks are left out; None when either is not a reading of the same host."""
+    if not valid(found) or not valid(reading) or found["host"] != reading["host"]:
+        return None
+    windows = {}
+    for name, window in found["windows"].items():
+        now = reading["windows"].get(name)
+        if now is None:
+            continue
+        if same_window(window, now):
+            window = {"used": min(window["used"], now["used"]),
+                      "resets_at": min(window["resets_at"], now["resets_at"])}
+        windows[name] = window
+    return {**found, "windows": windows}
+
+
 def over(goal: dict, at: int) -> list[str]:
     """The plan ceilings the goal has reached at `at` (epoch s): a window of the host it
     last ran on at its share (until that window resets), the goal's own use of the week."""
