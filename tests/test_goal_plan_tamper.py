@@ -670,3 +670,66 @@ def test_the_prompts_reading_in_the_witness_root_damaged_fails_closed(project, d
     damage(kept)
     reply = _stop(session)
     assert reply["continue"] is False and TAMPERED in reply["stopReason"]
+
+
+# -- the compiled price table an activation seals -------------------------------------------
+
+def _zero_priced(path) -> None:
+    """A compiled table in which every model, family and host costs nothing."""
+    from forge_runtime.goal import price_table, pricing
+
+    table = price_table.compile_table()
+    for entry in table["models"]:
+        entry["prices"], entry["tiers"] = {key: 0 for key in entry["prices"]}, []
+    for group in (table["families"], table["hosts"]):
+        for name in group:
+            group[name] = {key: 0 for key in group[name]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pricing.encode(table))
+
+
+@pytest.mark.parametrize("where", ["user cache", "project virtualenv"])
+def test_a_compiled_table_an_agent_could_write_is_never_sealed(project, monkeypatch, where):
+    """An interpreter outside forge-env keeps its compiled table in the user's cache (or a
+    virtualenv inside the project): places the guard lets an agent write. A table of zero
+    prices planted there before a person's /goal must not price the goal's turns."""
+    from forge_runtime.goal import price_table
+
+    home = project.root.parent / "home"
+    monkeypatch.setenv("HOME", str(home))
+    planted = (home / ".cache" if where == "user cache" else project.root / ".venv") / \
+        "forge" / "forge-prices.json"
+    _zero_priced(planted)
+    monkeypatch.setattr(price_table, "compiled_path", lambda: planted)
+    write = pre_tool_use.handle({"session_id": "agent", "hook_event_name": "PreToolUse",
+                                 "cwd": str(project.root), "tool_name": "Write",
+                                 "tool_input": {"file_path": str(planted), "content": "{}"}})
+    assert write is None  # the guard does not keep the agent out of it
+    _guard(project, "  tranche: {usd: 5}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session._append({"type": "assistant", "message": {
+        "id": "msg_1", "model": "claude-opus-4-5", "role": "assistant", "stop_reason": "end_turn",
+        "usage": {"input_tokens": 100_000, "output_tokens": 1000},
+        "content": [{"type": "text", "text": "working"}]}})
+    assert stop.handle(session.event("Stop", stop_hook_active=True)) is None
+    goal = _ledger(project).current().goal
+    assert goal["picousd"] > 0
+    assert _ledger(project).history()[-1]["usage"]["picousd"] == goal["picousd"]
+
+
+def test_forge_envs_compiled_table_is_kept_from_agents(project, monkeypatch):
+    """forge-env's own table (in the plugin's data) is what an activation reads as it is:
+    the guard denies an agent's write to it, by the file tools and by Bash."""
+    data = project.root.parent / "data"
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
+    table = data / "forge-env" / "share" / "forge" / "forge-prices.json"
+    for tool, tool_input in (("Write", {"file_path": str(table), "content": "{}"}),
+                             ("Bash", {"command": f"echo '{{}}' > {table}"})):
+        reply = pre_tool_use.handle({"session_id": "agent", "hook_event_name": "PreToolUse",
+                                     "cwd": str(project.root), "tool_name": tool,
+                                     "tool_input": tool_input})
+        assert reply["hookSpecificOutput"]["permissionDecision"] == "deny"
+    from forge_runtime.goal import activation
+
+    assert activation._kept_from_agents(project, table)

@@ -129,10 +129,13 @@ def seal_prices(project: Project, required: bool) -> dict | None:
 
     path = price_table.compiled_path()
     try:  # forge's own file, in the plugin's data: never a FIFO waited on all the same
-        try:
-            data = safeio.read_bytes(path)
-        except FileNotFoundError:
-            data = safeio.read_bytes(price_table.write(path))
+        if not _kept_from_agents(project, path):  # a table there could be anyone's
+            data = pricing.encode(price_table.compile_table())
+        else:
+            try:
+                data = safeio.read_bytes(path)
+            except FileNotFoundError:
+                data = safeio.read_bytes(price_table.write(path))
         return pricing.seal(project.ledger_root, data)
     except (OSError, ValueError, ImportError) as exc:
         if not required:
@@ -143,6 +146,17 @@ def seal_prices(project: Project, required: bool) -> dict | None:
             "forge goal prices --compile",
             rationale="compiles the table from genai-prices; then type the /goal again") \
             from None
+
+
+def _kept_from_agents(project: Project, path) -> bool:
+    """Whether the compiled price table at `path` is where the guard keeps every agent
+    out (forge-env in the plugin's data). An interpreter outside forge-env keeps it in the
+    user's cache, or a virtualenv the project holds, where an agent could write a table of
+    its own prices; the activation then compiles its own from genai-prices instead."""
+    from forge_runtime.guard.paths import TREE, hit, protected_paths
+
+    found = hit(os.path.realpath(path), protected_paths(project), destructive=False)
+    return found is not None and found.kind == TREE
 
 
 def with_tranche(goal: dict, limits: Limits, base: int, usd_base: int = 0,
