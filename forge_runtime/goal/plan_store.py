@@ -91,7 +91,7 @@ def latest(root: str, session: str) -> dict | None:
     """The stored reading of a Claude Code session, None when there is none; a copy that is
     not forge's, or one its mirror contradicts, fails closed. `record` writes the mirror
     first, so a copy without its mirror is not forge's either (a crash leaves the mirror
-    alone), nor is a reading of another host or one taken after now."""
+    alone), nor is a reading taken after now."""
     paths = _paths(root, session)
     if paths is None:
         return None
@@ -99,7 +99,7 @@ def latest(root: str, session: str) -> dict | None:
     if stored is None and mirror is None:
         return None
     if stored is False or not valid(mirror) or (stored is not None and stored != mirror) \
-            or mirror["host"] != CLAUDE or from_future(mirror, time.time()):
+            or from_future(mirror, time.time()):
         from forge_runtime.goal.ledger import tampered
 
         raise tampered(f"the plan figures forge keeps for session {session} were changed "
@@ -119,4 +119,10 @@ def current(event: dict, root: str) -> dict | None:
         if rate_limits is None:
             return None
         return from_codex(rate_limits, int(time.time()))
-    return latest(root, event["session_id"])
+    reading = latest(root, event["session_id"])
+    if reading is not None and reading["host"] != CLAUDE:  # Claude Code's status line's
+        from forge_runtime.goal.ledger import tampered
+
+        raise tampered(f"the plan figures forge keeps for session {event['session_id']} "
+                       "are another host's")
+    return reading
