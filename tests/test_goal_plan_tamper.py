@@ -733,3 +733,56 @@ def test_forge_envs_compiled_table_is_kept_from_agents(project, monkeypatch):
     from forge_runtime.goal import activation
 
     assert activation._kept_from_agents(project, table)
+
+
+# -- a Codex rollout with a later token_count line the agent wrote ---------------------------
+# Codex's reader (the host adapter's `plan_reading`) hands the last token_count's
+# `rate_limits` to `plan.from_codex`, read now; whatever that line says, what the goal was
+# charged stays (the reader itself, and keeping what it read, are Codex's adapter's).
+
+def _codex(clock: Clock, five_hour: dict | None, week: dict | None) -> dict:
+    limits = {}
+    if five_hour is not None:
+        limits["primary"] = {"window_minutes": 300, **five_hour}
+    if week is not None:
+        limits["secondary"] = {"window_minutes": 10080, **week}
+    return plan.from_codex(limits, clock.now)
+
+
+CODEX_LINES = {
+    "lower figures": lambda clock: _codex(
+        clock, {"used_percent": 1, "resets_at": clock.five_hour_reset},
+        {"used_percent": 1, "resets_at": clock.week_reset}),
+    "a reset before its time": lambda clock: _codex(
+        clock, {"used_percent": 0, "resets_at": clock.five_hour_reset + 5 * HOUR},
+        {"used_percent": 0, "resets_at": clock.week_reset + 7 * DAY}),
+    "windows that end now": lambda clock: _codex(
+        clock, {"used_percent": 90, "resets_at": clock.now - 1},
+        {"used_percent": 34, "resets_at": clock.now - 1}),
+    "the windows' lengths swapped": lambda clock: plan.from_codex({
+        "primary": {"used_percent": 1, "window_minutes": 10080, "resets_at": clock.week_reset},
+        "secondary": {"used_percent": 1, "window_minutes": 300,
+                      "resets_at": clock.five_hour_reset}}, clock.now),
+    "the week left out": lambda clock: _codex(
+        clock, {"used_percent": 90, "resets_at": clock.five_hour_reset}, None),
+    "lengths no host has": lambda clock: plan.from_codex({
+        "primary": {"used_percent": 0, "window_minutes": 60, "resets_at": clock.now + 60}},
+        clock.now),
+}
+
+
+@pytest.mark.parametrize("line", CODEX_LINES.values(), ids=CODEX_LINES.keys())
+def test_a_forged_codex_rate_limits_line_lowers_nothing_the_goal_was_charged(line):
+    clock = Clock()
+    goal = {"plan_ceilings": {"five_hour": 8000, "seven_day_spend": 500}, "plan_week": 0}
+    for five_hour, week in ((30, 30), (90, 34)):
+        goal = plan.advanced(goal, _codex(clock, {"used_percent": five_hour,
+                                                  "resets_at": clock.five_hour_reset},
+                                          {"used_percent": week,
+                                           "resets_at": clock.week_reset}))
+    assert goal["plan_week"] == 400 and plan.over(goal, clock.now) == ["five_hour"]
+    forged = plan.advanced(goal, line(clock))
+    assert plan.over(forged, clock.now) == ["five_hour"]
+    assert forged["plan_week"] >= 400
+    assert forged["plan_seen"]["codex"]["five_hour"] == {"used": 9000,
+                                                         "resets_at": clock.five_hour_reset}
