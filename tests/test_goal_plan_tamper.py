@@ -655,18 +655,19 @@ def test_a_binding_whose_goal_lost_its_plan_ceilings_still_stops_at_the_stop(pro
 
 @pytest.mark.parametrize("damage", [
     lambda path: path.write_text("{"),
-    lambda path: path.write_text(json.dumps({"host": "claude"})),
+    lambda path: path.write_text(json.dumps({"limits": {}, "plan": {"host": "claude"}})),
+    lambda path: path.write_text(json.dumps({"plan": None})),
     lambda path: (path.unlink(), os.mkfifo(path)),
-], ids=["not JSON", "not a reading", "a FIFO"])
-def test_the_prompts_reading_in_the_witness_root_damaged_fails_closed(project, damage):
+], ids=["not JSON", "not a reading", "no ceilings", "a FIFO"])
+def test_what_the_prompt_found_damaged_in_the_witness_root_fails_closed(project, damage):
     _guard(project, "  plan: {seven_day_spend: 5}\n")
     clock = Clock()
     session = Session(project)
     _show(project, session, clock.reading(seven_day=30))
     session.person_goal(OBJECTIVE)
-    kept = project.root.parent / "state" / "forge" / "witness" / "plan" / \
-        f"{session.id}.prompt.json"
-    assert json.loads(kept.read_text())["windows"]["seven_day"]["used"] == 3000
+    kept = project.root.parent / "state" / "forge" / "witness" / "prompts" / \
+        f"{session.id}.json"
+    assert json.loads(kept.read_text())["plan"]["windows"]["seven_day"]["used"] == 3000
     damage(kept)
     reply = _stop(session)
     assert reply["continue"] is False and TAMPERED in reply["stopReason"]
@@ -786,3 +787,35 @@ def test_a_forged_codex_rate_limits_line_lowers_nothing_the_goal_was_charged(lin
     assert forged["plan_week"] >= 400
     assert forged["plan_seen"]["codex"]["five_hour"] == {"used": 9000,
                                                          "resets_at": clock.five_hour_reset}
+
+
+@pytest.mark.parametrize("text", GUARD_EDITS.values(), ids=GUARD_EDITS.keys())
+def test_guard_yaml_edited_in_the_first_turn_changes_nothing_the_prompt_found(project, text):
+    """Between the person's `/goal` prompt and the Stop that confirms it, the agent's first
+    turn runs: an edit of .forge/guard.yaml then must not seal laxer ceilings than the
+    prompt found."""
+    _guard(project, "  plan: {five_hour: 80}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(five_hour=70))
+    session.person_goal(OBJECTIVE)
+    _guard(project, text)
+    reply = _stop(session)
+    if reply is not None:  # a rule file forge cannot read ends the session there
+        assert reply["continue"] is False and "\nError: " in "\n" + reply["stopReason"]
+        return
+    goal = _ledger(project).current().goal
+    assert goal["plan_ceilings"]["five_hour"] == 8000
+    assert goal.get("after_usage_limit") != "continue"
+    _show(project, session, clock.reading(five_hour=90))
+    _assert_stopped(session)
+
+
+def test_a_tranche_loosened_in_the_first_turn_is_not_sealed(project):
+    _guard(project, "  tranche: {tokens: 50000, minutes: 30}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    _guard(project, "  tranche: {tokens: 5000000}\n")
+    assert _stop(session) is None
+    goal = _ledger(project).current().goal
+    assert goal["token_ceiling"] == 50000 and goal["minute_ceiling"] == 30

@@ -121,6 +121,37 @@ def tranche_limits(project: Project, dollars: bool = True) -> Limits:
                   seal_prices(project, required=picos is not None), plan, after)
 
 
+def stricter(limits: Limits, found: dict | None) -> Limits:
+    """`limits` (.forge/guard.yaml as the Stop that confirms a `/goal` reads it) held to
+    the ceilings the person's prompt found (`found`: goal fields, goal/prompt_note.py):
+    each ceiling the lower where both set one, either's where one does, and
+    `after_usage_limit: continue` only when both say so. The agent's first turn ran between
+    the two reads: an edit of the file then loosens nothing."""
+    if not isinstance(found, dict):
+        return limits
+
+    def lower(mine, theirs):
+        if not isinstance(theirs, int) or isinstance(theirs, bool):
+            return mine
+        return theirs if mine is None else min(mine, theirs)
+
+    plan = dict(limits.plan or {})
+    prompted = found.get("plan_ceilings")
+    for name, points in (prompted.items() if isinstance(prompted, dict) else ()):
+        plan[name] = lower(plan.get(name), points)
+    usd = lower(limits.usd, found.get("tranche_usd"))
+    if usd is not None and limits.prices is None:
+        raise ForgeError(
+            "FORGE_GOAL_PRICES_UNAVAILABLE: the /goal prompt found a dollar ceiling and forge "
+            "has no price table to count it with", "forge goal prices --compile",
+            rationale="compiles the table from genai-prices; then type the /goal again")
+    after = limits.after_usage_limit if found.get("after_usage_limit") == "continue" else None
+    return Limits(lower(limits.tokens, found.get("tranche_tokens")),
+                  lower(limits.minutes, found.get("minute_ceiling")), usd, limits.prices,
+                  {name: points for name, points in plan.items() if points is not None}
+                  or None, after)
+
+
 def seal_prices(project: Project, required: bool) -> dict | None:
     """Seal the compiled price table beside the ledger (goal/pricing.py) for this
     activation: what its charges price with, and a verify recomputes with."""
@@ -331,12 +362,14 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
 
 def activate(project: Project, objective: str, session: str | None = None,
              recorded: dict | None = None, sandbox: str | None = None,
-             started: str | None = None, plan_found: dict | None = None) -> Activation:
+             started: str | None = None, plan_found: dict | None = None,
+             prompt_limits: dict | None = None) -> Activation:
     """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
     `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`). A new
     tranche's clock starts at `started` (when the prompt arrived: the first turn ran on
     it, `clock_start`), else now. `plan_found`: the plan's reading that prompt found
-    (goal/plan.py), where the goal's own use of the week starts.
+    (goal/plan.py), where the goal's own use of the week starts; `prompt_limits`: the
+    ceilings it found, which the ones read now may only tighten (`stricter`).
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
@@ -369,11 +402,13 @@ def activate(project: Project, objective: str, session: str | None = None,
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
             created = _create(root, objective, repository, session, witness, gates,
-                              tranche_limits(project), sandbox, started, plan_found)
+                              stricter(tranche_limits(project), prompt_limits), sandbox,
+                              started, plan_found)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal, notice)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
-                                project.state_path, gates, tranche_limits(project), sandbox,
+                                project.state_path, gates,
+                                stricter(tranche_limits(project), prompt_limits), sandbox,
                                 started, plan_found)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal, notice)

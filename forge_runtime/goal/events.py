@@ -284,18 +284,19 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
     except transcript.Unattributable:
         marks = {}
     note = first_turn_note(project, objective, ceilings.now(), offset, marks)
+    found = None
     if isinstance(note["limits"].get("plan_ceilings"), dict):
-        # where the goal's own use of the week starts: the plan as the prompt finds it, kept
-        # in the witness root for the activation (the pending note is within the agent's
-        # first turn's reach where the witness is not)
+        # where the goal's own use of the week starts: the plan as the prompt finds it
         from forge_runtime.goal import plan, plan_store
 
         try:
             found = plan_store.current(event, project.ledger_root)
         except ForgeError:  # a reading forge did not write starts nothing
             found = None
-        plan_store.note_prompt(project.ledger_root, event["session_id"], found)
         note["limits"] = plan.baseline(note["limits"], found)
+    from forge_runtime.goal import prompt_note
+
+    prompt_note.keep(project.ledger_root, event["session_id"], note["limits"], found)
     return note
 
 
@@ -745,10 +746,14 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
     sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
+    from forge_runtime.goal import prompt_note
+
+    note = prompt_note.found(project.ledger_root, session)
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox,
                                   activation.clock_start(pending.get("at")),
-                                  _prompt_plan(project, event))
+                                  _prompt_plan(project, event, note),
+                                  (note or {}).get("limits"))
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted
@@ -770,17 +775,15 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     return binding, chunk.after(set_at)
 
 
-def _prompt_plan(project: Project, event: dict) -> dict | None:
-    """The plan's reading the person's `/goal` prompt found (`first_turn_limits` kept it in
-    the witness root): where the goal's own use of the week starts (goal/plan.py), and no
-    higher than what the host reports now (`plan.no_higher`): a start set high would hide
-    what the goal uses."""
+def _prompt_plan(project: Project, event: dict, note: dict | None) -> dict | None:
+    """The plan's reading the person's `/goal` prompt found (`note`, goal/prompt_note.py):
+    where the goal's own use of the week starts (goal/plan.py), and no higher than what the
+    host reports now (`plan.no_higher`): a start set high would hide what the goal uses."""
+    if not note or note.get("plan") is None:
+        return None
     from forge_runtime.goal import plan, plan_store
 
-    found = plan_store.prompt_reading(project.ledger_root, event["session_id"])
-    if found is None:
-        return None
-    return plan.no_higher(found, plan_store.current(event, project.ledger_root))
+    return plan.no_higher(note["plan"], plan_store.current(event, project.ledger_root))
 
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:

@@ -2,8 +2,6 @@
 stores each reading under the ledger root, mirrored in the witness root outside the work
 tree; both are out of the agent's reach (the guard, the kernel layer), and a copy its
 mirror contradicts fails closed. Codex's readings stay in its rollout, which the hooks read.
-The reading a person's `/goal` prompt found, where the goal's own use of the week starts,
-is kept in the witness root alone (`note_prompt`) until the prompt's first Stop.
 """
 
 import os
@@ -12,7 +10,6 @@ import time
 from forge_runtime.goal.plan import CLAUDE, from_codex, from_future, valid
 
 MIRROR_DIR = "plan"
-PROMPT_SUFFIX = ".prompt.json"
 
 
 def _paths(root: str, session: str) -> tuple[str, str] | None:
@@ -37,43 +34,6 @@ def record(root: str, session: str, reading: dict) -> None:
     data = fastjson.dumps(reading).encode("utf-8")
     safeio.replace(paths[1], data, durable=False, create_dirs=True)
     safeio.replace(paths[0], data, root, durable=False, create_dirs=True)
-
-
-def note_prompt(root: str, session: str, reading: dict | None) -> None:
-    """Keep the reading a person's `/goal` prompt found (None: it found none) in the witness
-    root alone, where the goal's own use of the week starts once its first Stop confirms it
-    (`prompt_reading`)."""
-    from forge_runtime import fastjson, safeio
-
-    paths = _paths(root, session)
-    if paths is None:
-        return
-    path = paths[1][:-len(".json")] + PROMPT_SUFFIX
-    if valid(reading):
-        safeio.replace(path, fastjson.dumps(reading).encode("utf-8"), durable=False,
-                       create_dirs=True)
-    else:
-        try:  # noqa: SIM105 (`contextlib` costs a hook to import)
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-
-
-def prompt_reading(root: str, session: str) -> dict | None:
-    """The reading `note_prompt` kept, None when there is none; fails closed when it is
-    not a reading."""
-    paths = _paths(root, session)
-    if paths is None:
-        return None
-    found = _read(paths[1][:-len(".json")] + PROMPT_SUFFIX, None)
-    if found is None:
-        return None
-    if not valid(found):
-        from forge_runtime.goal.ledger import tampered
-
-        raise tampered(f"the plan figures forge kept for session {session}'s /goal prompt "
-                       "were changed outside forge")
-    return found
 
 
 def _read(path: str, below: str | None):
