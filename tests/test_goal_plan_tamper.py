@@ -442,6 +442,8 @@ REWRITES = {
     "last charge's plan_week zeroed": lambda record: record["goal"].update(plan_week=0),
     "last charge's reading dropped": lambda record: record.pop("plan"),
     "last charge's plan ceilings dropped": lambda record: record["goal"].pop("plan_ceilings"),
+    "last charge's price table swapped": lambda record: record["goal"].update(
+        prices={"digest": "0" * 64, "version": "genai-prices forged"}),
 }
 
 
@@ -819,3 +821,34 @@ def test_a_tranche_loosened_in_the_first_turn_is_not_sealed(project):
     assert _stop(session) is None
     goal = _ledger(project).current().goal
     assert goal["token_ceiling"] == 50000 and goal["minute_ceiling"] == 30
+
+
+@pytest.mark.parametrize("damage", [
+    lambda path: path.write_text("not json"),
+    lambda path: (path.unlink(), os.mkfifo(path)),
+    lambda path: (path.unlink(), os.symlink(path.parent / "elsewhere.json", path)),
+], ids=["not JSON", "a FIFO", "a link"])
+def test_a_binding_that_is_not_forges_denies_and_stops_without_a_traceback(project, damage):
+    session, clock = _rising(project)
+    damage(project.ledger_root / "sessions" / f"{session.id}.json")
+    _assert_stopped(session)
+
+
+def test_a_usage_limit_mark_is_not_cleared_by_a_forged_charge(project):
+    from forge_runtime.goal import charging
+
+    _guard(project, "  after_usage_limit: continue\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert _stop(session) is None
+    turn = session.work()
+    charging.charge(_ledger(project), project.state_path, [turn], session.id, turn,
+                    seen=charging.Seen(usage_limit=True))
+    goal = {**_ledger(project).current().goal}
+    assert goal["usage_limited"] is True
+    goal.pop("usage_limited")
+    _sealed_after(_ledger(project), _ledger(project).current().record, "charge",
+                  {**goal, "turn_count": goal["turn_count"] + 1}, turn="forged")
+    _tool_call(session)
+    reply = _stop(session)
+    assert reply["continue"] is False and TAMPERED in reply["stopReason"]

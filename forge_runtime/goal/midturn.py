@@ -61,10 +61,15 @@ def spent(event: dict) -> str | None:
 
 
 def _bound_spent(event: dict, root: str, session: str) -> str | None:
-    binding = sessions.read_binding(root, session) or {}
-    goal = _current_goal(root, binding)
+    from forge_runtime.errors import ForgeError
+
+    try:
+        binding = sessions.read_binding(root, session) or {}
+        goal = _current_goal(root, binding)
+    except ForgeError as exc:  # a binding or a ledger that is not forge's: nothing runs on it
+        return exc.hint().render()
     if not isinstance(goal, dict):
-        return goal  # None, or the refusal of a ledger that is not forge's
+        return None
     if goal.get("status") != "active" or event.get("tool_name") in _LATER_TURN_TOOLS:
         from forge_runtime.goal.ended import denial
 
@@ -170,11 +175,10 @@ def _uncounted(event: dict, goal: dict) -> str:
     return checkpoint.stamped(text, sessions.project_for(event).state_path)
 
 
-def _current_goal(root: str, binding: dict) -> dict | str | None:
+def _current_goal(root: str, binding: dict) -> dict | None:
     """The goal as this session's last charge left it in the binding, or, when the ledger
     has moved since (another session charged it, a person added a tranche), as its checked
-    head says now; the tamper refusal's text when that head is not forge's (the call is
-    denied, as the Stop will end the session)."""
+    head says now (the tamper error when that head is not forge's)."""
     from forge_runtime import fastjson, safeio
 
     goal, nonce = binding.get("goal"), binding.get("nonce")
@@ -186,13 +190,9 @@ def _current_goal(root: str, binding: dict) -> dict | str | None:
         seq = None
     if seq == binding.get("goal_seq"):
         return goal
-    from forge_runtime.errors import ForgeError
     from forge_runtime.goal.ledger import Ledger
 
-    try:
-        return Ledger(root, nonce).current().goal
-    except ForgeError as exc:  # a ledger that is not forge's: nothing runs on it
-        return exc.hint().render()
+    return Ledger(root, nonce).current().goal
 
 
 def _pending_spend(event: dict, root: str, binding: dict, priced: dict | None,
