@@ -852,3 +852,21 @@ def test_a_usage_limit_mark_is_not_cleared_by_a_forged_charge(project):
     _tool_call(session)
     reply = _stop(session)
     assert reply["continue"] is False and TAMPERED in reply["stopReason"]
+
+
+@pytest.mark.parametrize("guard, shown", [
+    ("  plan: {five_hour: 80}\n", {"seven_day": 30}),
+    ("  plan: {seven_day: 40}\n", {"five_hour": 30}),
+    ("  plan: {seven_day_spend: 5}\n", {"five_hour": 30}),
+], ids=["5-hour watched, week shown", "week watched, 5-hour shown", "own week, 5-hour shown"])
+def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, guard, shown):
+    """Figures of other windows are no figures of the one a ceiling watches (a host that
+    reports only some, or a store the agent filled with the others): fail closed."""
+    _guard(project, guard)
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(**shown))
+    session.person_goal(OBJECTIVE)
+    reply = _stop(session)
+    assert reply["continue"] is False
+    assert events.PLAN_UNAVAILABLE_CODE in reply["stopReason"]

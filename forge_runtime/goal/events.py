@@ -866,12 +866,17 @@ def host_seen(project: Project, event: dict, binding: dict, wait: bool = True):
 
 
 def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None:
-    """A goal with plan ceilings whose host reported no plan windows: forge cannot hold it
-    to them, so its autonomy ends here (fail closed), with what would let forge see them."""
+    """A goal with plan ceilings whose host reported no plan windows, or none of a window
+    the goal watches: forge cannot hold it to them, so its autonomy ends here (fail
+    closed), with what would let forge see them."""
+    from forge_runtime.goal import plan
     from forge_runtime.goal.host import adapter
 
     if not isinstance(goal.get("plan_ceilings"), dict) or seen is None or \
-            seen.plan is not None or goal.get("status") != ACTIVE:
+            goal.get("status") != ACTIVE:
+        return None
+    blind = plan.unwatched(goal) if seen.plan is not None else []
+    if seen.plan is not None and not blind:
         return None
     from forge_runtime import hints
     from forge_runtime.goal import checkpoint
@@ -880,6 +885,9 @@ def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None
              "reports none)") if adapter(event) is not None else \
         ("forge's status line got no `rate_limits` from the host (an API key login, or a "
          "session without forge's status line: `claude -p` draws none)")
+    if blind:
+        where = (f"the host reports no figure of its {' or '.join(blind)} window, which the "
+                 "goal watches")
     text = hints.error(
         f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
         f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "

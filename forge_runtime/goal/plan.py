@@ -182,8 +182,8 @@ def baseline(goal: dict, reading: dict | None) -> dict:
 
 
 def no_higher(found, reading) -> dict | None:
-    """`found`, an earlier reading kept where forge cannot vouch for it (the pending note
-    of a `/goal`), with no window higher, nor resetting later, than the same window of
+    """`found`, an earlier reading (what a `/goal` prompt found, goal/prompt_note.py),
+    with no window higher, nor resetting later, than the same window of
     `reading` (the host's figures now): within a window they only rise. Windows `reading`
     lacks are left out; None when either is not a reading of the same host."""
     if not valid(found) or not valid(reading) or found["host"] != reading["host"]:
@@ -198,6 +198,17 @@ def no_higher(found, reading) -> dict | None:
                       "resets_at": min(window["resets_at"], now["resets_at"])}
         windows[name] = window
     return {**found, "windows": windows}
+
+
+def unwatched(goal: dict) -> list[str]:
+    """The windows the goal's plan ceilings watch (the weekly one for its own week too) of
+    which the host it last ran on has given no figure: forge cannot hold it to those."""
+    ceilings = goal.get("plan_ceilings")
+    if not isinstance(ceilings, dict):
+        return []
+    windows = (goal.get("plan_seen") or {}).get(goal.get("plan_host")) or {}
+    return [name for name in WINDOWS if name not in windows and (
+        name in ceilings or (name == SEVEN_DAY and WEEK_SPEND in ceilings))]
 
 
 def over(goal: dict, at: int) -> list[str]:
