@@ -286,32 +286,42 @@ def _sealed_after(ledger: Ledger, head: dict, kind: str, goal: dict, **fields) -
     return record
 
 
+def _append(project, kind: str, change, **fields) -> dict:
+    """Append a `kind` record whose goal is the head's after `change`, sealed as forge
+    seals one (`_sealed_after`)."""
+    ledger = _ledger(project)
+    head = ledger.current()
+    return _sealed_after(ledger, head.record, kind, change(dict(head.goal)), **fields)
+
+
+def _one_more_turn(goal: dict) -> dict:
+    return {**goal, "turn_count": goal["turn_count"] + 1}
+
+
 def _forged_charge(project, reading: dict | None, **goal_changes) -> dict:
     """Append a charge carrying `reading`, its goal moved as goal/plan.py moves it (so the
     ledger's own rule accepts the arithmetic), plus `goal_changes`."""
-    ledger = _ledger(project)
-    head = ledger.current()
-    goal = {**head.goal, "turn_count": head.goal["turn_count"] + 1}
+    def change(goal: dict) -> dict:
+        goal = _one_more_turn(goal)
+        return {**(goal if reading is None else plan.advanced(goal, reading)), **goal_changes}
+
     fields = {"turn": "forged-turn", "session": "forged", "unchanged": 0}
     if reading is not None:
         fields["plan"] = reading
-        goal = plan.advanced(goal, reading)
-    return _sealed_after(ledger, head.record, "charge", {**goal, **goal_changes}, **fields)
+    return _append(project, "charge", change, **fields)
 
 
 def _over(project) -> tuple[Session, Clock]:
-    """A goal held to 80% of the 5-hour window and 40% of the week, whose charges carried
-    90% of the 5-hour window: the goal is past its share until that window resets."""
+    """A goal held to 80% of the 5-hour window, 40% of the week and 5 points of its own,
+    charged at 70% and 30%; the status line now shows 90% of the 5-hour window: without
+    an attack, the next tool call is denied and the Stop ends the goal."""
     _guard(project, "  plan: {five_hour: 80, seven_day: 40, seven_day_spend: 5}\n")
     clock = Clock()
     session = Session(project)
     _show(project, session, clock.reading(five_hour=70, seven_day=30))
     session.person_goal(OBJECTIVE)
     assert _stop(session) is None
-    goal = _ledger(project).current().goal
-    forged = plan.advanced(goal, clock.reading(five_hour=90, seven_day=30))
-    assert plan.over(forged, clock.now) == ["five_hour"]
-    # the status line now reports what the attacker's record says (harmless to the rule)
+    _show(project, session, clock.reading(five_hour=90, seven_day=30))
     return session, clock
 
 
@@ -351,24 +361,17 @@ LEDGER_ATTACKS = {
         lambda project, clock: _forged_charge(project, {"host": "claude", "at": "now",
                                                          "windows": {}}),
     "charge marked usage_limit false":
-        lambda project, clock: _sealed_after(
-            _ledger(project), _ledger(project).current().record, "charge",
-            {**_ledger(project).current().goal,
-             "turn_count": _ledger(project).current().goal["turn_count"] + 1},
-            turn="forged", usage_limit=False),
+        lambda project, clock: _append(project, "charge", _one_more_turn, turn="forged",
+                                       usage_limit=False),
     "checkpoint that moves the plan's figures":
-        lambda project, clock: _sealed_after(
-            _ledger(project), _ledger(project).current().record, "checkpoint",
-            plan.advanced(_ledger(project).current().goal, clock.reading(five_hour=1))),
+        lambda project, clock: _append(project, "checkpoint", lambda goal: plan.advanced(
+            goal, clock.reading(five_hour=1))),
 }
 
 
 @pytest.mark.parametrize("attack", LEDGER_ATTACKS.values(), ids=LEDGER_ATTACKS.keys())
 def test_a_forged_charge_record_grants_no_plan_allowance(project, attack):
     session, clock = _over(project)
-    # the host's newest reading is past the goal's share: without the forged record, the
-    # goal stops; the forged record must not undo that
-    _show(project, session, clock.reading(five_hour=90, seven_day=30))
     attack(project, clock)
     _assert_stopped(session)
 
@@ -429,12 +432,11 @@ def _rewrite_last_charge(project, change) -> None:
 
 
 def _lowered_reading(record: dict) -> None:
-    reading = record["plan"]
-    record["plan"] = {**reading, "windows": {
-        name: {**window, "used": 0} for name, window in reading["windows"].items()}}
-    previous = {key: value for key, value in record["goal"].items()}
-    previous["plan_seen"] = {"claude": record["plan"]["windows"]}
-    record["goal"] = previous
+    """The charge's reading at 0%, and its goal's figures with it (as if it had carried
+    that reading)."""
+    windows = {name: {**window, "used": 0} for name, window in record["plan"]["windows"].items()}
+    record["plan"] = {**record["plan"], "windows": windows}
+    record["goal"] = {**record["goal"], "plan_seen": {"claude": windows}}
 
 
 REWRITES = {
@@ -478,7 +480,7 @@ def test_a_ledger_rolled_back_past_the_charge_that_carried_a_reading_is_caught(p
     _assert_caught(session)
 
 
-# -- .forge/guard.yaml edited mid-goal (the guard opted out) -----------------------------------
+# -- .forge/guard.yaml edited after the person's /goal (a write the guard missed) ---------
 
 GUARD_EDITS = {
     "plan ceilings removed": "",
@@ -573,11 +575,8 @@ def test_a_charge_that_swaps_the_sealed_table_is_refused(project):
     table = json.loads(Path(path).read_text())
     table["version"] = "forged"
     other = pricing.seal(project.ledger_root, pricing.encode(table))
-    ledger = _ledger(project)
-    head = ledger.current()
-    _sealed_after(ledger, head.record, "charge",
-                  {**head.goal, "turn_count": head.goal["turn_count"] + 1, "prices": other},
-                  turn="forged")
+    _append(project, "charge", lambda goal: {**_one_more_turn(goal), "prices": other},
+            turn="forged")
     denied, text = _assert_stopped(session)
     assert TAMPERED in text
 
@@ -844,11 +843,10 @@ def test_a_usage_limit_mark_is_not_cleared_by_a_forged_charge(project):
     turn = session.work()
     charging.charge(_ledger(project), project.state_path, [turn], session.id, turn,
                     seen=charging.Seen(usage_limit=True))
-    goal = {**_ledger(project).current().goal}
-    assert goal["usage_limited"] is True
-    goal.pop("usage_limited")
-    _sealed_after(_ledger(project), _ledger(project).current().record, "charge",
-                  {**goal, "turn_count": goal["turn_count"] + 1}, turn="forged")
+    assert _ledger(project).current().goal["usage_limited"] is True
+    _append(project, "charge", lambda goal: {
+        key: value for key, value in _one_more_turn(goal).items() if key != "usage_limited"},
+        turn="forged")
     _tool_call(session)
     reply = _stop(session)
     assert reply["continue"] is False and TAMPERED in reply["stopReason"]
