@@ -868,3 +868,17 @@ def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, guard, sh
     reply = _stop(session)
     assert reply["continue"] is False
     assert events.PLAN_UNAVAILABLE_CODE in reply["stopReason"]
+
+
+def test_a_prompt_noted_again_keeps_what_it_first_found(project):
+    """A host that notes a `/goal` at a later event (Codex: its first tool call, again when
+    the pending note is gone) must not replace what the prompt first found with a
+    guard.yaml the first turn changed since."""
+    from forge_runtime.goal import prompt_note
+
+    root = str(project.ledger_root)
+    prompt_note.keep(root, "s-1", {"token_ceiling": 1000}, None, "prompt-1")
+    prompt_note.keep(root, "s-1", {}, None, "prompt-1")
+    assert prompt_note.found(root, "s-1")["limits"] == {"token_ceiling": 1000}
+    prompt_note.keep(root, "s-1", {}, None, "prompt-2")  # a new /goal: its own note
+    assert prompt_note.found(root, "s-1")["limits"] == {}

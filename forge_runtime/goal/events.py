@@ -296,7 +296,8 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
         note["limits"] = plan.baseline(note["limits"], found)
     from forge_runtime.goal import prompt_note
 
-    prompt_note.keep(project.ledger_root, event["session_id"], note["limits"], found)
+    prompt_note.keep(project.ledger_root, event["session_id"], note["limits"], found,
+                     event.get("prompt_id"))
     return note
 
 

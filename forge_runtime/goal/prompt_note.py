@@ -13,6 +13,8 @@ the first turn loosens nothing.
 
 import os
 
+from forge_runtime.errors import ForgeError
+
 NOTE_DIR = "prompts"
 
 
@@ -25,15 +27,26 @@ def _path(root: str, session: str) -> str | None:
     return os.path.join(witness_dir(), NOTE_DIR, session + ".json")
 
 
-def keep(root: str, session: str, limits: dict, reading: dict | None) -> None:
-    """Note what this session's `/goal` prompt found: `limits` (goal fields, as
-    `activation.prospect` sets them) and the plan's `reading` (or None)."""
+def keep(root: str, session: str, limits: dict, reading: dict | None,
+         prompt_id: str | None = None) -> None:
+    """Note what this session's `/goal` prompt `prompt_id` found: `limits` (goal fields, as
+    `activation.prospect` sets them) and the plan's `reading` (or None). A prompt noted
+    already keeps its first note: noting it again (a host that notes at a later event, its
+    pending note gone) would read a file the first turn may have changed."""
     from forge_runtime import fastjson, safeio
 
     path = _path(root, session)
-    if path is not None:
-        safeio.replace(path, fastjson.dumps({"limits": limits, "plan": reading}).encode(),
-                       durable=False, create_dirs=True)
+    if path is None:
+        return
+    if prompt_id is not None:
+        try:
+            if (found(root, session) or {}).get("prompt_id") == prompt_id:
+                return
+        except ForgeError:
+            pass  # not forge's: this note replaces it
+    safeio.replace(path, fastjson.dumps({"limits": limits, "plan": reading,
+                                         "prompt_id": prompt_id}).encode(),
+                   durable=False, create_dirs=True)
 
 
 def found(root: str, session: str) -> dict | None:
