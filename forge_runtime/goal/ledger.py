@@ -476,11 +476,14 @@ def _plan_ok(old: dict, goal: dict, record: dict, kind: str) -> bool:
     """The plan's figures and the usage-limit mark follow the record: a charge's reading
     moves them as goal/plan.py's `advanced` does, the host's usage limit marks a charge,
     a new tranche clears the mark; nothing else changes them."""
+    import time
+
     from forge_runtime.goal import plan
 
     reading = record.get("plan")
-    if reading is not None and (kind != "charge" or not plan.valid(reading)):
-        return False
+    if reading is not None and (kind != "charge" or not plan.valid(reading)
+                                or plan.from_future(reading, time.time())):
+        return False  # a reading from after the check is not a host's (it would reset early)
     limited = record.get("usage_limit")
     if limited is not None and (kind not in ("charge", "exhaust") or limited is not True):
         return False
