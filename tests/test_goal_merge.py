@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import shutil
+import time
 
 import pytest
 
@@ -18,7 +19,8 @@ from forge_runtime.goal.charging import Progress, Seen, charge_locked
 from forge_runtime.goal.ledger import OVERRUN, TAMPERED, Ledger, check_transition, stage
 
 NONCE = "5e" * 16
-WEEK = 2_000_000_000  # the weekly window's reset, epoch s
+# the weekly window's reset (epoch s) a minute ago: a clone may already see the next week
+WEEK = int(time.time()) - 60
 PROGRESS = Progress("progress", None, None)
 
 
@@ -38,7 +40,7 @@ def _usage(tokens: int, picousd: int = 0) -> dict:
 
 
 def _reading(week_used: int, resets_at: int = WEEK, host: str = "claude") -> dict:
-    return {"host": host, "at": 1_900_000_000,
+    return {"host": host, "at": int(time.time()),
             "windows": {"seven_day": {"used": week_used, "resets_at": resets_at}}}
 
 

@@ -50,6 +50,7 @@ from forge_runtime.goal.ceilings import (
     TURNS,
     USAGE_LIMIT,
     USD,
+    epoch,
     minutes_used,
     now,
     plan_reached,
@@ -476,14 +477,12 @@ def _plan_ok(old: dict, goal: dict, record: dict, kind: str) -> bool:
     """The plan's figures and the usage-limit mark follow the record: a charge's reading
     moves them as goal/plan.py's `advanced` does, the host's usage limit marks a charge,
     a new tranche clears the mark; nothing else changes them."""
-    import time
-
     from forge_runtime.goal import plan
 
     reading = record.get("plan")
     if reading is not None and (kind != "charge" or not plan.valid(reading)
-                                or plan.from_future(reading, time.time())):
-        return False  # a reading from after the check is not a host's (it would reset early)
+                                or _read_after(reading, record)):
+        return False  # a reading from after its own charge is not a host's
     limited = record.get("usage_limit")
     if limited is not None and (kind not in ("charge", "exhaust") or limited is not True):
         return False
@@ -494,6 +493,18 @@ def _plan_ok(old: dict, goal: dict, record: dict, kind: str) -> bool:
         return False
     expected = plan.advanced(old, reading) if reading is not None else old
     return all(goal.get(field) == expected.get(field) for field in _PLAN_FIELDS)
+
+
+def _read_after(reading: dict, record: dict) -> bool:
+    """A charge's reading taken after the charge itself was written (its `at`): no host's
+    (goal/plan.py `from_future`; the record's own time keeps the check the same at every
+    later verification)."""
+    from forge_runtime.goal import plan
+
+    try:
+        return plan.from_future(reading, epoch(str(record.get("at"))))
+    except ValueError:
+        return True
 
 
 def _spent_picousd(record: dict) -> int:
