@@ -1,0 +1,122 @@
+"""Plan windows against the real Codex CLI: the host kit's model server sends Codex's
+`x-codex-primary/secondary-*` headers (a script reply's `plan_usage`), Codex writes them to
+its rollout's `token_count` entries, and forge reads them there (goal/codex_plan.py).
+
+Codex writes a response's `token_count` after the response's tool calls have run, so the
+tool call of the response that crosses a ceiling still runs, and the next one is denied:
+"within one tool call of crossing". A person's `/goal` in the TUI fires no hook; its first
+turn is held by the first tool call's pending activation (hosts/codex.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from codex_support import OBJECTIVE, PROMPT, exhausted_stops
+from goal_support import goal_in_state
+
+pytestmark = [pytest.mark.host,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+# What an agent with full access runs to lower the figure forge reads: it waits for Codex to
+# write the crossing response's windows, then appends the same windows at 0%, so that the
+# newest `token_count` of the rollout says nothing is used.
+LOWER = '''
+import glob, json, os, time
+home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+deadline = time.time() + 30
+while time.time() < deadline:
+    paths = glob.glob(home + "/sessions/*/*/*/rollout-*.jsonl")
+    path = max(paths, key=os.path.getmtime) if paths else None
+    crossed = None
+    for line in open(path).read().splitlines() if path else ():
+        limits = (json.loads(line).get("payload") or {}).get("rate_limits") or {}
+        if (limits.get("primary") or {}).get("used_percent", 0) >= 80:
+            crossed = limits
+    if crossed:
+        for window in ("primary", "secondary"):
+            crossed[window]["used_percent"] = 0.0
+        entry = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "event_msg",
+                 "payload": {"type": "token_count", "info": None, "rate_limits": crossed}}
+        with open(path, "a") as rollout:
+            rollout.write(json.dumps(entry) + "\\n")
+        break
+    time.sleep(0.002)
+'''
+CROSSES_FIVE_HOURS = """
+rules:
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me.", plan_usage: {five_hour: 86, seven_day: 21}}
+  - name: below the ceiling
+    times: 2
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo step"}}]
+      plan_usage: {five_hour: 70, seven_day: 20}
+  - name: crossing, the agent lowering the figure behind it
+    times: 1
+    reply:
+      tool_calls: [{name: Bash, input: {command: "setsid nohup python3 lower.py > lower.log 2>&1 & echo started"}}]
+      plan_usage: {five_hour: 85, seven_day: 21}
+  - name: model works
+    times: 6
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo more"}}]
+      plan_usage: {five_hour: 86, seven_day: 21}
+  - name: the model ends its turn
+    reply: {text: "All done."}
+"""
+
+
+def _configure(project: Path, plan: str) -> None:
+    (project / ".forge").mkdir(exist_ok=True)
+    (project / ".forge" / "guard.yaml").write_text(
+        f"goal: {{require_sandbox: false, plan: {plan}}}\n")
+
+
+def _start_goal(codex_host, project, tui_factory, script: str):
+    host = codex_host(script)
+    host.install_forge(project)
+    tui = tui_factory(host, project, ("--sandbox", "danger-full-access"))
+    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+    tui.type(f"/goal {OBJECTIVE}")
+    return host, tui
+
+
+def _denials(tui) -> list[str]:
+    return [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
+            for call in tui.hooks("PreToolUse") if call["stdout"].strip()]
+
+
+def _rollout(tui) -> list[dict]:
+    path = json.loads(tui.hooks("PreToolUse")[0]["stdin"])["transcript_path"]
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
+def test_a_five_hour_ceiling_stops_the_first_turn_at_the_call_after_crossing_whatever_the_agent_appends(
+        codex_host, project, tui_factory):
+    _configure(project, "{five_hour: 80}")
+    (project / "lower.py").write_text(LOWER)
+    host, tui = _start_goal(codex_host, project, tui_factory, CROSSES_FIVE_HOURS)
+    tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=90)
+
+    calls = tui.hooks("PreToolUse")
+    denials = _denials(tui)
+    # calls 1-2 saw nothing or 70%, the crossing response's own call 70%, the next 85%
+    assert len(calls) == 4 and len(denials) == 1, (len(calls), denials)
+    assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: "), denials[0]
+    assert "five_hour" in denials[0] or "5-hour" in denials[0], denials[0]
+    # the agent's lower figure was the rollout's newest when the denied call was checked
+    entries = _rollout(tui)
+    forged = next(i for i, e in enumerate(entries) if e["timestamp"].startswith("2026-01-01"))
+    calls_at = [i for i, e in enumerate(entries)
+                if (e.get("payload") or {}).get("type") == "function_call"]
+    assert calls_at[2] < forged < calls_at[3], (calls_at, forged)
+    stop = exhausted_stops(tui)[0]
+    assert stop["continue"] is False
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    assert not any(r["rule"] == "the model ends its turn" for r in host.server.requests)
