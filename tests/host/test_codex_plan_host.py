@@ -18,6 +18,9 @@ import pytest
 from codex_support import OBJECTIVE, PROMPT, exhausted_stops
 from goal_support import goal_in_state
 
+from forge_runtime.goal.ledger import Ledger
+from forge_runtime.project import find_project
+
 pytestmark = [pytest.mark.host,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
@@ -59,7 +62,8 @@ rules:
   - name: crossing, the agent lowering the figure behind it
     times: 1
     reply:
-      tool_calls: [{name: Bash, input: {command: "setsid nohup python3 lower.py > lower.log 2>&1 & echo started"}}]
+      tool_calls:
+        - {name: Bash, input: {command: "setsid nohup python3 lower.py >lower.log 2>&1 & echo ok"}}
       plan_usage: {five_hour: 85, seven_day: 21}
   - name: model works
     times: 6
@@ -96,8 +100,12 @@ def _rollout(tui) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text().splitlines()]
 
 
-def test_a_five_hour_ceiling_stops_the_first_turn_at_the_call_after_crossing_whatever_the_agent_appends(
+def test_a_five_hour_ceiling_stops_the_first_turn_one_call_after_crossing_whatever_the_agent_adds(
         codex_host, project, tui_factory):
+    """The first turn of a person's `/goal` (no Stop has confirmed it yet): the response
+    that reaches 85% runs its own tool call (Codex has not written its figures yet), and
+    the next is denied, though the agent appended 0% behind the crossing figure; a reader
+    of the newest entry alone let a fifth call run."""
     _configure(project, "{five_hour: 80}")
     (project / "lower.py").write_text(LOWER)
     host, tui = _start_goal(codex_host, project, tui_factory, CROSSES_FIVE_HOURS)
@@ -120,3 +128,67 @@ def test_a_five_hour_ceiling_stops_the_first_turn_at_the_call_after_crossing_wha
     goal = goal_in_state(project)
     assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
     assert not any(r["rule"] == "the model ends its turn" for r in host.server.requests)
+
+
+WEEK = """
+rules:
+  - name: the model gives up when forge denies
+    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
+    reply: {text: "forge stopped me.", plan_usage: {five_hour: 30, seven_day: 45}}
+  - name: the goal's first turn
+    times: 1
+    reply: {text: "Working on it.", plan_usage: {five_hour: 20, seven_day: 40}}
+  - name: the week rises a point a response
+    times: 1
+    reply: {tool_calls: [{name: Bash, input: {command: "echo a"}}], plan_usage: {seven_day: 41}}
+  - times: 1
+    reply: {tool_calls: [{name: Bash, input: {command: "echo b"}}], plan_usage: {seven_day: 42}}
+  - times: 1
+    reply: {tool_calls: [{name: Bash, input: {command: "echo c"}}], plan_usage: {seven_day: 43}}
+  - name: model works
+    reply: {tool_calls: [{name: Bash, input: {command: "echo d"}}], plan_usage: {seven_day: 44}}
+"""
+
+
+def test_the_goals_own_week_stops_a_later_turn_mid_way(codex_host, project, tui_factory):
+    """`seven_day_spend: 3`: the goal's first turn leaves the week at 40% (where its own use
+    starts), its second turn's responses raise it a point each; the tool call that finds
+    43% (3 points of the goal's own) is denied, and the Stop ends the goal."""
+    _configure(project, "{seven_day_spend: 3}")
+    host, tui = _start_goal(codex_host, project, tui_factory, WEEK)
+    tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=90)
+
+    calls, denials = tui.hooks("PreToolUse"), _denials(tui)
+    # the second turn's calls saw 40%, 41%, 42%, then 43%
+    assert len(calls) == 4 and len(denials) == 1, (len(calls), denials)
+    assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal "), denials[0]
+    assert "3%" in denials[0] and "week" in denials[0], denials[0]
+    stop = exhausted_stops(tui)[0]
+    assert "week" in stop["stopReason"].splitlines()[0], stop
+    goal = Ledger(find_project(project).ledger_root, goal_in_state(project)["nonce"]
+                  ).current().goal
+    assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
+    assert goal["plan_week"] == 500  # 40% -> 45% at its last response, charged at its Stop
+    assert goal["plan_seen"]["codex"]["seven_day"]["used"] == 4500
+
+
+def test_a_codex_session_with_no_plan_windows_ends_a_goal_with_plan_ceilings(
+        codex_host, project, tui_factory):
+    """An API key login: Codex's responses carry no `x-codex-*` headers, its rollout's
+    token_count `rate_limits` hold no windows, and a goal with plan ceilings ends at its
+    first Stop (fail closed), pausing Codex's loop."""
+    from codex_support import WORKS, model_turns, native_goal_status
+
+    _configure(project, "{five_hour: 80}")
+    host, tui = _start_goal(codex_host, project, tui_factory, WORKS)
+    tui.wait_for(lambda: any("FORGE_GOAL_PLAN_UNAVAILABLE" in call["stdout"]
+                             for call in tui.hooks("Stop")), "forge to end the goal")
+    reply = next(json.loads(call["stdout"]) for call in tui.hooks("Stop") if call["stdout"])
+    assert reply["continue"] is False
+    text = reply["stopReason"]
+    assert "FORGE_GOAL_PLAN_UNAVAILABLE: " in text and \
+        "the rollout's token_count events carry no rate limits" in text, text
+    assert "Fix: codex login" in text.splitlines()
+    session_id = json.loads(tui.hooks("Stop")[0]["stdin"])["session_id"]
+    assert native_goal_status(host, session_id) == "paused"
+    assert model_turns(host) == 1
