@@ -512,3 +512,38 @@ def test_a_codex_session_an_agent_started_is_not_a_person(rollout, monkeypatch):
     assert reply["continue"] is False and "FORGE_GOAL_NOT_A_PERSON" in reply["stopReason"]
     assert rollout.native_status() == "paused"
     assert goal_nonces(find_project(rollout.project)) == []
+
+
+def _week_at(rollout: Rollout, percent: float) -> None:
+    import time
+
+    week = {"used_percent": percent, "window_minutes": 10080,
+            "resets_at": int(time.time()) + 86400}
+    rollout.write("event_msg", {"type": "token_count", "info": None,
+                                "rate_limits": {"limit_id": "codex", "primary": None,
+                                                "secondary": week}})
+
+
+def test_a_codex_goals_own_week_starts_where_its_persons_goal_found_it(rollout):
+    """Codex fires no hook at a TUI `/goal`: its first tool call notes the windows the
+    rollout shows then (40% of the week, the person's earlier work), so the goal's own
+    use counts from there, and its first turn stops at 3 points of its own."""
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text(
+        "goal: {plan: {seven_day_spend: 3}}\n")
+    _week_at(rollout, 40)  # before the /goal: not the goal's
+    rollout.person_goal("ship it")
+    assert _bash_call(rollout) is None
+    pending = sessions.read_pending(find_project(rollout.project).ledger_root, rollout.id)
+    assert pending["limits"]["plan_seen"]["codex"]["seven_day"]["used"] == 4000
+    _week_at(rollout, 42)
+    assert _bash_call(rollout) is None
+    _week_at(rollout, 43)
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal ship it "
+                             "reached 3% of the week that the goal itself used"), reason
+    reply = rollout.turn(trigger="user")
+    assert reply["continue"] is False and rollout.native_status() == "paused"
+    goal = Ledger(find_project(rollout.project).ledger_root,
+                  goal_in_state(rollout.project)["nonce"]).current().goal
+    assert (goal["plan_week"], goal["status"]) == (300, "exhausted")
