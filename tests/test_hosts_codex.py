@@ -547,3 +547,45 @@ def test_a_codex_goals_own_week_starts_where_its_persons_goal_found_it(rollout):
     goal = Ledger(find_project(rollout.project).ledger_root,
                   goal_in_state(rollout.project)["nonce"]).current().goal
     assert (goal["plan_week"], goal["status"]) == (300, "exhausted")
+
+
+def _five_hours_at(rollout: Rollout, percent: float) -> None:
+    import time
+
+    window = {"used_percent": percent, "window_minutes": 300,
+              "resets_at": int(time.time()) + 3600}
+    rollout.write("event_msg", {"type": "token_count", "info": None,
+                                "rate_limits": {"limit_id": "codex", "primary": window,
+                                                "secondary": None}})
+
+
+def test_a_figure_forge_read_holds_though_the_agent_rewrites_the_rollout(rollout):
+    """Where the person opted out of the sandbox the rollout is the agent's to rewrite: the
+    tool call that found 85% is denied, the agent rewrites every figure to 0% before the
+    Stop, and the Stop still ends the goal at its 5-hour ceiling (forge keeps what it read,
+    mirrored in the witness); a copy of that the agent edits fails closed."""
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text("goal: {plan: {five_hour: 80}}\n")
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t1"
+    _five_hours_at(rollout, 70)
+    assert _bash_call(rollout) is None
+    _five_hours_at(rollout, 85)
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "85% of the plan's 5-hour window" in reason, reason
+    text = rollout.path.read_text()
+    rollout.path.write_text(text.replace('"used_percent": 85', '"used_percent": 0')
+                            .replace('"used_percent": 70', '"used_percent": 0'))
+    assert codex_transcript.plan_reading(rollout.path)["primary"]["used_percent"] == 0
+    reply = rollout.turn(trigger="user")
+    assert reply["continue"] is False and "5-hour window" in reply["stopReason"], reply
+    goal = goal_in_state(rollout.project)
+    assert goal["status"] == "exhausted"
+
+    root = find_project(rollout.project).ledger_root
+    stored = sessions.session_file(root, rollout.id, ".plan.json")
+    Path(stored).write_text(Path(stored).read_text().replace("8500", "100"))
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t3"
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "FORGE_GOAL_LEDGER_TAMPERED" in reason, reason

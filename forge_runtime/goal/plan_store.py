@@ -1,12 +1,14 @@
 """Where the plan's readings are kept and found (goal/plan.py): Claude Code's status line
 stores each reading under the ledger root, mirrored in the witness root outside the work
 tree; both are out of the agent's reach (the guard, the kernel layer), and a copy its
-mirror contradicts fails closed. Codex's readings stay in its rollout, which the hooks read.
+mirror contradicts fails closed. Codex's readings stay in its rollout, which the hooks read;
+what forge read there is kept the same way, so a rollout rewritten after forge read it lowers
+nothing (`_kept`).
 """
 
 import os
 
-from forge_runtime.goal.plan import from_codex, valid
+from forge_runtime.goal.plan import CODEX, from_codex, valid
 
 MIRROR_DIR = "plan"
 
@@ -75,5 +77,26 @@ def current(event: dict, root: str) -> dict | None:
             return None
         import time
 
-        return from_codex(rate_limits, int(time.time()))
+        return _kept(root, event["session_id"], from_codex(rate_limits, int(time.time())))
     return latest(root, event["session_id"])
+
+
+def _kept(root: str, session: str, reading: dict) -> dict:
+    """A Codex session's newest reading, each window no lower than forge last read it
+    until that window's reset time passes, and kept so (store and mirror, as Claude Code's):
+    the rollout is the agent's to rewrite where a person opted out of the sandbox, and a
+    figure forge once read stays read (a denied tool call's figure holds at the Stop that
+    follows). A stored copy that is not forge's fails closed (`latest`)."""
+    kept = latest(root, session)
+    windows = dict(reading["windows"])
+    for name, before in ((kept or {}).get("windows") or {}).items():
+        if kept.get("host") != CODEX or before["resets_at"] <= reading["at"]:
+            continue  # another host's figure, or a window that has reset since
+        now = windows.get(name)
+        windows[name] = before if now is None else {
+            "used": max(before["used"], now["used"]),
+            "resets_at": max(before["resets_at"], now["resets_at"])}
+    reading = {**reading, "windows": windows}
+    if kept is None or kept.get("windows") != windows:
+        record(root, session, reading)
+    return reading
