@@ -24,46 +24,57 @@ from forge_runtime.project import find_project
 pytestmark = [pytest.mark.host,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
-# What an agent with full access runs to lower the figure forge reads: it waits for Codex to
-# write the crossing response's windows, then appends the same windows at 0%, so that the
-# newest `token_count` of the rollout says nothing is used.
-LOWER = '''
+# What an agent with full access runs in the background to lower the figure forge reads: it
+# waits for Codex to write a response's windows at 80% or more, at once appends the same
+# windows at 0% (the rollout's newest `token_count` then says nothing is used), and notes
+# the time it did.
+LOWER = """
 import glob, json, os, time
 home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
-deadline = time.time() + 30
+path, offset, deadline = None, 0, time.time() + 60
 while time.time() < deadline:
     paths = glob.glob(home + "/sessions/*/*/*/rollout-*.jsonl")
     path = max(paths, key=os.path.getmtime) if paths else None
-    crossed = None
-    for line in open(path).read().splitlines() if path else ():
-        limits = (json.loads(line).get("payload") or {}).get("rate_limits") or {}
-        if (limits.get("primary") or {}).get("used_percent", 0) >= 80:
-            crossed = limits
-    if crossed:
-        for window in ("primary", "secondary"):
-            crossed[window]["used_percent"] = 0.0
-        entry = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "event_msg",
-                 "payload": {"type": "token_count", "info": None, "rate_limits": crossed}}
-        with open(path, "a") as rollout:
-            rollout.write(json.dumps(entry) + "\\n")
-        break
-    time.sleep(0.002)
-'''
+    if path and os.path.getsize(path) > offset:
+        with open(path) as rollout:
+            rollout.seek(offset)
+            new = rollout.read()
+        offset += len(new.encode())
+        for line in new.splitlines():
+            limits = ((json.loads(line) if line.startswith("{") else {}).get("payload")
+                      or {}).get("rate_limits") or {}
+            if (limits.get("primary") or {}).get("used_percent", 0) >= 80:
+                for window in ("primary", "secondary"):
+                    limits[window]["used_percent"] = 0.0
+                entry = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "event_msg",
+                         "payload": {"type": "token_count", "info": None,
+                                     "rate_limits": limits}}
+                with open(path, "a") as rollout:
+                    rollout.write(json.dumps(entry) + "\\n")
+                open("lowered.at", "w").write(repr(time.time()))
+                raise SystemExit
+    time.sleep(0.001)
+"""
 CROSSES_FIVE_HOURS = """
 rules:
   - name: the model gives up when forge denies
     when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
     reply: {text: "forge stopped me.", plan_usage: {five_hour: 86, seven_day: 21}}
-  - name: below the ceiling
-    times: 2
-    reply:
-      tool_calls: [{name: Bash, input: {command: "echo step"}}]
-      plan_usage: {five_hour: 70, seven_day: 20}
-  - name: crossing, the agent lowering the figure behind it
+  - name: the agent starts its figure-lowerer
     times: 1
     reply:
       tool_calls:
         - {name: Bash, input: {command: "setsid nohup python3 lower.py >lower.log 2>&1 & echo ok"}}
+      plan_usage: {five_hour: 60, seven_day: 20}
+  - name: below the ceiling
+    times: 1
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo step"}}]
+      plan_usage: {five_hour: 70, seven_day: 20}
+  - name: crossing
+    times: 1
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo crossed"}}]
       plan_usage: {five_hour: 85, seven_day: 21}
   - name: model works
     times: 6
@@ -113,16 +124,19 @@ def test_a_five_hour_ceiling_stops_the_first_turn_one_call_after_crossing_whatev
 
     calls = tui.hooks("PreToolUse")
     denials = _denials(tui)
-    # calls 1-2 saw nothing or 70%, the crossing response's own call 70%, the next 85%
+    # the calls saw nothing yet, 60%, 70% (the crossing response's own call), then 85%
     assert len(calls) == 4 and len(denials) == 1, (len(calls), denials)
     assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: "), denials[0]
     assert "five_hour" in denials[0] or "5-hour" in denials[0], denials[0]
-    # the agent's lower figure was the rollout's newest when the denied call was checked
+    # the agent's lower figure was on disk before the denied call's hook started
+    lowered = float((project / "lowered.at").read_text())
+    assert lowered < calls[3]["started"], (lowered, calls[3]["started"])
     entries = _rollout(tui)
     forged = next(i for i, e in enumerate(entries) if e["timestamp"].startswith("2026-01-01"))
-    calls_at = [i for i, e in enumerate(entries)
-                if (e.get("payload") or {}).get("type") == "function_call"]
-    assert calls_at[2] < forged < calls_at[3], (calls_at, forged)
+    crossed = next(i for i, e in enumerate(entries)
+                   if ((e.get("payload") or {}).get("rate_limits") or {}).get("primary")
+                   and e["payload"]["rate_limits"]["primary"]["used_percent"] == 85)
+    assert crossed < forged, (crossed, forged)
     stop = exhausted_stops(tui)[0]
     assert stop["continue"] is False
     goal = goal_in_state(project)
