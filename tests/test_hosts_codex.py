@@ -589,3 +589,32 @@ def test_a_figure_forge_read_holds_though_the_agent_rewrites_the_rollout(rollout
     rollout.turn_id = "t3"
     reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
     assert "FORGE_GOAL_LEDGER_TAMPERED" in reason, reason
+
+
+def test_after_the_5_hour_window_resets_the_persons_next_goal_runs(rollout):
+    """The goal stopped at 85% of a window that resets 2 s later: once it has reset, the
+    old figure (in the rollout and kept by forge) says nothing of the new window, and the
+    person's next `/goal` runs on the new window's 5%."""
+    import time
+
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text("goal: {plan: {five_hour: 80}}\n")
+    resets_at = int(time.time()) + 2
+    window = {"used_percent": 85, "window_minutes": 300, "resets_at": resets_at}
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t1"
+    rollout.write("event_msg", {"type": "token_count", "rate_limits": {"primary": window}})
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "reached 85% of the plan's 5-hour window" in reason, reason
+    assert rollout.turn(trigger="user")["continue"] is False
+    assert goal_in_state(rollout.project)["status"] == "exhausted"
+
+    time.sleep(max(resets_at - time.time(), 0) + 0.2)
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t2"
+    assert _bash_call(rollout) is None  # no figure of the new window yet
+    _five_hours_at(rollout, 5)
+    assert _bash_call(rollout) is None
+    assert rollout.turn(trigger="user") is None
+    goal = goal_in_state(rollout.project)
+    assert (goal["status"], goal["turn_count"]) == ("active", 2)

@@ -144,46 +144,62 @@ def test_a_five_hour_ceiling_stops_the_first_turn_one_call_after_crossing_whatev
     assert not any(r["rule"] == "the model ends its turn" for r in host.server.requests)
 
 
-WEEK = """
+LATER_TURN = """
 rules:
   - name: the model gives up when forge denies
     when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
-    reply: {text: "forge stopped me.", plan_usage: {five_hour: 30, seven_day: 45}}
+    reply: {text: "forge stopped me.", plan_usage: {five_hour: 86, seven_day: 45}}
   - name: the goal's first turn
     times: 1
-    reply: {text: "Working on it.", plan_usage: {five_hour: 20, seven_day: 40}}
-  - name: the week rises a point a response
+    reply: {text: "Working on it.", plan_usage: {five_hour: 60, seven_day: 40}}
+  - name: the second turn's responses rise
     times: 1
-    reply: {tool_calls: [{name: Bash, input: {command: "echo a"}}], plan_usage: {seven_day: 41}}
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo a"}}]
+      plan_usage: {five_hour: 70, seven_day: 41}
   - times: 1
-    reply: {tool_calls: [{name: Bash, input: {command: "echo b"}}], plan_usage: {seven_day: 42}}
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo b"}}]
+      plan_usage: {five_hour: 75, seven_day: 42}
   - times: 1
-    reply: {tool_calls: [{name: Bash, input: {command: "echo c"}}], plan_usage: {seven_day: 43}}
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo c"}}]
+      plan_usage: {five_hour: 85, seven_day: 43}
   - name: model works
-    reply: {tool_calls: [{name: Bash, input: {command: "echo d"}}], plan_usage: {seven_day: 44}}
+    reply:
+      tool_calls: [{name: Bash, input: {command: "echo d"}}]
+      plan_usage: {five_hour: 86, seven_day: 44}
 """
 
 
-def test_the_goals_own_week_stops_a_later_turn_mid_way(codex_host, project, tui_factory):
-    """`seven_day_spend: 3`: the goal's first turn leaves the week at 40% (where its own use
-    starts), its second turn's responses raise it a point each; the tool call that finds
-    43% (3 points of the goal's own) is denied, and the Stop ends the goal."""
-    _configure(project, "{seven_day_spend: 3}")
-    host, tui = _start_goal(codex_host, project, tui_factory, WEEK)
+@pytest.mark.parametrize(("plan", "words", "spent"), [
+    ("{five_hour: 80}", "reached 85% of the plan's 5-hour window", "86% of the plan's 5-hour"),
+    ("{seven_day_spend: 3}", "reached 3% of the week that the goal itself used",
+     "5% of the week that the goal itself used"),
+])
+def test_a_later_turn_is_stopped_one_call_after_crossing(codex_host, project, tui_factory,
+                                                         plan, words, spent):
+    """A bound goal's second turn: its first turn left the windows at 60% and 40% (where
+    the goal's own week starts); the second turn's responses reach 85% of the 5-hour window,
+    and 3 points of the week of its own, at the third response, whose tool call runs (Codex
+    has not written its figures yet); the next is denied, and the Stop ends the goal."""
+    _configure(project, plan)
+    host, tui = _start_goal(codex_host, project, tui_factory, LATER_TURN)
     tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=90)
 
     calls, denials = tui.hooks("PreToolUse"), _denials(tui)
-    # the second turn's calls saw 40%, 41%, 42%, then 43%
+    # the second turn's calls saw the first turn's figures, then the 1st and 2nd response's,
+    # then the crossing 3rd's
     assert len(calls) == 4 and len(denials) == 1, (len(calls), denials)
     assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: goal "), denials[0]
-    assert "3%" in denials[0] and "week" in denials[0], denials[0]
+    assert words in denials[0], denials[0]
     stop = exhausted_stops(tui)[0]
-    assert "week" in stop["stopReason"].splitlines()[0], stop
+    assert spent in stop["stopReason"].splitlines()[0] and "in 2 turns" in stop["stopReason"]
     goal = Ledger(find_project(project).ledger_root, goal_in_state(project)["nonce"]
                   ).current().goal
     assert (goal["turn_count"], goal["status"]) == (2, "exhausted")
     assert goal["plan_week"] == 500  # 40% -> 45% at its last response, charged at its Stop
-    assert goal["plan_seen"]["codex"]["seven_day"]["used"] == 4500
+    assert goal["plan_seen"]["codex"]["five_hour"]["used"] == 8600
 
 
 def test_a_codex_session_with_no_plan_windows_ends_a_goal_with_plan_ceilings(
