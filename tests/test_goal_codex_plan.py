@@ -130,3 +130,74 @@ def test_a_missing_rollout_or_junk_reads_as_nothing(tmp_path):
     assert codex_plan.plan_reading(tmp_path / "rollout-gone.jsonl") is None
     junk = rollout(tmp_path, '{"token_count"\n[1, 2]\n"token_count"\n')
     assert codex_plan.plan_reading(junk) is None
+
+
+def test_the_reading_is_dated_when_codex_wrote_it():
+    """2026-12-04T17:11:14.638Z, the closing answer's token_count."""
+    assert codex_plan.plan_reading(PLAN_ROLLOUT, now=AFTER)["reported_at"] == 1796404274
+
+
+# -- what forge keeps of what it read (plan_store) ----------------------------------------
+
+@pytest.fixture
+def codex_event(tmp_path, monkeypatch):
+    """A Codex hook's event on a copy of the captured rollout, its ledger root and witness
+    of its own."""
+    from forge_runtime.goal.host import KEY
+    from forge_runtime.hosts import codex
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path = rollout(tmp_path, "".join(lines()))
+    root = tmp_path / "ledger"
+    (root / "sessions").mkdir(parents=True)
+    return {"session_id": "s1", "transcript_path": str(path), KEY: codex}, str(root)
+
+
+def test_hooks_of_parallel_tool_calls_keep_the_same_bytes(codex_event, monkeypatch):
+    """Codex runs the PreToolUse hooks of one response's parallel tool calls at once
+    (measured: the second starts before the first ends); each keeps what it read, dated
+    when Codex wrote it, so a second boundary between them makes no copy and mirror that
+    disagree."""
+    import time
+
+    from forge_runtime.goal import plan_store
+
+    event, root = codex_event
+    clock = [AFTER]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    copies = [Path(path) for path in plan_store._paths(root, "s1")]
+    first = plan_store.current(event, root)
+    written = [path.read_bytes() for path in copies]
+    for path in copies:  # as if the other hook had read before this one wrote
+        path.unlink()
+    clock[0] = AFTER + 1
+    second = plan_store.current(event, root)
+    assert (first["at"], second["at"]) == (AFTER, AFTER + 1)
+    assert [path.read_bytes() for path in copies] == written
+    assert json.loads(written[0])["at"] == 1796404274
+
+
+def test_a_copy_caught_between_its_two_writes_is_no_tampering(codex_event):
+    """A hook that reads the copy while another writes it (mirror first, then the copy)
+    waits a moment for the two to agree; a copy that still disagrees is tampering."""
+    import threading
+    import time
+
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import plan_store
+
+    event, root = codex_event
+    reading = plan_store.current(event, root)
+    stored, mirror = (Path(path) for path in plan_store._paths(root, "s1"))
+    newer = {**reading, "at": reading["at"] + 5}
+    mirror.write_text(json.dumps(newer))
+    writer = threading.Timer(0.01, lambda: stored.write_text(json.dumps(newer)))
+    writer.start()
+    assert plan_store.latest(root, "s1")["at"] == newer["at"]
+    writer.join()
+    mirror.write_text(json.dumps({**newer, "at": 1}))
+    started = time.monotonic()
+    with pytest.raises(ForgeError) as raised:
+        plan_store.latest(root, "s1")
+    assert "FORGE_GOAL_LEDGER_TAMPERED" in raised.value.hint().render()
+    assert time.monotonic() - started < 1

@@ -32,6 +32,9 @@ from forge_runtime import safeio
 # holds as Codex writes them: the 5-hour one first, the weekly one second
 SLOTS = {"primary": 300, "secondary": 10080}
 TOKEN = b'"token_count"'
+# beside Codex's own fields: when Codex wrote the newest entry (epoch s), which dates the
+# copy forge keeps (plan_store.py)
+REPORTED_AT = "reported_at"
 # how far back the reading looks: a first cheap read, then up to the goal reader's tail
 FIRST_TAIL_BYTES = 64 << 10
 MAX_TAIL_BYTES = 1 << 20
@@ -39,8 +42,9 @@ MAX_TAIL_BYTES = 1 << 20
 
 def plan_reading(path: str | os.PathLike, now: float | None = None) -> dict | None:
     """The rollout's `rate_limits` as its newest `token_count` entry gives them, each window
-    held to the highest share the rollout's tail shows for it (see the module's docstring);
-    None when the tail holds no `token_count` at all (no model response yet)."""
+    held to the highest share the rollout's tail shows for it (see the module's docstring),
+    and when Codex wrote that entry (`reported_at`); None when the tail holds no
+    `token_count` at all (no model response yet)."""
     now = time.time() if now is None else now
     size = FIRST_TAIL_BYTES
     while True:
@@ -53,9 +57,9 @@ def plan_reading(path: str | os.PathLike, now: float | None = None) -> dict | No
     return _held(entries, now)
 
 
-def _token_counts(path: str | os.PathLike, size: int) -> tuple[list[dict], bool]:
-    """The `rate_limits` of every `token_count` entry in the last `size` bytes, oldest
-    first, and whether that was the whole file."""
+def _token_counts(path: str | os.PathLike, size: int) -> tuple[list[tuple[dict, object]], bool]:
+    """(`rate_limits`, `timestamp`) of every `token_count` entry in the last `size` bytes,
+    oldest first, and whether that was the whole file."""
     try:
         with safeio.reader(path, "rb", follow_links=True) as handle:
             total = os.fstat(handle.fileno()).st_size
@@ -80,8 +84,20 @@ def _token_counts(path: str | os.PathLike, size: int) -> tuple[list[dict], bool]
                 payload.get("type") != "token_count":
             continue
         limits = payload.get("rate_limits")
-        found.append(limits if isinstance(limits, dict) else {})
+        found.append((limits if isinstance(limits, dict) else {}, entry.get("timestamp")))
     return found, start == 0
+
+
+def _epoch(stamp) -> int | None:
+    """A rollout entry's `timestamp` (`2026-12-04T17:11:14.343Z`) in epoch seconds."""
+    from datetime import UTC, datetime
+
+    try:
+        fields = [int(stamp[a:b]) for a, b in ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16),
+                                               (17, 19))]
+        return int(datetime(*fields, tzinfo=UTC).timestamp())
+    except (TypeError, ValueError):
+        return None
 
 
 def _window(value) -> dict | None:
@@ -96,12 +112,12 @@ def _window(value) -> dict | None:
     return value
 
 
-def _held(entries: list[dict], now: float) -> dict:
+def _held(entries: list[tuple[dict, object]], now: float) -> dict:
     """The newest entry's rate_limits with each window, found by its length whichever
     field holds it, at the highest share seen since the clock last passed its reset time;
     a window of another length is no plan window forge reads, and is left out."""
     held: dict[int, dict] = {}
-    for limits in entries:
+    for limits, _ in entries:
         for field in SLOTS:
             window = _window(limits.get(field))
             if window is None or window["window_minutes"] not in SLOTS.values():
@@ -113,8 +129,10 @@ def _held(entries: list[dict], now: float) -> dict:
                 continue
             kept["used_percent"] = max(kept["used_percent"], window["used_percent"])
             kept["resets_at"] = max(kept["resets_at"], window["resets_at"])
-    reading = {key: value for key, value in entries[-1].items() if key not in SLOTS}
+    newest, stamp = entries[-1]
+    reading = {key: value for key, value in newest.items() if key not in SLOTS}
     for field, minutes in SLOTS.items():
         window = held.get(minutes)
         reading[field] = window if window is not None and window["resets_at"] > now else None
+    reading[REPORTED_AT] = _epoch(stamp)
     return reading

@@ -11,6 +11,9 @@ import os
 from forge_runtime.goal.plan import CODEX, from_codex, valid
 
 MIRROR_DIR = "plan"
+# how long a copy and its mirror may disagree while a writer is between them (two small
+# writes take well under a millisecond)
+TORN_WRITE_SECONDS = 0.05
 
 
 def _paths(root: str, session: str) -> tuple[str, str] | None:
@@ -55,6 +58,13 @@ def latest(root: str, session: str) -> dict | None:
     if paths is None:
         return None
     stored, mirror = _read(paths[0], root), _read(paths[1], None)
+    if stored != mirror and stored is not None and mirror is not None:
+        # another hook of the session may be between its two writes (Codex runs the
+        # PreToolUse hooks of parallel tool calls at once): a moment later they agree
+        import time
+
+        time.sleep(TORN_WRITE_SECONDS)
+        stored, mirror = _read(paths[0], root), _read(paths[1], None)
     if stored is False or mirror is False or (stored is not None and not valid(stored)) \
             or (mirror is not None and not valid(mirror)) \
             or (stored is not None and mirror is not None and stored != mirror):
@@ -77,16 +87,19 @@ def current(event: dict, root: str) -> dict | None:
             return None
         import time
 
-        return _kept(root, event["session_id"], from_codex(rate_limits, int(time.time())))
+        return _kept(root, event["session_id"], from_codex(rate_limits, int(time.time())),
+                     rate_limits.get("reported_at"))
     return latest(root, event["session_id"])
 
 
-def _kept(root: str, session: str, reading: dict) -> dict:
+def _kept(root: str, session: str, reading: dict, reported_at) -> dict:
     """A Codex session's newest reading, each window no lower than forge last read it
     until that window's reset time passes, and kept so (store and mirror, as Claude Code's):
     the rollout is the agent's to rewrite where a person opted out of the sandbox, and a
     figure forge once read stays read (a denied tool call's figure holds at the Stop that
-    follows). A stored copy that is not forge's fails closed (`latest`)."""
+    follows). A stored copy that is not forge's fails closed (`latest`). The copy is dated
+    when Codex wrote the figures (`reported_at`), so hooks of parallel tool calls that read
+    the same rollout write the same bytes."""
     kept = latest(root, session)
     windows = dict(reading["windows"])
     for name, before in ((kept or {}).get("windows") or {}).items():
@@ -98,5 +111,6 @@ def _kept(root: str, session: str, reading: dict) -> dict:
             "resets_at": max(before["resets_at"], now["resets_at"])}
     reading = {**reading, "windows": windows}
     if kept is None or kept.get("windows") != windows:
-        record(root, session, reading)
+        dated = isinstance(reported_at, int) and not isinstance(reported_at, bool)
+        record(root, session, {**reading, "at": reported_at} if dated else reading)
     return reading
