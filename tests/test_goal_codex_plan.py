@@ -97,6 +97,8 @@ def test_an_api_key_session_without_the_headers_reports_no_windows():
     token_count(None, None),
     token_count({"used_percent": "0", "window_minutes": 300, "resets_at": NEW_RESET},
                 {"used_percent": True, "window_minutes": 10080, "resets_at": WEEK_RESET}),
+    token_count(window(float("nan"), 300, NEW_RESET), window(-5.0, 10080, WEEK_RESET)),
+    token_count(window(0.0, 300, float("inf")), window(0.0, 10080, float("nan"))),
 ])
 def test_a_line_the_agent_appends_lowers_no_window(tmp_path, forged):
     """Under danger-full-access the rollout is the agent's to append to: a window's share
@@ -201,3 +203,9 @@ def test_a_copy_caught_between_its_two_writes_is_no_tampering(codex_event):
         plan_store.latest(root, "s1")
     assert "FORGE_GOAL_LEDGER_TAMPERED" in raised.value.hint().render()
     assert time.monotonic() - started < 1
+
+
+def test_a_window_not_in_codexs_shape_before_the_real_ones_hides_nothing(tmp_path):
+    text = token_count(window(float("nan"), 300, NEW_RESET)) + "".join(lines())
+    reading = codex_plan.plan_reading(rollout(tmp_path, text), now=AFTER)
+    assert reading["primary"]["used_percent"] == 100.0

@@ -1,6 +1,6 @@
 """The plan windows Codex CLI reports, read from the end of its rollout file.
 
-Measured against Codex CLI 0.171.0 (tests/host/test_codex_plan.py):
+Measured against Codex CLI 0.171.0 (tests/host/test_codex_plan_host.py):
 - Codex writes one `event_msg` `token_count` per model response, and each carries
   `rate_limits` {"limit_id": "codex", "primary": {...} | null, "secondary": ... }, every
   window `{"used_percent": float, "window_minutes": int, "resets_at": epoch s}`: what the
@@ -23,6 +23,7 @@ passed says nothing of the window now running and is left out.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 
@@ -101,13 +102,12 @@ def _epoch(stamp) -> int | None:
 
 
 def _window(value) -> dict | None:
-    """A window in the shape Codex writes, or None."""
+    """A window in the shape Codex writes (finite numbers, none below zero), or None."""
     if not isinstance(value, dict):
         return None
-    used, minutes, resets = (value.get(key) for key in
-                             ("used_percent", "window_minutes", "resets_at"))
+    numbers = [value.get(key) for key in ("used_percent", "window_minutes", "resets_at")]
     if not all(isinstance(number, (int, float)) and not isinstance(number, bool)
-               for number in (used, minutes, resets)):
+               and math.isfinite(number) and number >= 0 for number in numbers):
         return None
     return value
 
