@@ -618,3 +618,20 @@ def test_after_the_5_hour_window_resets_the_persons_next_goal_runs(rollout):
     assert rollout.turn(trigger="user") is None
     goal = goal_in_state(rollout.project)
     assert (goal["status"], goal["turn_count"]) == ("active", 2)
+
+
+def test_a_codex_goal_with_plan_ceilings_and_no_windows_ends_with_codexs_fix(rollout):
+    """An API key login: Codex's token_count entries hold `null` windows (measured), so the
+    goal's first Stop ends it, and the Fix names Codex's own sign-in."""
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text("goal: {plan: {five_hour: 80}}\n")
+    rollout.person_goal("ship it")
+    rollout.write("event_msg", {"type": "token_count", "rate_limits": {
+        "limit_id": "codex", "primary": None, "secondary": None}})
+    reply = rollout.turn(trigger="user")
+    assert reply["continue"] is False and rollout.native_status() == "paused"
+    lines = reply["stopReason"].splitlines()
+    assert any(line.startswith("Error: FORGE_GOAL_PLAN_UNAVAILABLE: ") and
+               "the rollout's token_count events carry no rate limits" in line
+               for line in lines), lines
+    assert "Fix: codex login" in lines
