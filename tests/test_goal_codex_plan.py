@@ -209,3 +209,24 @@ def test_a_window_not_in_codexs_shape_before_the_real_ones_hides_nothing(tmp_pat
     text = token_count(window(float("nan"), 300, NEW_RESET)) + "".join(lines())
     reading = codex_plan.plan_reading(rollout(tmp_path, text), now=AFTER)
     assert reading["primary"]["used_percent"] == 100.0
+
+
+def test_figures_pushed_out_of_the_tail_still_hold(codex_event, tmp_path):
+    """The agent appends more than the reader's tail of lines without figures: the
+    figures forge read before still hold (kept), and a session that never showed any
+    reads as nothing, writing nothing."""
+    from forge_runtime.goal import plan_store
+
+    event, root = codex_event
+    assert plan_store.current(event, root)["windows"]["five_hour"]["used"] == 10000
+    padding = json.dumps({"type": "response_item", "payload": {"output": "x" * 4000}}) + "\n"
+    with open(event["transcript_path"], "a") as handle:
+        handle.write(padding * 300)
+    assert codex_plan.plan_reading(event["transcript_path"]) is None
+    assert plan_store.current(event, root)["windows"]["five_hour"]["used"] == 10000
+
+    (tmp_path / "fresh").mkdir()
+    fresh = {**event, "session_id": "s2",
+             "transcript_path": str(rollout(tmp_path / "fresh", padding))}
+    assert plan_store.current(fresh, root) is None
+    assert plan_store.latest(root, "s2") is None

@@ -81,14 +81,15 @@ def current(event: dict, root: str) -> dict | None:
     from forge_runtime.goal.host import adapter, transcript_reader
 
     if adapter(event) is not None:
-        read = getattr(transcript_reader(event), "plan_reading", None)
-        rate_limits = read(event.get("transcript_path") or "") if read else None
-        if rate_limits is None:
-            return None
         import time
 
-        return _kept(root, event["session_id"], from_codex(rate_limits, int(time.time())),
-                     rate_limits.get("reported_at"))
+        read = getattr(transcript_reader(event), "plan_reading", None)
+        rate_limits = read(event.get("transcript_path") or "") if read else None
+        reading = _kept(root, event["session_id"], from_codex(rate_limits, int(time.time())),
+                        (rate_limits or {}).get("reported_at"))
+        # no figure in the rollout's tail (no reply yet, or one pushed out of it) and none
+        # kept: nothing read
+        return reading if rate_limits is not None or reading["windows"] else None
     return latest(root, event["session_id"])
 
 
@@ -110,7 +111,7 @@ def _kept(root: str, session: str, reading: dict, reported_at) -> dict:
             "used": max(before["used"], now["used"]),
             "resets_at": max(before["resets_at"], now["resets_at"])}
     reading = {**reading, "windows": windows}
-    if kept is None or kept.get("windows") != windows:
+    if windows != ((kept or {}).get("windows") or {}):
         dated = isinstance(reported_at, int) and not isinstance(reported_at, bool)
         record(root, session, {**reading, "at": reported_at} if dated else reading)
     return reading
