@@ -93,6 +93,9 @@ def _configure(project: Path, plan: str) -> None:
 
 
 def _start_goal(codex_host, project, tui_factory, script: str):
+    """Codex's TUI in full access (the project opted out of the sandbox: commands in Codex's
+    own sandbox hang under the host kit's PID namespace, and the first test's agent needs
+    to reach the rollout), with a person's `/goal` typed."""
     host = codex_host(script)
     host.install_forge(project)
     tui = tui_factory(host, project, ("--sandbox", "danger-full-access"))
