@@ -245,3 +245,11 @@ def test_a_plan_window_resets_at_one_time_until_a_reply_starts_a_new_one():
     assert second.getheader("x-codex-secondary-used-percent") == "5"
     assert third.getheader("x-codex-primary-used-percent") == "3"
     assert 0 < int(third.getheader("x-codex-primary-reset-at")) - time.time() <= 60
+
+
+def test_a_reply_can_come_late():
+    script = Script({"rules": [{"reply": {"text": "slow", "delay_s": 0.3}}]})
+    with ModelServer(script) as server:
+        started = time.monotonic()
+        post(server, body())
+        assert time.monotonic() - started >= 0.3

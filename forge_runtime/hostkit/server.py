@@ -293,6 +293,8 @@ class ModelServer:
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
         self.record(handler, body, rule_name, kind if rule else "no_rule_matched")
+        if reply.get("delay_s"):
+            self._stopping.wait(float(reply["delay_s"]))
         if kind == "drop_connection":
             handler.drop()
         elif kind == "hang":

@@ -31,11 +31,10 @@ pytestmark = [pytest.mark.host,
 LOWER = """
 import glob, json, os, time
 home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
-path, offset, deadline = None, 0, time.time() + 60
+path = max(glob.glob(home + "/sessions/*/*/*/rollout-*.jsonl"), key=os.path.getmtime)
+offset, deadline = 0, time.time() + 60
 while time.time() < deadline:
-    paths = glob.glob(home + "/sessions/*/*/*/rollout-*.jsonl")
-    path = max(paths, key=os.path.getmtime) if paths else None
-    if path and os.path.getsize(path) > offset:
+    if os.path.getsize(path) > offset:
         with open(path) as rollout:
             rollout.seek(offset)
             new = rollout.read()
@@ -76,11 +75,12 @@ rules:
     reply:
       tool_calls: [{name: Bash, input: {command: "echo crossed"}}]
       plan_usage: {five_hour: 85, seven_day: 21}
-  - name: model works
+  - name: model works  # a second late: the agent's line lands before this call's check
     times: 6
     reply:
       tool_calls: [{name: Bash, input: {command: "echo more"}}]
       plan_usage: {five_hour: 86, seven_day: 21}
+      delay_s: 1
   - name: the model ends its turn
     reply: {text: "All done."}
 """
