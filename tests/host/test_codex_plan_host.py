@@ -11,6 +11,7 @@ turn is held by the first tool call's pending activation (hosts/codex.py).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -24,41 +25,47 @@ from forge_runtime.project import find_project
 pytestmark = [pytest.mark.host,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
-# What an agent with full access runs in the background to lower the figure forge reads: it
-# waits for Codex to write a response's windows at 80% or more, at once appends the same
-# windows at 0% (the rollout's newest `token_count` then says nothing is used), and notes
-# the time it did.
+# What an agent with full access runs in the background to lower the figures forge reads.
+# First it waits for Codex to write a response's windows at 80% or more and at once appends
+# the same windows at 0% (the rollout's newest `token_count` then says nothing is used);
+# once forge has denied a call for it, it rewrites every figure of 80% or more in place to
+# 0% (the same length: Codex goes on appending) for the Stop to find. It notes when.
 LOWER = """
-import glob, json, os, time
+import glob, json, os, re, time
 home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
 path = max(glob.glob(home + "/sessions/*/*/*/rollout-*.jsonl"), key=os.path.getmtime)
-offset, deadline = 0, time.time() + 60
+HIGH = re.compile(rb'"used_percent":(8[0-9]|9[0-9])\\.0')
+offset, appended, deadline = 0, False, time.time() + 60
 while time.time() < deadline:
-    if os.path.getsize(path) > offset:
-        with open(path) as rollout:
-            rollout.seek(offset)
-            new = rollout.read()
-        offset += len(new.encode())
-        for line in new.splitlines():
-            limits = ((json.loads(line) if line.startswith("{") else {}).get("payload")
-                      or {}).get("rate_limits") or {}
-            if (limits.get("primary") or {}).get("used_percent", 0) >= 80:
-                for window in ("primary", "secondary"):
-                    limits[window]["used_percent"] = 0.0
-                entry = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "event_msg",
-                         "payload": {"type": "token_count", "info": None,
-                                     "rate_limits": limits}}
-                with open(path, "a") as rollout:
-                    rollout.write(json.dumps(entry) + "\\n")
-                open("lowered.at", "w").write(repr(time.time()))
-                raise SystemExit
+    with open(path, "rb") as rollout:
+        rollout.seek(offset)
+        new = rollout.read()
+    new = new[:new.rfind(b"\\n") + 1]
+    offset += len(new)
+    for line in new.splitlines():
+        limits = (json.loads(line).get("payload") or {}).get("rate_limits") or {}
+        if not appended and (limits.get("primary") or {}).get("used_percent", 0) >= 80:
+            for window in ("primary", "secondary"):
+                limits[window]["used_percent"] = 0.0
+            entry = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "event_msg",
+                     "payload": {"type": "token_count", "info": None, "rate_limits": limits}}
+            with open(path, "a") as rollout:
+                rollout.write(json.dumps(entry) + "\\n")
+            appended = True
+            open("lowered.at", "w").write(repr(time.time()))
+        if b"FORGE_GOAL_BUDGET_EXHAUSTED" in line or os.path.exists("rewritten.at"):
+            with open(path, "r+b") as rollout:
+                text = rollout.read()
+                rollout.seek(0)
+                rollout.write(HIGH.sub(b'"used_percent": 0.0', text))
+            open("rewritten.at", "w").write(repr(time.time()))
     time.sleep(0.001)
 """
 CROSSES_FIVE_HOURS = """
 rules:
-  - name: the model gives up when forge denies
+  - name: the model gives up when forge denies  # a second late: the rewrite lands first
     when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
-    reply: {text: "forge stopped me.", plan_usage: {five_hour: 86, seven_day: 21}}
+    reply: {text: "forge stopped me.", delay_s: 1}
   - name: the agent starts its figure-lowerer
     times: 1
     reply:
@@ -118,8 +125,10 @@ def test_a_five_hour_ceiling_stops_the_first_turn_one_call_after_crossing_whatev
         codex_host, project, tui_factory):
     """The first turn of a person's `/goal` (no Stop has confirmed it yet): the response
     that reaches 85% runs its own tool call (Codex has not written its figures yet), and
-    the next is denied, though the agent appended 0% behind the crossing figure; a reader
-    of the newest entry alone let a fifth call run."""
+    the next is denied, though the agent appended 0% behind the crossing figure (a reader
+    of the newest entry alone let a fifth call run); the agent then rewrites every high
+    figure of the rollout, and the Stop still ends the goal at 85% (forge keeps what it
+    read; without that, the goal went on)."""
     _configure(project, "{five_hour: 80}")
     (project / "lower.py").write_text(LOWER)
     host, tui = _start_goal(codex_host, project, tui_factory, CROSSES_FIVE_HOURS)
@@ -134,14 +143,19 @@ def test_a_five_hour_ceiling_stops_the_first_turn_one_call_after_crossing_whatev
     # the agent's lower figure was on disk before the denied call's hook started
     lowered = float((project / "lowered.at").read_text())
     assert lowered < calls[3]["started"], (lowered, calls[3]["started"])
-    entries = _rollout(tui)
-    forged = next(i for i, e in enumerate(entries) if e["timestamp"].startswith("2026-01-01"))
-    crossed = next(i for i, e in enumerate(entries)
-                   if ((e.get("payload") or {}).get("rate_limits") or {}).get("primary")
-                   and e["payload"]["rate_limits"]["primary"]["used_percent"] == 85)
-    assert crossed < forged, (crossed, forged)
+    counts = [i for i, e in enumerate(_rollout(tui))
+              if (e.get("payload") or {}).get("type") == "token_count"]
+    forged = [i for i in counts if _rollout(tui)[i]["timestamp"].startswith("2026-01-01")]
+    genuine = [i for i in counts if i not in forged]
+    assert len(forged) == 1 and genuine[2] < forged[0] < genuine[3], (genuine, forged)
+    # then it rewrote every high figure before the Stop read the rollout: the Stop ends the
+    # goal on the figure forge kept from the denied call
+    assert float((project / "rewritten.at").read_text()) < tui.hooks("Stop")[0]["started"]
+    assert not re.search(r'"used_percent":(8|9)[0-9]', Path(
+        json.loads(calls[0]["stdin"])["transcript_path"]).read_text())
     stop = exhausted_stops(tui)[0]
     assert stop["continue"] is False
+    assert "reached 85% of the plan's 5-hour window" in stop["stopReason"], stop
     goal = goal_in_state(project)
     assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
     assert not any(r["rule"] == "the model ends its turn" for r in host.server.requests)
