@@ -29,7 +29,8 @@ pytestmark = [pytest.mark.host,
 # First it waits for Codex to write a response's windows at 80% or more and at once appends
 # the same windows at 0% (the rollout's newest `token_count` then says nothing is used);
 # once forge has denied a call for it, it rewrites every figure of 80% or more in place to
-# 0% (the same length: Codex goes on appending) for the Stop to find. It notes when.
+# 0% (the same length: Codex goes on appending) for the Stop to find. It notes when it
+# last changed the rollout.
 LOWER = """
 import glob, json, os, re, time
 home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
@@ -55,10 +56,11 @@ while time.time() < deadline:
             open("lowered.at", "w").write(repr(time.time()))
         if b"FORGE_GOAL_BUDGET_EXHAUSTED" in line or os.path.exists("rewritten.at"):
             with open(path, "r+b") as rollout:
-                text = rollout.read()
+                text, changed = HIGH.subn(b'"used_percent": 0.0', rollout.read())
                 rollout.seek(0)
-                rollout.write(HIGH.sub(b'"used_percent": 0.0', text))
-            open("rewritten.at", "w").write(repr(time.time()))
+                rollout.write(text)
+            if changed:
+                open("rewritten.at", "w").write(repr(time.time()))
     time.sleep(0.001)
 """
 CROSSES_FIVE_HOURS = """
