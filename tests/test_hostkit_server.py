@@ -6,6 +6,7 @@ import http.client
 import json
 import socket
 import threading
+import time
 
 import pytest
 
@@ -223,3 +224,32 @@ def test_plan_usage_is_sent_as_each_hosts_rate_limit_headers():
         assert codex.getheader("x-codex-secondary-used-percent") == "42"
         assert codex.getheader("x-codex-secondary-window-minutes") == "10080"
         assert int(codex.getheader("x-codex-secondary-reset-at")) > 0
+
+
+def test_a_plan_window_resets_at_one_time_until_a_reply_starts_a_new_one():
+    """A provider's window resets at a fixed time, not a window's length after each reply;
+    `{used, resets_in}` starts a new window that resets that many seconds later."""
+    script = Script({"rules": [
+        {"times": 1, "reply": {"text": "a", "plan_usage": {"five_hour": 10}}},
+        {"times": 1, "reply": {"text": "b", "plan_usage": {"five_hour": 20, "seven_day": 5}}},
+        {"reply": {"text": "c", "plan_usage": {"five_hour": {"used": 3, "resets_in": 60}}}}]})
+    codex = {"model": "gpt-test", "stream": True, "input": []}
+    with ModelServer(script) as server:
+        first, _ = post(server, codex, path="/v1/responses")
+        time.sleep(1.1)
+        second, _ = post(server, codex, path="/v1/responses")
+        third, _ = post(server, codex, path="/v1/responses")
+    reset = int(first.getheader("x-codex-primary-reset-at"))
+    assert reset >= time.time() + 300 * 60 - 5
+    assert int(second.getheader("x-codex-primary-reset-at")) == reset
+    assert second.getheader("x-codex-secondary-used-percent") == "5"
+    assert third.getheader("x-codex-primary-used-percent") == "3"
+    assert 0 < int(third.getheader("x-codex-primary-reset-at")) - time.time() <= 60
+
+
+def test_a_reply_can_come_late():
+    script = Script({"rules": [{"reply": {"text": "slow", "delay_s": 0.3}}]})
+    with ModelServer(script) as server:
+        started = time.monotonic()
+        post(server, body())
+        assert time.monotonic() - started >= 0.3

@@ -366,3 +366,11 @@ def running_goal(path: str | os.PathLike) -> str | None:
     """The objective of Codex's native goal if the rollout's newest goal event says it still
     runs, else None; reads only the tail."""
     return read_tail(path).running_condition()
+
+
+def plan_reading(path: str | os.PathLike) -> dict | None:
+    """The plan windows the rollout's tail reports, as Codex's `rate_limits` (plan.current
+    turns them into a reading; codex_plan.py says what holds them to the host's figures)."""
+    from forge_runtime.goal import codex_plan
+
+    return codex_plan.plan_reading(path)

@@ -283,10 +283,17 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
         _, marks = transcript.read_subagents(path, {}) if path else (None, {})
     except transcript.Unattributable:
         marks = {}
-    note = first_turn_note(project, objective, ceilings.now(), offset, marks)
+    return plan_baseline(project, event,
+                         first_turn_note(project, objective, ceilings.now(), offset, marks))
+
+
+def plan_baseline(project: Project, event: dict, note: dict) -> dict:
+    """A pending activation's `note` with where the goal's own use of the week starts, for
+    a goal with plan ceilings: the plan as the person's `/goal` finds it (on Codex, whose
+    `/goal` fires no hook, as the turn's first tool call finds it: the rollout's windows
+    before the turn's first response), kept outside the work tree (goal/prompt_note.py)."""
     found = None
     if isinstance(note["limits"].get("plan_ceilings"), dict):
-        # where the goal's own use of the week starts: the plan as the prompt finds it
         from forge_runtime.goal import plan, plan_store
 
         try:
@@ -882,19 +889,24 @@ def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None
     from forge_runtime import hints
     from forge_runtime.goal import checkpoint
 
-    where = ("the rollout's token_count events carry no rate limits (an API key login "
-             "reports none)") if adapter(event) is not None else \
-        ("forge's status line got no `rate_limits` from the host (an API key login, or a "
-         "session without forge's status line: `claude -p` draws none)")
+    if adapter(event) is not None:  # Codex: the windows come with a ChatGPT sign-in's replies
+        where = ("the rollout's token_count events carry no rate limits (an API key login "
+                 "reports none)")
+        fix, why = "codex login", ("signs Codex in with a ChatGPT plan, whose replies report "
+                                   "the plan's windows")
+    else:
+        where = ("forge's status line got no `rate_limits` from the host (an API key login, "
+                 "or a session without forge's status line: `claude -p` draws none)")
+        fix, why = "forge init --statusline", ("shows forge the plan's windows in an "
+                                               "interactive session of a subscription login")
     if blind:
         where = (f"the host reports no figure of its {' or '.join(blind)} window, which the "
                  "goal watches")
     text = hints.error(
         f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
         f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "
-        "forge stopped it", "forge init --statusline",
-        "shows forge the plan's windows in an interactive session of a subscription login; "
-        "or remove goal.plan from .forge/guard.yaml").render()
+        "forge stopped it", fix, why + "; or remove goal.plan from .forge/guard.yaml"
+    ).render()
     return stop_session(checkpoint.stamped(text, project.state_path))
 
 

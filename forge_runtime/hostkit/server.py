@@ -159,26 +159,41 @@ class _Handler(BaseHTTPRequestHandler):
 PLAN_WINDOWS = (("five_hour", "5h", "primary", 300), ("seven_day", "7d", "secondary", 10080))
 
 
-def plan_headers(usage: dict | None, codex: bool) -> list[tuple[str, str]]:
+def plan_headers(usage: dict | None, codex: bool, resets: dict | None = None
+                 ) -> list[tuple[str, str]]:
     """The rate-limit headers a host reads its subscription's windows from, for a reply's
-    `plan_usage` (percent used of each window): Claude Code's unified ones (a fraction) and
-    Codex's primary/secondary ones (a percentage, the window's length, its reset)."""
+    `plan_usage` (percent used of each window, or `{used, resets_in}`): Claude Code's
+    unified ones (a fraction) and Codex's primary/secondary ones (a percentage, the
+    window's length, its reset).
+
+    A window resets at one time until that time passes, as a provider's does: `resets`
+    (the server's, per window) keeps it from reply to reply; `resets_in` (seconds) starts
+    a window that resets then."""
     if not usage:
         return []
     import time
 
+    now = int(time.time())
+    resets = {} if resets is None else resets
     headers: list[tuple[str, str]] = []
     for field, claude_name, codex_name, minutes in PLAN_WINDOWS:
         if field not in usage:
             continue
-        reset = str(int(time.time()) + minutes * 60)
+        used = usage[field]
+        if isinstance(used, dict):
+            used, resets_in = used["used"], used.get("resets_in")
+            if resets_in is not None:
+                resets[field] = now + int(resets_in)
+        if resets.get(field, 0) <= now:
+            resets[field] = now + minutes * 60
+        reset = str(resets[field])
         if codex:
-            headers += [(f"x-codex-{codex_name}-used-percent", str(usage[field])),
+            headers += [(f"x-codex-{codex_name}-used-percent", str(used)),
                         (f"x-codex-{codex_name}-window-minutes", str(minutes)),
                         (f"x-codex-{codex_name}-reset-at", reset)]
         else:
             headers += [(f"anthropic-ratelimit-unified-{claude_name}-utilization",
-                         str(usage[field] / 100)),
+                         str(used / 100)),
                         (f"anthropic-ratelimit-unified-{claude_name}-reset", reset)]
     if not codex:
         headers.append(("anthropic-ratelimit-unified-status", "allowed"))
@@ -216,6 +231,7 @@ class ModelServer:
         self.log_path = Path(log_path) if log_path else None
         self.unix_path = Path(unix_path) if unix_path else None
         self.variables: dict[str, str] = {}
+        self.plan_resets: dict[str, int] = {}  # when each plan window resets (plan_headers)
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -277,6 +293,8 @@ class ModelServer:
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
         self.record(handler, body, rule_name, kind if rule else "no_rule_matched")
+        if reply.get("delay_s"):
+            self._stopping.wait(float(reply["delay_s"]))
         if kind == "drop_connection":
             handler.drop()
         elif kind == "hang":
@@ -294,14 +312,15 @@ class ModelServer:
             handler.send_sse(responses.sse_body(
                 reply, f"resp_hostkit_{n:06d}", str(body.get("model", "codex-hostkit")),
                 (f"hostkit_{n:06d}_{i}" for i in itertools.count())),
-                plan_headers(reply.get("plan_usage"), codex=True))
+                plan_headers(reply.get("plan_usage"), codex=True, resets=self.plan_resets))
         else:
             n = next(self._ids)
             message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
                                     message_id=f"msg_hostkit_{n:06d}",
                                     tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
                                               itertools.count()))
-            headers = plan_headers(reply.get("plan_usage"), codex=False)
+            headers = plan_headers(reply.get("plan_usage"), codex=False,
+                                   resets=self.plan_resets)
             if body.get("stream"):
                 handler.send_sse(encode_sse(sse_events(message)), headers)
             else:
