@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from forge_runtime.hostkit.runner import API_KEY, Host
+from forge_runtime.hostkit.runner import API_KEY, OAUTH_TOKEN, Host
 from forge_runtime.hostkit.script import Script
 
 SCRIPT = Script({"rules": [{"reply": {"text": "ok"}}]})
@@ -37,6 +37,13 @@ def test_a_subscription_login_is_an_oauth_login_in_home_and_no_api_key(tmp_path)
     assert login["subscriptionType"] == "max"
     assert login["expiresAt"] / 1000 > time.time() + 300 * 86400  # never refreshed mid-test
     assert path.stat().st_mode & 0o077 == 0
+
+
+def test_an_oauth_token_login_is_the_token_in_the_environment(tmp_path):
+    with host(tmp_path, login="oauth_token") as machine:
+        env = machine._environment(tmp_path, None)
+    assert "ANTHROPIC_API_KEY" not in env and env["CLAUDE_CODE_OAUTH_TOKEN"] == OAUTH_TOKEN
+    assert not (machine.home / ".claude" / ".credentials.json").exists()
 
 
 def test_an_unknown_login_is_refused(tmp_path):

@@ -43,10 +43,12 @@ from forge_runtime.hostkit.server import ModelServer
 
 API_KEY = "sk-ant-hostkit-not-a-real-key"
 OAUTH_TOKEN = "sk-ant-oat01-hostkit-not-a-real-token"
-# How a session logs in: an API key (the default), or a subscription's OAuth login, the
-# credentials file `claude login` writes, with which the host reads its plan's 5-hour and
-# weekly windows from the model server's rate-limit headers (`plan_usage` in a script).
-LOGINS = ("api_key", "subscription")
+# How a session logs in: an API key (the default); a subscription's OAuth login, as the
+# credentials file `claude login` writes; or a subscription's long-lived token in
+# CLAUDE_CODE_OAUTH_TOKEN (`claude setup-token`). With either of the last two the host reads
+# its plan's 5-hour and weekly windows from the model server's rate-limit headers
+# (`plan_usage` in a script).
+LOGINS = ("api_key", "subscription", "oauth_token")
 QUIET_ENV = {
     "DISABLE_TELEMETRY": "1",
     "DISABLE_ERROR_REPORTING": "1",
@@ -163,11 +165,13 @@ class Host:
     network but not the PID namespace (see `netns.wrap`): for the host's own sandbox, and
     for a test whose background process must live on into the next session.
 
-    `login`: "api_key" (the default) or "subscription", a pretend Claude subscription
-    (an OAuth login in HOME's `.claude/.credentials.json`, no API key): measured on 2.1.332,
-    only then does the status line's input carry `rate_limits` (the `plan_usage` a script
-    sends). The host's requests then carry the token as a bearer; its look-ups of the
-    account on api.anthropic.com fail in the loopback-only namespace, and it works on.
+    `login`: "api_key" (the default); "subscription", a pretend Claude subscription (an
+    OAuth login in HOME's `.claude/.credentials.json`, no API key); or "oauth_token", the
+    same subscription's token in CLAUDE_CODE_OAUTH_TOKEN. Measured on 2.1.332: only with
+    an OAuth login does the status line's input carry `rate_limits` (the `plan_usage` a
+    script sends). The host's requests then carry the token as a bearer; with the
+    credentials file it also looks up the account on api.anthropic.com, which fails in the
+    loopback-only namespace, and it works on.
     """
 
     def __init__(self, workdir: str | Path, script: Script, *,
@@ -303,6 +307,7 @@ class Host:
             "CLAUDE_CODE_TMPDIR": str(self.tmpdir),
             "ANTHROPIC_BASE_URL": self.server.url,
             **({"ANTHROPIC_API_KEY": API_KEY} if self.login == "api_key" else {}),
+            **({"CLAUDE_CODE_OAUTH_TOKEN": OAUTH_TOKEN} if self.login == "oauth_token" else {}),
             "FORGE_PYTHON": str(self._python_shim),
             LOG_ENV: str(run_dir / "hooks.jsonl"),
         })
