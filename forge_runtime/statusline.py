@@ -85,19 +85,19 @@ def _heard_from_api(event: dict) -> bool:
 
 def keep_plan_reading(ledger_root: str, event: dict) -> dict | None:
     """The plan's windows in the host's input as a reading, kept for the hooks (the store
-    under the ledger root and its mirror in the witness root, goal/plan.py); None when none
+    under the ledger root and its mirror in the witness root, goal/plan_store.py); None when none
     is kept. A reading without windows from before the host's first answer says nothing
     about the login, so it does not replace what is kept."""
     import time
 
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import plan
+    from forge_runtime.goal import plan, plan_store
 
     reading = plan.from_statusline(event, int(time.time()))
     if not reading["windows"] and not _heard_from_api(event):
         return None
     try:
-        plan.record(ledger_root, event["session_id"], reading)
+        plan_store.record(ledger_root, event["session_id"], reading)
     except (ForgeError, OSError):
         return None  # the mirror is written first: a stale copy then fails closed (latest)
     return reading

@@ -210,9 +210,9 @@ def plan_input(session: Session, five_hour=62.5, seven_day=30, api_ms=1234) -> d
 
 
 def kept(project, session: Session) -> dict | None:
-    from forge_runtime.goal import plan
+    from forge_runtime.goal import plan_store
 
-    return plan.latest(str(project.ledger_root), session.id)
+    return plan_store.latest(str(project.ledger_root), session.id)
 
 
 def test_a_goal_sessions_plan_windows_are_kept_for_the_hooks_newest_first(project):
@@ -262,13 +262,13 @@ def test_no_windows_are_kept_before_the_hosts_first_answer_and_none_after_it_say
 def test_a_kept_reading_changed_outside_forge_fails_closed_until_the_host_speaks(project,
                                                                                  where):
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import plan
+    from forge_runtime.goal import plan_store
     from forge_runtime.roots import witness_dir
 
     session = running(project, 3)
     statusline(plan_input(session, five_hour=85), project.root)
     store = project.ledger_root / sessions.SESSIONS_DIR / f"{session.id}.plan.json"
-    mirror = os.path.join(witness_dir(), plan.MIRROR_DIR, f"{session.id}.json")
+    mirror = os.path.join(witness_dir(), plan_store.MIRROR_DIR, f"{session.id}.json")
     path = str(store) if where == "store" else mirror
     with open(path) as handle:
         text = handle.read()

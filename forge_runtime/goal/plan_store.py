@@ -23,8 +23,8 @@ def _paths(root: str, session: str) -> tuple[str, str] | None:
 
 def record(root: str, session: str, reading: dict) -> None:
     """Keep the newest reading of a Claude Code session: its mirror in the witness root
-    first, then the copy under the ledger root (a crash between them leaves one, which
-    `latest` takes)."""
+    first, then the copy under the ledger root (a crash between them leaves the mirror
+    alone, which `latest` takes; a copy without its mirror is none of forge's)."""
     from forge_runtime import fastjson, safeio
 
     paths = _paths(root, session)
@@ -48,14 +48,15 @@ def _read(path: str, below: str | None):
 
 def latest(root: str, session: str) -> dict | None:
     """The stored reading of a Claude Code session, None when there is none; a copy that is
-    not forge's, or one its mirror contradicts, fails closed."""
+    not forge's (no mirror: `record` writes the mirror first), or one its mirror
+    contradicts, fails closed."""
     paths = _paths(root, session)
     if paths is None:
         return None
     stored, mirror = _read(paths[0], root), _read(paths[1], None)
     if stored is False or mirror is False or (stored is not None and not valid(stored)) \
             or (mirror is not None and not valid(mirror)) \
-            or (stored is not None and mirror is not None and stored != mirror):
+            or (stored is not None and stored != mirror):
         from forge_runtime.goal.ledger import tampered
 
         raise tampered(f"the plan figures forge keeps for session {session} were changed "
