@@ -279,3 +279,20 @@ def test_a_kept_reading_changed_outside_forge_fails_closed_until_the_host_speaks
         kept(project, session)
     statusline(plan_input(session, five_hour=85), project.root)  # the host's own figure again
     assert kept(project, session)["windows"]["five_hour"]["used"] == 8500
+
+
+def test_the_gauge_shows_the_windows_the_goal_watches_with_the_newest_figures(project):
+    (project.root / ".forge").mkdir(exist_ok=True)
+    (project.root / ".forge" / "guard.yaml").write_text(
+        "goal: {plan: {five_hour: 80, seven_day_spend: 10}}\n")
+    session = Session(project)
+    assert statusline(plan_input(session, five_hour=50, seven_day=30), project.root) == ""
+    assert kept(project, session) is None  # no goal yet: nothing kept
+    session.person_goal(OBJECTIVE)
+    statusline(plan_input(session, five_hour=50, seven_day=30), project.root)  # pending
+    assert session.turn() is None
+    assert statusline(plan_input(session, five_hour=62.5, seven_day=33), project.root) == \
+        "forge ▰▰▰▰▰▰▰▱▱▱ 1/20 · 5h 62.5%/80% · week 3%/10%\n"
+    # the ledger has charged none of it yet: the gauge shows what the host reports now
+    assert statusline(plan_input(session, five_hour=85, seven_day=33), project.root) == \
+        "forge ▰▰▰▰▰▰▰▰▰▰ 1/20 · 5h 85%/80% · week 3%/10%\n"
