@@ -251,6 +251,25 @@ def test_a_plan_window_resets_at_one_instant_unless_a_reply_says_when():
         assert soon.getheader("anthropic-ratelimit-unified-7d-utilization") is None
 
 
+def test_an_answer_without_plan_usage_carries_the_windows_the_last_one_set():
+    """An account's use does not vanish between answers (Claude Code shows no windows after
+    an answer without the headers, its /goal verdict's too): none before the first."""
+    script = Script({"rules": [
+        {"name": "set", "when": {"last_user_text_contains": "set"},
+         "reply": {"text": "ok", "plan_usage": {"five_hour": 85}}},
+        {"reply": {"text": "ok"}}]})
+    with ModelServer(script) as server:
+        before, _ = post(server, body())
+        assert before.getheader("anthropic-ratelimit-unified-status") is None
+        post(server, body({"role": "user", "content": "set"}))
+        for path, name in (("/v1/messages?beta=true", "anthropic-ratelimit-unified-5h-utilization"),
+                           ("/v1/responses", "x-codex-primary-used-percent")):
+            after, _ = post(server, {"model": "m", "stream": True, "input": [],
+                                     "messages": [{"role": "user", "content": "go"}]},
+                            path=path)
+            assert after.getheader(name) in ("0.85", "85")
+
+
 @pytest.mark.parametrize("window", [{"used": 90}, {"used": 101, "resets_in": 3},
                                     {"used": 9, "resets_in": 0}, {"used": 9, "resets_in": 1,
                                                                   "extra": 1}])

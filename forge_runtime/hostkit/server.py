@@ -159,26 +159,34 @@ class _Handler(BaseHTTPRequestHandler):
 PLAN_WINDOWS = (("five_hour", "5h", "primary", 300), ("seven_day", "7d", "secondary", 10080))
 
 
-def plan_headers(usage: dict | None, codex: bool, windows_start: float) -> list[tuple[str, str]]:
-    """The rate-limit headers a host reads its subscription's windows from, for a reply's
-    `plan_usage`: Claude Code's unified ones (a fraction) and Codex's primary/secondary ones
-    (a percentage, the window's length, its reset).
+def plan_windows(usage: dict, windows_start: float) -> dict[str, tuple[float, int]]:
+    """A reply's `plan_usage` as {window: (percent used, reset epoch s)}.
 
     A window is a percentage used, or `{used, resets_in}` (seconds from this reply). A plain
     percentage resets where a window opened at `windows_start` (the model server's start)
     ends, the same instant in every reply, as a real plan's window does: a reset that moved
     with each reply would read as a new window every time."""
-    if not usage:
+    windows = {}
+    for field, _, _, minutes in PLAN_WINDOWS:
+        window = usage.get(field)
+        if isinstance(window, dict):
+            windows[field] = (window["used"], int(time.time()) + int(window["resets_in"]))
+        elif window is not None:
+            windows[field] = (window, int(windows_start) + minutes * 60)
+    return windows
+
+
+def plan_headers(windows: dict[str, tuple[float, int]], codex: bool) -> list[tuple[str, str]]:
+    """The rate-limit headers a host reads its subscription's windows from (`plan_windows`):
+    Claude Code's unified ones (a fraction) and Codex's primary/secondary ones (a
+    percentage, the window's length, its reset)."""
+    if not windows:
         return []
     headers: list[tuple[str, str]] = []
     for field, claude_name, codex_name, minutes in PLAN_WINDOWS:
-        if field not in usage:
+        if field not in windows:
             continue
-        window = usage[field]
-        if isinstance(window, dict):
-            used, reset = window["used"], int(time.time()) + int(window["resets_in"])
-        else:
-            used, reset = window, int(windows_start) + minutes * 60
+        used, reset = windows[field]
         if codex:
             headers += [(f"x-codex-{codex_name}-used-percent", str(used)),
                         (f"x-codex-{codex_name}-window-minutes", str(minutes)),
@@ -231,6 +239,10 @@ class ModelServer:
         self._ids = itertools.count(1)
         self.port = 0
         self.windows_start = time.time()  # where the plan windows of `plan_usage` open
+        # the plan's windows as the last `plan_usage` left them: every later answer carries
+        # them too (an account's use does not vanish between answers; measured, Claude Code
+        # 2.1.332 shows no windows after an answer without the headers, a /goal verdict too)
+        self.plan_now: dict[str, tuple[float, int]] = {}
 
     @property
     def url(self) -> str:
@@ -282,6 +294,10 @@ class ModelServer:
         """Answer one model request; `codex`: a Responses API request (responses.py)."""
         rule, reply = self.script.answer(Request(responses.as_messages(body) if codex else body))
         reply = expand(reply, dict(self.variables))
+        with self._lock:
+            if reply.get("plan_usage"):
+                self.plan_now = plan_windows(reply["plan_usage"], self.windows_start)
+            plan_now = self.plan_now
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
         self.record(handler, body, rule_name, kind if rule else "no_rule_matched")
@@ -302,14 +318,14 @@ class ModelServer:
             handler.send_sse(responses.sse_body(
                 reply, f"resp_hostkit_{n:06d}", str(body.get("model", "codex-hostkit")),
                 (f"hostkit_{n:06d}_{i}" for i in itertools.count())),
-                plan_headers(reply.get("plan_usage"), True, self.windows_start))
+                plan_headers(plan_now, True))
         else:
             n = next(self._ids)
             message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
                                     message_id=f"msg_hostkit_{n:06d}",
                                     tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
                                               itertools.count()))
-            headers = plan_headers(reply.get("plan_usage"), False, self.windows_start)
+            headers = plan_headers(plan_now, False)
             if body.get("stream"):
                 handler.send_sse(encode_sse(sse_events(message)), headers)
             else:

@@ -120,7 +120,8 @@ def test_plan_ceilings_stop_a_goal_within_one_tool_call_of_crossing(claude_host,
     tui.wait_for(lambda: any(call["stdout"] for call in tui.hooks("Stop")),
                  "forge to stop the first goal", timeout=90)
     ran, denied = _asked(tui)
-    assert ran in (["week-1", "week-2"], ["week-1", "week-2", "week-3"]), (ran, denied)
+    assert ran in (["week-1", "week-2"], ["week-1", "week-2", "week-3"]), \
+        (ran, denied, [call["stdout"] for call in tui.hooks("Stop")], inputs.read_text())
     assert len(denied) == 1 and denied[0][0] == f"week-{len(ran) + 1}", denied
     reason = denied[0][1]
     assert reason.startswith(f"{EXHAUSTED}: "), reason
