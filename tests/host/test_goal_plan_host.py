@@ -128,7 +128,8 @@ def test_plan_ceilings_stop_a_goal_within_one_tool_call_of_crossing(claude_host,
     _install_statusline(project, host, inputs)
     _guard(project, "{seven_day_spend: 10}")
     tui = tui_factory(host, project, TOOLS)
-    tui.wait_for(lambda: "❯" in tui.screen(), "the TUI prompt")
+    tui.wait_for(lambda: "❯" in tui.screen() and tui.hooks("SessionStart"),
+                 "the TUI prompt of a session that started")
 
     # -- a later turn crosses the goal's own week --------------------------------------------
     tui.type(f"/goal {OBJECTIVE}")
