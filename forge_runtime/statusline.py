@@ -13,8 +13,8 @@ project from being imported.
 
 On a subscription login its input also carries the plan's windows (`rate_limits`, read
 from the API's rate-limit headers; no hook input has them): for a session bound to a goal
-or with a pending `/goal`, forge keeps them where the hooks read them (goal/plan.py), and
-the gauge shows the windows the goal watches with these newest figures.
+or with a pending `/goal`, forge keeps them where the hooks read them (goal/plan_store.py),
+and the gauge shows the windows the goal watches with these newest figures.
 
 It never prints an error: one line about the session's goal, `forge: ledger needs
 attention` when the ledger or state.md does not check out (the Stop hook says what is wrong
@@ -84,10 +84,10 @@ def _heard_from_api(event: dict) -> bool:
 
 
 def keep_plan_reading(ledger_root: str, event: dict) -> dict | None:
-    """The plan's windows in the host's input as a reading, kept for the hooks (the store
-    under the ledger root and its mirror in the witness root, goal/plan_store.py); None when none
-    is kept. A reading without windows from before the host's first answer says nothing
-    about the login, so it does not replace what is kept."""
+    """The plan's windows in the host's input as a reading, kept for the hooks (a copy
+    under the ledger root, its mirror in the witness root: goal/plan_store.py); None when
+    none is kept. A reading without windows from before the host's first answer says
+    nothing about the login, so it does not replace what is kept."""
     import time
 
     from forge_runtime.errors import ForgeError
