@@ -331,3 +331,15 @@ def test_status_shows_the_windows_the_goal_watches(cli_project, capsys):
 
     line = gauge.line(_ledger(cli_project).current().goal, unicode=False)
     assert "5h 62.5%/80%" in line and "week 2%/5%" in line
+
+
+def test_the_report_says_which_window_ended_the_tranche(cli_project, capsys):
+    from goal_support import run_cli
+
+    _guard(cli_project, "  plan: {seven_day: 40}\n")
+    session = Session(cli_project)
+    session.person_goal(OBJECTIVE)
+    _show(cli_project, session, seven_day=41)
+    assert session.turn()["continue"] is False
+    code, text = run_cli(capsys, "goal", "report")
+    assert "exhausted on its weekly window ceiling" in text
