@@ -159,42 +159,42 @@ class _Handler(BaseHTTPRequestHandler):
 PLAN_WINDOWS = (("five_hour", "5h", "primary", 300), ("seven_day", "7d", "secondary", 10080))
 
 
-def plan_windows(usage: dict, windows_start: float) -> dict[str, tuple[float, int]]:
-    """A reply's `plan_usage` as {window: (percent used, reset epoch s)}.
+def plan_headers(usage: dict | None, codex: bool, resets: dict | None = None
+                 ) -> list[tuple[str, str]]:
+    """The rate-limit headers a host reads its subscription's windows from, for a reply's
+    `plan_usage` (percent used of each window, or `{used, resets_in}`): Claude Code's
+    unified ones (a fraction) and Codex's primary/secondary ones (a percentage, the
+    window's length, its reset).
 
-    A window is a percentage used, or `{used, resets_in}` (seconds from this reply). A plain
-    percentage resets where a window opened at `windows_start` (the model server's start)
-    ends, the same instant in every reply, as a real plan's window does: a reset that moved
-    with each reply would read as a new window every time."""
-    windows = {}
-    for field, _, _, minutes in PLAN_WINDOWS:
-        window = usage.get(field)
-        if isinstance(window, dict):
-            windows[field] = (window["used"], int(time.time()) + int(window["resets_in"]))
-        elif window is not None:
-            windows[field] = (window, int(windows_start) + minutes * 60)
-    return windows
-
-
-def plan_headers(windows: dict[str, tuple[float, int]], codex: bool) -> list[tuple[str, str]]:
-    """The rate-limit headers a host reads its subscription's windows from (`plan_windows`):
-    Claude Code's unified ones (a fraction) and Codex's primary/secondary ones (a
-    percentage, the window's length, its reset)."""
-    if not windows:
+    A window resets at one time until that time passes, as a provider's does: `resets`
+    (the server's, per window) keeps it from reply to reply; `resets_in` (seconds) starts
+    a window that resets then."""
+    if not usage:
         return []
+    import time
+
+    now = int(time.time())
+    resets = {} if resets is None else resets
     headers: list[tuple[str, str]] = []
     for field, claude_name, codex_name, minutes in PLAN_WINDOWS:
-        if field not in windows:
+        if field not in usage:
             continue
-        used, reset = windows[field]
+        used = usage[field]
+        if isinstance(used, dict):
+            used, resets_in = used["used"], used.get("resets_in")
+            if resets_in is not None:
+                resets[field] = now + int(resets_in)
+        if resets.get(field, 0) <= now:
+            resets[field] = now + minutes * 60
+        reset = str(resets[field])
         if codex:
             headers += [(f"x-codex-{codex_name}-used-percent", str(used)),
                         (f"x-codex-{codex_name}-window-minutes", str(minutes)),
-                        (f"x-codex-{codex_name}-reset-at", str(reset))]
+                        (f"x-codex-{codex_name}-reset-at", reset)]
         else:
             headers += [(f"anthropic-ratelimit-unified-{claude_name}-utilization",
                          str(used / 100)),
-                        (f"anthropic-ratelimit-unified-{claude_name}-reset", str(reset))]
+                        (f"anthropic-ratelimit-unified-{claude_name}-reset", reset)]
     if not codex:
         headers.append(("anthropic-ratelimit-unified-status", "allowed"))
     return headers
@@ -231,6 +231,7 @@ class ModelServer:
         self.log_path = Path(log_path) if log_path else None
         self.unix_path = Path(unix_path) if unix_path else None
         self.variables: dict[str, str] = {}
+        self.plan_resets: dict[str, int] = {}  # when each plan window resets (plan_headers)
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -238,11 +239,11 @@ class ModelServer:
         self._threads: list[threading.Thread] = []
         self._ids = itertools.count(1)
         self.port = 0
-        self.windows_start = time.time()  # where the plan windows of `plan_usage` open
-        # the plan's windows as the last `plan_usage` left them: every later answer carries
-        # them too (an account's use does not vanish between answers; measured, Claude Code
-        # 2.1.332 shows no windows after an answer without the headers, a /goal verdict too)
-        self.plan_now: dict[str, tuple[float, int]] = {}
+        # the plan's windows as the last `plan_usage` set them: every later Messages API
+        # answer carries them too (an account's use does not vanish between answers;
+        # measured, Claude Code 2.1.332 shows no windows after an answer without the
+        # headers, a /goal verdict's too); Codex's answers send only their own
+        self.plan_usage: dict[str, float] = {}
 
     @property
     def url(self) -> str:
@@ -296,11 +297,15 @@ class ModelServer:
         reply = expand(reply, dict(self.variables))
         with self._lock:
             if reply.get("plan_usage"):
-                self.plan_now = plan_windows(reply["plan_usage"], self.windows_start)
-            plan_now = self.plan_now
+                self.plan_usage = {name: window["used"] if isinstance(window, dict) else window
+                                   for name, window in reply["plan_usage"].items()}
+            elif self.plan_usage and not codex:
+                reply = {**reply, "plan_usage": self.plan_usage}
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
         self.record(handler, body, rule_name, kind if rule else "no_rule_matched")
+        if reply.get("delay_s"):
+            self._stopping.wait(float(reply["delay_s"]))
         if kind == "drop_connection":
             handler.drop()
         elif kind == "hang":
@@ -318,14 +323,15 @@ class ModelServer:
             handler.send_sse(responses.sse_body(
                 reply, f"resp_hostkit_{n:06d}", str(body.get("model", "codex-hostkit")),
                 (f"hostkit_{n:06d}_{i}" for i in itertools.count())),
-                plan_headers(plan_now, True))
+                plan_headers(reply.get("plan_usage"), codex=True, resets=self.plan_resets))
         else:
             n = next(self._ids)
             message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
                                     message_id=f"msg_hostkit_{n:06d}",
                                     tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
                                               itertools.count()))
-            headers = plan_headers(plan_now, False)
+            headers = plan_headers(reply.get("plan_usage"), codex=False,
+                                   resets=self.plan_resets)
             if body.get("stream"):
                 handler.send_sse(encode_sse(sse_events(message)), headers)
             else:

@@ -227,7 +227,7 @@ def test_claude_code_hands_its_status_line_the_plan_windows_on_a_subscription_lo
         limits = after["rate_limits"]
         assert limits["five_hour"]["used_percentage"] == 62
         assert limits["seven_day"]["used_percentage"] == 30
-        assert limits["five_hour"]["resets_at"] == int(host.server.windows_start) + 5 * 3600
+        assert limits["five_hour"]["resets_at"] == host.server.plan_resets["five_hour"]
     assert "rate_limits_available" not in after and "subscription_type" not in after
     request = host.server.requests[-1]["headers"]
     assert ("authorization" in request) == (login != "api_key")
