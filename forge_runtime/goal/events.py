@@ -284,15 +284,20 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
     except transcript.Unattributable:
         marks = {}
     note = first_turn_note(project, objective, ceilings.now(), offset, marks)
+    found = None
     if isinstance(note["limits"].get("plan_ceilings"), dict):
         # where the goal's own use of the week starts: the plan as the prompt finds it
         from forge_runtime.goal import plan, plan_store
 
         try:
-            note["plan"] = plan_store.current(event, project.ledger_root)
+            found = plan_store.current(event, project.ledger_root)
         except ForgeError:  # a reading forge did not write starts nothing
-            note["plan"] = None
-        note["limits"] = plan.baseline(note["limits"], note["plan"])
+            found = None
+        note["limits"] = plan.baseline(note["limits"], found)
+    from forge_runtime.goal import prompt_note
+
+    prompt_note.keep(project.ledger_root, event["session_id"], note["limits"], found,
+                     event.get("prompt_id"))
     return note
 
 
@@ -742,10 +747,14 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
     sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
+    from forge_runtime.goal import prompt_note
+
+    note = prompt_note.found(project.ledger_root, session)
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox,
                                   activation.clock_start(pending.get("at")),
-                                  pending.get("plan"))
+                                  _prompt_plan(project, event, note),
+                                  (note or {}).get("limits"))
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted
@@ -765,6 +774,17 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
             remote.write_state(witnessed_ledger(project, started.goal["nonce"]),
                                failed=started.notice)
     return binding, chunk.after(set_at)
+
+
+def _prompt_plan(project: Project, event: dict, note: dict | None) -> dict | None:
+    """The plan's reading the person's `/goal` prompt found (`note`, goal/prompt_note.py):
+    where the goal's own use of the week starts (goal/plan.py), and no higher than what the
+    host reports now (`plan.no_higher`): a start set high would hide what the goal uses."""
+    if not note or note.get("plan") is None:
+        return None
+    from forge_runtime.goal import plan, plan_store
+
+    return plan.no_higher(note["plan"], plan_store.current(event, project.ledger_root))
 
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
@@ -847,12 +867,17 @@ def host_seen(project: Project, event: dict, binding: dict, wait: bool = True):
 
 
 def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None:
-    """A goal with plan ceilings whose host reported no plan windows: forge cannot hold it
-    to them, so its autonomy ends here (fail closed), with what would let forge see them."""
+    """A goal with plan ceilings whose host reported no plan windows, or none of a window
+    the goal watches: forge cannot hold it to them, so its autonomy ends here (fail
+    closed), with what would let forge see them."""
+    from forge_runtime.goal import plan
     from forge_runtime.goal.host import adapter
 
     if not isinstance(goal.get("plan_ceilings"), dict) or seen is None or \
-            seen.plan is not None or goal.get("status") != ACTIVE:
+            goal.get("status") != ACTIVE:
+        return None
+    blind = plan.unwatched(goal) if seen.plan is not None else []
+    if seen.plan is not None and not blind:
         return None
     from forge_runtime import hints
     from forge_runtime.goal import checkpoint
@@ -861,6 +886,9 @@ def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None
              "reports none)") if adapter(event) is not None else \
         ("forge's status line got no `rate_limits` from the host (an API key login, or a "
          "session without forge's status line: `claude -p` draws none)")
+    if blind:
+        where = (f"the host reports no figure of its {' or '.join(blind)} window, which the "
+                 "goal watches")
     text = hints.error(
         f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
         f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "

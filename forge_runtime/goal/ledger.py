@@ -58,7 +58,7 @@ from forge_runtime.goal.ceilings import (
     usd_reached,
 )
 from forge_runtime.goal.lock import locked
-from forge_runtime.goal.merge import MERGE
+from forge_runtime.goal.merge import MERGE, OVERRUN
 from forge_runtime.project import join
 from forge_runtime.records import record
 
@@ -72,9 +72,9 @@ GENERATION = "records"  # head.json's key naming the records directory in use
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
 STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
-# a turn the host started for the agent (a wake-up, a cron, a notification) after the goal
-# ended: it grants nothing and counts no turn, but it is on the chain with what it spent
-OVERRUN = "overrun"
+# OVERRUN: a turn the host started for the agent (a wake-up, a cron, a notification) after
+# the goal ended: it grants nothing and counts no turn, but it is on the chain with what it
+# spent (named in merge.py, which joins such turns of two clones too)
 
 
 def tampered(message: str, fix: str = VERIFY_FIX) -> ForgeError:
@@ -198,9 +198,7 @@ class Ledger:
         charged = set()
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
-            charged.update(map(turn_key, merge.contributions(record)[0]))
-            if record.get("kind") == OVERRUN:
-                charged.add(turn_key(record["turn"]))
+            charged.update(map(turn_key, merge.marked(record)))
             if before is None:
                 if record.get("prev") != records.GENESIS_PREV:
                     raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
@@ -478,11 +476,14 @@ def _plan_ok(old: dict, goal: dict, record: dict, kind: str) -> bool:
     """The plan's figures and the usage-limit mark follow the record: a charge's reading
     moves them as goal/plan.py's `advanced` does, the host's usage limit marks a charge,
     a new tranche clears the mark; nothing else changes them."""
+    import time
+
     from forge_runtime.goal import plan
 
     reading = record.get("plan")
-    if reading is not None and (kind != "charge" or not plan.valid(reading)):
-        return False
+    if reading is not None and (kind != "charge" or not plan.valid(reading)
+                                or plan.from_future(reading, time.time())):
+        return False  # a reading from after the check is not a host's (it would reset early)
     limited = record.get("usage_limit")
     if limited is not None and (kind not in ("charge", "exhaust") or limited is not True):
         return False
@@ -556,6 +557,11 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     old = before["goal"]
     if any(goal.get(key) != old.get(key) for key in _FIXED):
         raise refuse("changes the goal's identity")
+    if kind == MERGE:  # it adds the other clone's turns, spending, figures: merge.py's rules
+        if not merge.shape_ok(before, record):
+            raise refuse(f"is not a valid join onto {old['status']} at turn "
+                         f"{old['turn_count']}")
+        return
     spent = _spent_tokens(record) if kind in ("charge", OVERRUN) else 0
     if spent < 0:
         raise refuse("says it spent tokens its own usage does not add up to")
@@ -603,8 +609,6 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
         ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted
-    elif kind == MERGE:
-        ok = merge.shape_ok(before, record)
     else:
         ok = False
     if not ok:

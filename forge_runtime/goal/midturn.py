@@ -61,8 +61,13 @@ def spent(event: dict) -> str | None:
 
 
 def _bound_spent(event: dict, root: str, session: str) -> str | None:
-    binding = sessions.read_binding(root, session) or {}
-    goal = _current_goal(root, binding)
+    from forge_runtime.errors import ForgeError
+
+    try:
+        binding = sessions.read_binding(root, session) or {}
+        goal = _current_goal(root, binding)
+    except ForgeError as exc:  # a binding or a ledger that is not forge's: nothing runs on it
+        return exc.hint().render()
     if not isinstance(goal, dict):
         return None
     if goal.get("status") != "active" or event.get("tool_name") in _LATER_TURN_TOOLS:
@@ -173,7 +178,7 @@ def _uncounted(event: dict, goal: dict) -> str:
 def _current_goal(root: str, binding: dict) -> dict | None:
     """The goal as this session's last charge left it in the binding, or, when the ledger
     has moved since (another session charged it, a person added a tranche), as its checked
-    head says now."""
+    head says now (the tamper error when that head is not forge's)."""
     from forge_runtime import fastjson, safeio
 
     goal, nonce = binding.get("goal"), binding.get("nonce")

@@ -5,8 +5,9 @@ mirror contradicts fails closed. Codex's readings stay in its rollout, which the
 """
 
 import os
+import time
 
-from forge_runtime.goal.plan import from_codex, valid
+from forge_runtime.goal.plan import CLAUDE, from_codex, from_future, valid
 
 MIRROR_DIR = "plan"
 
@@ -23,8 +24,8 @@ def _paths(root: str, session: str) -> tuple[str, str] | None:
 
 def record(root: str, session: str, reading: dict) -> None:
     """Keep the newest reading of a Claude Code session: its mirror in the witness root
-    first, then the copy under the ledger root (a crash between them leaves the mirror
-    alone, which `latest` takes; a copy without its mirror is none of forge's)."""
+    first, then the copy under the ledger root (a crash between them leaves one, which
+    `latest` takes)."""
     from forge_runtime import fastjson, safeio
 
     paths = _paths(root, session)
@@ -48,20 +49,23 @@ def _read(path: str, below: str | None):
 
 def latest(root: str, session: str) -> dict | None:
     """The stored reading of a Claude Code session, None when there is none; a copy that is
-    not forge's (no mirror: `record` writes the mirror first), or one its mirror
-    contradicts, fails closed."""
+    not forge's, or one its mirror contradicts, fails closed. `record` writes the mirror
+    first, so a copy without its mirror is not forge's either (a crash leaves the mirror
+    alone), nor is a reading taken after now."""
     paths = _paths(root, session)
     if paths is None:
         return None
     stored, mirror = _read(paths[0], root), _read(paths[1], None)
-    if stored is False or mirror is False or (stored is not None and not valid(stored)) \
-            or (mirror is not None and not valid(mirror)) \
-            or (stored is not None and stored != mirror):
+    if stored is None and mirror is None:
+        return None
+    if stored is False or not valid(mirror) or (stored is not None and stored != mirror) \
+            or from_future(mirror, time.time()):
         from forge_runtime.goal.ledger import tampered
 
         raise tampered(f"the plan figures forge keeps for session {session} were changed "
-                       "outside forge (its copy and the witness's disagree)")
-    return stored if stored is not None else mirror
+                       "outside forge (its copy and the witness's disagree, or neither is "
+                       "a reading forge's status line took)")
+    return mirror
 
 
 def current(event: dict, root: str) -> dict | None:
@@ -74,7 +78,11 @@ def current(event: dict, root: str) -> dict | None:
         rate_limits = read(event.get("transcript_path") or "") if read else None
         if rate_limits is None:
             return None
-        import time
-
         return from_codex(rate_limits, int(time.time()))
-    return latest(root, event["session_id"])
+    reading = latest(root, event["session_id"])
+    if reading is not None and reading["host"] != CLAUDE:  # Claude Code's status line's
+        from forge_runtime.goal.ledger import tampered
+
+        raise tampered(f"the plan figures forge keeps for session {event['session_id']} "
+                       "are another host's")
+    return reading
