@@ -206,6 +206,28 @@ def test_codex_responses_requests_get_the_script_as_codex_items():
         assert [r["rule"] for r in server.requests] == ["act", "finish"]
 
 
+def test_an_answer_without_plan_usage_carries_the_windows_the_last_one_set():
+    """An account's use does not vanish between answers: Claude Code shows no windows after
+    an answer without the headers (its /goal verdict's too), so every later Messages API
+    answer carries them; none before the first, and Codex's answers only their own."""
+    script = Script({"rules": [
+        {"name": "set", "when": {"last_user_text_contains": "set"},
+         "reply": {"text": "ok", "plan_usage": {"five_hour": {"used": 85, "resets_in": 60}}}},
+        {"reply": {"text": "ok"}}]})
+    with ModelServer(script) as server:
+        before, _ = post(server, body())
+        assert before.getheader("anthropic-ratelimit-unified-status") is None
+        post(server, body({"role": "user", "content": "set"}))
+        reset = server.plan_resets["five_hour"]
+        time.sleep(1.1)  # a window's reset stays where the reply that set it put it
+        after, _ = post(server, body())
+        assert after.getheader("anthropic-ratelimit-unified-5h-utilization") == "0.85"
+        assert int(after.getheader("anthropic-ratelimit-unified-5h-reset")) == reset
+        codex, _ = post(server, {"model": "m", "stream": True, "input": []},
+                        path="/v1/responses")
+        assert codex.getheader("x-codex-primary-used-percent") is None
+
+
 def test_plan_usage_is_sent_as_each_hosts_rate_limit_headers():
     """Claude Code reads its subscription's windows from the unified headers (a fraction),
     Codex from x-codex-primary/secondary-* (a percentage and the window's length): measured,

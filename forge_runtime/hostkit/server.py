@@ -239,6 +239,11 @@ class ModelServer:
         self._threads: list[threading.Thread] = []
         self._ids = itertools.count(1)
         self.port = 0
+        # the plan's windows as the last `plan_usage` set them: every later Messages API
+        # answer carries them too (an account's use does not vanish between answers;
+        # measured, Claude Code 2.1.332 shows no windows after an answer without the
+        # headers, a /goal verdict's too); Codex's answers send only their own
+        self.plan_usage: dict[str, float] = {}
 
     @property
     def url(self) -> str:
@@ -290,6 +295,12 @@ class ModelServer:
         """Answer one model request; `codex`: a Responses API request (responses.py)."""
         rule, reply = self.script.answer(Request(responses.as_messages(body) if codex else body))
         reply = expand(reply, dict(self.variables))
+        with self._lock:
+            if reply.get("plan_usage"):
+                self.plan_usage = {name: window["used"] if isinstance(window, dict) else window
+                                   for name, window in reply["plan_usage"].items()}
+            elif self.plan_usage and not codex:
+                reply = {**reply, "plan_usage": self.plan_usage}
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
         self.record(handler, body, rule_name, kind if rule else "no_rule_matched")
