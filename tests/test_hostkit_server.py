@@ -6,10 +6,11 @@ import http.client
 import json
 import socket
 import threading
+import time
 
 import pytest
 
-from forge_runtime.hostkit.script import Script
+from forge_runtime.hostkit.script import Script, ScriptError
 from forge_runtime.hostkit.server import ModelServer
 
 TOOL_SCRIPT = {"rules": [
@@ -223,3 +224,36 @@ def test_plan_usage_is_sent_as_each_hosts_rate_limit_headers():
         assert codex.getheader("x-codex-secondary-used-percent") == "42"
         assert codex.getheader("x-codex-secondary-window-minutes") == "10080"
         assert int(codex.getheader("x-codex-secondary-reset-at")) > 0
+
+
+def test_a_plan_window_resets_at_one_instant_unless_a_reply_says_when():
+    """A real window's reset is fixed while it lasts: the same reset in every reply (a reset
+    that moved with each reply would read as a new window each time); `resets_in` sets it."""
+    script = Script({"rules": [
+        {"name": "soon", "when": {"last_user_text_contains": "soon"},
+         "reply": {"text": "ok", "plan_usage": {"five_hour": {"used": 90, "resets_in": 4}}}},
+        {"reply": {"text": "ok", "plan_usage": {"five_hour": 10, "seven_day": 20}}}]})
+    with ModelServer(script) as server:
+        resets = []
+        for _ in range(2):
+            response, _ = post(server, body())
+            resets.append((response.getheader("anthropic-ratelimit-unified-5h-reset"),
+                           response.getheader("anthropic-ratelimit-unified-7d-reset")))
+            time.sleep(1.1)
+        assert resets[0] == resets[1]
+        assert int(resets[0][0]) == int(server.windows_start) + 5 * 3600
+        assert int(resets[0][1]) == int(server.windows_start) + 7 * 24 * 3600
+        before = int(time.time())
+        soon, _ = post(server, body({"role": "user", "content": "soon"}))
+        assert soon.getheader("anthropic-ratelimit-unified-5h-utilization") == "0.9"
+        assert before + 4 <= int(soon.getheader("anthropic-ratelimit-unified-5h-reset")) \
+            <= int(time.time()) + 4
+        assert soon.getheader("anthropic-ratelimit-unified-7d-utilization") is None
+
+
+@pytest.mark.parametrize("window", [{"used": 90}, {"used": 101, "resets_in": 3},
+                                    {"used": 9, "resets_in": 0}, {"used": 9, "resets_in": 1,
+                                                                  "extra": 1}])
+def test_a_plan_window_out_of_shape_is_a_script_error(window):
+    with pytest.raises(ScriptError):
+        Script({"rules": [{"reply": {"text": "ok", "plan_usage": {"five_hour": window}}}]})

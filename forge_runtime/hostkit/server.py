@@ -159,27 +159,34 @@ class _Handler(BaseHTTPRequestHandler):
 PLAN_WINDOWS = (("five_hour", "5h", "primary", 300), ("seven_day", "7d", "secondary", 10080))
 
 
-def plan_headers(usage: dict | None, codex: bool) -> list[tuple[str, str]]:
+def plan_headers(usage: dict | None, codex: bool, windows_start: float) -> list[tuple[str, str]]:
     """The rate-limit headers a host reads its subscription's windows from, for a reply's
-    `plan_usage` (percent used of each window): Claude Code's unified ones (a fraction) and
-    Codex's primary/secondary ones (a percentage, the window's length, its reset)."""
+    `plan_usage`: Claude Code's unified ones (a fraction) and Codex's primary/secondary ones
+    (a percentage, the window's length, its reset).
+
+    A window is a percentage used, or `{used, resets_in}` (seconds from this reply). A plain
+    percentage resets where a window opened at `windows_start` (the model server's start)
+    ends, the same instant in every reply, as a real plan's window does: a reset that moved
+    with each reply would read as a new window every time."""
     if not usage:
         return []
-    import time
-
     headers: list[tuple[str, str]] = []
     for field, claude_name, codex_name, minutes in PLAN_WINDOWS:
         if field not in usage:
             continue
-        reset = str(int(time.time()) + minutes * 60)
+        window = usage[field]
+        if isinstance(window, dict):
+            used, reset = window["used"], int(time.time()) + int(window["resets_in"])
+        else:
+            used, reset = window, int(windows_start) + minutes * 60
         if codex:
-            headers += [(f"x-codex-{codex_name}-used-percent", str(usage[field])),
+            headers += [(f"x-codex-{codex_name}-used-percent", str(used)),
                         (f"x-codex-{codex_name}-window-minutes", str(minutes)),
-                        (f"x-codex-{codex_name}-reset-at", reset)]
+                        (f"x-codex-{codex_name}-reset-at", str(reset))]
         else:
             headers += [(f"anthropic-ratelimit-unified-{claude_name}-utilization",
-                         str(usage[field] / 100)),
-                        (f"anthropic-ratelimit-unified-{claude_name}-reset", reset)]
+                         str(used / 100)),
+                        (f"anthropic-ratelimit-unified-{claude_name}-reset", str(reset))]
     if not codex:
         headers.append(("anthropic-ratelimit-unified-status", "allowed"))
     return headers
@@ -223,6 +230,7 @@ class ModelServer:
         self._threads: list[threading.Thread] = []
         self._ids = itertools.count(1)
         self.port = 0
+        self.windows_start = time.time()  # where the plan windows of `plan_usage` open
 
     @property
     def url(self) -> str:
@@ -294,14 +302,14 @@ class ModelServer:
             handler.send_sse(responses.sse_body(
                 reply, f"resp_hostkit_{n:06d}", str(body.get("model", "codex-hostkit")),
                 (f"hostkit_{n:06d}_{i}" for i in itertools.count())),
-                plan_headers(reply.get("plan_usage"), codex=True))
+                plan_headers(reply.get("plan_usage"), True, self.windows_start))
         else:
             n = next(self._ids)
             message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
                                     message_id=f"msg_hostkit_{n:06d}",
                                     tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
                                               itertools.count()))
-            headers = plan_headers(reply.get("plan_usage"), codex=False)
+            headers = plan_headers(reply.get("plan_usage"), False, self.windows_start)
             if body.get("stream"):
                 handler.send_sse(encode_sse(sse_events(message)), headers)
             else:
