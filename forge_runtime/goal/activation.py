@@ -79,10 +79,14 @@ def _unindexed_goal(project: Project, digest: str) -> str | None:
     return None
 
 
-class Limits(record("Limits", "tokens minutes usd prices", defaults=(None, None, None, None))):
+class Limits(record("Limits", "tokens minutes usd prices plan after_usage_limit",
+                    defaults=(None,) * 6)):
     """A tranche's ceilings from `.forge/guard.yaml` (`goal: {tranche: {tokens: N,
-    minutes: M, usd: D}}`, None for each it leaves out; `usd` in picodollars) and the price
-    table the activation seals (goal/pricing.py; None when none could be had)."""
+    minutes: M, usd: D}}`, None for each it leaves out; `usd` in picodollars), the price
+    table the activation seals (goal/pricing.py; None when none could be had), the shares
+    of the plan's windows the goal may use (`goal: {plan: ...}`, goal/plan.py, basis
+    points) and what it does after the host's usage limit (`goal: {after_usage_limit:
+    continue}`; None: it stops)."""
 
     __slots__ = ()
 
@@ -94,13 +98,19 @@ def tranche_limits(project: Project, dollars: bool = True) -> Limits:
     `dollars=False`: the token and time ceilings alone, nothing sealed."""
     from forge_runtime.guard import rules
 
-    tranche = rules.for_project(project).goal.get("tranche") or {}
+    settings = rules.for_project(project).goal
+    tranche = settings.get("tranche") or {}
 
     def whole(value) -> int | None:  # the schema's integers: YAML's 3e6 or 240.0 too
         return None if value is None else int(value)
 
+    from forge_runtime.goal.plan import ceilings_from
+
+    plan = ceilings_from(settings.get("plan"))
+    after = "continue" if settings.get("after_usage_limit") == "continue" else None
     if not dollars:
-        return Limits(whole(tranche.get("tokens")), whole(tranche.get("minutes")))
+        return Limits(whole(tranche.get("tokens")), whole(tranche.get("minutes")),
+                      plan=plan, after_usage_limit=after)
     usd = tranche.get("usd")
     picos = None
     if usd is not None:
@@ -108,7 +118,7 @@ def tranche_limits(project: Project, dollars: bool = True) -> Limits:
 
         picos = int(Decimal(str(usd)) * 10**12)
     return Limits(whole(tranche.get("tokens")), whole(tranche.get("minutes")), picos,
-                  seal_prices(project, required=picos is not None))
+                  seal_prices(project, required=picos is not None), plan, after)
 
 
 def seal_prices(project: Project, required: bool) -> dict | None:
@@ -141,10 +151,16 @@ def with_tranche(goal: dict, limits: Limits, base: int, usd_base: int = 0,
     dollar tranche (the count so far, or the last ceiling, as turns keep theirs), the clock
     started `started` (when the person's `/goal` prompt arrived, `clock_start`), else now,
     and the price table this tranche's charges are priced with."""
-    tokens, minutes, usd, prices = limits
+    tokens, minutes, usd, prices, plan, after_usage_limit = limits
     goal = {**goal, "token_ceiling": None if tokens is None else base + tokens,
             "tranche_tokens": tokens, "minute_ceiling": minutes,
             "tranche_started": started or now()}
+    goal.pop("usage_limited", None)  # a person's /goal after the host's usage limit
+    for field, value in (("plan_ceilings", plan), ("after_usage_limit", after_usage_limit)):
+        if value is None:
+            goal.pop(field, None)
+        else:
+            goal[field] = value
     if usd is not None:
         goal.update(usd_ceiling=usd_base + usd, tranche_usd=usd)
     else:
@@ -192,7 +208,7 @@ def prospect(project: Project, objective: str, started: str) -> dict:
     try:
         limits = tranche_limits(project)
     except ForgeError:  # a dollar ceiling with no price table: its first Stop refuses the
-        limits = Limits(*tranche_limits(project, dollars=False)[:2])  # goal; until then
+        limits = tranche_limits(project, dollars=False)  # goal; until then
     fresh = _fresh_goal("", normalise(objective), "", limits, started)
     try:
         nonce = find_nonce(project.ledger_root, objective_hash(normalise(objective)))
@@ -220,14 +236,16 @@ def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
 
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
             witness, gates: dict, limits: Limits,
-            sandbox: str | None = None, started: str | None = None) -> Head:
+            sandbox: str | None = None, started: str | None = None,
+            plan_found: dict | None = None) -> Head:
     """Write a new goal, then publish it under its objective (under the activation lock)."""
+    from forge_runtime.goal import plan
     from forge_runtime.goal.index import publish_index
 
     nonce = new_nonce()
+    goal = plan.baseline(_fresh_goal(nonce, objective, repository, limits, started), plan_found)
     head = Ledger(ledger_root, nonce, witness=witness).create(
-        _with_sandbox(_fresh_goal(nonce, objective, repository, limits, started), sandbox),
-        session=session, **gates)
+        _with_sandbox(goal, sandbox), session=session, **gates)
     publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
@@ -265,8 +283,8 @@ def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],
 
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
                 state_path: str | os.PathLike, gates: dict,
-                limits: Limits,
-                sandbox: str | None = None, started: str | None = None) -> tuple[str, Head]:
+                limits: Limits, sandbox: str | None = None, started: str | None = None,
+                plan_found: dict | None = None) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
@@ -285,6 +303,9 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
                                 else goal.get("token_count", 0),
                                 last_usd if isinstance(last_usd, int)
                                 else goal.get("picousd", 0), started)
+            from forge_runtime.goal import plan
+
+            goal = plan.baseline(goal, plan_found)
             owed = _owed(ledger, head)
             head = ledger.append(head, "activate", goal, session=session, **gates)
             return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)
@@ -296,11 +317,12 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
 
 def activate(project: Project, objective: str, session: str | None = None,
              recorded: dict | None = None, sandbox: str | None = None,
-             started: str | None = None) -> Activation:
+             started: str | None = None, plan_found: dict | None = None) -> Activation:
     """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
     `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`). A new
     tranche's clock starts at `started` (when the prompt arrived: the first turn ran on
-    it, `clock_start`), else now.
+    it, `clock_start`), else now. `plan_found`: the plan's reading that prompt found
+    (goal/plan.py), where the goal's own use of the week starts.
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
@@ -333,11 +355,11 @@ def activate(project: Project, objective: str, session: str | None = None,
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
             created = _create(root, objective, repository, session, witness, gates,
-                              tranche_limits(project), sandbox, started)
+                              tranche_limits(project), sandbox, started, plan_found)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal, notice)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
                                 project.state_path, gates, tranche_limits(project), sandbox,
-                                started)
+                                started, plan_found)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal, notice)

@@ -1,4 +1,5 @@
-"""Which of a tranche's ceilings a goal has reached: turns, tokens, minutes, dollars.
+"""Which of a tranche's ceilings a goal has reached: turns, tokens, minutes, dollars, the
+plan's windows (goal/plan.py), and the host's usage limit.
 
 Plain arithmetic over a goal's fields and record times (`YYYY-MM-DDTHH:MM:SSZ`), importing
 only `time`: the ledger checks every transition with it, and a goal session's PreToolUse asks it
@@ -8,6 +9,10 @@ before every tool call (midturn.py).
 import time
 
 TURNS, TOKENS, MINUTES, USD = "turns", "tokens", "minutes", "usd"
+FIVE_HOUR, SEVEN_DAY, WEEK_SPEND = "five_hour", "seven_day", "seven_day_spend"  # plan.py's
+# the host stopped a turn of the goal for its plan's usage limit (goal/limit.py)
+USAGE_LIMIT = "usage_limit"
+ALL = (TURNS, TOKENS, MINUTES, USD, FIVE_HOUR, SEVEN_DAY, WEEK_SPEND, USAGE_LIMIT)
 
 
 def now() -> str:
@@ -45,9 +50,27 @@ def usd_reached(goal: dict) -> bool:
     return isinstance(ceiling, int) and goal.get("picousd", 0) >= ceiling
 
 
+def usage_limited(goal: dict) -> bool:
+    """The host stopped one of the tranche's turns for its usage limit, and the goal does
+    not say to go on after one (`after_usage_limit: continue`)."""
+    return goal.get("usage_limited") is True and goal.get("after_usage_limit") != "continue"
+
+
+def plan_reached(goal: dict, at: str) -> list[str]:
+    """The plan ceilings (goal/plan.py) the goal has reached at `at`, first first."""
+    if not isinstance(goal.get("plan_ceilings"), dict):
+        return []
+    from forge_runtime.goal import plan
+
+    try:
+        return plan.over(goal, epoch(at))
+    except (ValueError, TypeError, KeyError):  # not forge's figures: the ledger refuses them
+        return []
+
+
 def reached(goal: dict, at: str) -> str | None:
     """The first of the tranche's ceilings the goal has reached at `at` (turns, tokens,
-    dollars, minutes), or None."""
+    dollars, minutes, the plan's windows, the host's usage limit), or None."""
     if goal["turn_count"] >= goal["turn_ceiling"]:
         return TURNS
     tokens = goal.get("token_ceiling")
@@ -58,4 +81,6 @@ def reached(goal: dict, at: str) -> str | None:
     minutes = goal.get("minute_ceiling")
     if isinstance(minutes, int) and (minutes_used(goal, at) or 0) >= minutes:
         return MINUTES
-    return None
+    if usage_limited(goal):
+        return USAGE_LIMIT
+    return next(iter(plan_reached(goal, at)), None)

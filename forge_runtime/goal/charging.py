@@ -32,6 +32,7 @@ import os
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import consistency, state
+from forge_runtime.goal.ceilings import USAGE_LIMIT, usage_limited
 from forge_runtime.goal.ledger import (
     ACTIVE,
     CANCELLED,
@@ -95,25 +96,38 @@ def _late_in_tranche(ledger: Ledger, head: Head) -> int:
 def _exhaust(ledger: Ledger, head: Head, progress: Progress, session: str,
              owed: list[str], ceiling: str = TURNS, usage: dict | None = None) -> Head:
     """Checkpoint and exhaustion; the turns `owed` past the ceiling are kept in the record,
-    with the tokens each spent (`owed_usage`), for the next tranche to charge."""
+    with the tokens each spent (`owed_usage`), for the next tranche to charge. At the host's
+    usage limit with no turn to mark (`USAGE_LIMIT`), the exhaustion carries the mark."""
     late = _late_in_tranche(ledger, head)
     head = ledger.append(head, "checkpoint", head.goal, next_step=progress.next_step,
                          session=session)
     extra = {"late_turns": late} if late else {}
+    goal = {**head.goal, "status": EXHAUSTED}
+    if ceiling == USAGE_LIMIT and goal.get("usage_limited") is not True:
+        goal["usage_limited"] = extra["usage_limit"] = True
     if owed:
         extra["owed"] = owed
         spent = {turn: usage[turn] for turn in owed if turn in (usage or {})}
         if spent:
             extra["owed_usage"] = spent
-    return ledger.append(head, "exhaust", {**head.goal, "status": EXHAUSTED}, session=session,
-                         ceiling=ceiling, **extra)
+    return ledger.append(head, "exhaust", goal, session=session, ceiling=ceiling, **extra)
+
+
+class Seen(record("Seen", "plan usage_limit", defaults=(None, False))):
+    """What the host reported at this event beside the turns: its plan's windows (a
+    goal/plan.py reading, for a goal with plan ceilings) and whether it stopped the last
+    turn for its usage limit. Both go with the event's last charge."""
+
+    __slots__ = ()
 
 
 def charge(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], session: str,
-           own_turn: str | None = None, usage: dict | None = None) -> Charge:
+           own_turn: str | None = None, usage: dict | None = None,
+           seen: Seen | None = None) -> Charge:
     """Charge each of `turns` (transcript order) once; refuse past the ceiling; fail closed
     on tampering. Every turn but `own_turn` (the one whose Stop this is) is charged late.
-    `usage` maps a turn to the tokens it spent (usage.usage_record), kept in its record."""
+    `usage` maps a turn to the tokens it spent (usage.usage_record), kept in its record;
+    `seen`, what the host reported beside them (`Seen`)."""
     if isinstance(turns, str):
         raise TypeError("charge() takes a list of turn identities")
     with ledger.lock():
@@ -126,7 +140,7 @@ def charge(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], sess
             # same, so they are charged first: a broken state file is never a free turn
             charge_locked(ledger, head, turns, session, own_turn,
                           Progress(UNKNOWN_PROGRESS, None, consistency.mirror_id(state_path)),
-                          usage)
+                          usage, seen)
             raise
         progress = Progress(current.progress(), current.next_step,
                             consistency.mirror_id(state_path))
@@ -137,16 +151,17 @@ def charge(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], sess
             # charge too leaves it one append behind again, not two (a false tampering).
             state.write_goal(state_path, head.goal)
             mirrored = state.mirror(head.goal)
-        result = charge_locked(ledger, head, turns, session, own_turn, progress, usage)
+        result = charge_locked(ledger, head, turns, session, own_turn, progress, usage, seen)
         if mirrored != state.mirror(result.goal):
             state.write_goal(state_path, result.goal)
         return result
 
 
 def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
-                  own_turn: str | None, progress: Progress, usage: dict | None = None) -> Charge:
+                  own_turn: str | None, progress: Progress, usage: dict | None = None,
+                  seen: Seen | None = None) -> Charge:
     """`charge` for a caller that holds the lock and has settled `head`."""
-    goal = head.goal
+    goal, seen = head.goal, seen or Seen()
     if goal["status"] in (COMPLETE, CANCELLED):
         return Charge(ENDED, goal)
     usage = usage or {}
@@ -156,10 +171,13 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
         # tranche's late count and owing what this event brought, as at the ceiling
         head = _exhaust(ledger, head, progress, session, due, TURNS, usage)
         return Charge(REFUSED, head.goal, 0, head.record.get("late_turns", 0), False, len(due))
-    if not due and goal["status"] == ACTIVE and reached(goal, now()) is not None:
+    if not due and goal["status"] == ACTIVE and (
+            reached(goal, now()) is not None or _stops_at_limit(goal, seen)):
         # the tranche's tokens or time ran out with no Stop to say so (a Stop that died, or
-        # the clock); with new turns, they are charged first (they ran), then it exhausts
-        head = _exhaust(ledger, head, progress, session, [], reached(goal, now()))
+        # the clock), or the host stopped for its usage limit with no turn to charge; with
+        # new turns, they are charged first (they ran), then it exhausts
+        ceiling = USAGE_LIMIT if _stops_at_limit(goal, seen) else reached(goal, now())
+        head = _exhaust(ledger, head, progress, session, [], ceiling)
         return Charge(REFUSED, head.goal, 0, head.record.get("late_turns", 0))
     if head.goal["status"] == EXHAUSTED:
         return Charge(REFUSED, head.goal)
@@ -188,12 +206,34 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
             charged_goal["token_count"] += spent["counted"]
             if "picousd" in spent:
                 charged_goal["picousd"] = head.goal.get("picousd", 0) + spent["picousd"]
+        if turn == charged[-1]:
+            charged_goal = _with_seen(charged_goal, fields, seen)
         head = ledger.append(head, "charge", charged_goal, **fields)
     ceiling = reached(head.goal, now())
     if ceiling is not None:
         head = _exhaust(ledger, head, progress, session, owed, ceiling, usage)
         late = head.record.get("late_turns", 0)
     return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
+
+
+def _stops_at_limit(goal: dict, seen: Seen) -> bool:
+    """The host stopped for its usage limit, and the goal stops there (goal/ceilings.py)."""
+    return seen.usage_limit and usage_limited({**goal, "usage_limited": True})
+
+
+def _with_seen(goal: dict, fields: dict, seen: Seen) -> dict:
+    """The event's last charge with what the host reported beside its turns (`Seen`): the
+    plan's reading for a goal with plan ceilings, the usage-limit mark."""
+    from forge_runtime.goal import plan
+
+    if seen.plan is not None and isinstance(goal.get("plan_ceilings"), dict) \
+            and plan.valid(seen.plan):
+        fields["plan"] = seen.plan
+        goal = plan.advanced(goal, seen.plan)
+    if seen.usage_limit:
+        fields["usage_limit"] = True
+        goal = {**goal, "usage_limited": True}
+    return goal
 
 
 def overrun(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], session: str,

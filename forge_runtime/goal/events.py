@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is writ
     from forge_runtime import hints
 
 EXHAUSTED_CODE = "FORGE_GOAL_BUDGET_EXHAUSTED"
+USAGE_LIMIT_CODE = "FORGE_GOAL_USAGE_LIMIT"
 ENDED_TURN_CODE = "FORGE_GOAL_ENDED_TURN"
 GATES_CHANGED_CODE = "FORGE_GATES_CHANGED"
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
@@ -103,6 +104,14 @@ def spent_words(goal: dict, ceiling: str | None) -> str:
     if ceiling == ceilings.MINUTES:
         return (f"ran {ceilings.minutes_used(goal, ceilings.now())} of {goal['minute_ceiling']} "
                 f"minutes (the time ceiling) of this tranche in {goal['turn_count']} turns")
+    if ceiling in (ceilings.FIVE_HOUR, ceilings.SEVEN_DAY, ceilings.WEEK_SPEND):
+        from forge_runtime.goal.gauge import plan_words
+
+        return f"{plan_words(goal, ceiling)} in {goal['turn_count']} turns"
+    if ceiling == ceilings.USAGE_LIMIT:
+        return (f"was stopped by the host at its plan's usage limit after {goal['turn_count']} "
+                "turns; forge ended autonomy there, and refuses the host's own continuation "
+                "after the limit resets")
     return (f"used {goal['turn_count']} of {goal['turn_ceiling']} turns "
             f"({goal['activation_count']} x 20)")
 
@@ -128,7 +137,8 @@ def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None
     from forge_runtime.goal import ceilings
 
     ceiling = ceiling or ceilings.reached(goal, ceilings.now())
-    head = f"{EXHAUSTED_CODE}: goal {goal['nonce']} {spent_words(goal, ceiling)}; forge stopped it."
+    code = USAGE_LIMIT_CODE if ceiling == ceilings.USAGE_LIMIT else EXHAUSTED_CODE
+    head = f"{code}: goal {goal['nonce']} {spent_words(goal, ceiling)}; forge stopped it."
     if late:
         head += (f" {late} of this tranche's turns were charged late (their Stop hooks did "
                  "not finish).")
@@ -273,14 +283,25 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
         _, marks = transcript.read_subagents(path, {}) if path else (None, {})
     except transcript.Unattributable:
         marks = {}
-    return first_turn_note(project, objective, ceilings.now(), offset, marks)
+    note = first_turn_note(project, objective, ceilings.now(), offset, marks)
+    if isinstance(note["limits"].get("plan_ceilings"), dict):
+        # where the goal's own use of the week starts: the plan as the prompt finds it
+        from forge_runtime.goal import plan, plan_store
+
+        try:
+            note["plan"] = plan_store.current(event, project.ledger_root)
+        except ForgeError:  # a reading forge did not write starts nothing
+            note["plan"] = None
+        note["limits"] = plan.baseline(note["limits"], note["plan"])
+    return note
 
 
-# what a first turn is held to (midturn.py): the goal's counts and ceilings, and the price
-# table its dollars are counted with
+# what a first turn is held to (midturn.py): the goal's counts and ceilings, the price
+# table its dollars are counted with, and the plan's figures and ceilings (goal/plan.py)
 FIRST_TURN_FIELDS = ("nonce", "objective", "turn_count", "token_count", "token_ceiling",
                      "tranche_tokens", "minute_ceiling", "tranche_started", "picousd",
-                     "usd_ceiling", "tranche_usd", "prices")
+                     "usd_ceiling", "tranche_usd", "prices", "plan_ceilings", "plan_seen",
+                     "plan_host", "plan_week", "after_usage_limit")
 
 
 def first_turn_note(project: Project, objective: str, at: str, offset: int,
@@ -355,7 +376,8 @@ def _follow_transcript(project: Project, event: dict):
     binding = sessions.read_binding(project.ledger_root, session)
     with storage_errors(project):
         chunk = _read_bound(event, binding)
-        result = _catch_up(project, binding, chunk, session, None, path)
+        result = _catch_up(project, binding, chunk, session, None, path,
+                           seen=host_seen(project, event, binding, wait=False))
         _remember(project, session, binding, path, chunk)
     return result
 
@@ -471,13 +493,14 @@ def _remember(project: Project, session: str, binding: dict, path: str,
 
 
 def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
-              own_turn: str | None, path: str, at_stop: bool = False):
+              own_turn: str | None, path: str, at_stop: bool = False, seen=None):
     """Charge the chunk's turns worked before the goal ended, then apply its verdicts.
 
     Transcript order decides: a turn closed before a verdict that ended the goal is charged,
     one after it is not (the goal had ended). `own_turn` is the turn whose Stop this is (a
     repeated Stop's, when the chunk shows none); every other turn is charged late, each with
-    the tokens it spent (`path` is the transcript's). None when there was nothing to charge.
+    the tokens it spent (`path` is the transcript's), and what the host reported beside
+    them (`seen`, charging.Seen) with the last. None when there was nothing to charge.
 
     A turn the host started after the goal ended (no person's prompt began it: a wake-up,
     a cron, a notification, Codex's goal loop for a goal the model made) is recorded over
@@ -521,7 +544,8 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     spent = _turn_usage(path, binding, chunk, turns + after_end, ledger)
     result = None
     if turns or own_turn is not None:
-        result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent)
+        result = charging.charge(ledger, project.state_path, turns, session, own_turn, spent,
+                                 seen)
     overrun = after_end
     if result is not None and result.outcome in (charging.REFUSED, charging.ENDED) \
             and not result.owed:  # the goal had ended before this event: none was charged
@@ -720,7 +744,8 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     recorded = pending.get("recorded")
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox,
-                                  activation.clock_start(pending.get("at")))
+                                  activation.clock_start(pending.get("at")),
+                                  pending.get("plan"))
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted
@@ -773,11 +798,13 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         # the first Stop could not confirm yet, or a confirmation an agent forged)
         return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
                                         "another objective")
-    result = _catch_up(project, binding, chunk, session, turn, path, at_stop=True)
+    seen = host_seen(project, event, binding)
+    result = _catch_up(project, binding, chunk, session, turn, path, at_stop=True, seen=seen)
     _remember(project, session, binding, path, chunk)
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
-    reply = _reply_after_charge(project, binding, event, result)
+    reply = _reply_after_charge(project, binding, event, result) or \
+        _plan_unseen(project, event, result.goal, seen)
     if binding.get("remote"):
         from forge_runtime.goal.publisher import after_event
 
@@ -786,6 +813,61 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         if notice is not None:
             reply = {**(reply or {}), "systemMessage": notice}
     return reply
+
+
+PLAN_UNAVAILABLE_CODE = "FORGE_GOAL_PLAN_UNAVAILABLE"
+# how long a Claude Code Stop waits for the status line's first reading of a goal with plan
+# ceilings (it redraws a moment after each response; a Stop can come first)
+PLAN_WAIT_SECONDS = 2.0
+
+
+def host_seen(project: Project, event: dict, binding: dict, wait: bool = True):
+    """What the host reports beside the turns (charging.Seen): for a goal with plan
+    ceilings, the newest reading of its plan's windows (goal/plan.py); a reading forge did
+    not write fails closed (the tamper error)."""
+    from forge_runtime.goal import charging
+
+    goal = binding.get("goal")
+    if not isinstance(goal, dict):  # the Stop that confirms a /goal: no charge left one yet
+        goal = witnessed_ledger(project, binding["nonce"]).current().goal
+    if not isinstance(goal.get("plan_ceilings"), dict):
+        return charging.Seen()
+    from forge_runtime.goal import plan_store
+    from forge_runtime.goal.host import adapter
+
+    reading = plan_store.current(event, project.ledger_root)
+    if wait and adapter(event) is None and not (reading or {}).get("windows"):
+        import time
+
+        deadline = time.monotonic() + PLAN_WAIT_SECONDS
+        while time.monotonic() < deadline and not (reading or {}).get("windows"):
+            time.sleep(0.1)
+            reading = plan_store.current(event, project.ledger_root)
+    return charging.Seen(plan=reading if (reading or {}).get("windows") else None)
+
+
+def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None:
+    """A goal with plan ceilings whose host reported no plan windows: forge cannot hold it
+    to them, so its autonomy ends here (fail closed), with what would let forge see them."""
+    from forge_runtime.goal.host import adapter
+
+    if not isinstance(goal.get("plan_ceilings"), dict) or seen is None or \
+            seen.plan is not None or goal.get("status") != ACTIVE:
+        return None
+    from forge_runtime import hints
+    from forge_runtime.goal import checkpoint
+
+    where = ("the rollout's token_count events carry no rate limits (an API key login "
+             "reports none)") if adapter(event) is not None else \
+        ("forge's status line got no `rate_limits` from the host (an API key login, or a "
+         "session without forge's status line: `claude -p` draws none)")
+    text = hints.error(
+        f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
+        f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "
+        "forge stopped it", "forge init --statusline",
+        "shows forge the plan's windows in an interactive session of a subscription login; "
+        "or remove goal.plan from .forge/guard.yaml").render()
+    return stop_session(checkpoint.stamped(text, project.state_path))
 
 
 def _reply_after_charge(project: Project, binding: dict, event: dict, result) -> dict | None:

@@ -5,6 +5,7 @@
     forge ▰▰▱▱▱▱▱▱▱▱ 3/20 · unsandboxed · next: write the parser    (by the opt-out)
     forge ▰▰▰▰▱▱▱▱▱▱ 12/20 · 1.2M/3M tok · 41/240 min · next: ...    (with ceilings)
     forge ▰▰▰▱▱▱▱▱▱▱ 7/20 · $1.20/$5 · next: ...                      (a dollar ceiling)
+    forge ▰▰▰▰▰▰▱▱▱▱ 7/20 · 5h 62%/80% · week 3%/10% · next: ...     (plan ceilings)
 
 The gauge fills by whichever of the tranche's ceilings is nearest.
 
@@ -96,7 +97,46 @@ def measures(goal: dict, at: str | None = None) -> list[tuple[int, int | None, s
         found.append((goal.get("picousd", 0), usd_ceiling, "usd"))
     if isinstance(goal.get("minute_ceiling"), int):
         found.append((minutes_used(goal, at or now()) or 0, goal["minute_ceiling"], "min"))
-    return found
+    return found + plan_measures(goal)
+
+
+# how the gauge names each plan ceiling (goal/plan.py), and the stop message
+_PLAN_LABELS = {"five_hour": ("5h", "the plan's 5-hour window"),
+                "seven_day": ("7d", "the plan's weekly window"),
+                "seven_day_spend": ("week", "the week that the goal itself used")}
+
+
+def plan_figure(goal: dict, name: str) -> int:
+    """The basis points the goal's last charged reading shows for a plan ceiling."""
+    if name == "seven_day_spend":
+        return goal.get("plan_week", 0)
+    window = ((goal.get("plan_seen") or {}).get(goal.get("plan_host")) or {}).get(name)
+    return window["used"] if isinstance(window, dict) else 0
+
+
+def plan_measures(goal: dict) -> list[tuple[int, int | None, str]]:
+    """(basis points, ceiling, label) of each plan ceiling the goal has."""
+    ceilings = goal.get("plan_ceilings")
+    if not isinstance(ceilings, dict):
+        return []
+    return [(plan_figure(goal, name), ceilings[name], _PLAN_LABELS[name][0])
+            for name in _PLAN_LABELS if isinstance(ceilings.get(name), int)]
+
+
+def plan_words(goal: dict, name: str) -> str:
+    """A plan ceiling reached, in the stop message's words."""
+    from forge_runtime.goal.plan import percent
+
+    figure, ceiling = plan_figure(goal, name), goal["plan_ceilings"][name]
+    words = (f"reached {percent(figure)} of {_PLAN_LABELS[name][1]} (the plan ceiling: "
+             f"{percent(ceiling)})")
+    window = ((goal.get("plan_seen") or {}).get(goal.get("plan_host")) or {}).get(name)
+    if isinstance(window, dict):
+        import time
+
+        words += time.strftime("; it resets at %Y-%m-%d %H:%M UTC",
+                               time.gmtime(window["resets_at"]))
+    return words
 
 
 def _nearest(found: list[tuple[int, int | None, str]]) -> tuple[int, int]:
@@ -114,6 +154,10 @@ def dollars_text(picos: int) -> str:
 
 
 def _measure_text(used: int, ceiling: int | None, unit: str) -> str:
+    if unit in ("5h", "7d", "week"):
+        from forge_runtime.goal.plan import percent
+
+        return f"{unit} {percent(used)}/{percent(ceiling or 0)}"
     if unit == "usd":
         return dollars_text(used) + (f"/{dollars_text(ceiling)}" if ceiling else "")
     if unit == "tok":

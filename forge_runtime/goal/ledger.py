@@ -44,13 +44,17 @@ from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import merge, records
 from forge_runtime.goal.ceilings import (
+    ALL,
     MINUTES,
     TOKENS,
     TURNS,
+    USAGE_LIMIT,
     USD,
     minutes_used,
     now,
+    plan_reached,
     reached,
+    usage_limited,
     usd_reached,
 )
 from forge_runtime.goal.lock import locked
@@ -464,7 +468,31 @@ _FIXED = ("nonce", "objective", "objective_hash", "repository")
 # the tranche's token, dollar and time ceilings, when its clock started, and the price table
 # its charges are priced with (goal/pricing.py): set by an activation
 _TRANCHE_FIELDS = ("token_ceiling", "tranche_tokens", "minute_ceiling", "tranche_started",
-                   "usd_ceiling", "tranche_usd", "prices")
+                   "usd_ceiling", "tranche_usd", "prices", "plan_ceilings", "after_usage_limit")
+# what the plan's readings leave on a goal (goal/plan.py): only a charge carrying a reading
+# moves them (an activation may note where the goal's own use starts: plan_seen, plan_host)
+_PLAN_FIELDS = ("plan_seen", "plan_host", "plan_week")
+
+
+def _plan_ok(old: dict, goal: dict, record: dict, kind: str) -> bool:
+    """The plan's figures and the usage-limit mark follow the record: a charge's reading
+    moves them as goal/plan.py's `advanced` does, the host's usage limit marks a charge,
+    a new tranche clears the mark; nothing else changes them."""
+    from forge_runtime.goal import plan
+
+    reading = record.get("plan")
+    if reading is not None and (kind != "charge" or not plan.valid(reading)):
+        return False
+    limited = record.get("usage_limit")
+    if limited is not None and (kind not in ("charge", "exhaust") or limited is not True):
+        return False
+    if kind == "activate":
+        return goal.get("plan_week", 0) == old.get("plan_week", 0) \
+            and goal.get("usage_limited") is None
+    if goal.get("usage_limited") != (True if limited else old.get("usage_limited")):
+        return False
+    expected = plan.advanced(old, reading) if reading is not None else old
+    return all(goal.get(field) == expected.get(field) for field in _PLAN_FIELDS)
 
 
 def _spent_picousd(record: dict) -> int:
@@ -540,6 +568,9 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
         raise refuse("changes the dollar count by other than what its charge spent")
     if kind != "activate" and any(goal.get(key) != old.get(key) for key in _TRANCHE_FIELDS):
         raise refuse("changes the tranche's token or time ceiling outside an activation")
+    if not _plan_ok(old, goal, record, kind):
+        raise refuse("changes the plan's figures or the usage-limit mark other than its "
+                     "charge's reading says")
     overruns = goal.get("overrun_count", 0)
     if not isinstance(overruns, int) or isinstance(overruns, bool) or \
             overruns != old.get("overrun_count", 0) + (kind == OVERRUN):
@@ -565,8 +596,7 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     elif kind == "exhaust":
         ceiling = record.get("ceiling", TURNS)
         ok = (counts_same and old["status"] == ACTIVE and goal["status"] == EXHAUSTED
-              and ceiling in (TURNS, TOKENS, MINUTES, USD)
-              and _reached_named(goal, record, ceiling))
+              and ceiling in ALL and _reached_named(goal, record, ceiling))
     elif kind == OVERRUN:  # after the end only, and it changes nothing but what it spent
         ok = (old["status"] != ACTIVE and goal["status"] == old["status"] and counts_same
               and same_activation and isinstance(record.get("turn"), str))
@@ -590,7 +620,12 @@ def _reached_named(goal: dict, record: dict, ceiling: str) -> bool:
         return isinstance(tokens, int) and goal.get("token_count", 0) >= tokens
     if ceiling == USD:
         return usd_reached(goal)
-    minutes = goal.get("minute_ceiling")
+    if ceiling == USAGE_LIMIT:
+        return usage_limited(goal)
     at = record.get("at")
-    return isinstance(minutes, int) and isinstance(at, str) and \
-        (minutes_used(goal, at) or 0) >= minutes
+    if not isinstance(at, str):
+        return False
+    if ceiling != MINUTES:
+        return ceiling in plan_reached(goal, at)
+    minutes = goal.get("minute_ceiling")
+    return isinstance(minutes, int) and (minutes_used(goal, at) or 0) >= minutes

@@ -27,7 +27,8 @@ from forge_runtime.goal import records
 
 MERGE = "merge"
 _TRANCHE_KEYS = ("activation_id", "token_ceiling", "tranche_tokens", "minute_ceiling",
-                 "tranche_started", "usd_ceiling", "tranche_usd", "prices")
+                 "tranche_started", "usd_ceiling", "tranche_usd", "prices", "plan_ceilings",
+                 "after_usage_limit")
 
 
 def contributions(record: dict) -> tuple[list[str], list[str], dict]:

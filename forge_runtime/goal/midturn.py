@@ -1,5 +1,6 @@
-"""Rule 3 of issue 22: a turn that runs past its tranche's token, dollar or time ceiling
-ends at its next tool call, not at its Stop an hour later.
+"""Rule 3 of issue 22: a turn that runs past its tranche's token, dollar or time ceiling,
+or past the share of the plan's windows the goal may use (goal/plan.py: the host's newest
+reading), ends at its next tool call, not at its Stop an hour later.
 
 A goal session's PreToolUse asks `spent(event)`. The last event that charged the session
 left the goal as the ledger then had it in the binding (`goal`); this adds what the turn
@@ -98,17 +99,24 @@ def _first_turn_spent(event: dict, root: str, session: str) -> str | None:
 def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | None
           ) -> str | None:
     """The denial when `goal` plus what the turn spent since `start` (a binding, or a
-    pending activation's start) reaches its token or dollar ceiling, or its clock has run
-    out."""
+    pending activation's start) reaches its token or dollar ceiling, its clock has run out,
+    or the host's plan windows reach the goal's plan ceilings."""
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
     usd = goal.get("usd_ceiling")
     if (isinstance(tokens, int) or isinstance(usd, (int, float))) and \
             event.get("tool_name") in UNCOUNTED_MODEL_CALLS:
         return _uncounted(event, goal)
     ceiling = None
-    if isinstance(minutes, int) and (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
+    if isinstance(goal.get("plan_ceilings"), dict):
+        over = _plan_over(event, root, goal)
+        if isinstance(over, str):
+            return over  # the plan's figures were changed outside forge: nothing runs on them
+        if over is not None:
+            ceiling, goal = over
+    if ceiling is None and isinstance(minutes, int) and \
+            (ceilings.minutes_used(goal, ceilings.now()) or 0) >= minutes:
         ceiling = ceilings.MINUTES
-    elif isinstance(tokens, int) or isinstance(usd, int):
+    elif ceiling is None and (isinstance(tokens, int) or isinstance(usd, int)):
         pending = _pending_spend(event, root, start, goal if isinstance(usd, int) else None,
                                  cursor_kind)
         if pending is None:
@@ -123,6 +131,26 @@ def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | No
         return None
     return _denial(event, goal, ceiling) if cursor_kind is None else \
         _first_turn_denial(event, goal, ceiling)
+
+
+def _plan_over(event: dict, root: str, goal: dict):
+    """(the plan ceiling reached, the goal with the host's newest reading) when the goal's
+    plan ceilings are reached with what the host reports now (goal/plan.py), None when they
+    are not; the refusal's text when the reading is not forge's."""
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import plan, plan_store
+
+    try:
+        reading = plan_store.current(event, root)
+    except ForgeError as exc:
+        return exc.hint().render()
+    if reading is not None and reading["windows"]:
+        goal = plan.advanced(goal, reading)
+        at = reading["at"]
+    else:
+        at = ceilings.epoch(ceilings.now())
+    over = plan.over(goal, at)
+    return (over[0], goal) if over else None
 
 
 def _uncounted(event: dict, goal: dict) -> str:

@@ -12,7 +12,9 @@ from forge_runtime.goal.charging import STUCK_AFTER
 from forge_runtime.goal.usage import FIELDS, Tally
 
 _ENDINGS = {"exhaust": "exhausted", "complete": "met", "cancel": "cleared"}
-CEILING_WORDS = {"usd": "dollar"}  # a ceiling's name in the ledger, as a person reads it
+# a ceiling's name in the ledger, as a person reads it
+CEILING_WORDS = {"usd": "dollar", "five_hour": "5-hour window", "seven_day": "weekly window",
+                 "seven_day_spend": "own week of the plan", "usage_limit": "host's usage limit"}
 
 
 def spent_by_model(records: list[dict]) -> dict:

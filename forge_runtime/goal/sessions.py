@@ -40,6 +40,13 @@ def _paths(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str] |
     return base + ".json", base + ".pending.json"
 
 
+def session_file(ledger_root: str | os.PathLike, session_id: str, suffix: str) -> str | None:
+    """`<ledger root>/sessions/<id><suffix>`: another file of a session's own (goal/plan.py's
+    readings); None for an id that could not name one."""
+    paths = _paths(ledger_root, session_id)
+    return paths[0][:-len(".json")] + suffix if paths else None
+
+
 def project_for(event: dict):
     """The `Project` a hook event belongs to: the host's project dir, else the event's cwd
     (of plain strings: the goal path never imports pathlib, project.py)."""

@@ -68,6 +68,17 @@ SCHEMA = {
                                    "usd": {"type": "number", "exclusiveMinimum": 0,
                                            "maximum": 1000000}},
                 },
+                # shares of the plan's windows a goal may reach (goal/plan.py), in percent
+                "plan": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "minProperties": 1,
+                    "properties": {name: {"type": "number", "exclusiveMinimum": 0,
+                                          "maximum": 100}
+                                   for name in ("five_hour", "seven_day", "seven_day_spend")},
+                },
+                # what a goal does when the host stops for a usage limit (goal/ended.py)
+                "after_usage_limit": {"enum": ["stop", "continue"]},
             },
         },
     },
@@ -78,7 +89,8 @@ class Rules(record("Rules", "roles agents protected goal", defaults=((), {}))):
     """Roles by name, which agent types take which role (`agents`), extra protected paths,
     and the project's goal settings (`goal.require_sandbox: false`, in so many words: a
     person's /goal may run without the host's kernel sandbox, which it otherwise needs;
-    sandbox/posture.py; `goal.tranche`: token, minute and dollar ceilings per tranche).
+    sandbox/posture.py; `goal.tranche`: token, minute and dollar ceilings per tranche;
+    `goal.plan`: shares of the plan's windows; `goal.after_usage_limit`).
 
     A record, not a dataclass, to keep `inspect` out of the hook (see `roles.Role`).
     """

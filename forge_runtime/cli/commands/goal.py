@@ -83,9 +83,27 @@ def _summary(goal: dict) -> list[str]:
         lines.append(f"dollars     {dollars(goal.get('picousd', 0))}"
                      + (f" of {dollars(ceiling)}" if isinstance(ceiling, int) else "")
                      + f" (at API prices, {table})")
+    lines += _plan_lines(goal)
+    if goal.get("usage_limited") is True:
+        lines.append("usage limit the host stopped a turn for its plan's usage limit"
+                     + (" (the goal goes on: after_usage_limit is continue)"
+                        if goal.get("after_usage_limit") == "continue" else
+                        "; forge refuses the host's own continuation"))
     if isinstance(goal.get("sandbox"), str):
         lines.append(f"sandbox     {SANDBOX_WORDS.get(goal['sandbox'], goal['sandbox'])}")
     return lines
+
+
+def _plan_lines(goal: dict) -> list[str]:
+    """The plan windows the goal watches (goal/plan.py), as its charges last read them."""
+    from forge_runtime.goal.gauge import plan_measures
+    from forge_runtime.goal.plan import percent
+
+    words = {"5h": "5-hour window", "7d": "weekly window", "week": "the goal's own week"}
+    host = goal.get("plan_host")
+    return [f"plan        {words[label]} {percent(used)} of {percent(ceiling)}"
+            + (f" (as {host} last reported it)" if host and label != "week" else "")
+            for used, ceiling, label in plan_measures(goal)]
 
 
 # the posture a person's /goal ran in, as the ledger recorded it (sandbox.posture.for_goal)
@@ -106,7 +124,21 @@ def _budget(goal: dict) -> dict:
             "minutes": {"used": minutes_used(goal, now()), "ceiling": minutes},
             "usd": {"used": goal.get("picousd", 0) / 10**12,
                     "ceiling": usd / 10**12 if isinstance(usd, int) else None,
-                    "prices": (goal.get("prices") or {}).get("version")}}
+                    "prices": (goal.get("prices") or {}).get("version")},
+            "plan": _plan_budget(goal)}
+
+
+def _plan_budget(goal: dict) -> dict | None:
+    """The JSON plan windows (percent), the host they were last read from, and whether the
+    host's usage limit stopped a turn; None for a goal without plan ceilings."""
+    from forge_runtime.goal.gauge import plan_figure
+
+    ceilings = goal.get("plan_ceilings")
+    if not isinstance(ceilings, dict):
+        return None
+    return {"host": goal.get("plan_host"), "usage_limited": goal.get("usage_limited") is True,
+            **{name: {"used": plan_figure(goal, name) / 100, "ceiling": points / 100}
+               for name, points in ceilings.items()}}
 
 
 def _brief_of(project, goal: dict):
