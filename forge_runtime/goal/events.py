@@ -22,7 +22,7 @@ import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import sessions, transcript
-from forge_runtime.goal.ledger import ACTIVE, TAMPERED, TRANCHE
+from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, TAMPERED, TRANCHE
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.goal.witness import witnessed_ledger
 from forge_runtime.project import Project
@@ -151,12 +151,22 @@ def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None
 
 def overrun_words(overrun: int) -> str:
     return (f"{overrun} turn{'s' if overrun != 1 else ''} the host started after the goal "
-            "ended (a scheduled wake-up, a cron, a background task's notice; no person's "
-            "prompt) did no work and went on the ledger as over budget.")
+            "ended (its own continuation after a usage limit, a scheduled wake-up, a cron, a "
+            "background task's notice; no person's prompt) did no work and went on the ledger "
+            "as over budget.")
 
 
 def ended_turn_text(goal: dict, overrun: int) -> str:
-    """The stop message for a turn the host started for a goal that had ended."""
+    """The stop message for a turn the host started for a goal that had ended: at the
+    host's usage limit (FORGE_GOAL_USAGE_LIMIT: the host continues such a goal by itself
+    once the limit resets), or otherwise."""
+    from forge_runtime.goal import ceilings
+
+    if goal["status"] == EXHAUSTED and ceilings.usage_limited(goal):
+        return (f"{USAGE_LIMIT_CODE}: goal {goal['nonce']} ended when the host stopped it at "
+                "its plan's usage limit; this turn is the host's own continuation after the "
+                "limit reset (no person's prompt), so forge denies its work and stops it. "
+                f"{overrun_words(max(overrun, 1))}\n" + exhausted_hint(goal).render())
     return (f"{ENDED_TURN_CODE}: goal {goal['nonce']} is {goal['status']}; this turn was "
             "started by the host, not by a person's prompt, so forge denies its work and "
             f"stops it. {overrun_words(max(overrun, 1))}\n" + ended_hint(goal).render())
@@ -541,6 +551,10 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
         turns = [turn.uuid for turn in shown if turn.index < taken]
     after_end = [turn.uuid for turn in shown
                  if turn.uuid not in turns and origins.get(turn.uuid) == transcript.HOST]
+    if any(turn in turns for turn in chunk.usage_limited()):
+        # the host's own record says its usage limit stopped one of these turns: the charge
+        # carries the mark, and the goal ends there unless it goes on after one (ceilings.py)
+        seen = charging.Seen(seen.plan if seen is not None else None, True)
     spent = _turn_usage(path, binding, chunk, turns + after_end, ledger)
     result = None
     if turns or own_turn is not None:
