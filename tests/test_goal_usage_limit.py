@@ -117,8 +117,9 @@ def test_the_hosts_usage_limit_entry_is_recognised_and_closes_the_turn():
     {**LIMIT_ENTRY, "isSidechain": True},  # a subagent's request, not the session's turn
     {**LIMIT_ENTRY, "type": "user"},  # a person's or a tool's words
     # a model's reply that only says so
-    {"type": "assistant", "message": {"role": "assistant", "stop_reason": "end_turn",
-                                      "content": [{"type": "text", "text": json.dumps(LIMIT_ENTRY)}]}},
+    {"type": "assistant", "message": {
+        "role": "assistant", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": json.dumps(LIMIT_ENTRY)}]}},
 ])
 def test_nothing_but_the_hosts_own_entry_is_a_usage_limit(entry):
     entry = {**entry, "uuid": "u1"}

@@ -257,3 +257,31 @@ def test_a_plan_window_resets_at_one_instant_unless_a_reply_says_when():
 def test_a_plan_window_out_of_shape_is_a_script_error(window):
     with pytest.raises(ScriptError):
         Script({"rules": [{"reply": {"text": "ok", "plan_usage": {"five_hour": window}}}]})
+
+
+def test_a_usage_limit_is_each_hosts_own_refusal():
+    """Claude Code (measured, 2.1.332 on a subscription login) ends the turn on a 429 whose
+    unified limiter says `rejected`, with the reset and the window that refused; Codex
+    (0.171.0) on a 429 whose body is a `usage_limit_reached` error with `resets_at`."""
+    script = Script({"rules": [{"reply": {"error": {
+        "status": 429, "usage_limit": {"window": "seven_day", "resets_in": 90}}}}]})
+    with ModelServer(script) as server:
+        before = int(time.time())
+        response, data = post(server, body())
+        assert response.status == 429
+        assert response.getheader("anthropic-ratelimit-unified-status") == "rejected"
+        assert response.getheader("anthropic-ratelimit-unified-representative-claim") == \
+            "seven_day"
+        reset = int(response.getheader("anthropic-ratelimit-unified-reset"))
+        assert before + 90 <= reset <= int(time.time()) + 90
+        assert response.getheader("anthropic-ratelimit-unified-7d-status") == "rejected"
+        assert json.loads(data)["error"]["type"] == "rate_limit_error"
+        codex, data = post(server, {"model": "gpt-test", "stream": True, "input": []},
+                           path="/v1/responses")
+        error = json.loads(data)["error"]
+        assert codex.status == 429 and error["type"] == "usage_limit_reached"
+        assert before + 90 <= error["resets_at"] <= int(time.time()) + 90
+        assert codex.getheader("x-codex-secondary-used-percent") == "100"
+    with pytest.raises(ScriptError):
+        Script({"rules": [{"reply": {"error": {"status": 429,
+                                               "usage_limit": {"window": "daily"}}}}]})
