@@ -11,11 +11,12 @@ TUI) and Codex 0.171.0 wrote against the host kit's usage-limit refusal
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
-from forge_runtime.goal import codex_transcript, ended, transcript
+from forge_runtime.goal import codex_transcript, ended, events, transcript
 from forge_runtime.goal.events import USAGE_LIMIT_CODE
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.hooks import pre_tool_use, stop_failure
@@ -235,3 +236,23 @@ def test_forged_text_in_a_tool_result_marks_nothing(project):
     goal = _history(project)[-1]["goal"]
     assert goal["status"] == "active" and "usage_limited" not in goal
     assert ended.USAGE_LIMIT_CODE == USAGE_LIMIT_CODE
+
+
+def test_a_continuation_whose_stop_comes_before_its_entry_is_recorded(project, monkeypatch):
+    """The TUI writes the transcript late (measured: a Stop may start before its turn's
+    closing entry): the continuation's Stop waits for it, even though the goal has ended,
+    so the turn goes on the ledger over budget."""
+    monkeypatch.setattr(transcript, "FLUSH_WAIT", 2.0)
+    session = started_goal(project, OBJECTIVE, 3)
+    _limited(session)
+    _stop_failure(session)
+    session.host_prompt(CONTINUATION_TEXT, **CONTINUATION)
+    late = threading.Timer(0.3, session.work)
+    late.start()
+    try:
+        reply = events.on_stop(session.event("Stop", stop_hook_active=False))
+    finally:
+        late.join()
+    assert reply["stopReason"].startswith(f"{USAGE_LIMIT_CODE}: goal ")
+    assert "1 turn the host started after the goal ended" in reply["stopReason"]
+    assert _history(project)[-1]["kind"] == "overrun"

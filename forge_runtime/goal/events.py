@@ -799,8 +799,11 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         if not known_repository(project.ledger_root, binding.get("repository")):
             raise tampered(f"session {session} is bound to a goal of another repository")
     ledger = witnessed_ledger(project, binding["nonce"])
-    if not chunk.turns() and ledger.current().goal["status"] == ACTIVE:
-        # a new turn whose entry the host has not written yet, or a repeated Stop
+    if not chunk.turns() and (ledger.current().goal["status"] == ACTIVE or chunk.open_origin(
+            chunk.turn_origins(binding.get("prompt_origin"))[1]) is not None):
+        # a new turn whose entry the host has not written yet (the TUI writes late), or a
+        # repeated Stop; after the goal ended, only a turn some prompt opened is waited for
+        # (the host's continuation after a usage limit: it goes on the ledger over budget)
         chunk = _reader(event).follow(path, chunk, lambda seen: seen.turns())
     turns = chunk.turns()
     turn = turns[-1].uuid if turns else binding.get("last_turn")
