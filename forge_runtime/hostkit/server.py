@@ -198,21 +198,16 @@ def usage_limit_reply(limit: dict, message: str, codex: bool) -> tuple[list, dic
     resets), each in the host's own shape: Claude Code reads the unified limiter's
     headers (status `rejected`, the reset, the window that refused: its
     `representative-claim`); Codex reads the body's `usage_limit_reached` error with its
-    `resets_at` (and its primary/secondary headers at 100%)."""
+    `resets_at`."""
     import time
 
     window = limit.get("window", "five_hour")
     resets_at = int(time.time()) + int(limit.get("resets_in", 60))
-    names = {field: (claude, codex_name, minutes)
-             for field, claude, codex_name, minutes in PLAN_WINDOWS}
-    claude_name, codex_name, minutes = names[window]
-    if codex:
-        body = {"error": {"type": "usage_limit_reached", "message": message,
-                          "plan_type": "plus", "resets_at": resets_at,
-                          "resets_in_seconds": resets_at - int(time.time())}}
-        return [(f"x-codex-{codex_name}-used-percent", "100"),
-                (f"x-codex-{codex_name}-window-minutes", str(minutes)),
-                (f"x-codex-{codex_name}-reset-at", str(resets_at))], body
+    claude_name = {field: claude for field, claude, _, _ in PLAN_WINDOWS}[window]
+    if codex:  # the body alone (measured: the headers at 100% add a model-switch dialog)
+        return [], {"error": {"type": "usage_limit_reached", "message": message,
+                              "plan_type": "plus", "resets_at": resets_at,
+                              "resets_in_seconds": resets_at - int(time.time())}}
     return [("anthropic-ratelimit-unified-status", "rejected"),
             ("anthropic-ratelimit-unified-reset", str(resets_at)),
             ("anthropic-ratelimit-unified-representative-claim", window),

@@ -47,7 +47,8 @@ SCRIPT = """
 name: a goal that meets the plan's usage limit in its second turn
 rules:
   - name: evaluator says met
-    when: {goal_evaluator: true, conversation_contains: "RESUMED-WORK"}
+    # the command's output, not its text: a denied call shows the text too
+    when: {goal_evaluator: true, conversation_contains: "RESUMED-42"}
     reply: {verdict: {ok: true, reason: "resumed.txt exists"}}
   - name: evaluator says not yet
     when: {goal_evaluator: true}
@@ -59,7 +60,8 @@ rules:
     # the host sends it beside the refused request's tool result, in one user message
     when: {last_user_text_contains: "usage limit has reset"}
     reply:
-      tool_calls: [{name: Bash, input: {command: "touch {cwd}/resumed.txt; echo RESUMED-WORK"}}]
+      tool_calls:
+        - {name: Bash, input: {command: "touch {cwd}/resumed.txt; echo RESUMED-$((40+2))"}}
   - name: usage limit
     times: 1
     when: {last_is_tool_result: true, conversation_contains: "First step done."}
@@ -93,8 +95,8 @@ def _session(workdir: Path, after: str | None) -> dict:
             waited = time.monotonic() - started
             # its turn runs to its Stop: ended by forge, or met by the evaluator
             tui.wait_for(lambda: (project / "resumed.txt").exists() or any(
-                "FORGE_GOAL_USAGE_LIMIT" in call["stdout"] for call in tui.hooks("Stop")),
-                "the continuation's turn", 60)
+                '"continue":false' in call["stdout"].replace(" ", "")
+                for call in tui.hooks("Stop")), "the continuation's turn", 60)
             time.sleep(3)  # its last hooks and the transcript's last writes
             screen = tui.screen()
         finally:
@@ -112,10 +114,18 @@ def _session(workdir: Path, after: str | None) -> dict:
 
 
 def start_early(workdir: Path) -> dict:
+    """Both sessions at once; each one's failure is its own test's (`_run`)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        stop = pool.submit(_session, workdir / "stop", None)
-        go_on = pool.submit(_session, workdir / "continue", "continue")
-        return {"stop": stop.result(), "continue": go_on.result()}
+        runs = {name: pool.submit(_session, workdir / name, after)
+                for name, after in (("stop", None), ("continue", "continue"))}
+    return {name: (run.exception() or run.result()) for name, run in runs.items()}
+
+
+def _run(started_early: dict, name: str) -> dict:
+    run = started_early[name]
+    if isinstance(run, BaseException):
+        raise run
+    return run
 
 
 def _deny_reasons(calls: list[dict]) -> list[str]:
@@ -124,7 +134,7 @@ def _deny_reasons(calls: list[dict]) -> list[str]:
 
 
 def test_the_hosts_continuation_after_a_usage_limit_is_refused(started_early):
-    run = started_early["stop"]
+    run = _run(started_early, "stop")
     calls, history = run["calls"], run["history"]
     assert run["step"] and "usage limit" in run["rules"], run["rules"]
     # the host ran StopFailure for the limit, never a Stop, and forge charged the turn there
@@ -154,7 +164,7 @@ def test_the_hosts_continuation_after_a_usage_limit_is_refused(started_early):
 
 
 def test_after_usage_limit_continue_lets_the_host_continue_charged(started_early):
-    run = started_early["continue"]
+    run = _run(started_early, "continue")
     history = run["history"]
     assert run["resumed"] and _deny_reasons(run["calls"]["PreToolUse"]) == []
     limited = next(record for record in history if record.get("usage_limit"))
