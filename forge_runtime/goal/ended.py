@@ -32,8 +32,6 @@ GOAL_LOOPS = {
     "create_goal": "Codex's goal loop, for an objective the model chose",
 }
 ENDED_CODE = "FORGE_GOAL_ENDED_TURN"
-# a host-started turn after the host stopped the goal at its usage limit (events.py's too)
-USAGE_LIMIT_CODE = "FORGE_GOAL_USAGE_LIMIT"
 
 
 def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
@@ -64,6 +62,8 @@ def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
     from forge_runtime.goal import ceilings
 
     if goal.get("status") == "exhausted" and ceilings.usage_limited(goal):
+        from forge_runtime.goal.events import USAGE_LIMIT_CODE
+
         return _refusal(event, goal, f"goal {goal.get('nonce')} ended when the host stopped "
                         "it at its plan's usage limit, and this turn was started by the host "
                         "(its own continuation after the limit reset, a wake-up, a notice), "
