@@ -147,7 +147,7 @@ def test_codex_usage_limit_is_its_task_complete_error():
 
 # -- the goal ends there; the host's continuation is refused ------------------------------
 
-def test_a_usage_limit_ends_the_goal_and_the_hosts_continuation_is_refused(project):
+def test_a_usage_limit_ends_the_goal_and_the_hosts_continuation_is_blocked(project):
     session = started_goal(project, OBJECTIVE, 3)
     _limited(session)
     _stop_failure(session)
@@ -158,7 +158,27 @@ def test_a_usage_limit_ends_the_goal_and_the_hosts_continuation_is_refused(proje
     assert (goal["status"], goal["turn_count"], goal["usage_limited"]) == \
         ("exhausted", 4, True)
 
-    assert session.host_prompt(CONTINUATION_TEXT, **CONTINUATION) is None  # already ended
+    # the next prompt (the host's continuation after the reset) is held, before the model
+    reply = session.host_prompt(CONTINUATION_TEXT, **CONTINUATION)
+    assert reply["decision"] == "block"
+    lines = reply["reason"].splitlines()
+    assert lines[0].startswith(f"{USAGE_LIMIT_CODE}: goal ") and "usage limit" in lines[0]
+    assert lines[1].startswith("Checkpoint: ") and f"Next: /goal {OBJECTIVE}" in lines
+    assert _history(project)[-1]["kind"] == "exhaust"  # nothing ran, nothing recorded
+    # once: a person's prompt after it is theirs (its Stop still ends autonomy)
+    assert session.prompt("what is left?") is None
+    assert _call(session) is None
+    assert session.turn()["stopReason"].startswith(f"{USAGE_LIMIT_CODE}: goal ")
+
+
+def test_a_continuation_whose_prompt_got_through_does_no_work(project):
+    session = started_goal(project, OBJECTIVE, 3)
+    _limited(session)
+    _stop_failure(session)
+    # its prompt hook did not run (killed): the entry is there, the hold is not used
+    session.prompt_id = "continuation"
+    session._append({"type": "user", "promptId": "continuation", **CONTINUATION,
+                     "message": {"role": "user", "content": CONTINUATION_TEXT}})
     denied = _call(session)
     assert denied.startswith(f"{USAGE_LIMIT_CODE}: goal ") and "usage limit" in denied
     assert "\nCheckpoint: " in denied and f"Next: /goal {OBJECTIVE}" in denied
@@ -166,7 +186,6 @@ def test_a_usage_limit_ends_the_goal_and_the_hosts_continuation_is_refused(proje
     assert reply["continue"] is False
     lines = reply["stopReason"].splitlines()
     assert lines[0].startswith(f"{USAGE_LIMIT_CODE}: goal ")
-    assert "host's own continuation" in lines[0]
     assert lines[1].startswith("Checkpoint: ") and f"Next: /goal {OBJECTIVE}" in lines
     after = _history(project)
     assert after[-1]["kind"] == "overrun" and after[-1]["goal"]["turn_count"] == 4
@@ -192,17 +211,16 @@ def test_a_usage_limit_in_the_first_turn_of_a_goal_confirms_and_ends_it(project)
         ("exhausted", 1, True)
 
 
-def test_a_persons_own_prompt_after_the_limit_works_and_a_new_goal_clears_the_mark(project):
+def test_a_persons_goal_after_the_limit_is_not_held_and_clears_the_mark(project):
     session = started_goal(project, OBJECTIVE, 2)
     _limited(session)
     _stop_failure(session)
-    session.prompt("what is left?")
-    assert _call(session) is None  # a person's turn is not autonomy
-    assert session.turn()["stopReason"].startswith(f"{USAGE_LIMIT_CODE}: goal ")
-    session.person_goal(OBJECTIVE)
+    reply = session.person_goal(OBJECTIVE)
+    assert (reply or {}).get("decision") != "block"  # a person's /goal is never held
     session.turn()
     goal = _history(project)[-1]["goal"]
     assert goal["status"] == "active" and "usage_limited" not in goal
+    assert session.prompt("go on") is None  # the hold went with the /goal
 
 
 def test_after_usage_limit_continue_lets_the_hosts_continuation_run_charged(project):
@@ -212,7 +230,7 @@ def test_after_usage_limit_continue_lets_the_hosts_continuation_run_charged(proj
     _stop_failure(session)
     goal = _history(project)[-1]["goal"]
     assert (goal["status"], goal["turn_count"], goal["usage_limited"]) == ("active", 4, True)
-    assert session.host_prompt(CONTINUATION_TEXT, **CONTINUATION) is None
+    assert session.host_prompt(CONTINUATION_TEXT, **CONTINUATION) is None  # not held
     assert _call(session) is None
     assert session.turn() is None
     assert _history(project)[-1]["goal"]["turn_count"] == 5
@@ -245,7 +263,9 @@ def test_a_continuation_whose_stop_comes_before_its_entry_is_recorded(project, m
     session = started_goal(project, OBJECTIVE, 3)
     _limited(session)
     _stop_failure(session)
-    session.host_prompt(CONTINUATION_TEXT, **CONTINUATION)
+    session.prompt_id = "continuation"  # its prompt hook did not run
+    session._append({"type": "user", "promptId": "continuation", **CONTINUATION,
+                     "message": {"role": "user", "content": CONTINUATION_TEXT}})
     late = threading.Timer(0.3, session.work)
     late.start()
     try:

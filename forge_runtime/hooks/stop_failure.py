@@ -7,10 +7,13 @@ waits for the reset and continues the goal by itself. The host ignores this hook
 so it only records: the turn is charged as a Stop would charge it (a `/goal` still pending
 is confirmed first), and a turn the transcript shows stopped for the usage limit marks the
 goal, which ends its autonomy there (goal/events.py) unless `.forge/guard.yaml` says
-`goal: {after_usage_limit: continue}`. The host's continuation after the reset is then a
-turn the host started for an ended goal: its tool calls are denied and its Stop ends the
-session (goal/ended.py, FORGE_GOAL_USAGE_LIMIT). Should this hook not run, the session's
-next event charges the same turn from the same transcript entry.
+`goal: {after_usage_limit: continue}`. The session's next prompt is then held
+(events.hold_next_prompt): the host's continuation after the reset is blocked before it
+reaches the model, with FORGE_GOAL_USAGE_LIMIT, and the host does not retry it. Should
+that prompt get through all the same (its hook did not run), it is a turn the host started
+for an ended goal: its tool calls are denied and its Stop ends the session (goal/ended.py).
+Should this hook not run, the session's next event charges the same turn from the same
+transcript entry, and a prompt that finds the goal ended so is blocked too.
 
 hooks.json starts it only for `rate_limit`; a session without a goal pays three stats.
 """
@@ -36,7 +39,8 @@ def handle(event: dict) -> dict | None:
 
     if not sessions.event_involvement(event):
         return None
-    from forge_runtime.goal.events import on_stop
+    from forge_runtime.goal.events import hold_next_prompt, on_stop
 
     on_stop(event)  # its reply is the host's to ignore; the ledger is what this changes
+    hold_next_prompt(event)
     return None

@@ -5,15 +5,17 @@ Claude Code 2.1.332 continues a goal by itself once its usage limit resets (meas
 in `-p`, not on an API key). The goal's first turn works; in its second the model server
 answers the host's usage-limit refusal (a 429 whose unified limiter says `rejected`, the
 window resetting seconds later). The host ends the turn with its synthetic usage-limit
-entry and StopFailure (no Stop), waits past the reset (about 90 s measured) and then sends
+entry and StopFailure (no Stop), waits past the reset (60-120 s measured) and then sends
 its own continuation prompt ("Your claude.ai usage limit has reset...", `isMeta`,
 `origin.kind: "auto-continuation"`).
 
 - By default forge ends autonomy at the limit: the StopFailure hook charges the turn with
-  the usage-limit mark (the goal exhausted, ceiling `usage_limit`), the continuation's tool
-  call is denied and its Stop ends the session, both with FORGE_GOAL_USAGE_LIMIT, the
-  checkpoint and `Next: /goal <objective>`; the file the continuation would write is not
-  there, and the turn goes on the ledger over budget.
+  the usage-limit mark (the goal exhausted, ceiling `usage_limit`) and holds the next
+  prompt, so the continuation is blocked before it reaches the model, with
+  FORGE_GOAL_USAGE_LIMIT, the checkpoint and `Next: /goal <objective>`; the host says the
+  automatic continue did not run and does not retry; no model request follows the limit.
+  (Should that prompt get through, its tool calls are denied and its Stop ends the
+  session: tests/test_goal_usage_limit.py; measured here before the hold existed.)
 - With `goal: {after_usage_limit: continue}` the continuation runs and is charged.
 
 Both sessions wait on the host's clock at once, started early (tests/host/conftest.py).
@@ -93,11 +95,13 @@ def _session(workdir: Path, after: str | None) -> dict:
                 "Your claude.ai usage limit has reset") for call in
                 tui.hooks("UserPromptSubmit")), "the host's own continuation", WAIT_S)
             waited = time.monotonic() - started
-            # its turn runs to its Stop: ended by forge, or met by the evaluator
+            # its prompt blocked, or its turn run to its Stop (ended by forge, or met)
             tui.wait_for(lambda: (project / "resumed.txt").exists() or any(
+                '"decision":"block"' in call["stdout"].replace(" ", "")
+                for call in tui.hooks("UserPromptSubmit")) or any(
                 '"continue":false' in call["stdout"].replace(" ", "")
                 for call in tui.hooks("Stop")), "the continuation's turn", 60)
-            time.sleep(3)  # its last hooks and the transcript's last writes
+            time.sleep(8)  # its last hooks, the transcript's last writes, any retry
             screen = tui.screen()
         finally:
             tui.close()
@@ -142,25 +146,21 @@ def test_the_hosts_continuation_after_a_usage_limit_is_refused(started_early):
     assert failure["stdin"]["error"] == "rate_limit" and failure["stdout"] == ""
     limited = [record for record in history if record.get("usage_limit")]
     assert [record["kind"] for record in limited] == ["charge"]
-    exhaust = next(record for record in history if record["kind"] == "exhaust")
-    assert exhaust["ceiling"] == "usage_limit" and exhaust["goal"]["turn_count"] == 2
+    assert history[-1]["kind"] == "exhaust" and history[-1]["ceiling"] == "usage_limit"
+    assert history[-1]["goal"]["turn_count"] == 2
 
     prompts = [call["stdin"]["prompt"] for call in calls["UserPromptSubmit"]]
-    assert prompts[0] == f"/goal {OBJECTIVE}"
+    assert len(prompts) == 2 and prompts[0] == f"/goal {OBJECTIVE}"
     assert prompts[1].startswith("Your claude.ai usage limit has reset")
-    reasons = _deny_reasons(calls["PreToolUse"])
-    assert len(reasons) == 1 and reasons[0].startswith("FORGE_GOAL_USAGE_LIMIT: goal ")
-    assert "\nCheckpoint: " in reasons[0] and f"Next: /goal {OBJECTIVE}" in reasons[0]
-    assert not run["resumed"] and "continued" in run["rules"]
-
-    stopped = [json.loads(call["stdout"]) for call in calls["Stop"]
-               if "FORGE_GOAL_USAGE_LIMIT" in call["stdout"]]
-    assert len(stopped) == 1 and stopped[0]["continue"] is False
-    lines = stopped[0]["stopReason"].splitlines()
+    reply = json.loads(calls["UserPromptSubmit"][1]["stdout"])
+    assert reply["decision"] == "block"
+    lines = reply["reason"].splitlines()
     assert lines[0].startswith("FORGE_GOAL_USAGE_LIMIT: goal ")
     assert lines[1].startswith("Checkpoint: ") and f"Next: /goal {OBJECTIVE}" in lines
-    assert history[-1]["kind"] == "overrun" and history[-1]["goal"]["turn_count"] == 2
-    assert run["rules"].count("model works") == 2  # the host started nothing more
+    # nothing reached the model after the limit, and the host did not try again
+    assert run["rules"][-1] == "usage limit" and not run["resumed"], run["rules"]
+    assert "Automatic continue did not run" in run["screen"]
+    assert _deny_reasons(calls["PreToolUse"]) == []
 
 
 def test_after_usage_limit_continue_lets_the_host_continue_charged(started_early):
