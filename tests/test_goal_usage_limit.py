@@ -275,3 +275,38 @@ def test_a_continuation_whose_stop_comes_before_its_entry_is_recorded(project, m
     assert reply["stopReason"].startswith(f"{USAGE_LIMIT_CODE}: goal ")
     assert "1 turn the host started after the goal ended" in reply["stopReason"]
     assert _history(project)[-1]["kind"] == "overrun"
+
+
+# -- Codex: no hook at the limit, nor at a person's `/goal resume` ------------------------
+
+@pytest.mark.parametrize("after", [None, "continue"])
+def test_a_codex_goal_resumed_after_its_usage_limit_does_no_work(cli_project, tmp_path,
+                                                                  monkeypatch, after):
+    from test_hosts_codex import Rollout, _tool_call
+
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR")
+    if after:
+        (cli_project / ".forge").mkdir(exist_ok=True)
+        (cli_project / ".forge" / "guard.yaml").write_text(
+            "goal: {require_sandbox: false, after_usage_limit: continue}\n")
+    rollout = Rollout(cli_project, tmp_path / "codex-home")
+    rollout.person_goal("ship it")
+    assert rollout.turn() is None  # bound, charged
+    limited = json.loads(json.dumps(CODEX_LIMIT))
+    limited["payload"]["turn_id"] = "limited-turn"
+    rollout.write("event_msg", {"type": "task_started", "turn_id": "limited-turn",
+                                "turn_attribution": {"turn_trigger": "goal"}})
+    rollout.write(limited["type"], limited["payload"])  # no Stop: Codex runs none
+    rollout.turn_id = "resumed-turn"  # a person's `/goal resume`: no hook either
+    rollout.write("event_msg", {"type": "task_started", "turn_id": "resumed-turn",
+                                "turn_attribution": {"turn_trigger": "goal"}})
+    denied = _tool_call(rollout, "make")
+    if after:
+        assert denied is None
+        return
+    reason = denied["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith(f"{USAGE_LIMIT_CODE}: the host stopped a turn of goal ")
+    assert "Next: /goal ship it" in reason
+    stopped = rollout.stop()
+    assert stopped["continue"] is False
+    assert stopped["stopReason"].startswith(f"{USAGE_LIMIT_CODE}: goal ")
