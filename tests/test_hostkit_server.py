@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from forge_runtime.hostkit.script import Script
+from forge_runtime.hostkit.script import Script, ScriptError
 from forge_runtime.hostkit.server import ModelServer
 
 TOOL_SCRIPT = {"rules": [
@@ -275,3 +275,38 @@ def test_a_reply_can_come_late():
         started = time.monotonic()
         post(server, body())
         assert time.monotonic() - started >= 0.3
+
+
+@pytest.mark.parametrize("window", [{"used": 101, "resets_in": 3}, {"resets_in": 3},
+                                    {"used": 9, "resets_in": -1},
+                                    {"used": 9, "resets_in": 1, "extra": 1}])
+def test_a_plan_window_out_of_shape_is_a_script_error(window):
+    with pytest.raises(ScriptError):
+        Script({"rules": [{"reply": {"text": "ok", "plan_usage": {"five_hour": window}}}]})
+
+
+def test_a_usage_limit_is_each_hosts_own_refusal():
+    """Claude Code (measured, 2.1.332 on a subscription login) ends the turn on a 429 whose
+    unified limiter says `rejected`, with the reset and the window that refused; Codex
+    (0.171.0) on a 429 whose body is a `usage_limit_reached` error with `resets_at`."""
+    script = Script({"rules": [{"reply": {"error": {
+        "status": 429, "usage_limit": {"window": "seven_day", "resets_in": 90}}}}]})
+    with ModelServer(script) as server:
+        before = int(time.time())
+        response, data = post(server, body())
+        assert response.status == 429
+        assert response.getheader("anthropic-ratelimit-unified-status") == "rejected"
+        assert response.getheader("anthropic-ratelimit-unified-representative-claim") == \
+            "seven_day"
+        reset = int(response.getheader("anthropic-ratelimit-unified-reset"))
+        assert before + 90 <= reset <= int(time.time()) + 90
+        assert response.getheader("anthropic-ratelimit-unified-7d-status") == "rejected"
+        assert json.loads(data)["error"]["type"] == "rate_limit_error"
+        codex, data = post(server, {"model": "gpt-test", "stream": True, "input": []},
+                           path="/v1/responses")
+        error = json.loads(data)["error"]
+        assert codex.status == 429 and error["type"] == "usage_limit_reached"
+        assert before + 90 <= error["resets_at"] <= int(time.time()) + 90
+    with pytest.raises(ScriptError):
+        Script({"rules": [{"reply": {"error": {"status": 429,
+                                               "usage_limit": {"window": "daily"}}}}]})

@@ -190,7 +190,7 @@ def plan_headers(usage: dict | None, codex: bool, resets: dict | None = None
         if codex:
             headers += [(f"x-codex-{codex_name}-used-percent", str(used)),
                         (f"x-codex-{codex_name}-window-minutes", str(minutes)),
-                        (f"x-codex-{codex_name}-reset-at", reset)]
+                        (f"x-codex-{codex_name}-reset-at", str(reset))]
         else:
             headers += [(f"anthropic-ratelimit-unified-{claude_name}-utilization",
                          str(used / 100)),
@@ -198,6 +198,33 @@ def plan_headers(usage: dict | None, codex: bool, resets: dict | None = None
     if not codex:
         headers.append(("anthropic-ratelimit-unified-status", "allowed"))
     return headers
+
+
+def usage_limit_reply(limit: dict, message: str, codex: bool) -> tuple[list, dict]:
+    """The headers and body of a 429 that says a subscription's usage limit is reached,
+    for an error reply's `usage_limit: {window, resets_in}` (seconds until the window
+    resets), each in the host's own shape: Claude Code reads the unified limiter's
+    headers (status `rejected`, the reset, the window that refused: its
+    `representative-claim`); Codex reads the body's `usage_limit_reached` error with its
+    `resets_at`."""
+    import time
+
+    window = limit.get("window", "five_hour")
+    resets_at = int(time.time()) + int(limit.get("resets_in", 60))
+    claude_name = {field: claude for field, claude, _, _ in PLAN_WINDOWS}[window]
+    if codex:  # the body alone (measured: the headers at 100% add a model-switch dialog)
+        return [], {"error": {"type": "usage_limit_reached", "message": message,
+                              "plan_type": "plus", "resets_at": resets_at,
+                              "resets_in_seconds": resets_at - int(time.time())}}
+    return [("anthropic-ratelimit-unified-status", "rejected"),
+            ("anthropic-ratelimit-unified-reset", str(resets_at)),
+            ("anthropic-ratelimit-unified-representative-claim", window),
+            (f"anthropic-ratelimit-unified-{claude_name}-status", "rejected"),
+            (f"anthropic-ratelimit-unified-{claude_name}-utilization", "1.0"),
+            (f"anthropic-ratelimit-unified-{claude_name}-reset", str(resets_at)),
+            ("anthropic-ratelimit-unified-overage-status", "rejected"),
+            ("anthropic-ratelimit-unified-overage-disabled-reason", "org_level_disabled")], \
+        _error_body(429, message)
 
 
 def _error_body(status: int, message: str) -> dict:
@@ -317,7 +344,11 @@ class ModelServer:
             headers = ([("retry-after", str(error["retry_after"]))]
                        if "retry_after" in error else [])
             message = error.get("message", f"scripted {status} from the forge host kit")
-            handler._send_json(status, _error_body(status, message), headers)
+            body = _error_body(status, message)
+            if "usage_limit" in error:
+                limit_headers, body = usage_limit_reply(error["usage_limit"], message, codex)
+                headers += limit_headers
+            handler._send_json(status, body, headers)
         elif codex:
             n = next(self._ids)
             handler.send_sse(responses.sse_body(
