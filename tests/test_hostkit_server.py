@@ -310,3 +310,21 @@ def test_a_usage_limit_is_each_hosts_own_refusal():
     with pytest.raises(ScriptError):
         Script({"rules": [{"reply": {"error": {"status": 429,
                                                "usage_limit": {"window": "daily"}}}}]})
+
+
+def test_a_replys_usage_may_split_its_cache_writes_by_lifetime():
+    """Claude Code's one-hour cache writes come as `usage.cache_creation`'s
+    `ephemeral_1h_input_tokens` (forge prices them at their own rate): a script may send
+    them, and nothing else but whole numbers."""
+    split = {"ephemeral_5m_input_tokens": 600, "ephemeral_1h_input_tokens": 400}
+    usage = {"input_tokens": 10, "cache_creation_input_tokens": 1000, "cache_creation": split}
+    with ModelServer(Script({"rules": [{"reply": {"text": "ok", "usage": usage}}]})) as server:
+        _, data = post(server, body())
+        sent = sse(data)[0][1]["message"]["usage"]
+        assert sent["cache_creation"] == split and sent["cache_creation_input_tokens"] == 1000
+    from forge_runtime.hostkit.script import ScriptError
+
+    for wrong in ({"cache_creation": {"ephemeral_2h_input_tokens": 1}}, {"input_tokens": "9"},
+                  {"cache_creation": {"ephemeral_1h_input_tokens": -1}}):
+        with pytest.raises(ScriptError):
+            Script({"rules": [{"reply": {"text": "ok", "usage": wrong}}]})

@@ -635,3 +635,50 @@ def test_a_codex_goal_with_plan_ceilings_and_no_windows_ends_with_codexs_fix(rol
                "the rollout's token_count events carry no rate limits" in line
                for line in lines), lines
     assert "Fix: codex login" in lines
+
+
+# -- the model a Codex response is priced as ------------------------------------------------
+
+def _turn_on(rollout: Rollout, model: str) -> None:
+    """A goal turn opening, its `turn_context` naming the model (no Stop yet)."""
+    rollout.turn_id = str(uuid.uuid4())
+    rollout.write("event_msg", {"type": "task_started", "turn_id": rollout.turn_id,
+                                "turn_attribution": {"turn_trigger": "goal"}})
+    rollout.write("turn_context", {"turn_id": rollout.turn_id, "approval_policy": "never",
+                                   "sandbox_policy": {"type": rollout.sandbox},
+                                   "model": model})
+
+
+def test_a_codex_turn_is_priced_as_its_model_at_every_tool_call_and_stop(rollout):
+    """Codex names a turn's model once, in its `turn_context`; the mid-turn count reads on
+    from where the call before it stopped, and a Stop a block continued reads on from its
+    own last read. Each carries the model over: on the old main the second tool call of a
+    turn priced its response as an unknown model, the dearest of OpenAI's ($150 per million
+    input: $0.15 for these 1,000 tokens, not $0.002), and denied it past the $0.05 ceiling
+    after $0.004 of work."""
+    from forge_runtime.hostkit.codex import MODEL  # $2 / $10 per million
+
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {usd: 0.05}}\n")
+    rollout.person_goal("ship it")
+    _turn_on(rollout, MODEL)
+    _spend_tokens(rollout, 1000, 1000)
+    assert _tool_call(rollout, "echo one") is None  # its first turn, before any Stop
+    assert rollout.stop() is None
+    _turn_on(rollout, MODEL)
+    for total in (2000, 3000, 4000):
+        _spend_tokens(rollout, 1000, total)
+        assert _tool_call(rollout, "echo step") is None
+    assert rollout.stop() is None
+    rollout.write("response_item", {"type": "message", "id": "msg_block", "role": "user",
+                                    "content": [{"type": "input_text", "text":
+                                                 "<hook_prompt hook_run_id=\"stop:1\">go on"
+                                                 "</hook_prompt>"}]})
+    _spend_tokens(rollout, 1000, 5000)  # a continued turn: no new turn_context
+    assert rollout.stop() is None
+    ledger = Ledger(find_project(rollout.project).ledger_root,
+                    goal_in_state(rollout.project)["nonce"])
+    charges = [record for record in ledger.history() if record["kind"] == "charge"]
+    assert [list(charge["usage"]["by_model"]) for charge in charges] == [[MODEL]] * 3
+    assert ledger.current().goal["picousd"] == 5 * 1000 * 2 * 10**6

@@ -163,25 +163,61 @@ def spent_tokens(entry: dict) -> tuple[str, dict] | None:
     return json.dumps(info.get("total_token_usage"), sort_keys=True), spent
 
 
+def turn_model(entry: dict) -> str | None:
+    """The model a `turn_context` entry names for its turn, or None."""
+    payload = entry.get("payload")
+    if entry.get("type") != "turn_context" or not isinstance(payload, dict):
+        return None
+    named = payload.get("model")
+    return named if isinstance(named, str) and named else None
+
+
 class Chunk(transcript.Chunk):
-    """What was appended to a Codex rollout between two offsets."""
+    """What was appended to a Codex rollout between two offsets.
+
+    A response's `token_count` does not name its model; the turn's `turn_context` does,
+    once, where the turn opens. A read that starts inside a turn (the mid-turn count's
+    second call, a Stop that a block continued) is told that model as `model_before` by
+    whoever read up to there (the binding, the cursor), or its responses would be priced
+    as an unknown model, the dearest of the host's."""
 
     OPENS_TURNS = True
 
     def responses(self) -> list[tuple[int, str, str, dict]]:
         """(index, fingerprint, model, tokens) of every `token_count` event; the model is
         the one the turn's `turn_context` names."""
-        found, model = [], "unknown"
+        found, model = [], self.model_before or "unknown"
         for index, entry in enumerate(self.entries):
-            payload = entry.get("payload")
-            if entry.get("type") == "turn_context" and isinstance(payload, dict):
-                named = payload.get("model")
-                model = named if isinstance(named, str) and named else model
+            named = turn_model(entry)
+            if named is not None:
+                model = named
                 continue
             spent = spent_tokens(entry)
             if spent is not None:
                 found.append((index, spent[0], model, spent[1]))
         return found
+
+    def _model_at(self, end: int) -> str | None:
+        """The model in force after the first `end` entries."""
+        for entry in reversed(self.entries[:end]):
+            named = turn_model(entry)
+            if named is not None:
+                return named
+        return self.model_before
+
+    @property
+    def model_after(self) -> str | None:
+        return self._model_at(len(self.entries))
+
+    def after(self, index: int) -> Chunk:
+        chunk = super().after(index)
+        chunk.model_before = self._model_at(index + 1)
+        return chunk
+
+    def extended(self, more: transcript.Chunk) -> Chunk:
+        chunk = super().extended(more)
+        chunk.model_before = self.model_before
+        return chunk
 
     def turns(self) -> list[Turn]:
         """Every turn the chunk shows, oldest first, by its `task_started` entry, and every

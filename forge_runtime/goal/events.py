@@ -455,12 +455,13 @@ def _read_bound(event: dict, binding: dict) -> transcript.Chunk:
     error when the part forge read is no longer there as it was."""
     reader, path = _reader(event), event.get("transcript_path") or ""
     mark = binding.get("anchor")
-    if mark is None:  # nothing read yet
-        return reader.read_since(path, binding.get("offset", 0))
     try:
-        return reader.read_anchored(path, mark)
+        chunk = reader.read_since(path, binding.get("offset", 0)) if mark is None \
+            else reader.read_anchored(path, mark)  # None: nothing read yet
     except transcript.Unattributable as exc:
         raise _unattributable(exc, binding) from None
+    chunk.model_before = binding.get("model")  # the model of the turn the last read ended in
+    return chunk
 
 
 def _unattributable(exc: transcript.Unattributable, binding: dict) -> ForgeError:
@@ -551,6 +552,8 @@ def _remember(project: Project, session: str, binding: dict, path: str,
         start = (binding.get("anchor") or {}).get("start", 0)
     binding.update(offset=chunk.end_offset,
                    last_turn=turns[-1].uuid if turns else binding.get("last_turn"))
+    if chunk.model_after is not None:
+        binding["model"] = chunk.model_after
     mark = transcript.anchor(path, start, chunk.end_offset) if chunk.end_offset else None
     if mark is not None:
         binding["anchor"] = mark

@@ -252,10 +252,12 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
     if not isinstance(cursor, dict) or cursor.get("from") != offset:
         # the first call since a charge: start from where the charge left the turn
         cursor = {"from": offset, "offset": offset, "tally": binding.get("usage_open"),
-                  "subagents": binding.get("subagents") or {}, "helpers": None}
+                  "subagents": binding.get("subagents") or {}, "helpers": None,
+                  "model": binding.get("model")}
     tally = usage.Tally(cursor.get("tally"))
     chunk = transcript.read_lines(path, cursor.get("offset", offset), reader.USAGE_TOKENS,
                                   reader.Chunk)
+    chunk.model_before = cursor.get("model")
     for _, ident, model, spent in chunk.responses():
         tally.add_response(ident, model, spent)
     helpers = usage.Tally(cursor.get("helpers"))
@@ -265,7 +267,7 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
         return None
     helpers.merge(grown)
     cursor.update(offset=chunk.end_offset, tally=tally.state(), subagents=marks,
-                  helpers=helpers.state())
+                  helpers=helpers.state(), model=chunk.model_after)
     try:  # noqa: SIM105 (`contextlib` costs every guarded call of a goal session)
         sessions.write_cursor(root, session, cursor, cursor_kind)
     except OSError:  # the next call reads these bytes again; the Stop still charges them

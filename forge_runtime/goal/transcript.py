@@ -136,6 +136,15 @@ class Chunk:
 
     # A turn is known by the entry that closes it (Codex's chunk: the one that opens it).
     OPENS_TURNS = False
+    # The model in force where the chunk starts, as the read before it left it (a host
+    # whose responses do not name their model: Codex names it once per turn); Claude Code's
+    # responses each name theirs, so here it stays None.
+    model_before: str | None = None
+
+    @property
+    def model_after(self) -> str | None:
+        """The model in force where the chunk ends, for the next read to start from."""
+        return self.model_before
 
     def responses(self) -> list[tuple[int, str, str, dict]]:
         """(index, response id, model, tokens) of every entry that carries an API
