@@ -24,8 +24,10 @@ charges the same next turn from the same state.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -389,6 +391,20 @@ def status_line_with_goal(space: Workspace) -> Plan:
     return Plan(space.statusline(status_line_input(space, built.sessions[0].id)), expect)
 
 
+def status_line_with_plan(space: Workspace) -> Plan:
+    """That status line on a subscription login: the plan's windows in its input, which
+    forge keeps for the hooks (a small file and its mirror) before it draws the gauge."""
+    require_module("forge_runtime.goal.plan_store", "the plan's windows")
+    plan = status_line_with_goal(space)
+    now = int(time.time())
+    event = {**json.loads(plan.command.stdin), "cost": {"total_api_duration_ms": 5000},
+             "rate_limits": {"five_hour": {"used_percentage": 62, "resets_at": now + 3600},
+                             "seven_day": {"used_percentage": 30,
+                                           "resets_at": now + 6 * 86400}}}
+    return Plan(space.statusline(event), plan.expect,
+                note="keeps the 5-hour and weekly windows, then draws")
+
+
 def pre_tool_use_mid_turn(tranche: str):
     """PreToolUse of a goal session with the ceiling `tranche` (YAML) after 1 MB of new
     transcript: the mid-turn budget check reads those bytes (and the subagents' directory),
@@ -429,7 +445,10 @@ def status_line_scenarios() -> list[Scenario]:
     return [Scenario("statusline-no-goal", "Status line",
                      "status line, session without a goal", status_line_without_goal, True),
             Scenario("statusline-goal", "Status line",
-                     "status line, session with a 200-turn goal", status_line_with_goal, True)]
+                     "status line, session with a 200-turn goal", status_line_with_goal, True),
+            Scenario("statusline-goal-plan", "Status line",
+                     "status line, that goal on a subscription (keeps the plan's windows)",
+                     status_line_with_plan, True)]
 
 
 def activation_scenarios() -> list[Scenario]:

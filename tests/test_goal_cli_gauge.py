@@ -74,7 +74,8 @@ def test_status_in_a_pipe_is_plain_text_and_json_has_the_numbers(project, capsys
                               "tokens": {"used": 0, "ceiling": None},
                               "minutes": {"used": 0, "ceiling": None},
                               "usd": {"used": 0.0, "ceiling": None,
-                                      "prices": data["goal"]["prices"]["version"]}}
+                                      "prices": data["goal"]["prices"]["version"]},
+                              "plan": None}
     assert data["checklist"] == {"done": 1, "total": 3}
     assert "▰" not in json.dumps(data, ensure_ascii=False)
 

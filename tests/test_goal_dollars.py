@@ -192,6 +192,7 @@ def test_a_dollar_ceiling_with_no_price_table_refuses_the_goal(project, monkeypa
     monkeypatch.setattr(price_table, "compiled_path",
                         lambda: project.root / "nowhere" / "forge-prices.json")
     monkeypatch.setattr(price_table, "write", no_table)
+    monkeypatch.setattr(price_table, "compile_table", no_table)
     _guard(project, "goal: {require_sandbox: false, tranche: {usd: 5}}\n")
     session = Session(project)
     session.person_goal(OBJECTIVE)

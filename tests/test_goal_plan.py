@@ -99,8 +99,11 @@ def test_a_lower_figure_in_the_same_window_counts_as_the_higher_one():
     low = plan.advanced(high, plan.from_statusline(_statusline(five_hour=3), NOW))
     assert low["plan_seen"]["claude"]["five_hour"]["used"] == 7900
     reset = plan.from_statusline({"rate_limits": {"five_hour": {
-        "used_percentage": 3, "resets_at": IN_AN_HOUR + 5 * 3600}}}, NOW)
+        "used_percentage": 3, "resets_at": IN_AN_HOUR + 5 * 3600}}}, IN_AN_HOUR)
     assert plan.advanced(high, reset)["plan_seen"]["claude"]["five_hour"]["used"] == 300
+    early = {**reset, "at": NOW}  # a window resets at its reset time, never sooner
+    assert plan.advanced(high, early)["plan_seen"]["claude"]["five_hour"] == {
+        "used": 7900, "resets_at": IN_AN_HOUR}
 
 
 def test_the_goals_own_week_is_the_rise_since_its_first_figure_and_restarts_with_the_week():
@@ -113,8 +116,9 @@ def test_the_goals_own_week_is_the_rise_since_its_first_figure_and_restarts_with
     goal = plan.advanced(goal, plan.from_statusline(_statusline(seven_day=41), NOW))
     assert goal["plan_week"] == 1100 and plan.over(goal, NOW) == ["seven_day_spend"]
     next_week = plan.from_statusline({"rate_limits": {"seven_day": {
-        "used_percentage": 2, "resets_at": IN_A_WEEK + 7 * 86400}}}, NOW)
+        "used_percentage": 2, "resets_at": IN_A_WEEK + 7 * 86400}}}, IN_A_WEEK)
     assert plan.advanced(goal, next_week)["plan_week"] == 200
+    assert plan.advanced(goal, {**next_week, "at": NOW})["plan_week"] == 1100
     assert plan.over(goal, IN_A_WEEK + 1) == []  # that week is over
 
 

@@ -54,9 +54,18 @@ def _shared_goal(origin: Path):
     return a, b, nonce
 
 
-def _charge(project, nonce: str, turns: list[str]) -> list:
+def _charge(project, nonce: str, turns: list[str], tokens: int = 0) -> list:
+    """Charge each of `turns`, each spending `tokens` (priced at 1,000 picodollars each)."""
     ledger = Ledger(project.ledger_root, nonce, witness=_witness(project))
-    return [charge(ledger, project.state_path, [turn], "sess", turn) for turn in turns]
+    return [charge(ledger, project.state_path, [turn], "sess", turn,
+                   usage=_spent(turn, tokens)) for turn in turns]
+
+
+def _spent(turn: str, tokens: int) -> dict | None:
+    from forge_runtime.goal.usage import usage_record
+
+    return {turn: usage_record({"m": {"input": tokens, "picousd": tokens * 1000}})} \
+        if tokens else None
 
 
 def _witness(project):
@@ -247,6 +256,42 @@ def test_a_project_without_remote_never_publishes(tmp_path, origin):
     assert publisher.after_event(a, {"nonce": nonce}, _goal(a, nonce), now=True) is None
     assert not os.path.exists(os.path.join(Ledger(a.ledger_root, nonce).dir, remote.STATE_NAME))
     assert _remote_refs(origin) == {}
+
+
+def test_tokens_dollars_and_over_budget_turns_of_both_clones_join_on_the_remote(origin):
+    from forge_runtime.goal.charging import overrun
+
+    a, b, nonce = _shared_goal(origin)
+    _charge(a, nonce, ["a-1"], tokens=7)
+    _charge(b, nonce, [f"b-{n}" for n in range(20)], tokens=10)  # B's tranche ends
+    ledger = Ledger(b.ledger_root, nonce, witness=_witness(b))
+    overrun(ledger, b.state_path, ["wake-up"], "sess", _spent("wake-up", 5))
+    remote.sync(a, nonce, "origin")
+    head = remote.sync(b, nonce, "origin")  # B joins its side onto A's chain
+    assert head.record["kind"] == "merge" and head.record["overruns"] == ["wake-up"]
+    remote.sync(a, nonce, "origin")
+    for project in (a, b):
+        goal = _goal(project, nonce)  # verified whole, turn markers and all
+        assert (goal["turn_count"], goal["overrun_count"], goal["status"]) == \
+            (21, 1, "exhausted")
+        assert (goal["token_count"], goal["picousd"]) == (207 + 5, 212_000)
+
+
+def test_turns_one_clone_owed_past_the_ceiling_are_charged_by_a_goal_in_the_other(origin):
+    a, b, nonce = _shared_goal(origin)
+    _charge(b, nonce, [f"b-{n}" for n in range(19)])
+    ledger = Ledger(b.ledger_root, nonce, witness=_witness(b))
+    ended = charge(ledger, b.state_path, ["b-19", "past-the-ceiling"], "sess", "b-19",
+                   usage=_spent("past-the-ceiling", 9))
+    assert (ended.goal["status"], ended.owed) == ("exhausted", 1)
+    _charge(a, nonce, ["a-1"])
+    remote.sync(a, nonce, "origin")
+    remote.sync(b, nonce, "origin")  # B's end, owing one turn, joins A's chain
+    remote.sync(a, nonce, "origin")
+    again = activation.activate(a, OBJECTIVE, "sess-a2")  # a person's /goal, in A
+    assert again.outcome == activation.TRANCHE_ADDED
+    goal = _goal(a, nonce)
+    assert (goal["turn_count"], goal["token_count"], goal["turn_ceiling"]) == (22, 9, 40)
 
 
 def test_a_merge_record_that_lies_about_the_join_fails_verification(origin):

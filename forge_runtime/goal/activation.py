@@ -121,6 +121,37 @@ def tranche_limits(project: Project, dollars: bool = True) -> Limits:
                   seal_prices(project, required=picos is not None), plan, after)
 
 
+def stricter(limits: Limits, found: dict | None) -> Limits:
+    """`limits` (.forge/guard.yaml as the Stop that confirms a `/goal` reads it) held to
+    the ceilings the person's prompt found (`found`: goal fields, goal/prompt_note.py):
+    each ceiling the lower where both set one, either's where one does, and
+    `after_usage_limit: continue` only when both say so. The agent's first turn ran between
+    the two reads: an edit of the file then loosens nothing."""
+    if not isinstance(found, dict):
+        return limits
+
+    def lower(mine, theirs):
+        if not isinstance(theirs, int) or isinstance(theirs, bool):
+            return mine
+        return theirs if mine is None else min(mine, theirs)
+
+    plan = dict(limits.plan or {})
+    prompted = found.get("plan_ceilings")
+    for name, points in (prompted.items() if isinstance(prompted, dict) else ()):
+        plan[name] = lower(plan.get(name), points)
+    usd = lower(limits.usd, found.get("tranche_usd"))
+    if usd is not None and limits.prices is None:
+        raise ForgeError(
+            "FORGE_GOAL_PRICES_UNAVAILABLE: the /goal prompt found a dollar ceiling and forge "
+            "has no price table to count it with", "forge goal prices --compile",
+            rationale="compiles the table from genai-prices; then type the /goal again")
+    after = limits.after_usage_limit if found.get("after_usage_limit") == "continue" else None
+    return Limits(lower(limits.tokens, found.get("tranche_tokens")),
+                  lower(limits.minutes, found.get("minute_ceiling")), usd, limits.prices,
+                  {name: points for name, points in plan.items() if points is not None}
+                  or None, after)
+
+
 def seal_prices(project: Project, required: bool) -> dict | None:
     """Seal the compiled price table beside the ledger (goal/pricing.py) for this
     activation: what its charges price with, and a verify recomputes with."""
@@ -129,10 +160,13 @@ def seal_prices(project: Project, required: bool) -> dict | None:
 
     path = price_table.compiled_path()
     try:  # forge's own file, in the plugin's data: never a FIFO waited on all the same
-        try:
-            data = safeio.read_bytes(path)
-        except FileNotFoundError:
-            data = safeio.read_bytes(price_table.write(path))
+        if not _kept_from_agents(project, path):  # a table there could be anyone's
+            data = pricing.encode(price_table.compile_table())
+        else:
+            try:
+                data = safeio.read_bytes(path)
+            except FileNotFoundError:
+                data = safeio.read_bytes(price_table.write(path))
         return pricing.seal(project.ledger_root, data)
     except (OSError, ValueError, ImportError) as exc:
         if not required:
@@ -143,6 +177,17 @@ def seal_prices(project: Project, required: bool) -> dict | None:
             "forge goal prices --compile",
             rationale="compiles the table from genai-prices; then type the /goal again") \
             from None
+
+
+def _kept_from_agents(project: Project, path) -> bool:
+    """Whether the compiled price table at `path` is where the guard keeps every agent
+    out (forge-env in the plugin's data). An interpreter outside forge-env keeps it in the
+    user's cache, or a virtualenv the project holds, where an agent could write a table of
+    its own prices; the activation then compiles its own from genai-prices instead."""
+    from forge_runtime.guard.paths import TREE, hit, protected_paths
+
+    found = hit(os.path.realpath(path), protected_paths(project), destructive=False)
+    return found is not None and found.kind == TREE
 
 
 def with_tranche(goal: dict, limits: Limits, base: int, usd_base: int = 0,
@@ -252,15 +297,27 @@ def _create(ledger_root: str | os.PathLike, objective: str, repository: str, ses
 
 def _owed(ledger: Ledger, head: Head) -> tuple[list[str], dict]:
     """The turns the last exhaustion saw past the ceiling, which no tranche has charged yet,
-    and the tokens each spent."""
-    record = head.record
+    and the tokens each spent. Past a join, those another clone's exhaustion owed as well
+    (in the join's side, merge.owed): a turn that ran in any clone is charged."""
+    from forge_runtime.goal import merge
+
+    record, owed, spent = head.record, [], {}
     while record.get("kind") != "exhaust":
+        if record.get("kind") == merge.MERGE:
+            joined, usage = merge.owed(record)
+            owed, spent = [*owed, *joined], {**usage, **spent}
         if record.get("kind") == "activate" or record["seq"] == 1:
-            return [], {}
+            return _owed_turns(owed, spent)
         record = ledger.previous(record)
-    owed, spent = record.get("owed"), record.get("owed_usage")
-    turns = [turn for turn in owed if isinstance(turn, str)] if isinstance(owed, list) else []
-    return turns, spent if isinstance(spent, dict) else {}
+    mine, usage = record.get("owed"), record.get("owed_usage")
+    owed = [*owed, *mine] if isinstance(mine, list) else owed
+    return _owed_turns(owed, {**usage, **spent} if isinstance(usage, dict) else spent)
+
+
+def _owed_turns(owed: list, spent: dict) -> tuple[list[str], dict]:
+    """Owed turns as the ledger's records name them: identities, each once."""
+    turns = list(dict.fromkeys(turn for turn in owed if isinstance(turn, str)))
+    return turns, {turn: usage for turn, usage in spent.items() if turn in turns}
 
 
 def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],
@@ -317,12 +374,14 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
 
 def activate(project: Project, objective: str, session: str | None = None,
              recorded: dict | None = None, sandbox: str | None = None,
-             started: str | None = None, plan_found: dict | None = None) -> Activation:
+             started: str | None = None, plan_found: dict | None = None,
+             prompt_limits: dict | None = None) -> Activation:
     """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
     `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`). A new
     tranche's clock starts at `started` (when the prompt arrived: the first turn ran on
     it, `clock_start`), else now. `plan_found`: the plan's reading that prompt found
-    (goal/plan.py), where the goal's own use of the week starts.
+    (goal/plan.py), where the goal's own use of the week starts; `prompt_limits`: the
+    ceilings it found, which the ones read now may only tighten (`stricter`).
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
@@ -355,11 +414,13 @@ def activate(project: Project, objective: str, session: str | None = None,
                            f"ledger {'names goal ' + nonce if nonce else 'has no goal'} for it")
         if nonce is None:
             created = _create(root, objective, repository, session, witness, gates,
-                              tranche_limits(project), sandbox, started, plan_found)
+                              stricter(tranche_limits(project), prompt_limits), sandbox,
+                              started, plan_found)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal, notice)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
-                                project.state_path, gates, tranche_limits(project), sandbox,
+                                project.state_path, gates,
+                                stricter(tranche_limits(project), prompt_limits), sandbox,
                                 started, plan_found)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal, notice)

@@ -33,6 +33,13 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
   exec`'s), `"goal"` for the goal loop's own turns (a goal a person set, or one the model
   made with `create_goal`); a Stop hook's continuation is forge's. Only `"user"` is a
   person's (`Chunk.turn_origins`).
+- A usage limit (a 429 whose body is a `usage_limit_reached` error, measured on 0.171.0
+  with an API key) ends the turn: its `task_complete` event carries `error.codex_error_info:
+  "usage_limit_exceeded"`, no Stop hook fires, and the goal store's status becomes
+  `usage_limited`. Codex does not continue the goal by itself after the reset (measured:
+  none in 80 s past it). A person's next prompt is the event that charges the limited turn
+  (and is blocked); a person's `/goal resume` fires no hook (measured: its turn ran, and its
+  Stop charged both and ended the goal), so its tool calls are denied (goal/midturn.py).
 - Each turn's `turn_context` entry carries the sandbox it runs in, `sandbox_policy.type`
   (`workspace-write`, `read-only`, `danger-full-access`), whatever set it: config.toml,
   `--sandbox`, `--dangerously-bypass-approvals-and-sandbox`. The hook input's
@@ -51,10 +58,12 @@ from forge_runtime.goal.objective import normalise
 from forge_runtime.goal.transcript import CLEARED, HOST, IMPOSSIBLE, MET, PERSON, Turn, Verdict
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
+USAGE_LIMIT_ERROR = "usage_limit_exceeded"  # a turn's `task_complete` error a usage limit ended
 HOOK_PROMPT = "<hook_prompt "
 _SET, _CLEARED = "User set the goal:", "User cleared the goal."
 _INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId",
-                "goal_objective", "token_count", '"turn_context"', "<hook_prompt ")
+                "goal_objective", "token_count", '"turn_context"', "<hook_prompt ",
+                USAGE_LIMIT_ERROR)
 # what carries tokens: `token_count` events, and each turn's model in its `turn_context`
 USAGE_TOKENS = ("token_count", '"turn_context"')
 _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
@@ -225,6 +234,19 @@ class Chunk(transcript.Chunk):
             prompted = hook_prompt(entry)
             if prompted is not None:
                 found.append(Turn(prompted, index))
+        return found
+
+    def usage_limited(self) -> list[str]:
+        """The turns the chunk shows ended by a usage limit: Codex's own `task_complete`
+        event for the turn says `codex_error_info: "usage_limit_exceeded"`."""
+        found = []
+        for entry in self.entries:
+            payload = _payload(entry, "event_msg", "task_complete")
+            error = payload.get("error") if payload is not None else None
+            if isinstance(error, dict) and \
+                    error.get("codex_error_info") == USAGE_LIMIT_ERROR and \
+                    isinstance(payload.get("turn_id"), str):
+                found.append(payload["turn_id"])
         return found
 
     def turn_origins(self, carried: dict | None = None) -> tuple[dict[str, str], dict]:
@@ -402,3 +424,11 @@ def running_goal(path: str | os.PathLike) -> str | None:
     """The objective of Codex's native goal if the rollout's newest goal event says it still
     runs, else None; reads only the tail."""
     return read_tail(path).running_condition()
+
+
+def plan_reading(path: str | os.PathLike) -> dict | None:
+    """The plan windows the rollout's tail reports, as Codex's `rate_limits` (plan.current
+    turns them into a reading; codex_plan.py says what holds them to the host's figures)."""
+    from forge_runtime.goal import codex_plan
+
+    return codex_plan.plan_reading(path)

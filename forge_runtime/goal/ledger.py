@@ -50,6 +50,7 @@ from forge_runtime.goal.ceilings import (
     TURNS,
     USAGE_LIMIT,
     USD,
+    epoch,
     minutes_used,
     now,
     plan_reached,
@@ -58,7 +59,7 @@ from forge_runtime.goal.ceilings import (
     usd_reached,
 )
 from forge_runtime.goal.lock import locked
-from forge_runtime.goal.merge import MERGE
+from forge_runtime.goal.merge import MERGE, OVERRUN
 from forge_runtime.project import join
 from forge_runtime.records import record
 
@@ -72,9 +73,9 @@ GENERATION = "records"  # head.json's key naming the records directory in use
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
 STATUSES = (ACTIVE, EXHAUSTED, COMPLETE, CANCELLED)
-# a turn the host started for the agent (a wake-up, a cron, a notification) after the goal
-# ended: it grants nothing and counts no turn, but it is on the chain with what it spent
-OVERRUN = "overrun"
+# OVERRUN: a turn the host started for the agent (a wake-up, a cron, a notification) after
+# the goal ended: it grants nothing and counts no turn, but it is on the chain with what it
+# spent (named in merge.py, which joins such turns of two clones too)
 
 
 def tampered(message: str, fix: str = VERIFY_FIX) -> ForgeError:
@@ -198,9 +199,7 @@ class Ledger:
         charged = set()
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
-            charged.update(map(turn_key, merge.contributions(record)[0]))
-            if record.get("kind") == OVERRUN:
-                charged.add(turn_key(record["turn"]))
+            charged.update(map(turn_key, merge.marked(record)))
             if before is None:
                 if record.get("prev") != records.GENESIS_PREV:
                     raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
@@ -481,8 +480,9 @@ def _plan_ok(old: dict, goal: dict, record: dict, kind: str) -> bool:
     from forge_runtime.goal import plan
 
     reading = record.get("plan")
-    if reading is not None and (kind != "charge" or not plan.valid(reading)):
-        return False
+    if reading is not None and (kind != "charge" or not plan.valid(reading)
+                                or _read_after(reading, record)):
+        return False  # a reading from after its own charge is not a host's
     limited = record.get("usage_limit")
     if limited is not None and (kind not in ("charge", "exhaust") or limited is not True):
         return False
@@ -493,6 +493,18 @@ def _plan_ok(old: dict, goal: dict, record: dict, kind: str) -> bool:
         return False
     expected = plan.advanced(old, reading) if reading is not None else old
     return all(goal.get(field) == expected.get(field) for field in _PLAN_FIELDS)
+
+
+def _read_after(reading: dict, record: dict) -> bool:
+    """A charge's reading taken after the charge itself was written (its `at`): no host's
+    (goal/plan.py `from_future`; the record's own time keeps the check the same at every
+    later verification)."""
+    from forge_runtime.goal import plan
+
+    try:
+        return plan.from_future(reading, epoch(str(record.get("at"))))
+    except ValueError:
+        return True
 
 
 def _spent_picousd(record: dict) -> int:
@@ -556,6 +568,11 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     old = before["goal"]
     if any(goal.get(key) != old.get(key) for key in _FIXED):
         raise refuse("changes the goal's identity")
+    if kind == MERGE:  # it adds the other clone's turns, spending, figures: merge.py's rules
+        if not merge.shape_ok(before, record):
+            raise refuse(f"is not a valid join onto {old['status']} at turn "
+                         f"{old['turn_count']}")
+        return
     spent = _spent_tokens(record) if kind in ("charge", OVERRUN) else 0
     if spent < 0:
         raise refuse("says it spent tokens its own usage does not add up to")
@@ -603,8 +620,6 @@ def check_transition(before: dict | None, record: dict, nonce: str) -> None:
     elif kind in ("complete", "cancel"):
         wanted = COMPLETE if kind == "complete" else CANCELLED
         ok = counts_same and old["status"] in (ACTIVE, EXHAUSTED) and goal["status"] == wanted
-    elif kind == MERGE:
-        ok = merge.shape_ok(before, record)
     else:
         ok = False
     if not ok:

@@ -61,8 +61,13 @@ def spent(event: dict) -> str | None:
 
 
 def _bound_spent(event: dict, root: str, session: str) -> str | None:
-    binding = sessions.read_binding(root, session) or {}
-    goal = _current_goal(root, binding)
+    from forge_runtime.errors import ForgeError
+
+    try:
+        binding = sessions.read_binding(root, session) or {}
+        goal = _current_goal(root, binding)
+    except ForgeError as exc:  # a binding or a ledger that is not forge's: nothing runs on it
+        return exc.hint().render()
     if not isinstance(goal, dict):
         return None
     if goal.get("status") != "active" or event.get("tool_name") in _LATER_TURN_TOOLS:
@@ -71,7 +76,33 @@ def _bound_spent(event: dict, root: str, session: str) -> str | None:
         reason = denial(event, root, binding, goal)
         if reason is not None or goal.get("status") != "active":
             return reason
-    return _over(event, root, binding, goal, None)
+    return _unseen_limit(event, binding, goal) or _over(event, root, binding, goal, None)
+
+
+def _unseen_limit(event: dict, binding: dict, goal: dict) -> str | None:
+    """Codex runs no hook when its usage limit ends a turn (Claude Code runs StopFailure,
+    which charges the turn at once), nor when a person resumes the goal after one (`/goal
+    resume`): the resumed turn would work until its Stop charged the limit. Its rollout
+    since the last charge says so first (codex_transcript.Chunk.usage_limited), so the tool
+    call is denied and the Stop ends autonomy. Codex sessions only, and not for a goal that
+    goes on after a usage limit."""
+    from forge_runtime.goal.host import adapter, transcript_reader
+
+    if adapter(event) is None or goal.get("after_usage_limit") == "continue":
+        return None
+    offset = binding.get("offset", 0)
+    chunk = transcript_reader(event).read_since(event.get("transcript_path") or "",
+                                                offset if isinstance(offset, int) else 0)
+    if not chunk.usage_limited():
+        return None
+    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.events import USAGE_LIMIT_CODE, exhausted_hint
+
+    text = (f"{USAGE_LIMIT_CODE}: the host stopped a turn of goal {goal.get('nonce')} at its "
+            "plan's usage limit (its rollout says so), which ends the goal's autonomy; forge "
+            "denies this tool call so the turn ends, and its Stop ends autonomy.\n"
+            + exhausted_hint(goal).render())
+    return checkpoint.stamped(text, sessions.project_for(event).state_path)
 
 
 def _first_turn_spent(event: dict, root: str, session: str) -> str | None:
@@ -173,7 +204,7 @@ def _uncounted(event: dict, goal: dict) -> str:
 def _current_goal(root: str, binding: dict) -> dict | None:
     """The goal as this session's last charge left it in the binding, or, when the ledger
     has moved since (another session charged it, a person added a tranche), as its checked
-    head says now."""
+    head says now (the tamper error when that head is not forge's)."""
     from forge_runtime import fastjson, safeio
 
     goal, nonce = binding.get("goal"), binding.get("nonce")

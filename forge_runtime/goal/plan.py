@@ -23,8 +23,10 @@ share stops the goal; `seven_day_spend` stops it once the goal's own use of the 
 week (`plan_week`: the weekly window's rise between the readings its charges carried,
 counted from the reading its `/goal` prompt found; a new window's whole use after the week
 resets) reaches it. A figure can only add: a reading lower than
-the one the goal last charged within the same window counts as the higher one
-(`merged`), so a figure the agent wrote grants nothing.
+the one the goal last charged within the same window counts as the higher one, one that
+leaves a window out keeps that window's last figure, and one that claims a window reset
+before its reset time is the same window (`merged`); so a figure the agent wrote grants
+nothing.
 
 Plain arithmetic, importing nothing: the ledger checks every transition with it, and the
 status line and every PreToolUse of a goal with plan ceilings come here.
@@ -38,6 +40,9 @@ CLAUDE, CODEX = "claude", "codex"
 _CODEX_MINUTES = {300: FIVE_HOUR, 10080: SEVEN_DAY}
 # a window whose reset moved later by more than this is a new window (hosts round resets)
 SAME_WINDOW_SLACK_S = 600
+# a reading taken later than this after the moment it is read is from the future: not a
+# host's (the status line and the hooks share one clock)
+CLOCK_SLACK_S = 300
 _YEAR_S = 366 * 86400
 
 
@@ -107,20 +112,33 @@ def valid(reading) -> bool:
 
 # -- what a goal has used ---------------------------------------------------------------------
 
-def same_window(earlier: dict, later: dict) -> bool:
-    """Two figures of one window (its reset did not move on)."""
-    return later["resets_at"] <= earlier["resets_at"] + SAME_WINDOW_SLACK_S
+def same_window(earlier: dict, later: dict, at: int | None = None) -> bool:
+    """Two figures of one window: its reset did not move on, or (`at`, when the later
+    figure was read) it was read before the earlier window could end. A window resets at
+    its reset time, never sooner, so a figure that says otherwise resets nothing."""
+    return later["resets_at"] <= earlier["resets_at"] + SAME_WINDOW_SLACK_S or (
+        at is not None and at < earlier["resets_at"] - SAME_WINDOW_SLACK_S)
+
+
+def from_future(reading: dict, now: float) -> bool:
+    """A reading taken after `now` (epoch s): no host wrote it."""
+    return reading["at"] > now + CLOCK_SLACK_S
 
 
 def merged(seen: dict | None, reading: dict) -> dict:
     """`reading`'s windows, each no lower than the goal's last charged figure of the same
-    window (`seen`, that host's `plan_seen`): a figure only ever adds."""
-    windows = {}
+    window (`seen`, that host's `plan_seen`), with the windows it leaves out as last
+    charged: a figure only ever adds. A window keeps its reset time when a reading says it
+    resets sooner, or that it reset before it could (`same_window`)."""
+    windows = {name: window for name, window in (seen or {}).items()
+               if name in WINDOWS and isinstance(window, dict)}
     for name, window in reading["windows"].items():
-        before = (seen or {}).get(name)
-        if isinstance(before, dict) and same_window(before, window) \
-                and before["used"] > window["used"]:
-            window = {**window, "used": before["used"]}
+        before = windows.get(name)
+        if before is not None and same_window(before, window, reading["at"]):
+            moved_on = window["resets_at"] > before["resets_at"] + SAME_WINDOW_SLACK_S
+            window = {"used": max(before["used"], window["used"]),
+                      "resets_at": before["resets_at"] if moved_on
+                      else max(before["resets_at"], window["resets_at"])}
         windows[name] = window
     return windows
 
@@ -152,6 +170,71 @@ def advanced(goal: dict, reading: dict) -> dict:
             "plan_week": week_used(before, windows, goal.get("plan_week", 0))}
 
 
+def joined(main: dict, side: dict, main_at: str, side_at: str) -> dict:
+    """The plan fields of a goal two clones charged, joined (goal/merge.py): `main` and
+    `side` are the goal as each chain has it, `main_at` and `side_at` the times of their
+    last records. Either way round, the same fields:
+
+    - `plan_seen`, per host and window: the later window, or within one window the higher
+      figure (a figure only adds, as `merged`).
+    - `plan_host`: the host of the later chain's head (the host the goal last ran on; of
+      two heads at one second, the host named last in sorted order).
+    - `plan_week`: the larger of the two, not their sum. Both clones count the goal's use
+      of the week as the rise of one account-wide weekly window from the figure the goal
+      had where they parted, so each count already holds whatever the other clone spent
+      on that account meanwhile: a sum would count the concurrent turns twice and stop the
+      goal at a fraction of its share, and "main's plus the side's own rise" is that sum.
+      The larger is the rise of that one window from the shared figure to the later one.
+      When both clones ran on one host but one saw the week reset, the other's count is of
+      a week that is over: the count of the later week is kept. Limit: two clones on two
+      different plan accounts each count only their own, and the larger is kept.
+    """
+    main_seen, side_seen = main.get("plan_seen") or {}, side.get("plan_seen") or {}
+    fields = {}
+    seen = {host: _joined_windows(main_seen.get(host) or {}, side_seen.get(host) or {})
+            for host in sorted({*main_seen, *side_seen})}
+    if seen:
+        fields["plan_seen"] = seen
+    hosts = [(at, goal["plan_host"]) for goal, at in ((main, main_at), (side, side_at))
+             if goal.get("plan_host")]
+    if hosts:
+        fields["plan_host"] = max(hosts)[1]
+    weeks = [(goal.get("plan_week", 0), _week_of(goal)) for goal in (main, side)]
+    if "plan_week" in main or "plan_week" in side:
+        (ours, our_week), (theirs, their_week) = weeks
+        fields["plan_week"] = max(ours, theirs)
+        if main.get("plan_host") == side.get("plan_host") and our_week and their_week \
+                and not _same_week(our_week, their_week):
+            fields["plan_week"] = ours if our_week["resets_at"] > their_week["resets_at"] \
+                else theirs
+    return fields
+
+
+def _joined_windows(mine: dict, theirs: dict) -> dict:
+    """One host's figures as two chains have them, joined window by window."""
+    windows = {}
+    for name in sorted({*mine, *theirs}):
+        one, other = mine.get(name), theirs.get(name)
+        if not (one and other):
+            windows[name] = one or other
+            continue
+        earlier, later = sorted((one, other), key=lambda w: (w["resets_at"], w["used"]))
+        windows[name] = {"used": max(one["used"], other["used"]),
+                         "resets_at": later["resets_at"]} \
+            if same_window(earlier, later) else later
+    return windows
+
+
+def _week_of(goal: dict) -> dict | None:
+    """The weekly window a goal's `plan_week` counts: its host's last weekly figure."""
+    week = ((goal.get("plan_seen") or {}).get(goal.get("plan_host")) or {}).get(SEVEN_DAY)
+    return week if isinstance(week, dict) else None
+
+
+def _same_week(one: dict, other: dict) -> bool:
+    return same_window(one, other) and same_window(other, one)
+
+
 def baseline(goal: dict, reading: dict | None) -> dict:
     """`goal` at an activation, with where its own use of the week starts: the reading the
     person's `/goal` prompt found, for a host the goal has no figure of yet."""
@@ -161,6 +244,36 @@ def baseline(goal: dict, reading: dict | None) -> dict:
     return {**goal, "plan_seen": {**(goal.get("plan_seen") or {}),
                                   reading["host"]: reading["windows"]},
             "plan_host": reading["host"]}
+
+
+def no_higher(found, reading) -> dict | None:
+    """`found`, an earlier reading (what a `/goal` prompt found, goal/prompt_note.py),
+    with no window higher, nor resetting later, than the same window of
+    `reading` (the host's figures now): within a window they only rise. Windows `reading`
+    lacks are left out; None when either is not a reading of the same host."""
+    if not valid(found) or not valid(reading) or found["host"] != reading["host"]:
+        return None
+    windows = {}
+    for name, window in found["windows"].items():
+        now = reading["windows"].get(name)
+        if now is None:
+            continue
+        if same_window(window, now):
+            window = {"used": min(window["used"], now["used"]),
+                      "resets_at": min(window["resets_at"], now["resets_at"])}
+        windows[name] = window
+    return {**found, "windows": windows}
+
+
+def unwatched(goal: dict) -> list[str]:
+    """The windows the goal's plan ceilings watch (the weekly one for its own week too) of
+    which the host it last ran on has given no figure: forge cannot hold it to those."""
+    ceilings = goal.get("plan_ceilings")
+    if not isinstance(ceilings, dict):
+        return []
+    windows = (goal.get("plan_seen") or {}).get(goal.get("plan_host")) or {}
+    return [name for name in WINDOWS if name not in windows and (
+        name in ceilings or (name == SEVEN_DAY and WEEK_SPEND in ceilings))]
 
 
 def over(goal: dict, at: int) -> list[str]:

@@ -18,12 +18,17 @@ CEILING_WORDS = {"usd": "dollar", "five_hour": "5-hour window", "seven_day": "we
 
 
 def spent_by_model(records: list[dict]) -> dict:
-    """Every charge's tokens, per model, summed over the goal."""
+    """Every charge's tokens, per model, summed over the goal (with those another clone
+    spent, which a join took in: merge.joined_spending)."""
+    from forge_runtime.goal import merge
+
     tally = Tally()
     for record in records:
-        usage = record.get("usage") if record.get("kind") in ("charge", "overrun") else None
-        for model, spent in ((usage or {}).get("by_model") or {}).items():
-            tally.add(model, spent)
+        spending = merge.joined_spending(record) if record.get("kind") == merge.MERGE \
+            else [record] if record.get("kind") in ("charge", "overrun") else []
+        for one in spending:
+            for model, spent in ((one.get("usage") or {}).get("by_model") or {}).items():
+                tally.add(model, spent)
     return tally.by_model
 
 
