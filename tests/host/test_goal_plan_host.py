@@ -48,7 +48,9 @@ def _install_statusline(project, host, log) -> None:
            "sys.stdin.read().replace(chr(10), ' ') + chr(10))\"")
     settings = project / ".claude" / "settings.local.json"
     settings.parent.mkdir(exist_ok=True)
-    settings.write_text(json.dumps({"statusLine": {"type": "command", "command": own}}))
+    # redrawn every second: the last draw of a goal's stop can find the ledger busy with it
+    settings.write_text(json.dumps({"statusLine": {"type": "command", "command": own,
+                                                   "refreshInterval": 1}}))
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": str(host.home)}
     env.pop("PYTHONPATH", None)
     done = subprocess.run([sys.executable, "-m", "forge_runtime", "init", "--statusline"],
