@@ -276,8 +276,8 @@ def test_a_crash_between_the_mirror_and_the_stored_copy_still_counts(project):
 def _sealed_after(ledger: Ledger, head: dict, kind: str, goal: dict, **fields) -> dict:
     """A record the attacker seals and appends as forge would (a sha256 anyone computes),
     the head pointer moved to it; no rule of forge's is asked."""
-    record = records.seal({**fields, "seq": head["seq"] + 1, "prev": head["hash"],
-                           "kind": kind, "at": now(), "goal": goal})
+    record = records.seal({"at": now(), **fields, "seq": head["seq"] + 1,
+                           "prev": head["hash"], "kind": kind, "goal": goal})
     path = os.path.join(ledger.records_dir, records.record_name(record["seq"]))
     with open(path, "w") as handle:
         handle.write(json.dumps(record))
@@ -349,6 +349,11 @@ LEDGER_ATTACKS = {
     "charge whose reading is from the future, past the reset":
         lambda project, clock: _forged_charge(project, {
             **_reset_claim(clock), "at": clock.week_reset + 8 * DAY}),
+    "charge and its reading dated in the future, past the reset":
+        lambda project, clock: _append(project, "charge", lambda goal: plan.advanced(
+            _one_more_turn(goal), {**_reset_claim(clock), "at": clock.week_reset + 60}),
+            turn="forged", plan={**_reset_claim(clock), "at": clock.week_reset + 60},
+            at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(clock.week_reset + 60))),
     "charge lowering the goal's own week without a reading":
         lambda project, clock: _forged_charge(project, None, plan_week=0),
     "charge dropping the figures it was seen at":
