@@ -112,8 +112,8 @@ def measure_pass(label: str, chosen, settings: suite.Settings, base: Path, plan:
     outcomes = suite.run_all(chosen, settings, base)
     profiles = profile_imports(outcomes, settings, base, plan) if with_imports else {}
     costs = module_costs(profiles, settings, base, plan["split_runs"]) if profiles else {}
-    return report.Pass(label, settings.python, outcomes, targets.evaluate(outcomes), profiles,
-                       costs)
+    checks = targets.evaluate(outcomes) + targets.import_checks(outcomes, profiles)
+    return report.Pass(label, settings.python, outcomes, checks, profiles, costs)
 
 
 def _left_out_of_the_quick_run(space: Workspace) -> scenarios.Plan:

@@ -3,13 +3,16 @@
 - UserPromptSubmit for a person's `/goal` (records the pending activation);
 - the Stop that confirms it from the transcript and activates (the goal's first turn);
 - Stop charging a goal whose ledger already holds 20, 200 and 2,000 turns (each charge
-  priced in dollars with the table its activation sealed);
+  priced in dollars with the table its activation sealed, under a dollar ceiling as well
+  as the turns': every bench goal is `goal: {tranche: {usd: 1000}}`, never reached);
 - Stop catching up 1 and 20 turns whose own Stops died, on ledgers of 20 and 2,000 turns
   (0 missed is `stop-charge-*`; the 20 missed plus the Stop's own turn pass the ceiling, so
   that row ends in exhaustion);
 - `forge goal verify` over those ledgers;
 - the status line of a session without a goal and of the session charging one;
-- PreToolUse of a goal session with a token ceiling after 1 MB of new transcript.
+- PreToolUse of a goal session with a token ceiling, and of one with a dollar ceiling
+  (every response priced with the sealed table before the call may run), after 1 MB of
+  new transcript.
 
 Ledgers are built through forge's own hook functions, turn by turn, with tranches added
 the only way the contract allows (exhaustion, then a person's `/goal` again), so a
@@ -21,8 +24,10 @@ charges the same next turn from the same state.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +50,20 @@ CATCH_UP_SIZES = (20, 2000)
 MISSED = (1, 20)  # 0 missed: the stop-charge rows
 MID_TURN_BYTES = 1 << 20
 OBJECTIVE = "Make every test in tests/test_parser.py pass"
+# every bench goal's tranche: 20 turns and $1,000 (a bench turn costs about $0.07)
+GUARD = "goal: {tranche: {usd: 1000}}\n"
+
+
+def _write_guard(space: Workspace, text: str = GUARD) -> None:
+    """The project's `.forge/guard.yaml`, its rule cache (beside the ledger) warmed as the
+    first hook that read it would leave it, before any snapshot is taken: a real project
+    validates its rule file once, not at every measured run."""
+    from forge_runtime.guard import rules
+
+    guard = space.root / ".forge" / "guard.yaml"
+    guard.parent.mkdir(exist_ok=True)
+    guard.write_text(text)
+    rules.for_project(space.project())
 
 
 def _ledger_present() -> None:
@@ -114,6 +133,7 @@ def _build(space: Workspace, turns: int, sessions: int) -> BuiltGoal:
     from forge_runtime.goal.sessions import read_binding
 
     hosts = [HostSession(space) for _ in range(sessions)]
+    _write_guard(space)
     with hook_environment(space), _no_fsync():
         for host in hosts:
             _person_goal(host)
@@ -139,6 +159,7 @@ def _build(space: Workspace, turns: int, sessions: int) -> BuiltGoal:
 def _clone(source: BuiltGoal, space: Workspace) -> BuiltGoal:
     """The same goal in another project: ledger, state file and transcripts copied."""
     mine, theirs = space.project(), source.space.project()
+    _write_guard(space)
     shutil.copytree(theirs.ledger_root, mine.ledger_root)
     mine.state_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(theirs.state_path, mine.state_path)
@@ -195,16 +216,18 @@ def _charged(space: Workspace, wanted: int):
 
 def _unpriced(space: Workspace) -> str | None:
     """Why the last charge carries no dollars (every goal's charges are priced with the
-    table its activation sealed, goal/pricing.py), or None."""
+    table its activation sealed, goal/pricing.py) or its goal no dollar ceiling, or None."""
     from forge_runtime.goal import state
     from forge_runtime.goal.ledger import Ledger
 
     project = space.project()
-    record = Ledger(project.ledger_root,
-                    state.read(project.state_path).goal["nonce"]).current().record
-    picousd = (record.get("usage") or {}).get("picousd")
+    head = Ledger(project.ledger_root,
+                  state.read(project.state_path).goal["nonce"]).current()
+    picousd = (head.record.get("usage") or {}).get("picousd")
+    if not isinstance(head.goal.get("usd_ceiling"), int):
+        return f"the goal has no dollar ceiling: {head.goal!r}"
     return None if isinstance(picousd, int) and picousd > 0 else \
-        f"the charge carries no dollars: {record.get('usage')!r}"
+        f"the charge carries no dollars: {head.record.get('usage')!r}"
 
 
 # -- scenarios -----------------------------------------------------------------------------------
@@ -214,6 +237,7 @@ def goal_prompt(space: Workspace) -> Plan:
     from forge_runtime.goal import sessions
 
     _ledger_present()
+    _write_guard(space)
     host = HostSession(space)
     event = host.goal_prompt(OBJECTIVE)
     project = space.project()
@@ -234,8 +258,10 @@ def goal_prompt(space: Workspace) -> Plan:
 
 
 def goal_confirm(space: Workspace) -> Plan:
-    """The first Stop of a person's `/goal`: confirm from the transcript, activate, charge."""
+    """The first Stop of a person's `/goal`: confirm from the transcript, activate (sealing
+    the price table for its dollar ceiling), charge."""
     _ledger_present()
+    _write_guard(space)
     host = HostSession(space)
     with hook_environment(space):
         _person_goal(host)
@@ -348,27 +374,50 @@ def status_line_without_goal(space: Workspace) -> Plan:
 
 
 def status_line_with_goal(space: Workspace) -> Plan:
-    """The status line of the session whose goal holds 200 turns: gauge, numbers, tokens."""
+    """The status line of the session whose goal holds 200 turns: gauge, numbers, tokens,
+    dollars."""
     require_module("forge_runtime.statusline", "the status line")
     built = build_goal(space, 200)
 
     def expect(run) -> str | None:
+        import re
+
         if run.exit_code != 0 or run.stderr:
             return f"exit {run.exit_code}: {run.stderr.decode(errors='replace')[-300:]}"
         shown = run.stdout.decode(errors="replace")
-        return None if " 200/220 · 4.7M tok\n" in shown else \
-            f"expected the gauge at 200/220 with the turns' tokens, got {shown[:300]!r}"
+        # 11 tranches of $1,000 (the 10 the 200 turns used up, and one with room)
+        return None if re.search(r" 200/220 · 4\.7M tok · \$[\d.]+/\$11k\n", shown) else \
+            f"expected the gauge at 200/220 with the turns' tokens and dollars, got {shown[:300]!r}"
     return Plan(space.statusline(status_line_input(space, built.sessions[0].id)), expect)
 
 
-def pre_tool_use_mid_turn(space: Workspace) -> Plan:
-    """PreToolUse of a goal session with a token ceiling after 1 MB of new transcript: the
-    mid-turn budget check reads those bytes (and the subagents' directory), counts the
-    turn's tokens so far, and lets the call through."""
+def status_line_with_plan(space: Workspace) -> Plan:
+    """That status line on a subscription login: the plan's windows in its input, which
+    forge keeps for the hooks (a small file and its mirror) before it draws the gauge."""
+    require_module("forge_runtime.goal.plan_store", "the plan's windows")
+    plan = status_line_with_goal(space)
+    now = int(time.time())
+    event = {**json.loads(plan.command.stdin), "cost": {"total_api_duration_ms": 5000},
+             "rate_limits": {"five_hour": {"used_percentage": 62, "resets_at": now + 3600},
+                             "seven_day": {"used_percentage": 30,
+                                           "resets_at": now + 6 * 86400}}}
+    return Plan(space.statusline(event), plan.expect,
+                note="keeps the 5-hour and weekly windows, then draws")
+
+
+def pre_tool_use_mid_turn(tranche: str):
+    """PreToolUse of a goal session with the ceiling `tranche` (YAML) after 1 MB of new
+    transcript: the mid-turn budget check reads those bytes (and the subagents' directory),
+    counts the turn's tokens so far (and, under a dollar ceiling, prices each response with
+    the sealed table), and lets the call through."""
+    def prepare(space: Workspace) -> Plan:
+        return _mid_turn(space, tranche)
+    return prepare
+
+
+def _mid_turn(space: Workspace, tranche: str) -> Plan:
     _ledger_present()
-    guard = space.root / ".forge" / "guard.yaml"
-    guard.parent.mkdir(exist_ok=True)
-    guard.write_text("goal: {tranche: {tokens: 1000000000000}}\n")
+    _write_guard(space, f"goal: {{tranche: {tranche}}}\n")
     host = HostSession(space)
     with hook_environment(space), _no_fsync():
         _person_goal(host)
@@ -386,14 +435,20 @@ def pre_tool_use_mid_turn(space: Workspace) -> Plan:
 def mid_turn_scenarios() -> list[Scenario]:
     return [Scenario("pre-tool-use-goal-1mb", "PreToolUse",
                      "PreToolUse, goal with a token ceiling, 1 MB of new transcript",
-                     pre_tool_use_mid_turn, True)]
+                     pre_tool_use_mid_turn("{tokens: 1000000000000}"), True),
+            Scenario("pre-tool-use-goal-usd-1mb", "PreToolUse",
+                     "PreToolUse, goal with a dollar ceiling, 1 MB of new transcript",
+                     pre_tool_use_mid_turn("{usd: 1000000}"), True)]
 
 
 def status_line_scenarios() -> list[Scenario]:
     return [Scenario("statusline-no-goal", "Status line",
                      "status line, session without a goal", status_line_without_goal, True),
             Scenario("statusline-goal", "Status line",
-                     "status line, session with a 200-turn goal", status_line_with_goal, True)]
+                     "status line, session with a 200-turn goal", status_line_with_goal, True),
+            Scenario("statusline-goal-plan", "Status line",
+                     "status line, that goal on a subscription (keeps the plan's windows)",
+                     status_line_with_plan, True)]
 
 
 def activation_scenarios() -> list[Scenario]:
@@ -410,8 +465,9 @@ def charging_scenarios() -> list[Scenario]:
             Scenario("stop-no-goal-continuation", "Stop",
                      "Stop, session without a goal, a continuation after 200 turns",
                      stop_continuation_without_goal, True),
-            *[Scenario(f"stop-charge-{n}", "Stop", f"Stop charging a goal holding {n:,} turns",
-                     charging(n), True) for n in SIZES],
+            *[Scenario(f"stop-charge-{n}", "Stop",
+                       f"Stop charging a goal holding {n:,} turns, priced in dollars",
+                       charging(n), True) for n in SIZES],
             *[Scenario(f"stop-catch-up-{m}-{n}", "Stop",
                        f"Stop catching up {m} missed turn(s), {n:,}-turn ledger",
                        catching_up(n, m), True) for n in CATCH_UP_SIZES for m in MISSED]]

@@ -24,6 +24,9 @@ from dataclasses import dataclass, field, replace
 from bench.measure import Command, run_once
 
 _LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)\s*$")
+# what pricing may use only when forge-env is built (goal/price_table.py compiles the table
+# from it): a hook that imports any of them pays far more than its whole budget
+PRICING_ONLY = ("genai_prices", "pydantic", "pydantic_core", "httpx")
 BEFORE_FORGE = "(before forge: the interpreter, or -m)"
 LAZY = "(a lazy import inside a forge function)"
 FORGE = "forge_runtime"
@@ -89,6 +92,11 @@ def pulled_in(nodes: list[Node], baseline: set[str], importer: str | None = None
             who = importer or (LAZY if forge_seen else BEFORE_FORGE)
             edges.append((who, node.name, node.cumulative_us))
     return edges
+
+
+def pricing_imports(nodes: list[Node]) -> list[str]:
+    """The modules of PRICING_ONLY's packages that an import tree holds."""
+    return sorted(name for name in _names(nodes) if name.split(".")[0] in PRICING_ONLY)
 
 
 def _forge_self_us(nodes: list[Node]) -> int:
@@ -178,12 +186,13 @@ def breakdown(command: Command, startup: set[str], floor: Command, *, before_eac
               runs: int = 3, split_runs: int = 10, top: int = 8) -> dict:
     """What `command` imports beyond `startup` (smallest figures over `runs` profiled runs),
     and how its time over the floor splits between importing and its own work."""
-    totals, forge_self, edges = [], [], {}
+    totals, forge_self, edges, priced = [], [], {}, set()
     tree: list[Node] = []
     for _ in range(runs):
         if before_each:
             before_each()
         tree = _profile(command)
+        priced.update(pricing_imports(tree))
         totals.append(sum(node.cumulative_us for node in tree if node.name not in startup))
         forge_self.append(_forge_self_us(tree))
         for importer, module, cost in pulled_in(tree, startup):
@@ -197,4 +206,5 @@ def breakdown(command: Command, startup: set[str], floor: Command, *, before_eac
         "forge_code_ms": round(min(forge_self) / 1000, 2),
         "heaviest": [{"module": module, "imported_by": importer, "ms": round(cost / 1000, 2)}
                      for (importer, module), cost in heaviest],
+        "pricing_imports": sorted(priced),
     }

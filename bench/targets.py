@@ -28,6 +28,7 @@ FLOOR_LIMITS = (
     ("pre-tool-use-role-deny", 2.0, "the guard's deny path"),
     ("pre-tool-use-bash-ledger", 2.0, "the guard's deny path"),
     ("pre-tool-use-goal-1mb", 2.0, "a goal's mid-turn budget check"),
+    ("pre-tool-use-goal-usd-1mb", 2.0, "a goal's mid-turn budget check"),
     ("stop-charge-20", 2.0, "a charge"),
     ("stop-charge-200", 2.0, "a charge"),
     ("stop-charge-2000", 2.0, "a charge"),
@@ -44,6 +45,10 @@ BRIEF_LIMIT_MS = 500.0
 # against 100 (20 times the artifacts: a ratio below 20 is better than linear).
 LISTING_LIMIT_MS = (("list-2000", 250.0), ("tree-2000", 250.0))
 LISTING_GROWTH = ("list-2000", "list-100", 20.0)
+# The hooks of a priced goal (issue 35): the charge, and the mid-turn check under a dollar
+# ceiling, price with the compiled table alone, never importing genai-prices or its stack.
+PRICED_HOOKS = ("stop-charge-20", "stop-charge-200", "stop-charge-2000",
+                "pre-tool-use-goal-usd-1mb")
 # (scenario key, limit in ms as a whole process, why): issue 13's target for a CLI command
 ABSOLUTE_LIMITS = (
     ("gate-status-10000-unchanged", 300.0, "gate status, 10,000 unchanged files"),
@@ -179,4 +184,26 @@ def _listing_checks(by_key: dict[str, Outcome]) -> list[Check]:
     else:
         checks.append(Check(subject, f"<= {limit:.0f}x (linear)", _unmeasured(
             big_o if not big_o or big_o.status != MEASURED else small_o), None))
+    return checks
+
+
+def import_checks(outcomes: list[Outcome], profiles: dict[str, dict]) -> list[Check]:
+    """A priced goal's hooks import none of genai-prices, pydantic or httpx (their import
+    profiles, bench/imports.py; unmeasured when the run profiled no imports)."""
+    from bench.imports import PRICING_ONLY
+
+    by_key = {o.scenario.key: o for o in outcomes}
+    limit = "none of " + ", ".join(PRICING_ONLY)
+    checks = []
+    for key in PRICED_HOOKS:
+        outcome = by_key.get(key)
+        subject = f"a priced goal's imports: {outcome.scenario.title if outcome else key}"
+        profile = profiles.get(key)
+        if profile is None:
+            checks.append(Check(subject, limit, _unmeasured(outcome) if outcome is None
+                                or outcome.status != MEASURED else "imports not profiled",
+                                None))
+            continue
+        found = profile["pricing_imports"]
+        checks.append(Check(subject, limit, ", ".join(found) or "none", not found))
     return checks

@@ -11,6 +11,11 @@ like a hook: a session with no goal pays two stat calls and imports nothing but 
 modules (not json, pathlib or runpy, hence `-c`), and `-P` keeps a module planted in the
 project from being imported.
 
+On a subscription login its input also carries the plan's windows (`rate_limits`, read
+from the API's rate-limit headers; no hook input has them): for a session bound to a goal
+or with a pending `/goal`, forge keeps them where the hooks read them (goal/plan_store.py),
+and the gauge shows the windows the goal watches with these newest figures.
+
 It never prints an error: one line about the session's goal, `forge: ledger needs
 attention` when the ledger or state.md does not check out (the Stop hook says what is wrong
 and the fix), or nothing for a session without a goal and for input it cannot read.
@@ -42,9 +47,11 @@ def _colour() -> bool:
     return "NO_COLOR" not in os.environ and os.environ.get("TERM", "dumb") != "dumb"
 
 
-def session_line(project, session_id: str, *, unicode: bool, colour: bool) -> str:
+def session_line(project, session_id: str, *, unicode: bool, colour: bool,
+                 reading: dict | None = None) -> str:
     """The line for a session bound to a goal, after the Stop hook's own head and state
-    checks; anything that does not check out is the attention line."""
+    checks; anything that does not check out is the attention line. `reading`: the plan's
+    windows the host reports now (goal/plan.py), newer than the goal's last charge."""
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal import checkpoint, consistency, gauge, sessions
     from forge_runtime.goal.ledger import Ledger
@@ -59,8 +66,41 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool) -> st
             current = consistency.check(project.state_path, ledger, head)
     except (ForgeError, OSError, KeyError, TypeError):
         return gauge.attention(colour)
-    return gauge.line(head.goal, checkpoint.of_tasks(current.tasks),
+    goal = head.goal
+    if reading and reading["windows"] and isinstance(goal.get("plan_ceilings"), dict):
+        from forge_runtime.goal import plan
+
+        goal = plan.advanced(goal, reading)  # what the next charge records, shown now
+    return gauge.line(goal, checkpoint.of_tasks(current.tasks),
                       gauge.stuck_turns(head.record), unicode=unicode, colour=colour)
+
+
+def _heard_from_api(event: dict) -> bool:
+    """True once the host has had an answer from the API in this process: before that its
+    input has no `rate_limits` on any login (it reads them from the answers' headers)."""
+    cost = event.get("cost")
+    spent = cost.get("total_api_duration_ms") if isinstance(cost, dict) else None
+    return isinstance(spent, (int, float)) and spent > 0
+
+
+def keep_plan_reading(ledger_root: str, event: dict) -> dict | None:
+    """The plan's windows in the host's input as a reading, kept for the hooks (a copy
+    under the ledger root, its mirror in the witness root: goal/plan_store.py); None when
+    none is kept. A reading without windows from before the host's first answer says
+    nothing about the login, so it does not replace what is kept."""
+    import time
+
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import plan, plan_store
+
+    reading = plan.from_statusline(event, int(time.time()))
+    if not reading["windows"] and not _heard_from_api(event):
+        return None
+    try:
+        plan_store.record(ledger_root, event["session_id"], reading)
+    except (ForgeError, OSError):
+        return None  # the mirror is written first: a stale copy then fails closed (latest)
+    return reading
 
 
 def _quick_session_id(raw: bytes) -> str | None:
@@ -108,10 +148,13 @@ def forge_part(raw: bytes, *, colour: bool = False) -> str:
 
     project = sessions.project_for(event)
     involved = sessions.involvement(project.ledger_root, event["session_id"])
+    reading = None
+    if involved & {sessions.BOUND, sessions.PENDING}:
+        reading = keep_plan_reading(str(project.ledger_root), event)
     if sessions.BOUND not in involved:  # the witness knowing it bound: its binding was lost
         return gauge.attention(colour) if sessions.WITNESSED in involved else ""
     return session_line(project, event["session_id"], unicode=gauge.unicode_ok(),
-                        colour=colour)
+                        colour=colour, reading=reading)
 
 
 def own_output(command: str, raw: bytes) -> str:

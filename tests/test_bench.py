@@ -199,6 +199,23 @@ def test_import_breakdown_names_lazy_imports_at_run_time():
     assert imports.pulled_in(tree, set()) == [(imports.LAZY, "jsonschema", 900)]
 
 
+def test_a_priced_goals_hook_importing_genai_prices_misses_its_target():
+    """The priced hooks' import trees are searched for genai-prices' whole stack, nested or
+    lazy; a hook whose profile holds any of it misses, one not profiled is unmeasured."""
+    tree = imports.parse("import time:       100 |        100 | forge_runtime.hooks.stop\n"
+                         "import time:       300 |        300 |     pydantic_core._core\n"
+                         "import time:       900 |       1200 |   genai_prices\n"
+                         "import time:       900 |        900 | httpx\n")
+    assert imports.pricing_imports(tree) == ["genai_prices", "httpx", "pydantic_core._core"]
+    assert imports.pricing_imports(imports.parse(SAMPLE_IMPORTTIME)) == []
+    checks = targets.import_checks([], {"stop-charge-20": {"pricing_imports": []},
+                                        "stop-charge-200": {"pricing_imports": ["httpx"]}})
+    assert [check.met for check in checks] == [True, False, None, None]
+    assert checks[1].measured == "httpx" and checks[2].measured == "not run"
+    assert [key in check.subject for key, check in zip(targets.PRICED_HOOKS, checks,
+                                                       strict=True)] == [True] * 4
+
+
 def test_targets_report_margins_and_say_when_nothing_was_measured(tmp_path):
     settings = Settings(runs=2, warmup=0, memory_runs=1, python=sys.executable,
                         plugin_root=ROOT, fixtures=tmp_path)

@@ -104,6 +104,7 @@ NO_GOAL_EVENTS = {
     "PostToolUse": {"tool_name": "Agent", "tool_input": {"prompt": "x"}, "tool_response": {},
                     "cwd": "."},
     "Stop": {"stop_hook_active": False, "transcript_path": "none.jsonl", "cwd": "."},
+    "StopFailure": {"error": "rate_limit", "transcript_path": "none.jsonl", "cwd": "."},
     "SessionEnd": {"reason": "other", "cwd": "."},
 }
 

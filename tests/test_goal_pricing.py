@@ -164,3 +164,154 @@ def test_building_forge_env_compiles_the_table_into_it(tmp_path):
     assert json.loads(written.read_bytes())["source"] == "genai-prices"
     missing = tmp_path / "no-python"
     assert bootstrap.compile_prices(missing, tmp_path) is False
+
+
+# -- an unknown model is never cheaper: every family, every kind of token, every tier -------
+
+HOST_OF = {"anthropic": "claude", "openai": "codex"}
+KINDS = ("input", "output", "cache_read", "cache_creation", "cache_creation_1h")
+
+
+def _usages(table: pricing.PriceTable) -> list[dict]:
+    """One usage per kind of token alone, and each again on top of an input that passes
+    each long-context threshold the table has (so every tier of every model is priced)."""
+    thresholds = sorted({tier["above"] for entry in table.table["models"]
+                         for tier in entry["tiers"]})
+    found = []
+    for kind in KINDS:
+        alone = dict.fromkeys(pricing_fields := ("input", "output", "cache_read",
+                                                 "cache_creation"), 0)
+        alone["cache_creation" if kind == "cache_creation_1h" else kind] = 1_000
+        if kind == "cache_creation_1h":
+            alone["cache_creation_1h"] = 1_000
+        found.append(alone)
+        found += [{**alone, "input": alone["input"] + above} for above in thresholds]
+    assert set(pricing_fields) <= set(found[0])
+    return found
+
+
+def _unknown_of(table: pricing.PriceTable, key: str) -> str | None:
+    """A model name of family `key` (provider/family) that the table does not know."""
+    provider, family = key.split("/", 1)
+    for name in (f"{family}-99", f"{family}-99-20991231", f"{family}-0.99"):
+        if table.estimate(name, HOST_OF[provider]) == f"as the dearest {key}":
+            return name
+    return None
+
+
+def _known(table: pricing.PriceTable, provider: str | None = None, family: str | None = None):
+    """The table's models (priced under their own name) of a provider and family."""
+    return [entry for entry in table.table["models"]
+            if (provider is None or entry["provider"] == provider)
+            and (family is None or pricing.family_of(entry["id"]) == family)
+            and pricing.matches(entry["match"], entry["id"])
+            and table.estimate(entry["id"], HOST_OF[entry["provider"]]) is None]
+
+
+def test_every_family_prices_an_unknown_member_at_least_as_dear_as_each_known_one(table):
+    usages, tested = _usages(table), 0
+    for key in table.table["families"]:
+        provider, family = key.split("/", 1)
+        name = _unknown_of(table, key)
+        if name is None:
+            continue  # every name of the family's shape is a model the table knows
+        host = HOST_OF[provider]
+        for entry in _known(table, provider, family):
+            for spent in usages:
+                assert table.picos(name, spent, host) >= \
+                    table.picos(entry["id"], spent, host), (name, entry["id"], spent)
+        tested += 1
+    assert tested >= len(table.table["families"]) * 3 // 4, tested
+
+
+def test_an_unknown_model_of_no_known_family_is_priced_as_the_dearest_of_its_host(table):
+    usages = _usages(table)
+    for provider, host in HOST_OF.items():
+        name = "zyxq-unheard-9"
+        assert table.estimate(name, host) == f"as the dearest {provider} model"
+        for entry in _known(table, provider):
+            for spent in usages:
+                assert table.picos(name, spent, host) >= table.picos(entry["id"], spent, host)
+
+
+def test_an_unknown_model_with_no_host_to_tell_is_dearer_than_every_known_one(table):
+    """No host, no provider's prefix: never cheaper than any model of any provider."""
+    usages, name = _usages(table), "zyxq-unheard-9"
+    assert table.estimate(name) is not None
+    for entry in _known(table):
+        for spent in usages:
+            assert table.picos(name, spent) >= table.picos(entry["id"], spent), \
+                (entry["id"], spent)
+
+
+def test_the_dearest_rows_hold_every_price_of_their_models_field_by_field(table):
+    """The compiled table itself, read without pricing.py: each family's and each host's
+    row is, for every kind of token, at least the price any of its models charges at any
+    tier (a kind a model leaves out costs what it falls back to), and never zero."""
+    def charged(prices: dict) -> dict:
+        write = prices.get("cache_creation", prices["input"])
+        return {"input": prices["input"], "output": prices["output"],
+                "cache_read": prices.get("cache_read", prices["input"]),
+                "cache_creation": write,
+                "cache_creation_1h": prices.get("cache_creation_1h", write)}
+
+    rows = {**{f"host {name}": row for name, row in table.table["hosts"].items()},
+            **table.table["families"]}
+    for name, row in rows.items():
+        assert set(row) == set(KINDS) and min(row.values()) > 0, (name, row)
+    for entry in table.table["models"]:
+        family = table.table["families"][f"{entry['provider']}/{entry['family']}"]
+        host = table.table["hosts"][entry["provider"]]
+        for prices in [entry["prices"], *(tier["prices"] for tier in entry["tiers"])]:
+            for kind, price in charged(prices).items():
+                assert family[kind] >= price and host[kind] >= price, (entry["id"], kind)
+
+
+def _regex_clauses(clause: dict) -> list[dict]:
+    if "or" in clause or "and" in clause:
+        return [found for inner in clause.get("or", clause.get("and"))
+                for found in _regex_clauses(inner)]
+    return [clause] if "regex" in clause else []
+
+
+def test_a_regex_clause_rules_names_out_without_re_exactly_as_re_would(table):
+    """The compiled bounds of each regex clause (its literal prefix, the lengths it can
+    match) only ever rule out names the regex itself would not match."""
+    import re
+
+    clauses = [found for entry in table.table["models"]
+               for found in _regex_clauses(entry["match"])]
+    assert clauses and all("prefix" in clause for clause in clauses)
+    names = [entry["id"] for entry in table.table["models"]]
+    names += [f"{name}{tail}" for name in names[:]
+              for tail in ("-20250929", "@20250929", "-2025-09-29", "-2025-09-29\n", "x", "-")]
+    for clause in clauses:
+        for name in names + [clause["prefix"], clause["prefix"] + "1" * 8]:
+            assert pricing.matches(clause, name) == \
+                (re.search(clause["regex"], name) is not None), (clause, name)
+    bounds = price_table._regex_bounds(r"^claude-opus-5[-@]\d{8}$")
+    assert bounds == {"prefix": "claude-opus-5", "lengths": [22, 22]}
+    assert price_table._regex_bounds("(?i)^gpt") == {}
+    assert price_table._regex_bounds("gpt-5") == {}
+
+
+def test_pricing_a_known_or_unknown_model_imports_no_re(tmp_path):
+    """A priced charge resolves each model against every clause of the table: the regex
+    clauses' bounds keep `re` (about 4 ms of a lean hook) out of it."""
+    import subprocess
+    import sys
+
+    table_file = tmp_path / "table.json"
+    table_file.write_bytes(pricing.encode(price_table.compile_table(TODAY)))
+    code = (f"import sys; sys.path.insert(0, {str(price_table.Path(__file__).parents[1])!r})\n"
+            "from forge_runtime import fastjson\n"
+            "from forge_runtime.goal import pricing\n"
+            f"data = open({str(table_file)!r}, 'rb').read()\n"
+            "table = pricing.PriceTable(fastjson.loads(data), 'x')\n"
+            "for name in ('claude-opus-5-5', 'claude-sonnet-4-5-20250929', 'gpt-6.1-sol',"
+            " 'claude-opus-9', 'unheard-of'):\n"
+            "    table.picos(name, {'input': 1, 'output': 1})\n"
+            "print('re' in sys.modules)")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr

@@ -104,6 +104,24 @@ def test_the_validated_form_is_cached_by_content(files, monkeypatch):
     assert changed.roles["auditor"].tools == ("Grep",)
 
 
+@pytest.mark.parametrize("text", [
+    "goal: {tranche: {usd: 5}}\n", "goal: {tranche: {usd: 0.25, tokens: 3000000}}\n",
+    "goal: {plan: {five_hour: 80, seven_day: 40, seven_day_spend: 10}}\n",
+    "goal: {after_usage_limit: continue}\n", "goal: {remote: origin, require_sandbox: false}\n",
+])
+def test_every_goal_setting_is_read_from_the_cache_once_validated(files, monkeypatch, text):
+    """On the old main a rule file with `usd` (or `plan`, `after_usage_limit`) never read
+    from its cache: the cache check knew no `number` nor `enum`, so every guarded call of
+    such a project imported yaml and jsonschema and validated the file again (about 100 ms)."""
+    first = load(files, text)
+
+    def no_validation(*args):
+        raise AssertionError("validated again although the file did not change")
+
+    monkeypatch.setattr(rules, "validate", no_validation)
+    assert load(files, None) == first
+
+
 def test_an_unwritable_cache_only_costs_time(files, tmp_path):
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where the cache dir should be")
@@ -153,7 +171,18 @@ def test_the_stdlib_check_agrees_with_jsonschema():
                {"goal": {"require_sandbox": True, "tranche": {"tokens": 3, "minutes": 1}}},
                {"goal": {"require_sandbox": 1}}, {"goal": {"tranche": {"tokens": 0}}},
                {"goal": {"tranche": {"tokens": True}}}, {"goal": {"tranche": {"days": 1}}},
-               {"goal": {"tranche": {"minutes": "1"}}}]
+               {"goal": {"tranche": {"minutes": "1"}}},
+               {"goal": {"tranche": {"usd": 5}}}, {"goal": {"tranche": {"usd": 0.25}}},
+               {"goal": {"tranche": {"usd": 0}}}, {"goal": {"tranche": {"usd": -1}}},
+               {"goal": {"tranche": {"usd": 1000000}}}, {"goal": {"tranche": {"usd": 1e6 + 1}}},
+               {"goal": {"tranche": {"usd": True}}}, {"goal": {"tranche": {"usd": "5"}}},
+               {"goal": {"plan": {"five_hour": 80, "seven_day": 40.5}}},
+               {"goal": {"plan": {"seven_day_spend": 10}}}, {"goal": {"plan": {}}},
+               {"goal": {"plan": {"five_hour": 101}}}, {"goal": {"plan": {"weekly": 1}}},
+               {"goal": {"after_usage_limit": "continue"}}, {"goal": {"after_usage_limit": "x"}},
+               {"goal": {"after_usage_limit": 1}}, {"goal": {"remote": "origin"}},
+               {"goal": {"remote": "up/stream.x-1"}}, {"goal": {"remote": "-x"}},
+               {"goal": {"remote": "a b"}}, {"goal": {"remote": ""}}]
     validator = jsonschema.Draft202012Validator(rules.SCHEMA)
     for sample in samples:
         assert rules.conforms(sample, rules.SCHEMA) == validator.is_valid(sample), sample

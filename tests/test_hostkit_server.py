@@ -6,10 +6,11 @@ import http.client
 import json
 import socket
 import threading
+import time
 
 import pytest
 
-from forge_runtime.hostkit.script import Script
+from forge_runtime.hostkit.script import Script, ScriptError
 from forge_runtime.hostkit.server import ModelServer
 
 TOOL_SCRIPT = {"rules": [
@@ -205,6 +206,28 @@ def test_codex_responses_requests_get_the_script_as_codex_items():
         assert [r["rule"] for r in server.requests] == ["act", "finish"]
 
 
+def test_an_answer_without_plan_usage_carries_the_windows_the_last_one_set():
+    """An account's use does not vanish between answers: Claude Code shows no windows after
+    an answer without the headers (its /goal verdict's too), so every later Messages API
+    answer carries them; none before the first, and Codex's answers only their own."""
+    script = Script({"rules": [
+        {"name": "set", "when": {"last_user_text_contains": "set"},
+         "reply": {"text": "ok", "plan_usage": {"five_hour": {"used": 85, "resets_in": 60}}}},
+        {"reply": {"text": "ok"}}]})
+    with ModelServer(script) as server:
+        before, _ = post(server, body())
+        assert before.getheader("anthropic-ratelimit-unified-status") is None
+        post(server, body({"role": "user", "content": "set"}))
+        reset = server.plan_resets["five_hour"]
+        time.sleep(1.1)  # a window's reset stays where the reply that set it put it
+        after, _ = post(server, body())
+        assert after.getheader("anthropic-ratelimit-unified-5h-utilization") == "0.85"
+        assert int(after.getheader("anthropic-ratelimit-unified-5h-reset")) == reset
+        codex, _ = post(server, {"model": "m", "stream": True, "input": []},
+                        path="/v1/responses")
+        assert codex.getheader("x-codex-primary-used-percent") is None
+
+
 def test_plan_usage_is_sent_as_each_hosts_rate_limit_headers():
     """Claude Code reads its subscription's windows from the unified headers (a fraction),
     Codex from x-codex-primary/secondary-* (a percentage and the window's length): measured,
@@ -223,3 +246,85 @@ def test_plan_usage_is_sent_as_each_hosts_rate_limit_headers():
         assert codex.getheader("x-codex-secondary-used-percent") == "42"
         assert codex.getheader("x-codex-secondary-window-minutes") == "10080"
         assert int(codex.getheader("x-codex-secondary-reset-at")) > 0
+
+
+def test_a_plan_window_resets_at_one_time_until_a_reply_starts_a_new_one():
+    """A provider's window resets at a fixed time, not a window's length after each reply;
+    `{used, resets_in}` starts a new window that resets that many seconds later."""
+    script = Script({"rules": [
+        {"times": 1, "reply": {"text": "a", "plan_usage": {"five_hour": 10}}},
+        {"times": 1, "reply": {"text": "b", "plan_usage": {"five_hour": 20, "seven_day": 5}}},
+        {"reply": {"text": "c", "plan_usage": {"five_hour": {"used": 3, "resets_in": 60}}}}]})
+    codex = {"model": "gpt-test", "stream": True, "input": []}
+    with ModelServer(script) as server:
+        first, _ = post(server, codex, path="/v1/responses")
+        time.sleep(1.1)
+        second, _ = post(server, codex, path="/v1/responses")
+        third, _ = post(server, codex, path="/v1/responses")
+    reset = int(first.getheader("x-codex-primary-reset-at"))
+    assert reset >= time.time() + 300 * 60 - 5
+    assert int(second.getheader("x-codex-primary-reset-at")) == reset
+    assert second.getheader("x-codex-secondary-used-percent") == "5"
+    assert third.getheader("x-codex-primary-used-percent") == "3"
+    assert 0 < int(third.getheader("x-codex-primary-reset-at")) - time.time() <= 60
+
+
+def test_a_reply_can_come_late():
+    script = Script({"rules": [{"reply": {"text": "slow", "delay_s": 0.3}}]})
+    with ModelServer(script) as server:
+        started = time.monotonic()
+        post(server, body())
+        assert time.monotonic() - started >= 0.3
+
+
+@pytest.mark.parametrize("window", [{"used": 101, "resets_in": 3}, {"resets_in": 3},
+                                    {"used": 9, "resets_in": -1},
+                                    {"used": 9, "resets_in": 1, "extra": 1}])
+def test_a_plan_window_out_of_shape_is_a_script_error(window):
+    with pytest.raises(ScriptError):
+        Script({"rules": [{"reply": {"text": "ok", "plan_usage": {"five_hour": window}}}]})
+
+
+def test_a_usage_limit_is_each_hosts_own_refusal():
+    """Claude Code (measured, 2.1.332 on a subscription login) ends the turn on a 429 whose
+    unified limiter says `rejected`, with the reset and the window that refused; Codex
+    (0.171.0) on a 429 whose body is a `usage_limit_reached` error with `resets_at`."""
+    script = Script({"rules": [{"reply": {"error": {
+        "status": 429, "usage_limit": {"window": "seven_day", "resets_in": 90}}}}]})
+    with ModelServer(script) as server:
+        before = int(time.time())
+        response, data = post(server, body())
+        assert response.status == 429
+        assert response.getheader("anthropic-ratelimit-unified-status") == "rejected"
+        assert response.getheader("anthropic-ratelimit-unified-representative-claim") == \
+            "seven_day"
+        reset = int(response.getheader("anthropic-ratelimit-unified-reset"))
+        assert before + 90 <= reset <= int(time.time()) + 90
+        assert response.getheader("anthropic-ratelimit-unified-7d-status") == "rejected"
+        assert json.loads(data)["error"]["type"] == "rate_limit_error"
+        codex, data = post(server, {"model": "gpt-test", "stream": True, "input": []},
+                           path="/v1/responses")
+        error = json.loads(data)["error"]
+        assert codex.status == 429 and error["type"] == "usage_limit_reached"
+        assert before + 90 <= error["resets_at"] <= int(time.time()) + 90
+    with pytest.raises(ScriptError):
+        Script({"rules": [{"reply": {"error": {"status": 429,
+                                               "usage_limit": {"window": "daily"}}}}]})
+
+
+def test_a_replys_usage_may_split_its_cache_writes_by_lifetime():
+    """Claude Code's one-hour cache writes come as `usage.cache_creation`'s
+    `ephemeral_1h_input_tokens` (forge prices them at their own rate): a script may send
+    them, and nothing else but whole numbers."""
+    split = {"ephemeral_5m_input_tokens": 600, "ephemeral_1h_input_tokens": 400}
+    usage = {"input_tokens": 10, "cache_creation_input_tokens": 1000, "cache_creation": split}
+    with ModelServer(Script({"rules": [{"reply": {"text": "ok", "usage": usage}}]})) as server:
+        _, data = post(server, body())
+        sent = sse(data)[0][1]["message"]["usage"]
+        assert sent["cache_creation"] == split and sent["cache_creation_input_tokens"] == 1000
+    from forge_runtime.hostkit.script import ScriptError
+
+    for wrong in ({"cache_creation": {"ephemeral_2h_input_tokens": 1}}, {"input_tokens": "9"},
+                  {"cache_creation": {"ephemeral_1h_input_tokens": -1}}):
+        with pytest.raises(ScriptError):
+            Script({"rules": [{"reply": {"text": "ok", "usage": wrong}}]})

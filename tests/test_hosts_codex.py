@@ -512,3 +512,173 @@ def test_a_codex_session_an_agent_started_is_not_a_person(rollout, monkeypatch):
     assert reply["continue"] is False and "FORGE_GOAL_NOT_A_PERSON" in reply["stopReason"]
     assert rollout.native_status() == "paused"
     assert goal_nonces(find_project(rollout.project)) == []
+
+
+def _week_at(rollout: Rollout, percent: float) -> None:
+    import time
+
+    week = {"used_percent": percent, "window_minutes": 10080,
+            "resets_at": int(time.time()) + 86400}
+    rollout.write("event_msg", {"type": "token_count", "info": None,
+                                "rate_limits": {"limit_id": "codex", "primary": None,
+                                                "secondary": week}})
+
+
+def test_a_codex_goals_own_week_starts_where_its_persons_goal_found_it(rollout):
+    """Codex fires no hook at a TUI `/goal`: its first tool call notes the windows the
+    rollout shows then (40% of the week, the person's earlier work), so the goal's own
+    use counts from there, and its first turn stops at 3 points of its own."""
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text(
+        "goal: {plan: {seven_day_spend: 3}}\n")
+    _week_at(rollout, 40)  # before the /goal: not the goal's
+    rollout.person_goal("ship it")
+    assert _bash_call(rollout) is None
+    pending = sessions.read_pending(find_project(rollout.project).ledger_root, rollout.id)
+    assert pending["limits"]["plan_seen"]["codex"]["seven_day"]["used"] == 4000
+    _week_at(rollout, 42)
+    assert _bash_call(rollout) is None
+    _week_at(rollout, 43)
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal ship it "
+                             "reached 3% of the week that the goal itself used"), reason
+    reply = rollout.turn(trigger="user")
+    assert reply["continue"] is False and rollout.native_status() == "paused"
+    goal = Ledger(find_project(rollout.project).ledger_root,
+                  goal_in_state(rollout.project)["nonce"]).current().goal
+    assert (goal["plan_week"], goal["status"]) == (300, "exhausted")
+
+
+def _five_hours_at(rollout: Rollout, percent: float) -> None:
+    import time
+
+    window = {"used_percent": percent, "window_minutes": 300,
+              "resets_at": int(time.time()) + 3600}
+    rollout.write("event_msg", {"type": "token_count", "info": None,
+                                "rate_limits": {"limit_id": "codex", "primary": window,
+                                                "secondary": None}})
+
+
+def test_a_figure_forge_read_holds_though_the_agent_rewrites_the_rollout(rollout):
+    """Where the person opted out of the sandbox the rollout is the agent's to rewrite: the
+    tool call that found 85% is denied, the agent rewrites every figure to 0% before the
+    Stop, and the Stop still ends the goal at its 5-hour ceiling (forge keeps what it read,
+    mirrored in the witness); a copy of that the agent edits fails closed."""
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text("goal: {plan: {five_hour: 80}}\n")
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t1"
+    _five_hours_at(rollout, 70)
+    assert _bash_call(rollout) is None
+    _five_hours_at(rollout, 85)
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "85% of the plan's 5-hour window" in reason, reason
+    text = rollout.path.read_text()
+    rollout.path.write_text(text.replace('"used_percent": 85', '"used_percent": 0')
+                            .replace('"used_percent": 70', '"used_percent": 0'))
+    assert codex_transcript.plan_reading(rollout.path)["primary"]["used_percent"] == 0
+    reply = rollout.turn(trigger="user")
+    assert reply["continue"] is False and "5-hour window" in reply["stopReason"], reply
+    goal = goal_in_state(rollout.project)
+    assert goal["status"] == "exhausted"
+
+    root = find_project(rollout.project).ledger_root
+    stored = sessions.session_file(root, rollout.id, ".plan.json")
+    Path(stored).write_text(Path(stored).read_text().replace("8500", "100"))
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t3"
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "FORGE_GOAL_LEDGER_TAMPERED" in reason, reason
+
+
+def test_after_the_5_hour_window_resets_the_persons_next_goal_runs(rollout):
+    """The goal stopped at 85% of a window that resets 2 s later: once it has reset, the
+    old figure (in the rollout and kept by forge) says nothing of the new window, and the
+    person's next `/goal` runs on the new window's 5%."""
+    import time
+
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text("goal: {plan: {five_hour: 80}}\n")
+    resets_at = int(time.time()) + 2
+    window = {"used_percent": 85, "window_minutes": 300, "resets_at": resets_at}
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t1"
+    rollout.write("event_msg", {"type": "token_count", "rate_limits": {"primary": window}})
+    reason = _bash_call(rollout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "reached 85% of the plan's 5-hour window" in reason, reason
+    assert rollout.turn(trigger="user")["continue"] is False
+    assert goal_in_state(rollout.project)["status"] == "exhausted"
+
+    time.sleep(max(resets_at - time.time(), 0) + 0.2)
+    rollout.person_goal("ship it")
+    rollout.turn_id = "t2"
+    assert _bash_call(rollout) is None  # no figure of the new window yet
+    _five_hours_at(rollout, 5)
+    assert _bash_call(rollout) is None
+    assert rollout.turn(trigger="user") is None
+    goal = goal_in_state(rollout.project)
+    assert (goal["status"], goal["turn_count"]) == ("active", 2)
+
+
+def test_a_codex_goal_with_plan_ceilings_and_no_windows_ends_with_codexs_fix(rollout):
+    """An API key login: Codex's token_count entries hold `null` windows (measured), so the
+    goal's first Stop ends it, and the Fix names Codex's own sign-in."""
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text("goal: {plan: {five_hour: 80}}\n")
+    rollout.person_goal("ship it")
+    rollout.write("event_msg", {"type": "token_count", "rate_limits": {
+        "limit_id": "codex", "primary": None, "secondary": None}})
+    reply = rollout.turn(trigger="user")
+    assert reply["continue"] is False and rollout.native_status() == "paused"
+    lines = reply["stopReason"].splitlines()
+    assert any(line.startswith("Error: FORGE_GOAL_PLAN_UNAVAILABLE: ") and
+               "the rollout's token_count events carry no rate limits" in line
+               for line in lines), lines
+    assert "Fix: codex login" in lines
+
+
+# -- the model a Codex response is priced as ------------------------------------------------
+
+def _turn_on(rollout: Rollout, model: str) -> None:
+    """A goal turn opening, its `turn_context` naming the model (no Stop yet)."""
+    rollout.turn_id = str(uuid.uuid4())
+    rollout.write("event_msg", {"type": "task_started", "turn_id": rollout.turn_id,
+                                "turn_attribution": {"turn_trigger": "goal"}})
+    rollout.write("turn_context", {"turn_id": rollout.turn_id, "approval_policy": "never",
+                                   "sandbox_policy": {"type": rollout.sandbox},
+                                   "model": model})
+
+
+def test_a_codex_turn_is_priced_as_its_model_at_every_tool_call_and_stop(rollout):
+    """Codex names a turn's model once, in its `turn_context`; the mid-turn count reads on
+    from where the call before it stopped, and a Stop a block continued reads on from its
+    own last read. Each carries the model over: on the old main the second tool call of a
+    turn priced its response as an unknown model, the dearest of OpenAI's ($150 per million
+    input: $0.15 for these 1,000 tokens, not $0.002), and denied it past the $0.05 ceiling
+    after $0.004 of work."""
+    from forge_runtime.hostkit.codex import MODEL  # $2 / $10 per million
+
+    (rollout.project / ".forge").mkdir(exist_ok=True)
+    (rollout.project / ".forge" / "guard.yaml").write_text(
+        "goal: {require_sandbox: false, tranche: {usd: 0.05}}\n")
+    rollout.person_goal("ship it")
+    _turn_on(rollout, MODEL)
+    _spend_tokens(rollout, 1000, 1000)
+    assert _tool_call(rollout, "echo one") is None  # its first turn, before any Stop
+    assert rollout.stop() is None
+    _turn_on(rollout, MODEL)
+    for total in (2000, 3000, 4000):
+        _spend_tokens(rollout, 1000, total)
+        assert _tool_call(rollout, "echo step") is None
+    assert rollout.stop() is None
+    rollout.write("response_item", {"type": "message", "id": "msg_block", "role": "user",
+                                    "content": [{"type": "input_text", "text":
+                                                 "<hook_prompt hook_run_id=\"stop:1\">go on"
+                                                 "</hook_prompt>"}]})
+    _spend_tokens(rollout, 1000, 5000)  # a continued turn: no new turn_context
+    assert rollout.stop() is None
+    ledger = Ledger(find_project(rollout.project).ledger_root,
+                    goal_in_state(rollout.project)["nonce"])
+    charges = [record for record in ledger.history() if record["kind"] == "charge"]
+    assert [list(charge["usage"]["by_model"]) for charge in charges] == [[MODEL]] * 3
+    assert ledger.current().goal["picousd"] == 5 * 1000 * 2 * 10**6

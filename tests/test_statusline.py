@@ -11,6 +11,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 
 import pytest
 from goal_support import Session, goal_project, goal_with_checklist
@@ -188,3 +189,110 @@ def test_the_status_line_changes_nothing_on_disk(project):
     before = snapshot()
     statusline(host_input(session), project.root)
     assert snapshot() == before and ledger.verified()["turn_count"] == 3
+
+
+# -- the plan's windows (issue 35): kept for the hooks, shown on the gauge ----------------------
+
+FIVE_RESETS = int(time.time()) + 3 * 3600  # windows that last beyond the test
+WEEK_RESETS = FIVE_RESETS + 6 * 86400
+
+
+def plan_input(session: Session, five_hour=62.5, seven_day=30, api_ms=1234) -> dict:
+    """What the host sends on a subscription login once it has had an answer (measured on
+    2.1.332: `rate_limits` from the answers' rate-limit headers, `cost` of this process)."""
+    limits = {name: {"used_percentage": used, "resets_at": resets}
+              for name, used, resets in (("five_hour", five_hour, FIVE_RESETS),
+                                         ("seven_day", seven_day, WEEK_RESETS))
+              if used is not None}
+    return {**host_input(session), "cost": {"total_cost_usd": 0.01,
+                                            "total_api_duration_ms": api_ms},
+            **({"rate_limits": limits} if limits else {})}
+
+
+def kept(project, session: Session) -> dict | None:
+    from forge_runtime.goal import plan_store
+
+    return plan_store.latest(str(project.ledger_root), session.id)
+
+
+def test_a_goal_sessions_plan_windows_are_kept_for_the_hooks_newest_first(project):
+    session = running(project, 3)
+    before = int(time.time())
+    statusline(plan_input(session), project.root)
+    reading = kept(project, session)
+    assert reading["windows"] == {"five_hour": {"used": 6250, "resets_at": FIVE_RESETS},
+                                  "seven_day": {"used": 3000, "resets_at": WEEK_RESETS}}
+    assert reading["host"] == "claude" and before <= reading["at"] <= time.time()
+    statusline(plan_input(session, five_hour=81, seven_day=None), project.root)
+    assert kept(project, session)["windows"] == {  # a window the host no longer reports is gone
+        "five_hour": {"used": 8100, "resets_at": FIVE_RESETS}}
+
+
+def test_a_pending_goal_keeps_them_and_a_session_without_a_goal_writes_nothing(project):
+    from forge_runtime.roots import witness_dir
+
+    pending = Session(project)
+    pending.person_goal(OBJECTIVE)  # typed; the goal starts at its first Stop
+    assert sessions.involvement(project.ledger_root, pending.id) == {sessions.PENDING}
+    assert statusline(plan_input(pending), project.root) == ""
+    assert kept(project, pending)["windows"]["five_hour"]["used"] == 6250
+
+    stranger = Session(project)
+    assert statusline(plan_input(stranger), project.root) == ""
+    assert kept(project, stranger) is None
+    assert not any(stranger.id in path.name for path in project.ledger_root.rglob("*"))
+    assert not any(stranger.id in name for _, _, names in os.walk(witness_dir())
+                   for name in names)
+
+
+def test_no_windows_are_kept_before_the_hosts_first_answer_and_none_after_it_say_so(project):
+    """Before its first answer the host has read no headers on any login: that input says
+    nothing; after it, an input without `rate_limits` is an API key's (measured)."""
+    session = running(project, 3)
+    statusline(plan_input(session, None, None, api_ms=0), project.root)
+    assert kept(project, session) is None
+    statusline(plan_input(session, None, None), project.root)
+    assert kept(project, session)["windows"] == {}
+    statusline(plan_input(session), project.root)
+    statusline(plan_input(session, None, None, api_ms=0), project.root)  # a resumed process
+    assert kept(project, session)["windows"]["five_hour"]["used"] == 6250
+
+
+@pytest.mark.parametrize("where", ["store", "mirror"])
+def test_a_kept_reading_changed_outside_forge_fails_closed_until_the_host_speaks(project,
+                                                                                 where):
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal import plan_store
+    from forge_runtime.roots import witness_dir
+
+    session = running(project, 3)
+    statusline(plan_input(session, five_hour=85), project.root)
+    store = project.ledger_root / sessions.SESSIONS_DIR / f"{session.id}.plan.json"
+    mirror = os.path.join(witness_dir(), plan_store.MIRROR_DIR, f"{session.id}.json")
+    path = str(store) if where == "store" else mirror
+    with open(path) as handle:
+        text = handle.read()
+    with open(path, "w") as handle:
+        handle.write(text.replace('"used":8500', '"used":100').replace('"used": 8500',
+                                                                         '"used": 100'))
+    with pytest.raises(ForgeError, match="changed outside forge"):
+        kept(project, session)
+    statusline(plan_input(session, five_hour=85), project.root)  # the host's own figure again
+    assert kept(project, session)["windows"]["five_hour"]["used"] == 8500
+
+
+def test_the_gauge_shows_the_windows_the_goal_watches_with_the_newest_figures(project):
+    (project.root / ".forge").mkdir(exist_ok=True)
+    (project.root / ".forge" / "guard.yaml").write_text(
+        "goal: {plan: {five_hour: 80, seven_day_spend: 10}}\n")
+    session = Session(project)
+    assert statusline(plan_input(session, five_hour=50, seven_day=30), project.root) == ""
+    assert kept(project, session) is None  # no goal yet: nothing kept
+    session.person_goal(OBJECTIVE)
+    statusline(plan_input(session, five_hour=50, seven_day=30), project.root)  # pending
+    assert session.turn() is None
+    assert statusline(plan_input(session, five_hour=62.5, seven_day=33), project.root) == \
+        "forge ▰▰▰▰▰▰▰▱▱▱ 1/20 · 5h 62.5%/80% · week 3%/10%\n"
+    # the ledger has charged none of it yet: the gauge shows what the host reports now
+    assert statusline(plan_input(session, five_hour=85, seven_day=33), project.root) == \
+        "forge ▰▰▰▰▰▰▰▰▰▰ 1/20 · 5h 85%/80% · week 3%/10%\n"

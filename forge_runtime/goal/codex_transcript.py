@@ -33,6 +33,13 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
   exec`'s), `"goal"` for the goal loop's own turns (a goal a person set, or one the model
   made with `create_goal`); a Stop hook's continuation is forge's. Only `"user"` is a
   person's (`Chunk.turn_origins`).
+- A usage limit (a 429 whose body is a `usage_limit_reached` error, measured on 0.171.0
+  with an API key) ends the turn: its `task_complete` event carries `error.codex_error_info:
+  "usage_limit_exceeded"`, no Stop hook fires, and the goal store's status becomes
+  `usage_limited`. Codex does not continue the goal by itself after the reset (measured:
+  none in 80 s past it). A person's next prompt is the event that charges the limited turn
+  (and is blocked); a person's `/goal resume` fires no hook (measured: its turn ran, and its
+  Stop charged both and ended the goal), so its tool calls are denied (goal/midturn.py).
 - Each turn's `turn_context` entry carries the sandbox it runs in, `sandbox_policy.type`
   (`workspace-write`, `read-only`, `danger-full-access`), whatever set it: config.toml,
   `--sandbox`, `--dangerously-bypass-approvals-and-sandbox`. The hook input's
@@ -51,10 +58,12 @@ from forge_runtime.goal.objective import normalise
 from forge_runtime.goal.transcript import CLEARED, HOST, IMPOSSIBLE, MET, PERSON, Turn, Verdict
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
+USAGE_LIMIT_ERROR = "usage_limit_exceeded"  # a turn's `task_complete` error a usage limit ended
 HOOK_PROMPT = "<hook_prompt "
 _SET, _CLEARED = "User set the goal:", "User cleared the goal."
 _INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId",
-                "goal_objective", "token_count", '"turn_context"', "<hook_prompt ")
+                "goal_objective", "token_count", '"turn_context"', "<hook_prompt ",
+                USAGE_LIMIT_ERROR)
 # what carries tokens: `token_count` events, and each turn's model in its `turn_context`
 USAGE_TOKENS = ("token_count", '"turn_context"')
 _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
@@ -154,25 +163,61 @@ def spent_tokens(entry: dict) -> tuple[str, dict] | None:
     return json.dumps(info.get("total_token_usage"), sort_keys=True), spent
 
 
+def turn_model(entry: dict) -> str | None:
+    """The model a `turn_context` entry names for its turn, or None."""
+    payload = entry.get("payload")
+    if entry.get("type") != "turn_context" or not isinstance(payload, dict):
+        return None
+    named = payload.get("model")
+    return named if isinstance(named, str) and named else None
+
+
 class Chunk(transcript.Chunk):
-    """What was appended to a Codex rollout between two offsets."""
+    """What was appended to a Codex rollout between two offsets.
+
+    A response's `token_count` does not name its model; the turn's `turn_context` does,
+    once, where the turn opens. A read that starts inside a turn (the mid-turn count's
+    second call, a Stop that a block continued) is told that model as `model_before` by
+    whoever read up to there (the binding, the cursor), or its responses would be priced
+    as an unknown model, the dearest of the host's."""
 
     OPENS_TURNS = True
 
     def responses(self) -> list[tuple[int, str, str, dict]]:
         """(index, fingerprint, model, tokens) of every `token_count` event; the model is
         the one the turn's `turn_context` names."""
-        found, model = [], "unknown"
+        found, model = [], self.model_before or "unknown"
         for index, entry in enumerate(self.entries):
-            payload = entry.get("payload")
-            if entry.get("type") == "turn_context" and isinstance(payload, dict):
-                named = payload.get("model")
-                model = named if isinstance(named, str) and named else model
+            named = turn_model(entry)
+            if named is not None:
+                model = named
                 continue
             spent = spent_tokens(entry)
             if spent is not None:
                 found.append((index, spent[0], model, spent[1]))
         return found
+
+    def _model_at(self, end: int) -> str | None:
+        """The model in force after the first `end` entries."""
+        for entry in reversed(self.entries[:end]):
+            named = turn_model(entry)
+            if named is not None:
+                return named
+        return self.model_before
+
+    @property
+    def model_after(self) -> str | None:
+        return self._model_at(len(self.entries))
+
+    def after(self, index: int) -> Chunk:
+        chunk = super().after(index)
+        chunk.model_before = self._model_at(index + 1)
+        return chunk
+
+    def extended(self, more: transcript.Chunk) -> Chunk:
+        chunk = super().extended(more)
+        chunk.model_before = self.model_before
+        return chunk
 
     def turns(self) -> list[Turn]:
         """Every turn the chunk shows, oldest first, by its `task_started` entry, and every
@@ -189,6 +234,19 @@ class Chunk(transcript.Chunk):
             prompted = hook_prompt(entry)
             if prompted is not None:
                 found.append(Turn(prompted, index))
+        return found
+
+    def usage_limited(self) -> list[str]:
+        """The turns the chunk shows ended by a usage limit: Codex's own `task_complete`
+        event for the turn says `codex_error_info: "usage_limit_exceeded"`."""
+        found = []
+        for entry in self.entries:
+            payload = _payload(entry, "event_msg", "task_complete")
+            error = payload.get("error") if payload is not None else None
+            if isinstance(error, dict) and \
+                    error.get("codex_error_info") == USAGE_LIMIT_ERROR and \
+                    isinstance(payload.get("turn_id"), str):
+                found.append(payload["turn_id"])
         return found
 
     def turn_origins(self, carried: dict | None = None) -> tuple[dict[str, str], dict]:
@@ -366,3 +424,11 @@ def running_goal(path: str | os.PathLike) -> str | None:
     """The objective of Codex's native goal if the rollout's newest goal event says it still
     runs, else None; reads only the tail."""
     return read_tail(path).running_condition()
+
+
+def plan_reading(path: str | os.PathLike) -> dict | None:
+    """The plan windows the rollout's tail reports, as Codex's `rate_limits` (plan.current
+    turns them into a reading; codex_plan.py says what holds them to the host's figures)."""
+    from forge_runtime.goal import codex_plan
+
+    return codex_plan.plan_reading(path)

@@ -59,6 +59,16 @@ def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
 
     if _current_origin(event, root, binding) == transcript.PERSON:
         return None  # a person's own turn after the goal: not autonomy
+    from forge_runtime.goal import ceilings
+
+    if goal.get("status") == "exhausted" and ceilings.usage_limited(goal):
+        from forge_runtime.goal.events import USAGE_LIMIT_CODE
+
+        return _refusal(event, goal, f"goal {goal.get('nonce')} ended when the host stopped "
+                        "it at its plan's usage limit, and this turn was started by the host "
+                        "(its own continuation after the limit reset, a wake-up, a notice), "
+                        "not by a person's prompt; its Stop ends the session and records it "
+                        "over budget", USAGE_LIMIT_CODE)
     return _refusal(event, goal, f"goal {goal.get('nonce')} is {goal.get('status')} and this "
                     "turn was started by the host (a scheduled wake-up, a cron, a background "
                     "task's notice), not by a person's prompt; its Stop records it over "
@@ -82,7 +92,7 @@ def _current_origin(event: dict, root: str, binding: dict) -> str | None:
     return chunk.open_origin(chunk.turn_origins(binding.get("prompt_origin"))[1])
 
 
-def _refusal(event: dict, goal: dict, why: str) -> str:
+def _refusal(event: dict, goal: dict, why: str, code: str = ENDED_CODE) -> str:
     from forge_runtime import hints
     from forge_runtime.goal import checkpoint
 
@@ -92,5 +102,5 @@ def _refusal(event: dict, goal: dict, why: str) -> str:
         hint = exhausted_hint(goal)
     else:
         hint = hints.next_("forge goal status", "see the goal's budget and how it ended")
-    text = f"{ENDED_CODE}: {why}; forge denies this tool call.\n{hint.render()}"
+    text = f"{code}: {why}; forge denies this tool call.\n{hint.render()}"
     return checkpoint.stamped(text, sessions.project_for(event).state_path)

@@ -22,7 +22,7 @@ import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal import sessions, transcript
-from forge_runtime.goal.ledger import ACTIVE, TAMPERED, TRANCHE
+from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, TAMPERED, TRANCHE
 from forge_runtime.goal.objective import normalise, parse_goal_prompt
 from forge_runtime.goal.witness import witnessed_ledger
 from forge_runtime.project import Project
@@ -151,12 +151,22 @@ def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None
 
 def overrun_words(overrun: int) -> str:
     return (f"{overrun} turn{'s' if overrun != 1 else ''} the host started after the goal "
-            "ended (a scheduled wake-up, a cron, a background task's notice; no person's "
-            "prompt) did no work and went on the ledger as over budget.")
+            "ended (its own continuation after a usage limit, a scheduled wake-up, a cron, a "
+            "background task's notice; no person's prompt) did no work and went on the ledger "
+            "as over budget.")
 
 
 def ended_turn_text(goal: dict, overrun: int) -> str:
-    """The stop message for a turn the host started for a goal that had ended."""
+    """The stop message for a turn the host started for a goal that had ended: at the
+    host's usage limit (FORGE_GOAL_USAGE_LIMIT: the host continues such a goal by itself
+    once the limit resets), or otherwise."""
+    from forge_runtime.goal import ceilings
+
+    if goal["status"] == EXHAUSTED and ceilings.usage_limited(goal):
+        return (f"{USAGE_LIMIT_CODE}: goal {goal['nonce']} ended when the host stopped it at "
+                "its plan's usage limit; this turn is the host's own continuation after the "
+                "limit reset (no person's prompt), so forge denies its work and stops it. "
+                f"{overrun_words(max(overrun, 1))}\n" + exhausted_hint(goal).render())
     return (f"{ENDED_TURN_CODE}: goal {goal['nonce']} is {goal['status']}; this turn was "
             "started by the host, not by a person's prompt, so forge denies its work and "
             f"stops it. {overrun_words(max(overrun, 1))}\n" + ended_hint(goal).render())
@@ -228,11 +238,17 @@ def on_prompt(event: dict) -> dict | None:
             if not sets_goal:
                 return {"systemMessage": refusal_text(exc)}
             caught_up = None
+        held = _take_held_prompt(project, event["session_id"])
         if not sets_goal and caught_up is not None and caught_up.exhausted_now:
             from forge_runtime.goal import checkpoint
 
             return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
                 caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
+        if held is not None and not sets_goal:
+            from forge_runtime.goal import ceilings, checkpoint
+
+            return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
+                held, ceiling=ceilings.USAGE_LIMIT), project.state_path)}
     if sets_goal:
         from forge_runtime.goal import qualification
         from forge_runtime.goal.nesting import require_person
@@ -267,6 +283,46 @@ def on_prompt(event: dict) -> dict | None:
 
 
 
+# the binding's note that the session's next prompt is refused: the host stopped its goal
+# at the usage limit (`hold_next_prompt`)
+HELD_PROMPT = "held_prompt"
+
+
+def hold_next_prompt(event: dict) -> None:
+    """After the host stopped a goal's turn at its usage limit (StopFailure, once its turn
+    is charged), hold the session's next prompt: Claude Code sends its own continuation
+    once the limit resets, and a prompt blocked before it reaches the model is one it does
+    not retry (measured: "Automatic continue did not run ... send a prompt to continue"),
+    so no request is spent on it. A prompt hook cannot tell the host's prompt from a
+    person's (the transcript has no entry for it yet), so the next one is held whoever
+    sent it, once; it says why and the way on. A goal that goes on after a usage limit
+    (`after_usage_limit: continue`) holds nothing."""
+    from forge_runtime.goal import ceilings
+
+    project = sessions.project_for(event)
+    binding = sessions.read_binding(project.ledger_root, event["session_id"])
+    goal = (binding or {}).get("goal")
+    if isinstance(goal, dict) and goal.get("status") == EXHAUSTED and \
+            ceilings.usage_limited(goal):
+        binding[HELD_PROMPT] = ceilings.USAGE_LIMIT
+        sessions.write_binding(project.ledger_root, event["session_id"], binding)
+
+
+def _take_held_prompt(project: Project, session: str) -> dict | None:
+    """The goal whose usage limit holds this prompt (`hold_next_prompt`), or None; the
+    hold is used up either way, so only one prompt is held."""
+    binding = sessions.read_binding(project.ledger_root, session) or {}
+    if HELD_PROMPT not in binding:
+        return None
+    del binding[HELD_PROMPT]
+    sessions.write_binding(project.ledger_root, session, binding)
+    goal = binding.get("goal")
+    from forge_runtime.goal import ceilings
+
+    return goal if isinstance(goal, dict) and goal.get("status") == EXHAUSTED and \
+        ceilings.usage_limited(goal) else None
+
+
 def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
     """What a pending activation keeps for the ceilings of the first turn (midturn.py): when
     the prompt arrived (the tranche's clock starts then), the goal's ceilings as the
@@ -283,10 +339,17 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
         _, marks = transcript.read_subagents(path, {}) if path else (None, {})
     except transcript.Unattributable:
         marks = {}
-    note = first_turn_note(project, objective, ceilings.now(), offset, marks)
+    return plan_baseline(project, event,
+                         first_turn_note(project, objective, ceilings.now(), offset, marks))
+
+
+def plan_baseline(project: Project, event: dict, note: dict) -> dict:
+    """A pending activation's `note` with where the goal's own use of the week starts, for
+    a goal with plan ceilings: the plan as the person's `/goal` finds it (on Codex, whose
+    `/goal` fires no hook, as the turn's first tool call finds it: the rollout's windows
+    before the turn's first response), kept outside the work tree (goal/prompt_note.py)."""
     found = None
     if isinstance(note["limits"].get("plan_ceilings"), dict):
-        # where the goal's own use of the week starts: the plan as the prompt finds it
         from forge_runtime.goal import plan, plan_store
 
         try:
@@ -392,12 +455,13 @@ def _read_bound(event: dict, binding: dict) -> transcript.Chunk:
     error when the part forge read is no longer there as it was."""
     reader, path = _reader(event), event.get("transcript_path") or ""
     mark = binding.get("anchor")
-    if mark is None:  # nothing read yet
-        return reader.read_since(path, binding.get("offset", 0))
     try:
-        return reader.read_anchored(path, mark)
+        chunk = reader.read_since(path, binding.get("offset", 0)) if mark is None \
+            else reader.read_anchored(path, mark)  # None: nothing read yet
     except transcript.Unattributable as exc:
         raise _unattributable(exc, binding) from None
+    chunk.model_before = binding.get("model")  # the model of the turn the last read ended in
+    return chunk
 
 
 def _unattributable(exc: transcript.Unattributable, binding: dict) -> ForgeError:
@@ -488,6 +552,8 @@ def _remember(project: Project, session: str, binding: dict, path: str,
         start = (binding.get("anchor") or {}).get("start", 0)
     binding.update(offset=chunk.end_offset,
                    last_turn=turns[-1].uuid if turns else binding.get("last_turn"))
+    if chunk.model_after is not None:
+        binding["model"] = chunk.model_after
     mark = transcript.anchor(path, start, chunk.end_offset) if chunk.end_offset else None
     if mark is not None:
         binding["anchor"] = mark
@@ -546,6 +612,10 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
         turns = [turn.uuid for turn in shown if turn.index < taken]
     after_end = [turn.uuid for turn in shown
                  if turn.uuid not in turns and origins.get(turn.uuid) == transcript.HOST]
+    if any(turn in turns for turn in chunk.usage_limited()):
+        # the host's own record says its usage limit stopped one of these turns: the charge
+        # carries the mark, and the goal ends there unless it goes on after one (ceilings.py)
+        seen = charging.Seen(seen.plan if seen is not None else None, True)
     spent = _turn_usage(path, binding, chunk, turns + after_end, ledger)
     result = None
     if turns or own_turn is not None:
@@ -805,8 +875,11 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         if not known_repository(project.ledger_root, binding.get("repository")):
             raise tampered(f"session {session} is bound to a goal of another repository")
     ledger = witnessed_ledger(project, binding["nonce"])
-    if not chunk.turns() and ledger.current().goal["status"] == ACTIVE:
-        # a new turn whose entry the host has not written yet, or a repeated Stop
+    if not chunk.turns() and (ledger.current().goal["status"] == ACTIVE or chunk.open_origin(
+            chunk.turn_origins(binding.get("prompt_origin"))[1]) is not None):
+        # a new turn whose entry the host has not written yet (the TUI writes late), or a
+        # repeated Stop; after the goal ended, only a turn some prompt opened is waited for
+        # (the host's continuation after a usage limit: it goes on the ledger over budget)
         chunk = _reader(event).follow(path, chunk, lambda seen: seen.turns())
     turns = chunk.turns()
     turn = turns[-1].uuid if turns else binding.get("last_turn")
@@ -882,19 +955,24 @@ def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None
     from forge_runtime import hints
     from forge_runtime.goal import checkpoint
 
-    where = ("the rollout's token_count events carry no rate limits (an API key login "
-             "reports none)") if adapter(event) is not None else \
-        ("forge's status line got no `rate_limits` from the host (an API key login, or a "
-         "session without forge's status line: `claude -p` draws none)")
+    if adapter(event) is not None:  # Codex: the windows come with a ChatGPT sign-in's replies
+        where = ("the rollout's token_count events carry no rate limits (an API key login "
+                 "reports none)")
+        fix, why = "codex login", ("signs Codex in with a ChatGPT plan, whose replies report "
+                                   "the plan's windows")
+    else:
+        where = ("forge's status line got no `rate_limits` from the host (an API key login, "
+                 "or a session without forge's status line: `claude -p` draws none)")
+        fix, why = "forge init --statusline", ("shows forge the plan's windows in an "
+                                               "interactive session of a subscription login")
     if blind:
         where = (f"the host reports no figure of its {' or '.join(blind)} window, which the "
                  "goal watches")
     text = hints.error(
         f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
         f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "
-        "forge stopped it", "forge init --statusline",
-        "shows forge the plan's windows in an interactive session of a subscription login; "
-        "or remove goal.plan from .forge/guard.yaml").render()
+        "forge stopped it", fix, why + "; or remove goal.plan from .forge/guard.yaml"
+    ).render()
     return stop_session(checkpoint.stamped(text, project.state_path))
 
 

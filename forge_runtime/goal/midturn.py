@@ -76,7 +76,33 @@ def _bound_spent(event: dict, root: str, session: str) -> str | None:
         reason = denial(event, root, binding, goal)
         if reason is not None or goal.get("status") != "active":
             return reason
-    return _over(event, root, binding, goal, None)
+    return _unseen_limit(event, binding, goal) or _over(event, root, binding, goal, None)
+
+
+def _unseen_limit(event: dict, binding: dict, goal: dict) -> str | None:
+    """Codex runs no hook when its usage limit ends a turn (Claude Code runs StopFailure,
+    which charges the turn at once), nor when a person resumes the goal after one (`/goal
+    resume`): the resumed turn would work until its Stop charged the limit. Its rollout
+    since the last charge says so first (codex_transcript.Chunk.usage_limited), so the tool
+    call is denied and the Stop ends autonomy. Codex sessions only, and not for a goal that
+    goes on after a usage limit."""
+    from forge_runtime.goal.host import adapter, transcript_reader
+
+    if adapter(event) is None or goal.get("after_usage_limit") == "continue":
+        return None
+    offset = binding.get("offset", 0)
+    chunk = transcript_reader(event).read_since(event.get("transcript_path") or "",
+                                                offset if isinstance(offset, int) else 0)
+    if not chunk.usage_limited():
+        return None
+    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.events import USAGE_LIMIT_CODE, exhausted_hint
+
+    text = (f"{USAGE_LIMIT_CODE}: the host stopped a turn of goal {goal.get('nonce')} at its "
+            "plan's usage limit (its rollout says so), which ends the goal's autonomy; forge "
+            "denies this tool call so the turn ends, and its Stop ends autonomy.\n"
+            + exhausted_hint(goal).render())
+    return checkpoint.stamped(text, sessions.project_for(event).state_path)
 
 
 def _first_turn_spent(event: dict, root: str, session: str) -> str | None:
@@ -226,10 +252,12 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
     if not isinstance(cursor, dict) or cursor.get("from") != offset:
         # the first call since a charge: start from where the charge left the turn
         cursor = {"from": offset, "offset": offset, "tally": binding.get("usage_open"),
-                  "subagents": binding.get("subagents") or {}, "helpers": None}
+                  "subagents": binding.get("subagents") or {}, "helpers": None,
+                  "model": binding.get("model")}
     tally = usage.Tally(cursor.get("tally"))
     chunk = transcript.read_lines(path, cursor.get("offset", offset), reader.USAGE_TOKENS,
                                   reader.Chunk)
+    chunk.model_before = cursor.get("model")
     for _, ident, model, spent in chunk.responses():
         tally.add_response(ident, model, spent)
     helpers = usage.Tally(cursor.get("helpers"))
@@ -239,7 +267,7 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
         return None
     helpers.merge(grown)
     cursor.update(offset=chunk.end_offset, tally=tally.state(), subagents=marks,
-                  helpers=helpers.state())
+                  helpers=helpers.state(), model=chunk.model_after)
     try:  # noqa: SIM105 (`contextlib` costs every guarded call of a goal session)
         sessions.write_cursor(root, session, cursor, cursor_kind)
     except OSError:  # the next call reads these bytes again; the Stop still charges them

@@ -1,15 +1,20 @@
 """Where the plan's readings are kept and found (goal/plan.py): Claude Code's status line
 stores each reading under the ledger root, mirrored in the witness root outside the work
 tree; both are out of the agent's reach (the guard, the kernel layer), and a copy its
-mirror contradicts fails closed. Codex's readings stay in its rollout, which the hooks read.
+mirror contradicts fails closed. Codex's readings stay in its rollout, which the hooks read;
+what forge read there is kept the same way, so a rollout rewritten after forge read it lowers
+nothing (`_kept`).
 """
 
 import os
 import time
 
-from forge_runtime.goal.plan import CLAUDE, from_codex, from_future, valid
+from forge_runtime.goal.plan import CLAUDE, CODEX, from_codex, from_future, valid
 
 MIRROR_DIR = "plan"
+# how long a copy and its mirror may disagree while a writer is between them (two small
+# writes take well under a millisecond)
+TORN_WRITE_SECONDS = 0.05
 
 
 def _paths(root: str, session: str) -> tuple[str, str] | None:
@@ -56,6 +61,11 @@ def latest(root: str, session: str) -> dict | None:
     if paths is None:
         return None
     stored, mirror = _read(paths[0], root), _read(paths[1], None)
+    if stored != mirror and stored is not None and mirror is not None:
+        # another hook of the session may be between its two writes (Codex runs the
+        # PreToolUse hooks of parallel tool calls at once): a moment later they agree
+        time.sleep(TORN_WRITE_SECONDS)
+        stored, mirror = _read(paths[0], root), _read(paths[1], None)
     if stored is None and mirror is None:
         return None
     if stored is False or not valid(mirror) or (stored is not None and stored != mirror) \
@@ -76,13 +86,39 @@ def current(event: dict, root: str) -> dict | None:
     if adapter(event) is not None:
         read = getattr(transcript_reader(event), "plan_reading", None)
         rate_limits = read(event.get("transcript_path") or "") if read else None
-        if rate_limits is None:
-            return None
-        return from_codex(rate_limits, int(time.time()))
+        reading = _kept(root, event["session_id"], from_codex(rate_limits, int(time.time())),
+                        (rate_limits or {}).get("reported_at"))
+        # no figure in the rollout's tail (no reply yet, or one pushed out of it) and none
+        # kept: nothing read
+        return reading if rate_limits is not None or reading["windows"] else None
     reading = latest(root, event["session_id"])
     if reading is not None and reading["host"] != CLAUDE:  # Claude Code's status line's
         from forge_runtime.goal.ledger import tampered
 
         raise tampered(f"the plan figures forge keeps for session {event['session_id']} "
                        "are another host's")
+    return reading
+
+
+def _kept(root: str, session: str, reading: dict, reported_at) -> dict:
+    """A Codex session's newest reading, each window no lower than forge last read it
+    until that window's reset time passes, and kept so (store and mirror, as Claude Code's):
+    the rollout is the agent's to rewrite where a person opted out of the sandbox, and a
+    figure forge once read stays read (a denied tool call's figure holds at the Stop that
+    follows). A stored copy that is not forge's fails closed (`latest`). The copy is dated
+    when Codex wrote the figures (`reported_at`), so hooks of parallel tool calls that read
+    the same rollout write the same bytes."""
+    kept = latest(root, session)
+    windows = dict(reading["windows"])
+    for name, before in ((kept or {}).get("windows") or {}).items():
+        if kept.get("host") != CODEX or before["resets_at"] <= reading["at"]:
+            continue  # another host's figure, or a window that has reset since
+        now = windows.get(name)
+        windows[name] = before if now is None else {
+            "used": max(before["used"], now["used"]),
+            "resets_at": max(before["resets_at"], now["resets_at"])}
+    reading = {**reading, "windows": windows}
+    if windows != ((kept or {}).get("windows") or {}):
+        dated = isinstance(reported_at, int) and not isinstance(reported_at, bool)
+        record(root, session, {**reading, "at": reported_at} if dated else reading)
     return reading

@@ -56,6 +56,11 @@ def matches(clause: dict, name: str) -> bool:
     if "contains" in clause:
         return clause["contains"] in name
     if "regex" in clause:
+        if not name.startswith(clause.get("prefix", "")):
+            return False  # price_table's bounds of what it can match: most names, no `re`
+        lengths = clause.get("lengths")
+        if lengths and not lengths[0] <= len(name) <= lengths[1] + 1:
+            return False
         import re
 
         return re.search(clause["regex"], name) is not None
@@ -67,7 +72,7 @@ class PriceTable:
 
     def __init__(self, table: dict, digest: str) -> None:
         self.table, self.digest = table, digest
-        self._resolved: dict[str, tuple[dict, list, str | None]] = {}
+        self._resolved: dict[tuple[str, str | None], tuple[dict, list, str | None]] = {}
 
     @property
     def version(self) -> str:
@@ -76,7 +81,7 @@ class PriceTable:
     def resolve(self, model: str, host: str | None = None) -> tuple[dict, list, str | None]:
         """(base prices, tiers, estimate) for `model`: its own entry, else the dearest of
         its family, else of the host's provider (`estimate` says which, None when known)."""
-        found = self._resolved.get(model)
+        found = self._resolved.get((model, host))  # one name, other hosts: other guesses
         if found is not None:
             return found
         name = model.lower()
@@ -96,7 +101,7 @@ class PriceTable:
                 hosts = self.table["hosts"]
                 guess = provider if provider in hosts else _provider_of(name, hosts)
                 found = (hosts[guess], [], f"as the dearest {guess} model")
-        self._resolved[model] = found
+        self._resolved[model, host] = found
         return found
 
     def picos(self, model: str, spent: dict, host: str | None = None) -> int:

@@ -25,7 +25,16 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
 - Each turn ends with an `assistant` entry whose `message.stop_reason` is not `tool_use`
   (`end_turn` here; the entries of a reply that calls a tool say `tool_use`); its `uuid` is
   this module's turn identity. An entry without a stop reason closes a turn unless it calls
-  a tool; the host's synthetic API-error entries (`isApiErrorMessage`) close none.
+  a tool; the host's synthetic API-error entries (`isApiErrorMessage`) close none, except
+  a usage limit's (below).
+- A subscription's usage limit ends the turn (measured, 2.1.332 on a subscription login: a
+  429 whose unified-limiter headers say `rejected` is not retried): the host writes a
+  synthetic `assistant` entry (`model: "<synthetic>"`, `isApiErrorMessage: true`,
+  `error: "rate_limit"`, `apiError: "usage_limit_reached"`, `quotaLimits` with `status:
+  "rejected"`, `resetsAt`, `rateLimitType`) and fires StopFailure instead of Stop. That entry
+  closes the turn (`usage_limited`). In the TUI the host then waits for the reset and
+  continues by itself with a `user` entry that is `isMeta`, `promptSource: "system"`,
+  `origin.kind: "auto-continuation"` under a new `promptId`: a turn the host started.
 
 - The `-p` host writes each entry before it runs the Stop hooks. The interactive TUI
   writes asynchronously: measured, a Stop hook sometimes starts 15-30 ms before its own
@@ -127,6 +136,15 @@ class Chunk:
 
     # A turn is known by the entry that closes it (Codex's chunk: the one that opens it).
     OPENS_TURNS = False
+    # The model in force where the chunk starts, as the read before it left it (a host
+    # whose responses do not name their model: Codex names it once per turn); Claude Code's
+    # responses each name theirs, so here it stays None.
+    model_before: str | None = None
+
+    @property
+    def model_after(self) -> str | None:
+        """The model in force where the chunk ends, for the next read to start from."""
+        return self.model_before
 
     def responses(self) -> list[tuple[int, str, str, dict]]:
         """(index, response id, model, tokens) of every entry that carries an API
@@ -144,6 +162,11 @@ class Chunk:
         """Every turn the chunk shows finished, oldest first."""
         return [Turn(entry["uuid"], index) for index, entry in enumerate(self.entries)
                 if _closes_turn(entry)]
+
+    def usage_limited(self) -> list[str]:
+        """The turns the chunk shows the host stopped for a usage limit, oldest first."""
+        return [entry["uuid"] for entry in self.entries
+                if usage_limit_entry(entry) and isinstance(entry.get("uuid"), str)]
 
     @property
     def last_turn(self) -> str | None:
@@ -266,10 +289,25 @@ def prompt_origin(entry: dict) -> str | None:
     return PERSON
 
 
+def usage_limit_entry(entry: dict) -> bool:
+    """The host's own record that a usage limit ended the turn: its synthetic API-error
+    entry for a 429 its unified limiter refused (`quotaLimits.status: "rejected"`, or
+    `apiError: "usage_limit_reached"`). A model's reply, a tool's result or any text cannot
+    be one: these are fields of the entry the host writes, not content."""
+    if entry.get("type") != "assistant" or entry.get("isSidechain") or \
+            entry.get("isApiErrorMessage") is not True or entry.get("error") != "rate_limit":
+        return False
+    quota = entry.get("quotaLimits")
+    return entry.get("apiError") == "usage_limit_reached" or (
+        isinstance(quota, dict) and quota.get("status") == "rejected")
+
+
 def _closes_turn(entry: dict) -> bool:
     if entry.get("type") != "assistant" or entry.get("isSidechain") or \
-            entry.get("isApiErrorMessage") or not isinstance(entry.get("uuid"), str):
+            not isinstance(entry.get("uuid"), str):
         return False
+    if entry.get("isApiErrorMessage"):
+        return usage_limit_entry(entry)
     message = entry.get("message") or {}
     reason = message.get("stop_reason") if isinstance(message, dict) else None
     if reason is not None:

@@ -33,6 +33,9 @@ CACHE_NAME = "rules-cache.json"
 ROLE_NAME = "^[a-z][a-z0-9-]{0,63}$"
 _ROLE_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyz")
 _ROLE_NAME_CHARS = _ROLE_NAME_START | frozenset("0123456789-")
+REMOTE_NAME = "^[A-Za-z0-9][A-Za-z0-9._/-]*$"
+_REMOTE_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_REMOTE_CHARS = _REMOTE_START | frozenset("._/-")
 SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -58,7 +61,7 @@ SCHEMA = {
             "properties": {
                 "require_sandbox": {"type": "boolean"},
                 # the git remote each goal's ledger is published on (goal/remote.py)
-                "remote": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._/-]*$"},
+                "remote": {"type": "string", "pattern": REMOTE_NAME},
                 "tranche": {  # per-tranche ceilings beside the 20 turns (goal/activation.py)
                     "type": "object",
                     "additionalProperties": False,
@@ -134,9 +137,9 @@ def load(rule_file: str, cache_dir: str) -> Rules:
         return DEFAULT_RULES
     except OSError as exc:
         raise _invalid(rule_file, None, f"cannot be read ({exc.strerror})") from None
-    import hashlib
+    from forge_runtime.digest import sha256_hex  # the built-in SHA-256: no `hashlib`
 
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = sha256_hex(raw)
     cached = _read_cache(cache_dir, digest)
     if cached is None:
         cached = validate(raw, rule_file)
@@ -187,12 +190,18 @@ def _read_cache(cache_dir: str, digest: str) -> dict | None:
 
 def conforms(value, schema: dict) -> bool:
     """Does `value` satisfy `schema`? The keywords SCHEMA uses, without jsonschema's import
-    (about 60 ms): type, properties, additionalProperties, required, propertyNames' pattern,
-    items, minLength, minimum."""
+    (about 60 ms): type, enum, properties, additionalProperties, required, minProperties,
+    propertyNames' pattern, items, minLength, pattern, minimum, exclusiveMinimum, maximum.
+    A keyword it did not know would fail every cache of a file that uses it, and each
+    guarded call would validate the file again (as `usd` and `plan` once did)."""
+    if "enum" in schema and not any(value == choice and type(value) is type(choice)
+                                    for choice in schema["enum"]):
+        return False
     kind = schema.get("type")
     if kind == "object":
         if not isinstance(value, dict) or not all(key in value for key in
-                                                  schema.get("required", ())):
+                                                  schema.get("required", ())) \
+                or len(value) < schema.get("minProperties", 0):
             return False
         names = schema.get("propertyNames", {}).get("pattern")
         extra = schema.get("additionalProperties", True)
@@ -210,23 +219,34 @@ def conforms(value, schema: dict) -> bool:
         return isinstance(value, list) and all(conforms(item, schema.get("items", {}))
                                                for item in value)
     if kind == "string":
-        return isinstance(value, str) and len(value) >= schema.get("minLength", 0)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool) and \
-            value >= schema.get("minimum", value)
+        return isinstance(value, str) and len(value) >= schema.get("minLength", 0) and \
+            ("pattern" not in schema or _matches(schema["pattern"], value))
+    if kind in ("integer", "number"):
+        allowed = int if kind == "integer" else (int, float)
+        return isinstance(value, allowed) and not isinstance(value, bool) and \
+            value == value and _within(value, schema)  # NaN is no number of a file
     if kind == "boolean":
         return isinstance(value, bool)
     return kind is None
 
 
+def _within(value: float, schema: dict) -> bool:
+    """The numeric bounds SCHEMA uses."""
+    return value >= schema.get("minimum", value) and value <= schema.get("maximum", value) \
+        and ("exclusiveMinimum" not in schema or value > schema["exclusiveMinimum"])
+
+
 def _matches(pattern: str, text: str) -> bool:
-    """`re.search(pattern, text)`, but for the one pattern SCHEMA names (ROLE_NAME) without
-    importing `re` on every guarded call; like that regex, a name may end in one newline
-    (its `$` matches before it)."""
+    """`re.search(pattern, text)`, but for the patterns SCHEMA names (ROLE_NAME,
+    REMOTE_NAME) without importing `re` on every guarded call; like those regexes, a name
+    may end in one newline (their `$` matches before it)."""
+    name = text[:-1] if text.endswith("\n") else text
     if pattern == ROLE_NAME:
-        name = text[:-1] if text.endswith("\n") else text
         return 1 <= len(name) <= 64 and name[0] in _ROLE_NAME_START and \
             all(char in _ROLE_NAME_CHARS for char in name[1:])
+    if pattern == REMOTE_NAME:
+        return len(name) >= 1 and name[0] in _REMOTE_START and \
+            all(char in _REMOTE_CHARS for char in name[1:])
     import re
 
     return re.search(pattern, text) is not None

@@ -27,6 +27,7 @@ EVENT_MODULES = {
     "PreToolUse": "pre_tool_use",
     "PostToolUse": "post_tool_use",
     "Stop": "stop",
+    "StopFailure": "stop_failure",
     "SubagentStop": "subagent_stop",
     "SessionEnd": "session_end",
 }

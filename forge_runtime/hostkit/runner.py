@@ -42,6 +42,13 @@ from forge_runtime.hostkit.script import Request, Script
 from forge_runtime.hostkit.server import ModelServer
 
 API_KEY = "sk-ant-hostkit-not-a-real-key"
+OAUTH_TOKEN = "sk-ant-oat01-hostkit-not-a-real-token"
+# How a session logs in: an API key (the default); a subscription's OAuth login, as the
+# credentials file `claude login` writes; or a subscription's long-lived token in
+# CLAUDE_CODE_OAUTH_TOKEN (`claude setup-token`). With either of the last two the host reads
+# its plan's 5-hour and weekly windows from the model server's rate-limit headers
+# (`plan_usage` in a script).
+LOGINS = ("api_key", "subscription", "oauth_token")
 QUIET_ENV = {
     "DISABLE_TELEMETRY": "1",
     "DISABLE_ERROR_REPORTING": "1",
@@ -157,15 +164,29 @@ class Host:
     `isolation` says what was used and why. `own_pids=False` keeps the loopback-only
     network but not the PID namespace (see `netns.wrap`): for the host's own sandbox, and
     for a test whose background process must live on into the next session.
+
+    `login`: "api_key" (the default); "subscription", a pretend Claude subscription (an
+    OAuth login in HOME's `.claude/.credentials.json`, no API key); or "oauth_token", the
+    same subscription's token in CLAUDE_CODE_OAUTH_TOKEN. Measured on 2.1.332: only with
+    an OAuth login does the status line's input carry `rate_limits` (the `plan_usage` a
+    script sends). The host's requests then carry the token as a bearer; with the
+    credentials file it also looks up the account on api.anthropic.com, which fails in the
+    loopback-only namespace, and it works on.
     """
 
     def __init__(self, workdir: str | Path, script: Script, *,
                  plugin_dirs: Sequence[str | Path] = (), env: dict[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, isolate_network: bool = True,
-                 own_pids: bool = True, claude_bin: str | Path | None = None) -> None:
+                 own_pids: bool = True, claude_bin: str | Path | None = None,
+                 login: str = "api_key") -> None:
+        if login not in LOGINS:
+            raise ValueError(f"login must be one of {LOGINS}, not {login!r}")
+        self.login = login
         self.workdir = Path(workdir).resolve()
         self.home = self.workdir / "home"
         self.home.mkdir(parents=True, exist_ok=True)
+        if login == "subscription":
+            write_subscription_login(self.home)
         # The host's sandbox puts its bridge sockets under TMPDIR, and a Unix socket path
         # must stay under ~100 bytes: a TMPDIR deep in a test's work dir makes every
         # sandboxed Bash call fail ("Failed to create bridge sockets"). So it is short.
@@ -285,7 +306,8 @@ class Host:
             "TMPDIR": str(self.tmpdir),
             "CLAUDE_CODE_TMPDIR": str(self.tmpdir),
             "ANTHROPIC_BASE_URL": self.server.url,
-            "ANTHROPIC_API_KEY": API_KEY,
+            **({"ANTHROPIC_API_KEY": API_KEY} if self.login == "api_key" else {}),
+            **({"CLAUDE_CODE_OAUTH_TOKEN": OAUTH_TOKEN} if self.login == "oauth_token" else {}),
             "FORGE_PYTHON": str(self._python_shim),
             LOG_ENV: str(run_dir / "hooks.jsonl"),
         })
@@ -316,6 +338,22 @@ class Host:
         config.setdefault("projects", {}).setdefault(str(cwd), {"hasTrustDialogAccepted": True})
         config_path.write_text(json.dumps(config, indent=2))
 
+
+
+def write_subscription_login(home: Path) -> None:
+    """A Claude subscription's OAuth login as `claude login` leaves it in HOME: a Max plan,
+    the scopes a person's login has, a token that expires in a year (so the host never tries
+    to refresh it: that would go to the network)."""
+    credentials = home / ".claude" / ".credentials.json"
+    credentials.parent.mkdir(parents=True, exist_ok=True)
+    credentials.write_text(json.dumps({"claudeAiOauth": {
+        "accessToken": OAUTH_TOKEN,
+        "refreshToken": "sk-ant-ort01-hostkit-not-a-real-token",
+        "expiresAt": int((time.time() + 365 * 86400) * 1000),
+        "scopes": ["user:inference", "user:profile", "user:sessions:claude_code"],
+        "subscriptionType": "max",
+    }}))
+    credentials.chmod(0o600)
 
 
 def write_python_shim(workdir: Path) -> Path:

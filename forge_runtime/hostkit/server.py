@@ -159,30 +159,72 @@ class _Handler(BaseHTTPRequestHandler):
 PLAN_WINDOWS = (("five_hour", "5h", "primary", 300), ("seven_day", "7d", "secondary", 10080))
 
 
-def plan_headers(usage: dict | None, codex: bool) -> list[tuple[str, str]]:
+def plan_headers(usage: dict | None, codex: bool, resets: dict | None = None
+                 ) -> list[tuple[str, str]]:
     """The rate-limit headers a host reads its subscription's windows from, for a reply's
-    `plan_usage` (percent used of each window): Claude Code's unified ones (a fraction) and
-    Codex's primary/secondary ones (a percentage, the window's length, its reset)."""
+    `plan_usage` (percent used of each window, or `{used, resets_in}`): Claude Code's
+    unified ones (a fraction) and Codex's primary/secondary ones (a percentage, the
+    window's length, its reset).
+
+    A window resets at one time until that time passes, as a provider's does: `resets`
+    (the server's, per window) keeps it from reply to reply; `resets_in` (seconds) starts
+    a window that resets then."""
     if not usage:
         return []
     import time
 
+    now = int(time.time())
+    resets = {} if resets is None else resets
     headers: list[tuple[str, str]] = []
     for field, claude_name, codex_name, minutes in PLAN_WINDOWS:
         if field not in usage:
             continue
-        reset = str(int(time.time()) + minutes * 60)
+        used = usage[field]
+        if isinstance(used, dict):
+            used, resets_in = used["used"], used.get("resets_in")
+            if resets_in is not None:
+                resets[field] = now + int(resets_in)
+        if resets.get(field, 0) <= now:
+            resets[field] = now + minutes * 60
+        reset = str(resets[field])
         if codex:
-            headers += [(f"x-codex-{codex_name}-used-percent", str(usage[field])),
+            headers += [(f"x-codex-{codex_name}-used-percent", str(used)),
                         (f"x-codex-{codex_name}-window-minutes", str(minutes)),
-                        (f"x-codex-{codex_name}-reset-at", reset)]
+                        (f"x-codex-{codex_name}-reset-at", str(reset))]
         else:
             headers += [(f"anthropic-ratelimit-unified-{claude_name}-utilization",
-                         str(usage[field] / 100)),
+                         str(used / 100)),
                         (f"anthropic-ratelimit-unified-{claude_name}-reset", reset)]
     if not codex:
         headers.append(("anthropic-ratelimit-unified-status", "allowed"))
     return headers
+
+
+def usage_limit_reply(limit: dict, message: str, codex: bool) -> tuple[list, dict]:
+    """The headers and body of a 429 that says a subscription's usage limit is reached,
+    for an error reply's `usage_limit: {window, resets_in}` (seconds until the window
+    resets), each in the host's own shape: Claude Code reads the unified limiter's
+    headers (status `rejected`, the reset, the window that refused: its
+    `representative-claim`); Codex reads the body's `usage_limit_reached` error with its
+    `resets_at`."""
+    import time
+
+    window = limit.get("window", "five_hour")
+    resets_at = int(time.time()) + int(limit.get("resets_in", 60))
+    claude_name = {field: claude for field, claude, _, _ in PLAN_WINDOWS}[window]
+    if codex:  # the body alone (measured: the headers at 100% add a model-switch dialog)
+        return [], {"error": {"type": "usage_limit_reached", "message": message,
+                              "plan_type": "plus", "resets_at": resets_at,
+                              "resets_in_seconds": resets_at - int(time.time())}}
+    return [("anthropic-ratelimit-unified-status", "rejected"),
+            ("anthropic-ratelimit-unified-reset", str(resets_at)),
+            ("anthropic-ratelimit-unified-representative-claim", window),
+            (f"anthropic-ratelimit-unified-{claude_name}-status", "rejected"),
+            (f"anthropic-ratelimit-unified-{claude_name}-utilization", "1.0"),
+            (f"anthropic-ratelimit-unified-{claude_name}-reset", str(resets_at)),
+            ("anthropic-ratelimit-unified-overage-status", "rejected"),
+            ("anthropic-ratelimit-unified-overage-disabled-reason", "org_level_disabled")], \
+        _error_body(429, message)
 
 
 def _error_body(status: int, message: str) -> dict:
@@ -216,6 +258,7 @@ class ModelServer:
         self.log_path = Path(log_path) if log_path else None
         self.unix_path = Path(unix_path) if unix_path else None
         self.variables: dict[str, str] = {}
+        self.plan_resets: dict[str, int] = {}  # when each plan window resets (plan_headers)
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -223,6 +266,11 @@ class ModelServer:
         self._threads: list[threading.Thread] = []
         self._ids = itertools.count(1)
         self.port = 0
+        # the plan's windows as the last `plan_usage` set them: every later Messages API
+        # answer carries them too (an account's use does not vanish between answers;
+        # measured, Claude Code 2.1.332 shows no windows after an answer without the
+        # headers, a /goal verdict's too); Codex's answers send only their own
+        self.plan_usage: dict[str, float] = {}
 
     @property
     def url(self) -> str:
@@ -274,9 +322,17 @@ class ModelServer:
         """Answer one model request; `codex`: a Responses API request (responses.py)."""
         rule, reply = self.script.answer(Request(responses.as_messages(body) if codex else body))
         reply = expand(reply, dict(self.variables))
+        with self._lock:
+            if reply.get("plan_usage"):
+                self.plan_usage = {name: window["used"] if isinstance(window, dict) else window
+                                   for name, window in reply["plan_usage"].items()}
+            elif self.plan_usage and not codex:
+                reply = {**reply, "plan_usage": self.plan_usage}
         kind = reply_kind(reply)
         rule_name = (rule.name or f"rules[{self.script.rules.index(rule)}]") if rule else None
         self.record(handler, body, rule_name, kind if rule else "no_rule_matched")
+        if reply.get("delay_s"):
+            self._stopping.wait(float(reply["delay_s"]))
         if kind == "drop_connection":
             handler.drop()
         elif kind == "hang":
@@ -288,20 +344,25 @@ class ModelServer:
             headers = ([("retry-after", str(error["retry_after"]))]
                        if "retry_after" in error else [])
             message = error.get("message", f"scripted {status} from the forge host kit")
-            handler._send_json(status, _error_body(status, message), headers)
+            body = _error_body(status, message)
+            if "usage_limit" in error:
+                limit_headers, body = usage_limit_reply(error["usage_limit"], message, codex)
+                headers += limit_headers
+            handler._send_json(status, body, headers)
         elif codex:
             n = next(self._ids)
             handler.send_sse(responses.sse_body(
                 reply, f"resp_hostkit_{n:06d}", str(body.get("model", "codex-hostkit")),
                 (f"hostkit_{n:06d}_{i}" for i in itertools.count())),
-                plan_headers(reply.get("plan_usage"), codex=True))
+                plan_headers(reply.get("plan_usage"), codex=True, resets=self.plan_resets))
         else:
             n = next(self._ids)
             message = build_message(reply, model=str(body.get("model", "claude-hostkit")),
                                     message_id=f"msg_hostkit_{n:06d}",
                                     tool_ids=(f"toolu_hostkit_{n:06d}_{i}" for i in
                                               itertools.count()))
-            headers = plan_headers(reply.get("plan_usage"), codex=False)
+            headers = plan_headers(reply.get("plan_usage"), codex=False,
+                                   resets=self.plan_resets)
             if body.get("stream"):
                 handler.send_sse(encode_sse(sse_events(message)), headers)
             else:

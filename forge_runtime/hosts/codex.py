@@ -200,13 +200,13 @@ def _note_pending(event: dict, project, binding: dict | None, first_turn: bool =
     if first_turn:
         from forge_runtime.goal.activation import clock_start
         from forge_runtime.goal.ceilings import now
-        from forge_runtime.goal.events import first_turn_note
+        from forge_runtime.goal.events import first_turn_note, plan_baseline
 
         index = chunk.person_goal_index(message_id)
         stamp = chunk.entries[index].get("timestamp") if index is not None else None
         at = clock_start(stamp[:19] + "Z" if isinstance(stamp, str) else None) or now()
-        note.update(first_turn_note(project, objective, at,
-                                    chunk.starts[index] if index is not None else 0, {}))
+        note.update(plan_baseline(project, event, first_turn_note(
+            project, objective, at, chunk.starts[index] if index is not None else 0, {})))
     sessions.write_pending(project.ledger_root, session, note)
     return True, chunk
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import uuid
 from pathlib import Path
@@ -191,3 +192,42 @@ def test_a_resumed_session_continues_the_same_conversation(claude_host, project)
     conversation = json.dumps(again.requests[0]["body"]["messages"])
     assert "FIRST-PROMPT" in conversation and "SECOND-PROMPT" in conversation
     assert [r["n"] for r in again.requests] == [2]
+
+
+PLAN_WINDOWS = """
+rules:
+  - reply: {text: "Done.", plan_usage: {five_hour: 62, seven_day: 30}}
+"""
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("login", ["api_key", "subscription", "oauth_token"])
+def test_claude_code_hands_its_status_line_the_plan_windows_on_a_subscription_login(
+        claude_host, project, tui_factory, tmp_path, login):
+    """Measured on 2.1.332: the windows of the answers' rate-limit headers reach the status
+    line (the only place that sees them) on an OAuth login, never with an API key."""
+    host = claude_host(PLAN_WINDOWS, plugin_dirs=[], login=login)
+    inputs = tmp_path / "inputs.jsonl"
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.local.json").write_text(json.dumps({"statusLine": {
+        "type": "command", "command": f"{sys.executable} -c \"import sys; open('{inputs}', "
+        "'a').write(sys.stdin.read().replace(chr(10), ' ') + chr(10))\""}}))
+    tui = tui_factory(host, project)
+    tui.wait_for(lambda: "❯" in tui.screen() and inputs.exists(), "the TUI and its status line")
+    tui.type("hello")
+
+    def answered() -> list[dict]:
+        seen = [json.loads(line) for line in inputs.read_text().splitlines()]
+        return [entry for entry in seen if entry["cost"]["total_api_duration_ms"] > 0]
+
+    after = tui.wait_for(answered, "the status line after the answer")[-1]
+    if login == "api_key":
+        assert "rate_limits" not in after
+    else:
+        limits = after["rate_limits"]
+        assert limits["five_hour"]["used_percentage"] == 62
+        assert limits["seven_day"]["used_percentage"] == 30
+        assert limits["five_hour"]["resets_at"] == host.server.plan_resets["five_hour"]
+    assert "rate_limits_available" not in after and "subscription_type" not in after
+    request = host.server.requests[-1]["headers"]
+    assert ("authorization" in request) == (login != "api_key")

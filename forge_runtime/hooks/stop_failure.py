@@ -1,0 +1,46 @@
+"""StopFailure: the host ended a turn on an API error and runs this instead of Stop.
+
+Claude Code 2.1.332 (measured on a subscription login): a 429 whose unified limiter says
+`rejected` ends the turn at once, writes its synthetic usage-limit entry to the transcript
+and fires StopFailure (`error: "rate_limit"`), never Stop; in the interactive TUI it then
+waits for the reset and continues the goal by itself. The host ignores this hook's output,
+so it only records: the turn is charged as a Stop would charge it (a `/goal` still pending
+is confirmed first), and a turn the transcript shows stopped for the usage limit marks the
+goal, which ends its autonomy there (goal/events.py) unless `.forge/guard.yaml` says
+`goal: {after_usage_limit: continue}`. The session's next prompt is then held
+(events.hold_next_prompt): the host's continuation after the reset is blocked before it
+reaches the model, with FORGE_GOAL_USAGE_LIMIT, and the host does not retry it. Should
+that prompt get through all the same (its hook did not run), it is a turn the host started
+for an ended goal: its tool calls are denied and its Stop ends the session (goal/ended.py).
+Should this hook not run, the session's next event charges the same turn from the same
+transcript entry, and a prompt that finds the goal ended so is blocked too.
+
+hooks.json starts it only for `rate_limit`; a session without a goal pays three stats.
+"""
+
+REQUIRED: dict[str, type] = {}
+# Below the host's own limit for StopFailure hooks (120 s, read from the binary); the
+# charge may wait on the ledger's lock like a Stop's.
+WATCHDOG_SECONDS = 25.0
+
+
+def watchdog_seconds(host) -> float:
+    """How long this hook may take before its watchdog answers (hooks/dispatch.py)."""
+    return WATCHDOG_SECONDS
+
+
+def on_wedged(event: dict | None, seconds: float) -> dict | None:
+    """Nothing to answer (the host ignores it): the session's next event charges the turn."""
+    return None
+
+
+def handle(event: dict) -> dict | None:
+    from forge_runtime.goal import sessions
+
+    if not sessions.event_involvement(event):
+        return None
+    from forge_runtime.goal.events import hold_next_prompt, on_stop
+
+    on_stop(event)  # its reply is the host's to ignore; the ledger is what this changes
+    hold_next_prompt(event)
+    return None
