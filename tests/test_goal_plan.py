@@ -347,3 +347,24 @@ def test_the_report_says_which_window_ended_the_tranche(cli_project, capsys):
     assert session.turn()["continue"] is False
     code, text = run_cli(capsys, "goal", "report")
     assert "exhausted on its weekly window ceiling" in text
+
+
+def test_a_usage_limit_mark_left_without_its_exhaustion_still_denies_the_next_call(project):
+    """`claude -p` ends the StopFailure hook's process as it exits: the charge with the
+    host's usage-limit mark may land without the exhaustion after it."""
+    from forge_runtime.goal import charging
+
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    session.turn()
+    ledger = _ledger(project)
+    turn = session.work()
+    with ledger.lock():
+        head = ledger.settle()
+        marked = charging._with_seen({**head.goal, "turn_count": head.goal["turn_count"] + 1},
+                                     fields := {"turn": turn, "session": session.id},
+                                     charging.Seen(usage_limit=True))
+        ledger.append(head, "charge", marked, **fields)
+    assert _ledger(project).current().goal["status"] == "active"
+    denied = _tool_call(session)
+    assert denied.startswith("FORGE_GOAL_USAGE_LIMIT") and "Next: /goal " + OBJECTIVE in denied

@@ -310,3 +310,18 @@ def test_a_codex_goal_resumed_after_its_usage_limit_does_no_work(cli_project, tm
     stopped = rollout.stop()
     assert stopped["continue"] is False
     assert stopped["stopReason"].startswith(f"{USAGE_LIMIT_CODE}: goal ")
+
+
+def test_a_session_end_confirms_a_goal_whose_first_turn_met_the_limit(project):
+    """`claude -p` ends the StopFailure hook as it exits, before it charged anything
+    (measured): the SessionEnd that follows confirms the person's `/goal` and charges the
+    turn with the host's usage-limit mark, so the goal is exhausted there."""
+    from forge_runtime.hooks import session_end
+
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    _limited(session)
+    assert session_end.handle(session.event("SessionEnd", reason="other")) is None
+    goal = Ledger(project.ledger_root, goal_of(project)["nonce"]).current().goal
+    assert (goal["status"], goal["usage_limited"], goal["turn_count"]) == \
+        ("exhausted", True, 1)

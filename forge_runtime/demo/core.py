@@ -77,9 +77,11 @@ class Demo:
         return run
 
     def session(self, name: str, prompt: str, *, script: str = "script",
-                args: tuple[str, ...] = (), cwd: Path | None = None) -> SessionResult:
+                args: tuple[str, ...] = (), cwd: Path | None = None,
+                login: str = "api_key") -> SessionResult:
         """Run one real host session in the project (or in `cwd`, another clone) against
-        `forge_runtime/demo/<script>.yaml`.
+        `forge_runtime/demo/<script>.yaml`, logged in as `login` says (the host kit's
+        `Host(login=...)`: "subscription" is a pretend Claude plan).
 
         Sessions on the same script share one Host (one HOME), so a later one may resume.
         """
@@ -88,7 +90,8 @@ class Demo:
             # The project's Bash runs in the host's own sandbox, which needs the machine's
             # PID namespace (it reads /proc/<pid>/ns of its children): no private one.
             host = Host(self.workdir / f"host-{script}", Script.load(DEMO_DIR / f"{script}.yaml"),
-                        plugin_dirs=[self.plugin_dir], timeout=SESSION_TIMEOUT, own_pids=False)
+                        plugin_dirs=[self.plugin_dir], timeout=SESSION_TIMEOUT, own_pids=False,
+                        login=login)
             self._hosts[script] = host
         result = host.run(prompt, cwd=cwd or self.project, args=args)
         if result.timed_out:

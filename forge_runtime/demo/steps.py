@@ -133,6 +133,70 @@ def budget_stops_native_autonomy(demo: Demo) -> Section:
     ])
 
 
+MONEY_GOAL = "the cost report is written"
+LIMIT_GOAL = "the weekly report is written"
+
+
+def money_and_the_plan(demo: Demo) -> Section:
+    """A goal held to a dollar ceiling stops within one tool call of crossing it, in its
+    first turn; a goal the host stops at the plan's usage limit ends its autonomy there."""
+    import yaml
+
+    guard = demo.project / ".forge" / "guard.yaml"
+    before = guard.read_text(encoding="utf-8") if guard.exists() else None
+    settings = yaml.safe_load(before or "") or {}
+    settings.setdefault("goal", {})["tranche"] = {"usd": 1}
+    guard.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    try:
+        accept = ("--permission-mode", "acceptEdits")
+        spent = demo.session("money", f"/goal {MONEY_GOAL}", script="money", args=accept,
+                             login="subscription")
+        demo.session("limit", f"/goal {LIMIT_GOAL}", script="money", args=accept,
+                     login="subscription")
+    finally:
+        guard.write_text(before, encoding="utf-8") if before is not None else guard.unlink()
+    denied = [reason for reason in _denials(spent).get("Write", [])
+              if reason.startswith("FORGE_GOAL_BUDGET_EXHAUSTED")]
+    if not denied:
+        raise DemoFailed("no tool call of the dollar-bound goal was denied at its ceiling")
+    goals = {goal["objective"]: goal for goal in _goals(demo)}
+    money, limit = goals.get(MONEY_GOAL), goals.get(LIMIT_GOAL)
+    if money is None or money["status"] != "exhausted":
+        raise DemoFailed(f"the dollar-bound goal was not stopped: {money}")
+    if limit is None or limit.get("usage_limited") is not True or limit["status"] != "exhausted":
+        raise DemoFailed(f"the usage limit did not end the second goal's autonomy: {limit}")
+    from forge_runtime.goal.pricing import dollars
+
+    reads = sum(1 for hook in spent.hooks_for("PreToolUse"))
+    status = demo.forge("goal", "status", "--nonce", limit["nonce"])
+    return Section("Money and the plan's allowance", [
+        "`goal: {tranche: {usd: 1}}` in .forge/guard.yaml; each scripted answer costs about "
+        f"$0.30 at API prices. Of {reads} tool calls in the goal's first turn, forge denied "
+        f"the one after the ceiling: {dollars(money['picousd'])} of "
+        f"{dollars(money['usd_ceiling'])}, then the Stop ended autonomy:",
+        f"    {denied[0].splitlines()[0][:150]}",
+        "A goal whose first request met the plan's usage limit (a subscription's 429): the "
+        "host ended the turn and forge charged it with the host's usage-limit mark: the goal "
+        f"is {limit['status']} there (`claude -p` stops; the interactive host would continue "
+        "by itself after the reset, and forge refuses that with FORGE_GOAL_USAGE_LIMIT). "
+        "`forge goal status` says:",
+        *(f"    {line}" for line in status.stdout.splitlines() if line.startswith("usage limit")),
+        "`goal: {plan: {five_hour: 80, seven_day_spend: 10}}` holds a goal to a share of the "
+        "plan's windows, read from the host's own figures (forge's status line, Codex's "
+        "rollout).",
+    ])
+
+
+def _goals(demo: Demo) -> list[dict]:
+    """Every goal of the demo project, as its ledger has it now."""
+    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.status import goal_nonces
+    from forge_runtime.project import find_project
+
+    project = find_project(demo.project)
+    return [Ledger(project.ledger_root, nonce).current().goal for nonce in goal_nonces(project)]
+
+
 def _denials(session) -> dict[str, list[str]]:
     """Tool name -> the lines of forge's deny reason, from the hook calls the host made."""
     denied = {}
@@ -379,6 +443,7 @@ def hint_contract(demo: Demo) -> Section:
 
 
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
-         budget_stops_native_autonomy, ledger_follows_the_clone, guard_refuses_writes,
+         budget_stops_native_autonomy, ledger_follows_the_clone, money_and_the_plan,
+         guard_refuses_writes,
          clarify_freezes_a_brief, artifacts_earn_activation, gates_rerun_only_what_changed,
          done_means_verified, nobody_switches_forge_off, hint_contract)

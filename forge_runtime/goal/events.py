@@ -708,6 +708,17 @@ class storage_errors:  # noqa: N801 (used as `with storage_errors(project):`)
 
 # -- Stop ---------------------------------------------------------------------------------
 
+def confirm_at_end(event: dict) -> None:
+    """At SessionEnd, a person's `/goal` no Stop confirmed, whose first turn the transcript
+    shows finished: confirm and charge it as its Stop would have. That Stop never ran when
+    the turn ended on an API error (measured: `claude -p` ends the StopFailure hook of a
+    usage limit as it exits, before it has charged anything) or was killed; the turn ran
+    all the same, so it is charged."""
+    path = event.get("transcript_path") or ""
+    if _reader(event).read_since(path, 0).turns():
+        on_stop(event)
+
+
 def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
     """Confirm a pending activation, then charge this turn, and every earlier one the
     transcript shows uncharged, to the session's goal.

@@ -138,7 +138,11 @@ def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | No
             event.get("tool_name") in UNCOUNTED_MODEL_CALLS:
         return _uncounted(event, goal)
     ceiling = None
-    if isinstance(goal.get("plan_ceilings"), dict):
+    if ceilings.usage_limited(goal):
+        # the host's usage limit stopped a turn, and the hook that charged it was cut off
+        # before the exhaustion (`claude -p` ends StopFailure's process as it exits)
+        ceiling = ceilings.USAGE_LIMIT
+    elif isinstance(goal.get("plan_ceilings"), dict):
         over = _plan_over(event, root, goal)
         if isinstance(over, str):
             return over  # the plan's figures were changed outside forge: nothing runs on them

@@ -27,7 +27,13 @@ def on_wedged(event: dict | None, seconds: float) -> dict | None:
 def handle(event: dict) -> dict | None:
     from forge_runtime.goal import sessions
 
-    if sessions.BOUND not in sessions.event_involvement(event):
+    involved = sessions.event_involvement(event)
+    if sessions.PENDING in involved and sessions.BOUND not in involved:
+        from forge_runtime.goal.events import confirm_at_end
+
+        confirm_at_end(event)
+        involved = sessions.event_involvement(event)
+    if sessions.BOUND not in involved:
         return None
     from forge_runtime.goal.events import on_session_end
 

@@ -46,21 +46,27 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     follows = "\n".join(report["sections"][4]["lines"])
     assert titles[4] == "The budget follows the goal to a fresh clone"
     assert "used 40 of 40 turns (2 x 20)" in follows and "count from  the remote" in follows
-    guard = "\n".join(report["sections"][5]["lines"])
+    money = "\n".join(report["sections"][5]["lines"])
+    assert titles[5] == "Money and the plan's allowance"
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal the cost report is written " \
+           "spent $1." in money and "of $1.00 (the dollar ceiling)" in money
+    assert "the goal is exhausted there" in money
+    assert "usage limit the host stopped a turn for its plan's usage limit" in money
+    guard = "\n".join(report["sections"][6]["lines"])
     assert "the clarifier role may not use Write" in guard
     assert "Bash deletes the goal ledger" in guard
-    assert titles[6] == "/forge:clarify: a frozen brief before the work"
-    clarify = "\n".join(report["sections"][6]["lines"])
+    assert titles[7] == "/forge:clarify: a frozen brief before the work"
+    clarify = "\n".join(report["sections"][7]["lines"])
     assert "Next: /goal every acceptance criterion of the brief holds: report --csv writes " \
            "report.csv; its header names every column" in clarify
     assert "forge brief show -> Next" in "\n".join(report["sections"][-1]["lines"])
-    earned = "\n".join(report["sections"][7]["lines"])
-    assert titles[7] == "A PRD earns its activation with evidence"
+    earned = "\n".join(report["sections"][8]["lines"])
+    assert titles[8] == "A PRD earns its activation with evidence"
     assert "Error: PRD-001 has R_eff 0" in earned and "active, R_eff 1.00" in earned
-    gates = "\n".join(report["sections"][8]["lines"])
+    gates = "\n".join(report["sections"][9]["lines"])
     assert "docs stale, result fresh" in gates and "Next: forge gate run docs" in gates
-    verified = "\n".join(report["sections"][9]["lines"])
-    assert titles[9] == "Done means verified: /goal the parser is fixed"
+    verified = "\n".join(report["sections"][10]["lines"])
+    assert titles[10] == "Done means verified: /goal the parser is fixed"
     assert "unit-tests never-run" in verified and "Next: forge gate run unit-tests" in verified
     assert "FORGE_GOAL_VERIFIED: goal " in verified and "verify-gates` exits 0" in verified
     project = kept / "project"
