@@ -276,8 +276,8 @@ def test_a_crash_between_the_mirror_and_the_stored_copy_still_counts(project):
 def _sealed_after(ledger: Ledger, head: dict, kind: str, goal: dict, **fields) -> dict:
     """A record the attacker seals and appends as forge would (a sha256 anyone computes),
     the head pointer moved to it; no rule of forge's is asked."""
-    record = records.seal({**fields, "seq": head["seq"] + 1, "prev": head["hash"],
-                           "kind": kind, "at": now(), "goal": goal})
+    record = records.seal({"at": now(), **fields, "seq": head["seq"] + 1,
+                           "prev": head["hash"], "kind": kind, "goal": goal})
     path = os.path.join(ledger.records_dir, records.record_name(record["seq"]))
     with open(path, "w") as handle:
         handle.write(json.dumps(record))
@@ -349,6 +349,11 @@ LEDGER_ATTACKS = {
     "charge whose reading is from the future, past the reset":
         lambda project, clock: _forged_charge(project, {
             **_reset_claim(clock), "at": clock.week_reset + 8 * DAY}),
+    "charge and its reading dated in the future, past the reset":
+        lambda project, clock: _append(project, "charge", lambda goal: plan.advanced(
+            _one_more_turn(goal), {**_reset_claim(clock), "at": clock.week_reset + 60}),
+            turn="forged", plan={**_reset_claim(clock), "at": clock.week_reset + 60},
+            at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(clock.week_reset + 60))),
     "charge lowering the goal's own week without a reading":
         lambda project, clock: _forged_charge(project, None, plan_week=0),
     "charge dropping the figures it was seen at":
@@ -882,3 +887,66 @@ def test_a_prompt_noted_again_keeps_what_it_first_found(project):
     assert prompt_note.found(root, "s-1")["limits"] == {"token_ceiling": 1000}
     prompt_note.keep(root, "s-1", {}, None, "prompt-2")  # a new /goal: its own note
     assert prompt_note.found(root, "s-1")["limits"] == {}
+
+
+# -- a Codex rollout, read through forge's store of what it read (plan_store.current) --------
+
+def _codex_line(clock: Clock, five_hour: float, week: float, *, stamp: float | None = None,
+                five_hour_reset: int | None = None, week_reset: int | None = None,
+                minutes=(300, 10080)) -> str:
+    """A `token_count` line as Codex writes it (and as an agent can append one)."""
+    limits = {"limit_id": "codex", "limit_name": None, "credits": None, "plan_type": None,
+              "rate_limit_reached_type": None,
+              "primary": {"used_percent": five_hour, "window_minutes": minutes[0],
+                          "resets_at": five_hour_reset or clock.five_hour_reset},
+              "secondary": {"used_percent": week, "window_minutes": minutes[1],
+                            "resets_at": week_reset or clock.week_reset}}
+    when = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(stamp or clock.now))
+    return json.dumps({"timestamp": when, "type": "event_msg", "payload": {
+        "type": "token_count", "info": None, "rate_limits": limits}}) + "\n"
+
+
+CODEX_ROLLOUT_ATTACKS = {
+    "a later line with lower figures": lambda rollout, clock: rollout.open("a").write(
+        _codex_line(clock, 1, 1)),
+    "a later line claiming the windows reset": lambda rollout, clock: rollout.open("a").write(
+        _codex_line(clock, 0, 0, five_hour_reset=clock.five_hour_reset + 5 * HOUR,
+                    week_reset=clock.week_reset + 7 * DAY)),
+    "a later line saying the windows end now": lambda rollout, clock: rollout.open("a").write(
+        _codex_line(clock, 90, 34, five_hour_reset=clock.now - 1, week_reset=clock.now - 1)),
+    "a later line with the windows' lengths swapped": lambda rollout, clock: rollout.open(
+        "a").write(_codex_line(clock, 1, 1, minutes=(10080, 300))),
+    "a later line dated in the future": lambda rollout, clock: rollout.open("a").write(
+        _codex_line(clock, 0, 0, stamp=clock.week_reset + 60,
+                    five_hour_reset=clock.five_hour_reset + 5 * HOUR)),
+    "the lines forge read cut away": lambda rollout, clock: rollout.write_text(
+        _codex_line(clock, 1, 1)),
+    "the rollout emptied": lambda rollout, clock: rollout.write_text(""),
+}
+
+
+@pytest.mark.parametrize("attack", CODEX_ROLLOUT_ATTACKS.values(),
+                         ids=CODEX_ROLLOUT_ATTACKS.keys())
+def test_a_rollout_the_agent_rewrote_lowers_nothing_forge_read(project, attack):
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.hosts import codex
+
+    clock = Clock()
+    rollout = project.root.parent / "rollout-2026-12-04T17-11-10-x.jsonl"
+    rollout.write_text(_codex_line(clock, 30, 30) + _codex_line(clock, 90, 34))
+    event = {"session_id": "codex-session", "transcript_path": str(rollout),
+             "cwd": str(project.root), "hook_event_name": "PreToolUse", codex.KEY: codex}
+    root = str(project.ledger_root)
+    first = plan_store.current(event, root)
+    assert first["windows"]["five_hour"]["used"] == 9000
+    attack(rollout, clock)
+    for _ in range(2):  # and once more, from what forge kept of the forged read
+        try:
+            reading = plan_store.current(event, root)
+        except ForgeError as exc:
+            assert TAMPERED in exc.hint().render()
+            return
+        # no figure lower, no window over sooner (a later reset only holds it longer)
+        five_hour, week = reading["windows"]["five_hour"], reading["windows"]["seven_day"]
+        assert five_hour["used"] >= 9000 and five_hour["resets_at"] >= clock.five_hour_reset
+        assert week["used"] >= 3400 and week["resets_at"] >= clock.week_reset
