@@ -44,6 +44,8 @@ rules:
       tool_calls:
         - {name: Write, input: {file_path: "{cwd}/w.txt", content: "written"}}
         - {name: Read, input: {file_path: "{cwd}/.git/forge-goals/gates/receipt.key"}}
+        - {name: Grep, input: {pattern: ".", path: "{cwd}/.git/forge-goals/gates",
+                               output_mode: content}}
   - name: the shell
     reply: {tool_calls: [{name: Bash, input: {command: "echo BASH-RAN"}}]}
 """
@@ -64,8 +66,13 @@ def test_every_tool_reads_included_starts_the_guard_and_the_key_stays_refused(cl
     assert ("Read", str(project / "r.txt")) in guarded
     assert {tool for tool, _ in guarded} == {"Read", "Grep", "Glob", "Write", "Bash"}
     denied = [call for call in session.hooks_for("PreToolUse") if call.reply]
-    assert len(denied) == 1 and denied[0].stdin["tool_input"].get("file_path") == str(key)
-    assert denied[0].reply["hookSpecificOutput"]["permissionDecision"] == "deny"
+    # the key, by path, and a search over its directory (a Grep the old registration never
+    # showed the guard)
+    assert [(call.stdin["tool_name"], call.stdin["tool_input"].get("file_path")
+             or call.stdin["tool_input"].get("path")) for call in denied] == \
+        [("Read", str(key)), ("Grep", str(key.parent))]
+    assert {call.reply["hookSpecificOutput"]["permissionDecision"] for call in denied} == \
+        {"deny"}
     assert "KEY-BYTES-NOT-FOR-AGENTS" not in json.dumps(session.model_requests())
     assert (project / "w.txt").read_text() == "written"
 
