@@ -113,7 +113,29 @@ def check_hook_wiring(project: Project) -> Check:
     if absent:
         return Check("hooks", False, f".claude/settings.json does not run forge for "
                                      f"{', '.join(absent)}", "forge init --hooks")
+    stale = _stale_matchers(settings)
+    if stale:
+        return Check("hooks", False, f".claude/settings.json starts forge's {', '.join(stale)} "
+                                     "for other tools than this forge registers (an older "
+                                     "forge's wiring), so some calls escape the guard or a "
+                                     "goal's budget", "forge init --hooks")
     return Check("hooks", True, ".claude/settings.json runs forge's hooks")
+
+
+def _stale_matchers(settings: dict) -> list[str]:
+    """The events whose forge hooks in `settings` start on other matchers or conditions
+    (`if`) than the ones hooks/hooks.json declares: a wiring an older forge wrote."""
+    from forge_runtime import hook_settings
+
+    def starts(groups: list) -> list:
+        return sorted(json.dumps([group.get("matcher"), hook.get("if")])
+                      for group in groups for hook in group.get("hooks", [])
+                      if hook_settings.is_forge_hook(hook))
+
+    declared = hook_settings.pip_registrations()
+    wired = settings.get("hooks") or {}
+    return [event for event in HOOK_EVENTS
+            if starts(wired.get(event, [])) != starts(declared.get(event, []))]
 
 
 def _interpreter_of(hook: dict) -> str | None:

@@ -68,23 +68,10 @@ def codex_registrations(python: str = sys.executable,
         # it first on sys.path (a `forge_runtime/` the agent wrote there would be what runs);
         # isolated mode also ignores the PYTHON* variables an environment could set
         command = shlex.join([python, ISOLATED, *HOOK_MODULE_ARGS, "--host", "codex", event])
-        wired[event] = [{**group, **_codex_matcher(group), "hooks": [
+        wired[event] = [{**group, "hooks": [
             {"type": "command", "command": command, "timeout": hook.get("timeout", 30)}
-            for hook in group["hooks"]]} for group in groups if not _only_if(group)]
+            for hook in group["hooks"]]} for group in groups]
     return wired
-
-
-def _only_if(group: dict) -> bool:
-    """A group whose hooks all start only on a permission pattern (`if`): Claude Code's
-    read of a protected path, for a Read tool Codex does not have."""
-    return all("if" in hook for hook in group["hooks"])
-
-
-def _codex_matcher(group: dict) -> dict:
-    """Codex matches tool names with Rust regexes, which have no lookahead: a matcher that
-    leaves Claude Code's read tools out becomes every tool (Codex reads through its shell)."""
-    matcher = group.get("matcher")
-    return {"matcher": "*"} if isinstance(matcher, str) and "(?!" in matcher else {}
 
 
 def is_forge_hook(hook: object) -> bool:

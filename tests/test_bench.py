@@ -264,18 +264,23 @@ def test_snapshot_puts_back_exactly_what_a_run_changed(tmp_path):
 
 
 def test_the_session_mix_starts_the_hooks_the_hosts_matchers_start():
-    """bench/mix.py counts the processes the host would start, from hooks.json itself."""
+    """bench/mix.py counts the processes the host would start, from hooks.json itself: the
+    guard for every call, reads included (a goal's budget holds for them too)."""
     from bench import mix
 
     registrations = json.loads((Path(__file__).resolve().parents[1] / "hooks" / "hooks.json")
                                .read_text())["hooks"]
-    assert mix.started(registrations, "Read", {"file_path": "src/a.py"}) == []
-    assert mix.started(registrations, "Grep", {"pattern": "x"}) == []
-    assert mix.started(registrations, "Bash", {"command": "ls"}) == ["PreToolUse"]
-    assert mix.started(registrations, "mcp__files__write", {}) == ["PreToolUse"]
+    for tool, tool_input in (("Read", {"file_path": "src/a.py"}), ("Grep", {"pattern": "x"}),
+                             ("Glob", {"pattern": "*.py"}), ("Bash", {"command": "ls"}),
+                             ("mcp__files__write", {}), ("SomeToolAddedLater", {}),
+                             ("Read", {"file_path": "/r/.git/forge-goals/gates/receipt.key"})):
+        assert mix.started(registrations, tool, tool_input) == ["PreToolUse"], tool
     assert mix.started(registrations, "Agent", {}) == ["PreToolUse", "PostToolUse"]
-    assert mix.started(registrations, "Read", {
-        "file_path": "/r/.git/forge-goals/gates/receipt.key"}) == ["PreToolUse"]
-    every = mix.every_tool(registrations)
-    assert mix.started(every, "Read", {"file_path": "src/a.py"}) == ["PreToolUse"]
+    # the matcher rule itself: a name list, and a regular expression
+    assert mix.started({"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{}]}]},
+                       "Read", {}) == []
+    assert mix.started({"PreToolUse": [{"matcher": "^(?!Read$).*", "hooks": [{}]}]},
+                       "Read", {}) == []
+    assert sum(len(mix.started(registrations, tool, tool_input))
+               for tool, tool_input in mix.MIX) == 103
     assert len(mix.MIX) == 100

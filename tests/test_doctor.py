@@ -147,6 +147,23 @@ def test_without_a_plugin_bundle_the_settings_wiring_is_checked(project, monkeyp
     assert doctor.check_hook_wiring(find_project(project)).ok
 
 
+def test_a_wiring_that_leaves_reads_out_of_the_guard_is_a_failed_check(project, monkeypatch):
+    """An older forge wired PreToolUse for every tool but Read, Grep and Glob: reads of a goal
+    session would pass its budget unchecked until `forge init --hooks` wires it again."""
+    monkeypatch.setattr(resources, "plugin_root", lambda: None)
+    main(["init", "--hooks"])
+    path = project / ".claude/settings.json"
+    settings = json.loads(path.read_text())
+    (guard,) = settings["hooks"]["PreToolUse"]
+    settings["hooks"]["PreToolUse"] = [{**guard, "matcher": "^(?!(Read|Grep|Glob)$).*"}]
+    path.write_text(json.dumps(settings))
+    check = doctor.check_hook_wiring(find_project(project))
+    assert (check.ok, check.fix) == (False, "forge init --hooks")
+    assert "PreToolUse" in check.detail and "budget" in check.detail
+    main(["init", "--hooks"])
+    assert doctor.check_hook_wiring(find_project(project)).ok
+
+
 def test_unreadable_settings_are_a_failed_check_not_a_crash(project, monkeypatch):
     monkeypatch.setattr(resources, "plugin_root", lambda: None)
     (project / ".claude").mkdir()

@@ -7,7 +7,7 @@ from guard_support import event, guard_project_fixture
 
 from forge_runtime import hints
 from forge_runtime.cli.main import parses
-from forge_runtime.guard import modes, paths
+from forge_runtime.guard import READ_ONLY, modes, paths
 from forge_runtime.guard.decide import decide
 from forge_runtime.guard.roles import Role
 from forge_runtime.project import find_project
@@ -149,10 +149,14 @@ def test_a_rule_file_protects_its_paths_in_an_unguarded_session(project, tool, t
 
 
 def test_a_broken_rule_file_denies_guarded_sessions_but_not_others(project):
+    """...and never a read, which no rule can refuse (a role allows reading whatever its
+    tools say, and the rules' extra protected paths are for writes)."""
     (project / ".forge" / "guard.yaml").write_text("roles:\n  x:\n    tools: Read\n")
-    hint = ask(project, "Read", {"file_path": "x"}, agent_type="anything")
+    hint = ask(project, "Bash", {"command": "ls"}, agent_type="anything")
     assert_contract(hint)
     assert "guard.yaml:3" in hint.error and "FORGE_GUARD_RULES_INVALID" in hint.error
+    for tool in READ_ONLY:
+        assert ask(project, tool, {"file_path": "x"}, agent_type="anything") is None
     assert ask(project, "Bash", {"command": "ls"}) is None
     assert ask(project, "Bash", {"command": "rm -rf .git/forge-goals"}) is not None
 

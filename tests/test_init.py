@@ -16,8 +16,8 @@ from forge_runtime import hook_settings, initializer, resources
 from forge_runtime.cli.main import main
 from forge_runtime.project import find_project
 
-EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop",
-          "SessionEnd"]
+EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "StopFailure",
+          "SubagentStop", "SessionEnd"]
 
 
 project = cli_project_fixture()
@@ -150,7 +150,7 @@ def test_hooks_wiring_registers_every_event_in_exec_form(project):
     plugin = hook_settings.plugin_registrations()
     for event in EVENTS:
         groups = settings["hooks"][event]
-        assert len(groups) == len(plugin[event])  # PreToolUse: the guard, and the key's Read
+        assert len(groups) == len(plugin[event])
         for group, declared in zip(groups, plugin[event], strict=True):
             (hook,) = group["hooks"]
             assert hook["command"] == sys.executable

@@ -21,6 +21,11 @@ The hook runs before every tool call of every session in a project: modules impo
 and use the standard library on the hot path.
 """
 
+# The tools that only read. Reading is never a role's to refuse (every role allows these,
+# an unknown one too): the one read forge refuses is of the gate receipts' key. Here, in the
+# package every guard import loads, so the hook's path for a read imports no `roles`.
+READ_ONLY = ("Read", "Grep", "Glob")
+
 
 def deny(reason: str) -> dict:
     """The host's PreToolUse deny reply; the reason reaches the model as the tool result.

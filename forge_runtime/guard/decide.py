@@ -11,13 +11,14 @@ Two independent checks, both only ever restricting:
 
 Fail closed: any exception while deciding is a deny, as is a broken project rule file for
 a guarded session. The host lets a crashing or slow hook through, so the guard must answer
-deny itself, fast. Sessions with no role that call a tool which cannot write anything
-(Read, Grep, ...) are answered after one `stat` of the mode file.
+deny itself, fast. A read (Read, Grep, Glob), which no role refuses, is answered from the
+key check alone, in every session; a session with no role that calls another tool which
+cannot write anything is answered after one `stat` of the mode file.
 """
 
 import os
 
-from forge_runtime.guard import gate_files, modes, paths
+from forge_runtime.guard import READ_ONLY, gate_files, modes, paths
 
 # Return values are `forge_runtime.hints.Hint` objects and roles `roles.Role`; the
 # annotations leave those names out so the allow path imports neither `hints`, `roles`
@@ -70,6 +71,8 @@ def _decide(event: dict, env: dict[str, str], role):
 
     dirs = locate(env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())  # strings: no pathlib
     cwd = cwd or dirs[0]
+    if tool in READ_ONLY:  # reading is never a role's to refuse: no mode, no rules
+        return _key_denial(tool, tool_input, cwd, env, dirs)
     mode = modes.read_mode(paths.guard_dir(dirs), session_id)
     touches_world = (tool in WRITING_TOOLS or tool in OPAQUE_TOOLS
                      or tool.startswith(MCP_PREFIX))
@@ -78,13 +81,9 @@ def _decide(event: dict, env: dict[str, str], role):
         escape = _sandbox_escape(ledger_root(dirs[0], dirs[2]), session_id, guarded)
         if escape is not None:
             return escape
-    key_read = gate_files.key_finding(tool, tool_input, cwd, env,
-                                      ledger_root(dirs[0], dirs[2]))
+    key_read = _key_denial(tool, tool_input, cwd, env, dirs)
     if key_read is not None:
-        from forge_runtime import hints
-
-        return hints.error(f"{GUARD}: {tool} {key_read.message}", "forge gate status",
-                           "the key seals receipts for forge's own runs; no agent reads it")
+        return key_read
     if not guarded and not touches_world:
         return None
     extra_protected = ()
@@ -127,6 +126,20 @@ def _decide(event: dict, env: dict[str, str], role):
                        entry.rationale if entry and entry.rationale else PROTECTION_RATIONALE)
 
 
+def _key_denial(tool: str, tool_input: dict, cwd: str, env: dict[str, str], dirs):
+    """The deny for a call that would read the gate receipts' key, in every session."""
+    from forge_runtime.roots import ledger_root
+
+    key_read = gate_files.key_finding(tool, tool_input, cwd, env,
+                                      ledger_root(dirs[0], dirs[2]))
+    if key_read is None:
+        return None
+    from forge_runtime import hints
+
+    return hints.error(f"{GUARD}: {tool} {key_read.message}", "forge gate status",
+                       "the key seals receipts for forge's own runs; no agent reads it")
+
+
 def _sandbox_escape(ledger_root: str, session_id: str, guarded: bool):
     """The deny for a call asking to run outside the host's sandbox, in a session with a role
     or a goal: the kernel layer is what keeps such a session off the ledger."""
@@ -161,7 +174,6 @@ def _roles_in_force(rules, agent_type: str | None, mode: str | None,
 
 def _role_denial(role, tool: str, session_id: str, from_mode: bool):
     from forge_runtime import hints
-    from forge_runtime.guard.roles import READ_ONLY
 
     allowed = ", ".join([*role.tools, *(t for t in READ_ONLY if t not in role.tools)])
     message = f"{GUARD}: the {role.name} role may not use {tool} (it may use {allowed})"

@@ -11,12 +11,13 @@ allow-list binding). Roles come from two places, and both only ever restrict:
 The defaults below must list exactly the tools in the front matter of `agents/<role>.md`
 (a test holds them together).
 
-Reading is never refused by a role: every role allows Read, Grep and Glob, an unknown one
-too. So the plugin's PreToolUse hook leaves those tools out entirely (hooks/hooks.json: a
-read starts no forge process), and the one read forge does refuse, of the gate receipts' key
-(gate_files.py), reaches the guard through a Read hook the host starts only for that path.
+Reading is never refused by a role: every role allows Read, Grep and Glob (`READ_ONLY`), an
+unknown one too. So the guard answers those tools without a role's mode or rules
+(decide.py): only the gate receipts' key is refused to them (gate_files.py), and a goal's
+budget (goal/midturn.py) holds them like every other call.
 """
 
+from forge_runtime.guard import READ_ONLY
 from forge_runtime.records import record
 
 PLUGIN_PREFIX = "forge:"
@@ -42,7 +43,6 @@ class Role(record("Role", "name tools description", defaults=("",))):
         return Role(self.name, tuple(t for t in self.tools if t in tools), self.description)
 
 
-READ_ONLY = ("Read", "Grep", "Glob")
 # A council's five perspectives (forge_runtime/council/), each its own read-only role
 COUNCIL_PERSPECTIVES = ("simplicity", "scale", "pragmatism", "contrarian", "maintainer")
 

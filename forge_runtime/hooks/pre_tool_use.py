@@ -1,4 +1,11 @@
-"""PreToolUse: the guard. Deny what a role may not use and what touches protected paths.
+"""PreToolUse: the guard, and a goal's budget. Deny what a role may not use, what touches
+protected paths, and any call of a goal whose tranche is spent.
+
+The host starts this hook for every tool (hooks/hooks.json), reads included: a model that
+only reads still makes a model request per call, so a goal's ceilings hold for those too.
+A read (Read, Grep, Glob) is no role's to refuse, so the guard answers it from the receipt
+key check alone and the call goes on to the budget check, whose first question for a
+session without a goal is two stats (goal/sessions.py).
 
 Allowing is answering nothing, so the host's own permission flow still applies; the guard
 only ever adds denials. Malformed input and any failure inside the guard are denials too
@@ -31,8 +38,8 @@ def deadline_seconds() -> float:
 
 
 def handle(event: dict) -> dict | None:
-    """The guard's deny, else the goal's: a bound goal whose tranche is spent on tokens or
-    time denies the call, so the turn ends at once (goal/midturn.py)."""
+    """The guard's deny, else the goal's: a goal whose tranche is spent on tokens, dollars
+    or time denies the call, whatever the tool, so the turn ends at once (goal/midturn.py)."""
     from forge_runtime.guard.decide import decide
 
     hint = decide(event)

@@ -1,7 +1,8 @@
 """Dollars against the real hosts: a tranche's dollar ceiling (`goal: {tranche: {usd: X}}`)
 stopping a goal within one tool call of crossing it, in a later turn of the goal and in the
-first turn of a `/goal`, on Claude Code and on Codex; and the dollars the ledger holds
-equal to the same sessions' transcripts priced by hand with the sealed price table.
+first turn of a `/goal` (also of a model that only reads), on Claude Code and on Codex;
+and the dollars the ledger holds equal to the same sessions' transcripts priced by hand
+with the sealed price table.
 
 Every scripted response reports the same usage, so the ceiling is set between two whole
 numbers of responses: crossing it is the n-th response exactly, and the test names which
@@ -319,6 +320,59 @@ def test_a_dollar_ceiling_stops_claude_code_within_one_tool_call(claude_host, pr
     assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
     assert [charge["usage"]["picousd"] for charge in _charges(first)] == [each * (ran + 2)]
     _check_by_hand(first, [session.transcript_path], ran + 2)
+
+
+READS_ONLY = f"""
+rules:
+  - name: evaluator says not yet
+    when: {{goal_evaluator: true}}
+    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
+  - name: the model gives up when forge denies
+    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
+    reply: {{text: "forge stopped me.", usage: {json.dumps(CLAUDE_USAGE)}}}
+  - name: model reads, and reads
+    times: 12
+    reply:
+      tool_calls: [{{name: Read, input: {{file_path: "{{cwd}}/notes.txt"}}}}]
+      usage: {json.dumps(CLAUDE_USAGE)}
+  - name: the model ends its long turn
+    reply: {{text: "All read.", usage: {json.dumps(CLAUDE_USAGE)}}}
+"""
+
+
+def test_a_model_that_only_reads_is_stopped_within_one_read_of_the_dollar_ceiling(
+        claude_host, project):
+    """A runaway loop of reads is a model request per call all the same: the host starts
+    forge's PreToolUse for Read too, so the first turn of a `/goal` is denied the Read
+    that crosses its dollar ceiling (3.5 responses' worth: the 4th response), or the next."""
+    table = price_table()
+    hour = CLAUDE_USAGE["cache_creation"]["ephemeral_1h_input_tokens"]
+    each = priced_by_hand(*prices_for(table, "anthropic", CLAUDE_MODEL),
+                          CLAUDE_USAGE["input_tokens"], CLAUDE_USAGE["output_tokens"],
+                          CLAUDE_USAGE["cache_read_input_tokens"],
+                          CLAUDE_USAGE["cache_creation_input_tokens"], hour)
+    (project / "notes.txt").write_text("READ-STEP\n")
+    usd = _ceiling(each, 3.5)
+    _guard(project, usd)
+    session = claude_host(READS_ONLY).run(
+        f"/goal {OBJECTIVE}", cwd=project, timeout=120, env=NO_BLOCK_CAP,
+        args=["--allowedTools", "Read", "--model", CLAUDE_MODEL])
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    hooks = session.hooks_for("PreToolUse")
+    assert {hook.stdin["tool_name"] for hook in hooks} == {"Read"}
+    denials = _dollar_denials([hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
+                               for hook in hooks if hook.reply])
+    ran = len(hooks) - len(denials)
+    assert len(denials) == 1 and ran in (3, 4), (denials, ran)
+    assert denials[0].startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
+                                 f"{OBJECTIVE} spent "), denials[0]
+    assert _response_words(each, usd, ran).search(denials[0]), denials[0]
+    reasons = stop_reasons(session)
+    assert len(reasons) == 1 and "(the dollar ceiling) in 1 turns" in reasons[0], reasons
+    goal = goal_in_state(project)
+    assert (goal["turn_count"], goal["status"]) == (1, "exhausted")
+    # the reads that ran, the denied one and the model's last words: no twelfth read
+    assert [charge["usage"]["picousd"] for charge in _charges(project)] == [each * (ran + 2)]
 
 
 CODEX_MID_TURN = f"""
