@@ -417,3 +417,48 @@ def test_another_work_tree_of_the_clone_goes_on_after_a_join(origin):
     assert remote.sync(b, nonce, "origin").goal["turn_count"] == 5  # joined in B's work tree
     outcome = _charge(second, nonce, ["w-4"])[0]  # state.md two behind, across the join
     assert (outcome.outcome, outcome.goal["turn_count"]) == ("charged", 6)
+
+
+def test_a_fresh_clone_prices_its_turns_with_the_table_the_goal_sealed(origin, monkeypatch):
+    """The remote carries the sealed price table beside the records: a clone continuing a
+    goal (its own /goal only binds, sealing nothing) prices its turns with the same table,
+    even when its own compiled table is another one (another machine, another day)."""
+    from forge_runtime.goal import price_table, pricing
+
+    a = clone(origin, "machine-a")
+    goal = activation.activate(a, OBJECTIVE, "sess-a").goal
+    digest = goal["prices"]["digest"]
+    remote.sync(a, goal["nonce"], "origin")
+    other = origin.parent / "other-prices.json"
+    table = json.loads(Path(pricing.sealed_path(a.ledger_root, digest)).read_text())
+    other.write_text(json.dumps({**table, "compiled": "another day"}))
+    monkeypatch.setattr(price_table, "compiled_path", lambda: other)
+    monkeypatch.setattr(price_table, "compile_table",
+                        lambda: {**table, "compiled": "another day"})
+    b = clone(origin, "machine-b")
+    started = activation.activate(b, OBJECTIVE, "sess-b")
+    assert started.outcome == activation.BOUND and started.goal["prices"]["digest"] == digest
+    pricing._loaded.clear()  # this process read A's copy: read B's own from disk
+    assert pricing.sealed(b.ledger_root, started.goal["prices"]).digest == digest
+    outcome = _charge(b, goal["nonce"], ["b-1"], tokens=100)[0]
+    assert outcome.outcome == "charged"
+    remote.sync(b, goal["nonce"], "origin")
+    assert _goal(b, goal["nonce"])["prices"]["digest"] == digest
+
+
+def test_a_remote_price_table_that_is_not_a_table_fails_closed(origin):
+    a = clone(origin, "machine-a")
+    goal = activation.activate(a, OBJECTIVE, "sess-a").goal
+    sealed = pricing_path(a, goal)
+    sealed.write_bytes(b"not json")  # what a.s snapshot will carry
+    remote.sync(a, goal["nonce"], "origin")
+    b = clone(origin, "machine-b")
+    with pytest.raises(ForgeError) as raised:
+        activation.activate(b, OBJECTIVE, "sess-b")
+    assert raised.value.code == TAMPERED and "price tables" in str(raised.value)
+
+
+def pricing_path(project, goal):
+    from forge_runtime.goal import pricing
+
+    return Path(pricing.sealed_path(project.ledger_root, goal["prices"]["digest"]))

@@ -64,6 +64,10 @@ ARRIVE_SECONDS = 15
 # bench's pace (bench/goal_remote.py: 2,000 turns in about 1 s), so that a chain padded
 # past what a Stop can take in fails closed instead of killing every Stop (no turn charged).
 MAX_RECORDS = 20_000
+# the sealed price tables a snapshot carries beside its records (goal/pricing.py): the one
+# the head's tranche prices with, so a clone that continues the goal can price its turns
+PRICES_DIR = "prices"
+MAX_TABLES = 4
 ATTEMPTS = 8
 
 
@@ -118,12 +122,18 @@ class RemoteLedger:
             raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} cannot be "
                            f"read as forge's ({exc.why})", self._fix(nonce)) from None
 
-    def _records(self, nonce: str, commit: str):
+    def _entries(self, commit: str) -> list[tuple[str, str]]:
+        """(path, blob) of every file the snapshot `commit` holds."""
         listed = self.refs.checked("ls-tree", "-r", commit)
         entries = []
         for line in listed.splitlines():
             meta, _, path = line.partition("\t")
             entries.append((path, meta.split()[-1]))
+        return entries
+
+    def _records(self, nonce: str, commit: str):
+        entries = [(path, sha) for path, sha in self._entries(commit)
+                   if not path.startswith(PRICES_DIR + "/")]
         if len(entries) > MAX_RECORDS:
             raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} holds "
                            f"{len(entries)} records, more than the {MAX_RECORDS} a hook takes "
@@ -143,6 +153,25 @@ class RemoteLedger:
                 raise tampered(f"goal {nonce}: record {seq} of the remote's ledger on "
                                f"{self.remote!r} is not forge's (edited)", self._fix(nonce))
             yield record
+
+    def keep_tables(self, nonce: str, commit: str, ledger_root: str) -> None:
+        """Seal beside this clone's ledger the price tables the snapshot `commit` carries
+        (`snapshot`): each is kept under its own digest, which the goal's records name and
+        `pricing.sealed` checks again at every use, so a table that is not forge's prices
+        nothing. One that is not a table at all is the tamper error."""
+        from forge_runtime.goal import pricing
+
+        try:
+            tables = [sha for path, sha in self._entries(commit)
+                      if path.startswith(PRICES_DIR + "/")]
+            if len(tables) > MAX_TABLES:
+                raise ValueError(f"{len(tables)} price tables")
+            for data in self.refs.blobs(tables):
+                pricing.seal(ledger_root, data)
+        except (GitFailed, ValueError, TypeError, AttributeError) as exc:
+            raise tampered(f"goal {nonce}: the price tables of the remote's ledger on "
+                           f"{self.remote!r} are not forge's ({exc})", self._fix(nonce)) \
+                from None
 
     def opens_with(self, nonce: str, commit: str, digest: str) -> bool:
         """Is the snapshot's first record goal `nonce` of objective `digest`? A commit's
@@ -173,13 +202,31 @@ class RemoteLedger:
         inner = self.refs.checked("mktree", stdin="".join(
             f"100644 blob {sha}\t{os.path.basename(path)}\n"
             for sha, path in zip(blobs, paths, strict=True))).strip()
-        tree = self.refs.checked("mktree", stdin=f"040000 tree {inner}\t"
-                                                 f"{records.RECORDS_DIR}\n").strip()
+        listing = f"040000 tree {inner}\t{records.RECORDS_DIR}\n"
+        table = _sealed_table(ledger, head.goal)
+        if table is not None:
+            sha = self.refs.checked("hash-object", "-w", "--no-filters", table).strip()
+            prices = self.refs.checked("mktree", stdin=f"100644 blob {sha}\t"
+                                                       f"{os.path.basename(table)}\n").strip()
+            listing += f"040000 tree {prices}\t{PRICES_DIR}\n"
+        tree = self.refs.checked("mktree", stdin=listing).strip()
         goal = head.goal
         return self.refs.commit(fastjson.dumps(
             {"nonce": goal["nonce"], "objective_hash": goal["objective_hash"],
              "seq": head.seq, "hash": head.record["hash"], "turn_count": goal["turn_count"]},
             sort_keys=True), tree, parent)
+
+
+def _sealed_table(ledger: Ledger, goal: dict) -> str | None:
+    """The sealed price table the goal's tranche prices with, when it is beside the ledger."""
+    from forge_runtime.goal import pricing
+
+    digest = (goal.get("prices") or {}).get("digest") if isinstance(goal.get("prices"),
+                                                                     dict) else None
+    if not isinstance(digest, str) or len(digest) != 64 or digest.strip("0123456789abcdef"):
+        return None
+    path = pricing.sealed_path(ledger.root, digest)
+    return path if os.path.isfile(path) else None
 
 
 # -- joining ----------------------------------------------------------------------------------
@@ -234,6 +281,8 @@ def sync(project, nonce: str, remote_name: str, *, push: bool = True,
             known = read_state(ledger).get("published") or {}
             theirs = None if commit is None or commit == known.get("commit") \
                 else remote.chain(nonce, commit)
+            if theirs is not None:
+                remote.keep_tables(nonce, commit, project.ledger_root)
             with ledger.lock():
                 head = ledger.settle()
                 if theirs is not None:
@@ -298,6 +347,7 @@ def arrive(project, digest: str) -> str | None:
         witness = Witness(project)
         staged = stage(project.ledger_root, nonce, remote.records(nonce, commit),
                        witness.remote_seen(nonce))
+        remote.keep_tables(nonce, commit, project.ledger_root)
     except ForgeError as exc:
         if exc.code != UNREACHABLE:
             raise
