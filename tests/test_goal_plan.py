@@ -278,15 +278,20 @@ def test_plan_figures_that_do_not_follow_the_charge_are_tampering(project, chang
     assert "FORGE_GOAL_LEDGER_TAMPERED" in raised.value.hint().render()
 
 
-def test_a_usage_limit_ends_the_tranche_unless_the_project_goes_on(project):
+def _limited_turn(project) -> tuple[Session, object]:
+    """A goal's second turn, charged with the host's usage-limit mark."""
     from forge_runtime.goal import charging
 
     session = Session(project)
     session.person_goal(OBJECTIVE)
     session.turn()
     turn = session.work()
-    result = charging.charge(_ledger(project), project.state_path, [turn], session.id, turn,
-                             seen=charging.Seen(usage_limit=True))
+    return session, charging.charge(_ledger(project), project.state_path, [turn], session.id,
+                                    turn, seen=charging.Seen(usage_limit=True))
+
+
+def test_a_usage_limit_ends_the_tranche_unless_the_project_goes_on(project):
+    session, result = _limited_turn(project)
     assert result.exhausted_now and result.goal["usage_limited"] is True
     history = _ledger(project).history()
     assert history[-1]["ceiling"] == "usage_limit"
@@ -298,15 +303,8 @@ def test_a_usage_limit_ends_the_tranche_unless_the_project_goes_on(project):
 
 
 def test_after_usage_limit_continue_keeps_the_goal_going(project):
-    from forge_runtime.goal import charging
-
     _guard(project, "  after_usage_limit: continue\n")
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    session.turn()
-    turn = session.work()
-    result = charging.charge(_ledger(project), project.state_path, [turn], session.id, turn,
-                             seen=charging.Seen(usage_limit=True))
+    session, result = _limited_turn(project)
     assert result.goal["status"] == "active" and result.goal["usage_limited"] is True
     assert session.turn() is None
 
