@@ -178,8 +178,11 @@ def test_codexs_gate_run_reaches_nothing_from_a_conftest(codex_host, project, se
     tui.wait_for(lambda: "Ask Codex" in tui.screen(), "Codex's prompt")
     tui.type(f"/goal {OBJECTIVE}")
     forge = find_project(project)
-    tui.wait_for(lambda: (state.read(forge.state_path).goal or {}).get("status") == "complete",
-                 "forge to end the goal", timeout=90)
+    def ended_and_noted() -> bool:  # held.complete ends the goal, then notes forge's run
+        goal = state.read(forge.state_path).goal or {}
+        return goal.get("status") == "complete" and "met" in read_record(forge, goal["nonce"])
+
+    tui.wait_for(ended_and_noted, "forge to end the goal and note its own run", timeout=90)
 
     record, reached, log = forge_reached(project)
     assert record["confirmed"]["confinement"] == "bwrap", record
