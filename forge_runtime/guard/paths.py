@@ -44,14 +44,17 @@ SWITCH_OFF = "this would switch forge off"
 HOST_FIX = "forge sandbox status"
 
 # Words whose mere mention makes a shell command sensitive (it must then be provably
-# read-only). Generic names such as `state.md` are matched by resolved path instead.
+# read-only). forge's hook and status line entry points are among them: fed forged input
+# they would write the ledger's and the plan's records through forge's own code. Generic
+# names such as `state.md` are matched by resolved path instead.
 # The host's homes count by their names, however a program builds the rest of the path
 # (`os.path.join(home, ".claude", "settings.json")`, `$CODEX_HOME + "/config.toml"`).
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
-           "forge_runtime.hooks", "goal-ledger", ".claude", "claude_config_dir",
-           "managed-settings", "forge-env", ".codex", "codex_home", "enabledplugins",
-           "disableallhooks", ".mcp.json", ".agents/", ".bashrc", ".bash_profile",
-           ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin")
+           "forge_runtime.hooks", "forge_runtime.statusline", "goal-ledger", ".claude",
+           "claude_config_dir", "managed-settings", "forge-env", ".codex", "codex_home",
+           "enabledplugins", "disableallhooks", ".mcp.json", ".agents/", ".bashrc",
+           ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
+           ".zlogin")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s

@@ -887,14 +887,20 @@ def _unknown_listing(source: str, ctx: Context) -> Finding | None:
                    "runs, in a directory that holds a protected path")
 
 
+# forge's entry points the host runs (hooks, the status line): fed an agent's input they
+# would write the ledger's and the plan's records (goal/plan_store.py) through forge's code
+HOST_ENTRY_POINTS = ("forge_runtime.hooks", "forge_runtime.statusline")
+
+
 def forge_args(name: str, args: list[str]) -> list[str] | None:
     if name == "forge":
         return args
     if name.startswith("python") and len(args) >= 2 and args[0] == "-m" and \
-            args[1].startswith("forge_runtime") and args[1] != "forge_runtime.hooks":
+            args[1] in HOST_ENTRY_POINTS:
+        return ["ledger", "charge"]  # the host's entry point itself: as forbidden as any
+    if name.startswith("python") and len(args) >= 2 and args[0] == "-m" and \
+            args[1].startswith("forge_runtime"):
         return args[2:]
-    if name.startswith("python") and args[:2] == ["-m", "forge_runtime.hooks"]:
-        return ["ledger", "charge"]  # the hook entry point itself: as forbidden as any
     return None
 
 
