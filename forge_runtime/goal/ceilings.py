@@ -10,7 +10,8 @@ import time
 
 TURNS, TOKENS, MINUTES, USD = "turns", "tokens", "minutes", "usd"
 FIVE_HOUR, SEVEN_DAY, WEEK_SPEND = "five_hour", "seven_day", "seven_day_spend"  # plan.py's
-# the host stopped a turn of the goal for its plan's usage limit (goal/limit.py)
+# the host stopped a turn of the goal for its plan's usage limit (hooks/stop_failure.py,
+# goal/events.py)
 USAGE_LIMIT = "usage_limit"
 ALL = (TURNS, TOKENS, MINUTES, USD, FIVE_HOUR, SEVEN_DAY, WEEK_SPEND, USAGE_LIMIT)
 
