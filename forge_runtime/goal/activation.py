@@ -141,10 +141,7 @@ def stricter(limits: Limits, found: dict | None) -> Limits:
         plan[name] = lower(plan.get(name), points)
     usd = lower(limits.usd, found.get("tranche_usd"))
     if usd is not None and limits.prices is None:
-        raise ForgeError(
-            "FORGE_GOAL_PRICES_UNAVAILABLE: the /goal prompt found a dollar ceiling and forge "
-            "has no price table to count it with", "forge goal prices --compile",
-            rationale="compiles the table from genai-prices; then type the /goal again")
+        raise _prices_unavailable("the /goal prompt found a dollar ceiling")
     after = limits.after_usage_limit if found.get("after_usage_limit") == "continue" else None
     return Limits(lower(limits.tokens, found.get("tranche_tokens")),
                   lower(limits.minutes, found.get("minute_ceiling")), usd, limits.prices,
@@ -171,12 +168,16 @@ def seal_prices(project: Project, required: bool) -> dict | None:
     except (OSError, ValueError, ImportError) as exc:
         if not required:
             return None
-        raise ForgeError(
-            f"FORGE_GOAL_PRICES_UNAVAILABLE: the goal has a dollar ceiling and forge has no "
-            f"price table to count it with ({type(exc).__name__}: {exc})",
-            "forge goal prices --compile",
-            rationale="compiles the table from genai-prices; then type the /goal again") \
-            from None
+        raise _prices_unavailable("the goal has a dollar ceiling",
+                                  f" ({type(exc).__name__}: {exc})") from None
+
+
+def _prices_unavailable(what: str, why: str = "") -> ForgeError:
+    """A dollar ceiling with no price table to count it: the /goal is refused."""
+    return ForgeError(f"FORGE_GOAL_PRICES_UNAVAILABLE: {what} and forge has no price table "
+                      f"to count it with{why}", "forge goal prices --compile",
+                      rationale="compiles the table from genai-prices; then type the /goal "
+                                "again")
 
 
 def _kept_from_agents(project: Project, path) -> bool:
