@@ -90,15 +90,17 @@ def _token_counts(path: str | os.PathLike, size: int) -> tuple[list[tuple[dict, 
 
 
 def _epoch(stamp) -> int | None:
-    """A rollout entry's `timestamp` (`2026-12-04T17:11:14.343Z`) in epoch seconds."""
-    from datetime import UTC, datetime
+    """A rollout entry's `timestamp` (`2026-12-04T17:11:14.343Z`) in epoch seconds, by the
+    ledger's own arithmetic (`ceilings.epoch`; `datetime` would cost the hot path an
+    import), None for what is no real time (it must read back the same)."""
+    from forge_runtime.goal.ceilings import epoch
 
     try:
-        fields = [int(stamp[a:b]) for a, b in ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16),
-                                               (17, 19))]
-        return int(datetime(*fields, tzinfo=UTC).timestamp())
-    except (TypeError, ValueError):
+        seconds = epoch(stamp)
+    except (TypeError, ValueError, IndexError):
         return None
+    return seconds if time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) == stamp[:19] \
+        else None
 
 
 def _window(value) -> dict | None:
