@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -29,12 +30,15 @@ TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
 STOPPED_CODES = (TAMPERED, "FORGE_GOAL_BUDGET_EXHAUSTED", events.PLAN_UNAVAILABLE_CODE)
 
 project = goal_project_fixture()
+TORN_WRITE_SECONDS = plan_store.TORN_WRITE_SECONDS  # forge's own, before a test shortens it
 
 
 @pytest.fixture(autouse=True)
 def _own_witness(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setattr(events, "PLAN_WAIT_SECONDS", 0.05)
+    # an attack's disagreement outlasts any wait; the torn-write test below uses the real one
+    monkeypatch.setattr(plan_store, "TORN_WRITE_SECONDS", 0.05)
 
 
 def _guard(project, text: str) -> None:
@@ -269,6 +273,30 @@ def test_a_crash_between_the_mirror_and_the_stored_copy_still_counts(project):
     stored.unlink()
     denied, text = _assert_stopped(session)
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in denied and TAMPERED not in text
+
+
+def test_a_status_line_parked_between_its_two_writes_is_no_tampering(project, monkeypatch):
+    """A loaded machine can stop the status line between the mirror and the copy for far
+    longer than the writes take: the hook waits for the copy instead of ending the goal."""
+    monkeypatch.setattr(plan_store, "TORN_WRITE_SECONDS", TORN_WRITE_SECONDS)
+    session, clock = _rising(project)
+    stored, mirror = _paths(project, session)
+    newer = json.dumps(clock.reading(five_hour=95))
+    mirror.write_text(newer)  # the writer is parked here, its copy still the old reading
+    parked = threading.Timer(0.3, stored.write_text, args=(newer,))
+    read = plan_store._read
+
+    def first_read_wakes_the_writer(path, below):
+        if path == str(stored) and not parked.is_alive() and not parked.finished.is_set():
+            parked.start()
+        return read(path, below)
+
+    monkeypatch.setattr(plan_store, "_read", first_read_wakes_the_writer)
+    try:
+        denied, text = _assert_stopped(session)
+    finally:
+        parked.join()
+    assert "FORGE_GOAL_BUDGET_EXHAUSTED" in denied and TAMPERED not in denied + text, denied
 
 
 # -- the ledger's charge records, rewritten (the witness catches) or appended (the rules do) -

@@ -12,9 +12,11 @@ import time
 from forge_runtime.goal.plan import CLAUDE, CODEX, from_codex, from_future, valid
 
 MIRROR_DIR = "plan"
-# how long a copy and its mirror may disagree while a writer is between them (two small
-# writes take well under a millisecond)
-TORN_WRITE_SECONDS = 0.05
+# how long a copy and its mirror may disagree while a writer is between them: two small
+# writes take well under a millisecond, but a loaded machine can park the writer between
+# them for much longer, and a false alarm ends a person's goal
+TORN_WRITE_SECONDS = 1.0
+TORN_WRITE_POLL = 0.02
 
 
 def _paths(root: str, session: str) -> tuple[str, str] | None:
@@ -61,10 +63,12 @@ def latest(root: str, session: str) -> dict | None:
     if paths is None:
         return None
     stored, mirror = _read(paths[0], root), _read(paths[1], None)
-    if stored != mirror and stored is not None and mirror is not None:
-        # another hook of the session may be between its two writes (Codex runs the
-        # PreToolUse hooks of parallel tool calls at once): a moment later they agree
-        time.sleep(TORN_WRITE_SECONDS)
+    deadline = time.monotonic() + TORN_WRITE_SECONDS
+    while stored != mirror and stored is not None and mirror is not None \
+            and time.monotonic() < deadline:
+        # a writer (the status line, or another hook of the session: Codex runs the
+        # PreToolUse hooks of parallel tool calls at once) may be between its two writes
+        time.sleep(TORN_WRITE_POLL)
         stored, mirror = _read(paths[0], root), _read(paths[1], None)
     if stored is None and mirror is None:
         return None

@@ -158,7 +158,7 @@ def test_plan_ceilings_stop_a_goal_within_one_tool_call_of_crossing(claude_host,
     ran = [step for step in ran if step.startswith("hours")]
     assert ran in (["hours-1", "hours-2"], ["hours-1", "hours-2", "hours-3"]), (ran, denied)
     assert len(denied) == 2 and denied[1][0] == f"hours-{len(ran) + 1}", \
-        [(step, reason.splitlines()[0]) for step, reason in denied]
+        (denied, [call["stdout"] for call in tui.hooks("Stop")[stops:]])
     reason = denied[1][1]
     assert reason.startswith(f"{EXHAUSTED}: the first turn of /goal {OBJECTIVE} "), reason
     assert "the plan's 5-hour window" in reason, reason

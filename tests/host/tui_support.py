@@ -32,9 +32,25 @@ class Tui:
                           "-S", "-200")
 
     def type(self, text: str) -> None:
+        """Type `text` and press Enter; press it again while the text still sits in Claude
+        Code's input box (a TUI busy drawing on a loaded machine can drop a key)."""
         self._tmux("send-keys", "-t", "tui", "-l", text)
         time.sleep(0.3)
         self._tmux("send-keys", "-t", "tui", "Enter")
+        for _ in range(5):
+            time.sleep(1.0)
+            if text[:40] not in self._input_box():
+                return
+            self._tmux("send-keys", "-t", "tui", "Enter")
+
+    def _input_box(self) -> str:
+        """The text between the last two rules of the screen (Claude Code's input box), or
+        "" where the screen has no such box (Codex's TUI draws none)."""
+        lines = self.screen().splitlines()
+        rules = [i for i, line in enumerate(lines) if len(line) > 20 and set(line) == {"─"}]
+        if len(rules) < 2:
+            return ""
+        return "\n".join(lines[rules[-2] + 1:rules[-1]])
 
     def keys(self, *names: str) -> None:
         """Press keys by tmux name (`Escape`, `C-c`), as a person would."""
