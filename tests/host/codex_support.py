@@ -23,6 +23,24 @@ def exhausted_stops(tui) -> list[dict]:
             if "FORGE_GOAL_BUDGET_EXHAUSTED" in call["stdout"]]
 
 
+def start_goal(codex_host, project, tui_factory, script, objective: str = OBJECTIVE):
+    """A Codex host answering with `script`, forge installed in `project`, its TUI in full
+    access (commands Codex runs in its own sandbox hang in the host kit's PID namespace)
+    with the person's `/goal <objective>` typed: (host, tui)."""
+    host = codex_host(script)
+    host.install_forge(project)
+    tui = tui_factory(host, project, ("--sandbox", "danger-full-access"))
+    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+    tui.type(f"/goal {objective}")
+    return host, tui
+
+
+def denial_reasons(tui) -> list[str]:
+    """The reasons of the PreToolUse denials of a Codex TUI, in order."""
+    return [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
+            for call in tui.hooks("PreToolUse") if call["stdout"].strip()]
+
+
 def native_goal_status(host, session_id: str) -> str:
     store = sorted(host.codex_home.glob("goals_*.sqlite"))[-1]
     with sqlite3.connect(store) as db:

@@ -16,7 +16,7 @@ import json
 import shutil
 
 import pytest
-from codex_support import OBJECTIVE, PROMPT
+from codex_support import start_goal
 from goal_support import goal_in_state
 
 from forge_runtime.gates.files import read_record
@@ -63,12 +63,7 @@ def _stops(tui) -> list[dict]:
 
 def _goal_tui(codex_host, project, tui_factory, script):
     (project / ".forge" / "gates.yaml").write_text(GATES)
-    host = codex_host(script)
-    host.install_forge(project)
-    tui = tui_factory(host, project, ("--sandbox", "danger-full-access"))
-    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
-    tui.type(f"/goal {OBJECTIVE}")
-    return host, tui
+    return start_goal(codex_host, project, tui_factory, script)
 
 
 def test_a_goal_codexs_model_completes_too_early_goes_on_until_its_gate_passes(

@@ -16,8 +16,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from codex_support import OBJECTIVE, PROMPT, exhausted_stops
+from codex_support import denial_reasons, exhausted_stops, start_goal
 from goal_support import goal_in_state
+from session_support import guard_goal
 
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.project import find_project
@@ -96,26 +97,7 @@ rules:
 
 
 def _configure(project: Path, plan: str) -> None:
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        f"goal: {{require_sandbox: false, plan: {plan}}}\n")
-
-
-def _start_goal(codex_host, project, tui_factory, script: str):
-    """Codex's TUI in full access (the project opted out of the sandbox: commands in Codex's
-    own sandbox hang under the host kit's PID namespace, and the first test's agent needs
-    to reach the rollout), with a person's `/goal` typed."""
-    host = codex_host(script)
-    host.install_forge(project)
-    tui = tui_factory(host, project, ("--sandbox", "danger-full-access"))
-    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
-    tui.type(f"/goal {OBJECTIVE}")
-    return host, tui
-
-
-def _denials(tui) -> list[str]:
-    return [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
-            for call in tui.hooks("PreToolUse") if call["stdout"].strip()]
+    guard_goal(project, f"plan: {plan}")
 
 
 def _rollout(tui) -> list[dict]:
@@ -133,11 +115,12 @@ def test_a_five_hour_ceiling_stops_the_first_turn_one_call_after_crossing_whatev
     read; without that, the goal went on)."""
     _configure(project, "{five_hour: 80}")
     (project / "lower.py").write_text(LOWER)
-    host, tui = _start_goal(codex_host, project, tui_factory, CROSSES_FIVE_HOURS)
+    # in full access (start_goal), as the agent must reach the rollout
+    host, tui = start_goal(codex_host, project, tui_factory, CROSSES_FIVE_HOURS)
     tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=90)
 
     calls = tui.hooks("PreToolUse")
-    denials = _denials(tui)
+    denials = denial_reasons(tui)
     # the calls saw nothing yet, 60%, 70% (the crossing response's own call), then 85%
     assert len(calls) == 4 and len(denials) == 1, (len(calls), denials)
     assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: "), denials[0]
@@ -203,10 +186,10 @@ def test_a_later_turn_is_stopped_one_call_after_crossing(codex_host, project, tu
     and 3 points of the week of its own, at the third response, whose tool call runs (Codex
     has not written its figures yet); the next is denied, and the Stop ends the goal."""
     _configure(project, plan)
-    host, tui = _start_goal(codex_host, project, tui_factory, LATER_TURN)
+    host, tui = start_goal(codex_host, project, tui_factory, LATER_TURN)
     tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=90)
 
-    calls, denials = tui.hooks("PreToolUse"), _denials(tui)
+    calls, denials = tui.hooks("PreToolUse"), denial_reasons(tui)
     # the second turn's calls saw the first turn's figures, then the 1st and 2nd response's,
     # then the crossing 3rd's
     assert len(calls) == 4 and len(denials) == 1, (len(calls), denials)
@@ -229,7 +212,7 @@ def test_a_codex_session_with_no_plan_windows_ends_a_goal_with_plan_ceilings(
     from codex_support import WORKS, model_turns, native_goal_status
 
     _configure(project, "{five_hour: 80}")
-    host, tui = _start_goal(codex_host, project, tui_factory, WORKS)
+    host, tui = start_goal(codex_host, project, tui_factory, WORKS)
     tui.wait_for(lambda: any("FORGE_GOAL_PLAN_UNAVAILABLE" in call["stdout"]
                              for call in tui.hooks("Stop")), "forge to end the goal")
     reply = next(json.loads(call["stdout"]) for call in tui.hooks("Stop") if call["stdout"])

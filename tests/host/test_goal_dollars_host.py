@@ -24,8 +24,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from codex_support import denial_reasons, exhausted_stops, start_goal
 from goal_support import goal_in_state
-from session_support import stop_reasons
+from session_support import guard_goal, stop_reasons, tool_denials, working_until_denied
 
 from forge_runtime.goal.ledger import Ledger
 from forge_runtime.project import find_project
@@ -41,6 +42,7 @@ CLAUDE_USAGE = {"input_tokens": 2000, "output_tokens": 500, "cache_read_input_to
                                    "ephemeral_1h_input_tokens": 400}}
 # every Codex response (the host kit reports OpenAI's input as 1,500 fresh + 12,000 cached)
 CODEX_USAGE = {"input_tokens": 1500, "output_tokens": 700, "cache_read_input_tokens": 12000}
+CLAUDE_HOUR = CLAUDE_USAGE["cache_creation"]["ephemeral_1h_input_tokens"]
 NO_BLOCK_CAP = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}
 PICO = 10**12
 
@@ -157,9 +159,7 @@ def _ceiling(per_response: int, responses: float) -> str:
 
 
 def _guard(project: Path, usd: str) -> None:
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        f"goal: {{require_sandbox: false, tranche: {{usd: {usd}}}}}\n")
+    guard_goal(project, f"tranche: {{usd: {usd}}}")
 
 
 def _charges(project: Path) -> list[dict]:
@@ -204,50 +204,28 @@ def _response_words(per_response: int, usd: str, first: int) -> re.Pattern:
     return re.compile(rf"({options}) \(the dollar ceiling\)")
 
 
-MID_TURN = f"""
-rules:
-  - name: evaluator says not yet
-    when: {{goal_evaluator: true}}
-    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}},
-             usage: {{input_tokens: 7, output_tokens: 3}}}}
-  - name: the first turn
-    times: 1
-    reply: {{text: "Looking around.", usage: {json.dumps(CLAUDE_USAGE)}}}
-  - name: the model gives up when forge denies
-    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
-    reply: {{text: "forge stopped me.", usage: {json.dumps(CLAUDE_USAGE)}}}
-  - name: model works
-    reply:
-      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
-      usage: {json.dumps(CLAUDE_USAGE)}
-"""
-
-FIRST_TURN = f"""
-rules:
-  - name: evaluator says not yet
-    when: {{goal_evaluator: true}}
-    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
-  - name: the model gives up when forge denies
-    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
-    reply: {{text: "forge stopped me.", usage: {json.dumps(CLAUDE_USAGE)}}}
-  - name: model works
-    times: 12
-    reply:
-      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
-      usage: {json.dumps(CLAUDE_USAGE)}
-  - name: the model ends its long turn
-    reply: {{text: "All done.", usage: {json.dumps(CLAUDE_USAGE)}}}
-"""
+# Claude Code's model: its goal's first turn is one response, its second calls `echo step`
+# until forge denies one (the evaluator's responses report usage too: the charges below
+# count none of it)
+MID_TURN = working_until_denied(CLAUDE_USAGE, calls=None, first_turn=True,
+                                evaluator_usage={"input_tokens": 7, "output_tokens": 3})
+# a goal's first turn of 12 calls
+FIRST_TURN = working_until_denied(CLAUDE_USAGE)
 
 
 def _claude_calls(session) -> tuple[list[str], int]:
-    """(the PreToolUse denials, how many `echo step` calls ran) of a session."""
-    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
-               for hook in session.hooks_for("PreToolUse") if hook.reply]
-    ran = sum(1 for entry in session.transcript() if entry.get("type") == "user"
-              and "'content': 'step'" in str((entry.get("message") or {}).get("content")))
-    assert len(session.hooks_for("PreToolUse")) == ran + len(denials)
+    """(the PreToolUse denials, each for dollars, how many `echo step` calls ran) of a
+    session."""
+    denials, ran = tool_denials(session)
     return _dollar_denials(denials), ran
+
+
+def _claude_response_picos() -> int:
+    """What each response of the Claude Code scripts costs, priced by hand."""
+    return priced_by_hand(*prices_for(price_table(), "anthropic", CLAUDE_MODEL),
+                          CLAUDE_USAGE["input_tokens"], CLAUDE_USAGE["output_tokens"],
+                          CLAUDE_USAGE["cache_read_input_tokens"],
+                          CLAUDE_USAGE["cache_creation_input_tokens"], CLAUDE_HOUR)
 
 
 def _check_by_hand(project: Path, transcripts: list[Path], responses: int) -> None:
@@ -263,12 +241,7 @@ def test_a_dollar_ceiling_stops_claude_code_within_one_tool_call(claude_host, pr
                                                                  tmp_path):
     from forge_runtime.hostkit.projects import init_git_project
 
-    table = price_table()
-    hour = CLAUDE_USAGE["cache_creation"]["ephemeral_1h_input_tokens"]
-    each = priced_by_hand(*prices_for(table, "anthropic", CLAUDE_MODEL),
-                          CLAUDE_USAGE["input_tokens"], CLAUDE_USAGE["output_tokens"],
-                          CLAUDE_USAGE["cache_read_input_tokens"],
-                          CLAUDE_USAGE["cache_creation_input_tokens"], hour)
+    each = _claude_response_picos()
     args = ["--allowedTools", "Bash", "--model", CLAUDE_MODEL]
 
     # a later turn: turn 1 is one response; in turn 2 every response is a tool call, and
@@ -297,7 +270,7 @@ def test_a_dollar_ceiling_stops_claude_code_within_one_tool_call(claude_host, pr
             for entry in session.transcript() if entry.get("type") == "assistant"} == \
         {json.dumps(CLAUDE_USAGE["cache_creation"], sort_keys=True)}
     (spent,) = _charges(project)[0]["usage"]["by_model"].values()
-    assert spent["cache_creation_1h"] == hour
+    assert spent["cache_creation_1h"] == CLAUDE_HOUR
     _check_by_hand(project, [session.transcript_path], ran + 3)
 
     # the first turn of a /goal, before any Stop confirmed it: 3.5 responses' worth, so the
@@ -322,22 +295,8 @@ def test_a_dollar_ceiling_stops_claude_code_within_one_tool_call(claude_host, pr
     _check_by_hand(first, [session.transcript_path], ran + 2)
 
 
-READS_ONLY = f"""
-rules:
-  - name: evaluator says not yet
-    when: {{goal_evaluator: true}}
-    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
-  - name: the model gives up when forge denies
-    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
-    reply: {{text: "forge stopped me.", usage: {json.dumps(CLAUDE_USAGE)}}}
-  - name: model reads, and reads
-    times: 12
-    reply:
-      tool_calls: [{{name: Read, input: {{file_path: "{{cwd}}/notes.txt"}}}}]
-      usage: {json.dumps(CLAUDE_USAGE)}
-  - name: the model ends its long turn
-    reply: {{text: "All read.", usage: {json.dumps(CLAUDE_USAGE)}}}
-"""
+READS_ONLY = working_until_denied(CLAUDE_USAGE, call={
+    "name": "Read", "input": {"file_path": "{cwd}/notes.txt"}})
 
 
 def test_a_model_that_only_reads_is_stopped_within_one_read_of_the_dollar_ceiling(
@@ -345,12 +304,7 @@ def test_a_model_that_only_reads_is_stopped_within_one_read_of_the_dollar_ceilin
     """A runaway loop of reads is a model request per call all the same: the host starts
     forge's PreToolUse for Read too, so the first turn of a `/goal` is denied the Read
     that crosses its dollar ceiling (3.5 responses' worth: the 4th response), or the next."""
-    table = price_table()
-    hour = CLAUDE_USAGE["cache_creation"]["ephemeral_1h_input_tokens"]
-    each = priced_by_hand(*prices_for(table, "anthropic", CLAUDE_MODEL),
-                          CLAUDE_USAGE["input_tokens"], CLAUDE_USAGE["output_tokens"],
-                          CLAUDE_USAGE["cache_read_input_tokens"],
-                          CLAUDE_USAGE["cache_creation_input_tokens"], hour)
+    each = _claude_response_picos()
     (project / "notes.txt").write_text("READ-STEP\n")
     usd = _ceiling(each, 3.5)
     _guard(project, usd)
@@ -375,43 +329,13 @@ def test_a_model_that_only_reads_is_stopped_within_one_read_of_the_dollar_ceilin
     assert [charge["usage"]["picousd"] for charge in _charges(project)] == [each * (ran + 2)]
 
 
-CODEX_MID_TURN = f"""
-rules:
-  - name: the first turn
-    times: 1
-    reply: {{text: "Looking around.", usage: {json.dumps(CODEX_USAGE)}}}
-  - name: the model gives up when forge denies
-    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
-    reply: {{text: "forge stopped me.", usage: {json.dumps(CODEX_USAGE)}}}
-  - name: model works
-    times: 12
-    reply:
-      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
-      usage: {json.dumps(CODEX_USAGE)}
-  - name: the model ends its long turn
-    reply: {{text: "All done.", usage: {json.dumps(CODEX_USAGE)}}}
-"""
-CODEX_FIRST_TURN = f"""
-rules:
-  - name: the model gives up when forge denies
-    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
-    reply: {{text: "forge stopped me.", usage: {json.dumps(CODEX_USAGE)}}}
-  - name: model works
-    times: 12
-    reply:
-      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
-      usage: {json.dumps(CODEX_USAGE)}
-  - name: the model ends its long turn
-    reply: {{text: "All done.", usage: {json.dumps(CODEX_USAGE)}}}
-"""
+CODEX_MID_TURN = working_until_denied(CODEX_USAGE, evaluator=False, first_turn=True)
+CODEX_FIRST_TURN = working_until_denied(CODEX_USAGE, evaluator=False)
 
 
 def _codex_denials(tui) -> tuple[list[str], int]:
     """(the PreToolUse denials, how many PreToolUse calls) of a Codex TUI."""
-    calls = tui.hooks("PreToolUse")
-    denials = [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
-               for call in calls if call["stdout"].strip()]
-    return _dollar_denials(denials), len(calls)
+    return _dollar_denials(denial_reasons(tui)), len(tui.hooks("PreToolUse"))
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -419,9 +343,6 @@ def test_a_dollar_ceiling_stops_codex_within_one_tool_call(codex_host, project, 
                                                            tui_factory):
     """Both cases at once, each in its own TUI: a later turn (the goal loop's second turn)
     and the first turn of a TUI `/goal`, which fires no hook until its first tool call."""
-    from codex_support import OBJECTIVE as CODEX_OBJECTIVE
-    from codex_support import PROMPT, exhausted_stops
-
     from forge_runtime.hostkit.codex import MODEL
     from forge_runtime.hostkit.projects import init_git_project
 
@@ -435,12 +356,7 @@ def test_a_dollar_ceiling_stops_codex_within_one_tool_call(codex_host, project, 
     for where, script, usd in ((project, CODEX_MID_TURN, mid_usd),
                                (first, CODEX_FIRST_TURN, first_usd)):
         _guard(where, usd)
-        codex = codex_host(script)
-        codex.install_forge(where)
-        tui = tui_factory(codex, where, ("--sandbox", "danger-full-access"))
-        tui.wait_for(lambda tui=tui: PROMPT in tui.screen(), "Codex's prompt")
-        tui.type(f"/goal {CODEX_OBJECTIVE}")
-        tuis[where] = (codex, tui)
+        tuis[where] = start_goal(codex_host, where, tui_factory, script)
     for _, tui in tuis.values():
         tui.wait_for(lambda tui=tui: exhausted_stops(tui), "forge to stop the goal",
                      timeout=90)

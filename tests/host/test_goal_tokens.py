@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from goal_support import goal_in_state
-from session_support import stop_reasons
+from session_support import bash, guard_goal, stop_reasons, tool_denials, working_until_denied
 
 from forge_runtime.goal import usage
 from forge_runtime.goal.ledger import Ledger
@@ -123,10 +123,7 @@ def _charges(project: Path) -> list[dict]:
 
 def test_a_token_ceiling_stops_the_goal_and_the_ledger_holds_every_response(claude_host,
                                                                            project):
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        # reached as turn 3 ends
-        f"goal: {{require_sandbox: false, tranche: {{tokens: {3 * PER_TURN}}}}}\n")
+    guard_goal(project, f"tranche: {{tokens: {3 * PER_TURN}}}")  # reached as turn 3 ends
     host = claude_host(SCRIPT)
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120, args=ARGS,
                        env=NO_BLOCK_CAP)
@@ -179,46 +176,29 @@ def test_a_deleted_subagent_transcript_fails_closed(claude_host, project):
     assert len(_charges(project)) == 1
 
 
-def _spent(tokens: int) -> str:
-    return (f"{{input_tokens: {tokens}, output_tokens: 0, cache_read_input_tokens: 0, "
-            "cache_creation_input_tokens: 0}")
+# every response of the budget scripts: 1,000 tokens
+THOUSAND = {"input_tokens": 1000, "output_tokens": 0, "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0}
+MID_TURN = working_until_denied(THOUSAND, calls=None, first_turn=True)
 
 
-MID_TURN = f"""
-rules:
-  - name: evaluator says not yet
-    when: {{goal_evaluator: true}}
-    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
-  - name: the first turn
-    times: 1
-    reply: {{text: "Looking around.", usage: {_spent(1000)}}}
-  - name: the model gives up when forge denies
-    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
-    reply: {{text: "forge stopped me.", usage: {_spent(1000)}}}
-  - name: model works
-    reply:
-      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
-      usage: {_spent(1000)}
-"""
+def _run_to_the_token_ceiling(claude_host, project, script):
+    """A Claude Code `/goal` under a 5k token ceiling, run until forge stops it: (the
+    session, the PreToolUse denials, how many `echo step` calls ran)."""
+    guard_goal(project, "tranche: {tokens: 5000}")
+    session = claude_host(script).run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                                      args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
+    assert session.terminal_reason == "stop_hook_prevented", session.result
+    return (session, *tool_denials(session))
 
 
 def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(claude_host,
                                                                                project):
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
-    host = claude_host(MID_TURN)
-    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
-                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
-    assert session.terminal_reason == "stop_hook_prevented", session.result
+    session, denials, ran = _run_to_the_token_ceiling(claude_host, project, MID_TURN)
     # turn 1 charged 1,000; in turn 2 each response is a tool call of 1,000. The 4th
     # reaches 5,000: its call is denied, or the next one's (measured: PreToolUse can start
     # before the host has written its own response to the transcript)
-    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
-               for hook in session.hooks_for("PreToolUse") if hook.reply]
-    ran = sum(1 for entry in session.transcript() if entry.get("type") == "user"
-              and "'content': 'step'" in str((entry.get("message") or {}).get("content")))
-    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == ran + 1, denials
+    assert len(denials) == 1, denials
     assert ran in (3, 4), ran
     assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
     # it counted what the transcript held then: 1,000 charged and 4 or 5 responses
@@ -235,42 +215,17 @@ def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(
         [1000, 1000 * (ran + 2)]
 
 
-FIRST_TURN = f"""
-rules:
-  - name: evaluator says not yet
-    when: {{goal_evaluator: true}}
-    reply: {{verdict: {{ok: false, reason: "GOAL-NOT-MET: keep working"}}}}
-  - name: the model gives up when forge denies
-    when: {{last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}}
-    reply: {{text: "forge stopped me.", usage: {_spent(1000)}}}
-  - name: model works
-    times: 12
-    reply:
-      tool_calls: [{{name: Bash, input: {{command: "echo step"}}}}]
-      usage: {_spent(1000)}
-  - name: the model ends its long turn
-    reply: {{text: "All done.", usage: {_spent(1000)}}}
-"""
+FIRST_TURN = working_until_denied(THOUSAND)
 
 
 def test_the_first_turn_of_a_goal_is_stopped_at_its_token_ceiling(claude_host, project):
     """Issue 33: the ceilings hold from the first tool call, before a Stop confirmed the
     goal (on the old main all 12 calls of the one long turn ran, and the first Stop charged
     13k against a 5k ceiling)."""
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
-    host = claude_host(FIRST_TURN)
-    session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
-                       args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
-    assert session.terminal_reason == "stop_hook_prevented", session.result
-    denials = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"]
-               for hook in session.hooks_for("PreToolUse") if hook.reply]
-    ran = sum(1 for entry in session.transcript() if entry.get("type") == "user"
-              and "'content': 'step'" in str((entry.get("message") or {}).get("content")))
+    session, denials, ran = _run_to_the_token_ceiling(claude_host, project, FIRST_TURN)
     # each response is a call of 1,000: the 5th reaches 5,000, so its call is denied, or
     # the next one's (the host may start PreToolUse before it wrote its response)
-    assert len(denials) == 1 and len(session.hooks_for("PreToolUse")) == ran + 1, denials
+    assert len(denials) == 1, denials
     assert ran in (4, 5), ran
     assert denials[0].startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
                                  f"{OBJECTIVE} used "), denials[0]
@@ -300,9 +255,7 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     from codex_support import PROMPT, model_turns, run_goal_to_exhaustion
     from tui_support import Tui
 
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        f"goal: {{require_sandbox: false, tranche: {{tokens: {5 * CODEX_TURN}}}}}\n")
+    guard_goal(project, f"tranche: {{tokens: {5 * CODEX_TURN}}}")
     codex = codex_host(CODEX_WORKS)
     codex.install_forge(project)
     tui = Tui(codex, project, tmp_path / "codex")
@@ -333,19 +286,8 @@ def test_a_codex_goal_stops_at_its_token_ceiling_and_a_claude_session_continues_
     assert goal.goal["token_count"] > 5 * CODEX_TURN
 
 
-CODEX_FIRST_TURN = """
-rules:
-  - name: the model gives up when forge denies
-    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
-    reply: {text: "forge stopped me.", usage: {input_tokens: 1000, output_tokens: 0}}
-  - name: model works
-    times: 12
-    reply:
-      tool_calls: [{name: Bash, input: {command: "echo step"}}]
-      usage: {input_tokens: 1000, output_tokens: 0}
-  - name: the model ends its long turn
-    reply: {text: "All done.", usage: {input_tokens: 1000, output_tokens: 0}}
-"""
+CODEX_FIRST_TURN = working_until_denied({"input_tokens": 1000, "output_tokens": 0},
+                                        evaluator=False)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -354,21 +296,13 @@ def test_the_first_turn_of_a_codex_goal_is_stopped_at_its_token_ceiling(codex_ho
     """Codex fires no hook at a TUI `/goal`: its first tool call finds the goal in Codex's
     goal store and the person's `/goal` in the rollout, and holds the turn to its ceilings
     (on the old main all 12 calls ran before the first Stop)."""
-    from codex_support import OBJECTIVE as CODEX_OBJECTIVE
-    from codex_support import PROMPT, exhausted_stops
+    from codex_support import denial_reasons, exhausted_stops, start_goal
 
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        "goal: {require_sandbox: false, tranche: {tokens: 5000}}\n")
-    codex = codex_host(CODEX_FIRST_TURN)
-    codex.install_forge(project)
-    tui = tui_factory(codex, project, ("--sandbox", "danger-full-access"))
-    tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
-    tui.type(f"/goal {CODEX_OBJECTIVE}")
+    guard_goal(project, "tranche: {tokens: 5000}")
+    _, tui = start_goal(codex_host, project, tui_factory, CODEX_FIRST_TURN)
     tui.wait_for(lambda: exhausted_stops(tui), "forge to stop the goal", timeout=60)
     calls = tui.hooks("PreToolUse")
-    denials = [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
-               for call in calls if call["stdout"].strip()]
+    denials = denial_reasons(tui)
     # each response is a call of 1,000: the 5th reaches 5,000 (its call or the next denied)
     assert len(denials) == 1 and len(calls) in (5, 6), (denials, len(calls))
     assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal ")
@@ -381,35 +315,13 @@ def test_the_first_turn_of_a_codex_goal_is_stopped_at_its_token_ceiling(codex_ho
         [1000 * (len(calls) + 1)]
 
 
-SLOW_TURN = """
-rules:
-  - name: evaluator says not yet
-    when: {goal_evaluator: true}
-    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
-  - name: the model gives up when forge denies
-    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
-    reply: {text: "forge stopped me."}
-  - name: the model goes on after a long command
-    when: {last_tool_result_contains: "SLEPT"}
-    reply: {tool_calls: [{name: Bash, input: {command: "echo next"}}]}
-  - name: model works
-    reply:
-      tool_calls:  # the host refuses a plain `sleep 61`
-        - {name: Bash, input: {command: "python3 -c 'import time; time.sleep(61)'; echo SLEPT"}}
-"""
-
-
-CODEX_SLOW_TURN = """
-rules:
-  - name: the model gives up when forge denies
-    when: {last_tool_result_contains: "FORGE_GOAL_BUDGET_EXHAUSTED"}
-    reply: {text: "forge stopped me."}
-  - name: model works
-    times: 40
-    reply: {tool_calls: [{name: Bash, input: {command: "sleep 4; echo tick"}}]}
-  - name: the model ends its long turn
-    reply: {text: "All done."}
-"""
+# a minute's sleep (the host refuses a plain `sleep 61`), then `echo next` once it ran
+SLOW_TURN = working_until_denied(
+    calls=None, call=bash("python3 -c 'import time; time.sleep(61)'; echo SLEPT"),
+    before=({"name": "the model goes on after a long command",
+             "when": {"last_tool_result_contains": "SLEPT"},
+             "reply": {"tool_calls": [bash("echo next")]}},))
+CODEX_SLOW_TURN = working_until_denied(evaluator=False, calls=40, call=bash("sleep 4; echo tick"))
 
 
 def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(
@@ -418,25 +330,16 @@ def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(
     hosts at once: no Stop has confirmed the goal yet, and its clock runs from the person's
     prompt (on the old main the first turn had no ceiling: `echo next` ran and the turn
     went on). Codex's goal runs in its TUI while Claude Code's session waits its minute."""
-    from codex_support import OBJECTIVE as CODEX_OBJECTIVE
-    from codex_support import PROMPT, exhausted_stops
+    from codex_support import denial_reasons, exhausted_stops, start_goal
 
     from forge_runtime.hostkit.projects import init_git_project
 
     codex_tui = None
     if shutil.which("tmux") is not None:
         codex_project = init_git_project(tmp_path / "codex-project")
-        (codex_project / ".forge").mkdir(exist_ok=True)
-        (codex_project / ".forge" / "guard.yaml").write_text(
-            "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
-        codex = codex_host(CODEX_SLOW_TURN)
-        codex.install_forge(codex_project)
-        codex_tui = tui_factory(codex, codex_project, ("--sandbox", "danger-full-access"))
-        codex_tui.wait_for(lambda: PROMPT in codex_tui.screen(), "Codex's prompt")
-        codex_tui.type(f"/goal {CODEX_OBJECTIVE}")
-    (project / ".forge").mkdir(exist_ok=True)
-    (project / ".forge" / "guard.yaml").write_text(
-        "goal: {require_sandbox: false, tranche: {minutes: 1}}\n")
+        guard_goal(codex_project, "tranche: {minutes: 1}")
+        _, codex_tui = start_goal(codex_host, codex_project, tui_factory, CODEX_SLOW_TURN)
+    guard_goal(project, "tranche: {minutes: 1}")
     host = claude_host(SLOW_TURN)
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=150,
                        args=["--allowedTools", "Bash"], env=NO_BLOCK_CAP)
@@ -462,8 +365,7 @@ def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(
     codex_tui.wait_for(lambda: exhausted_stops(codex_tui), "forge to stop Codex's goal",
                        timeout=60)
     calls = codex_tui.hooks("PreToolUse")
-    denied = [json.loads(call["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
-              for call in calls if call["stdout"].strip()]
+    denied = denial_reasons(codex_tui)
     # each call sleeps 4 s: the first one after the minute is denied, none before it
     assert len(denied) == 1 and len(calls) >= 10, (denied, len(calls))
     assert re.search(r"the first turn of /goal .* ran 1 of 1 minutes \(the time ceiling\)",
