@@ -115,19 +115,33 @@ def open_regular(path, below=None, *, follow_links: bool = False) -> int:
     outside the work tree: its links are the host's or the person's, not the agent's, and
     only what it is matters. The caller closes it."""
     path = os.fspath(path)
-    if below is None:
-        try:
-            fd = os.open(path, READ_FLAGS & ~_NOFOLLOW if follow_links else READ_FLAGS)
-        except OSError as exc:
-            raise _link_or(exc, path) from None
-    else:
-        parent = open_dir(os.path.dirname(path) or ".", below)
-        try:
-            fd = os.open(os.path.basename(path), READ_FLAGS, dir_fd=parent)
-        except OSError as exc:
-            raise _link_or(exc, path) from None
-        finally:
-            os.close(parent)
+    if below is not None:
+        return _open_in_dir(path, READ_FLAGS, below)
+    try:
+        fd = os.open(path, READ_FLAGS & ~_NOFOLLOW if follow_links else READ_FLAGS)
+    except OSError as exc:
+        raise _link_or(exc, path) from None
+    return _only_regular(fd, path)
+
+
+def _open_in_dir(path: str, flags: int, below, *, mode: int = 0o644,
+                 create_dirs: bool = False) -> int:
+    """`path` opened with `flags` from the descriptor of its directory, reached as `open_dir`
+    does: never through a link at the name, never blocking (a FIFO's open returns at once),
+    and kept only when it is a regular file."""
+    parent = open_dir(os.path.dirname(path) or ".", below, create=create_dirs)
+    try:
+        fd = os.open(os.path.basename(path), flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, mode,
+                     dir_fd=parent)
+    except OSError as exc:
+        raise _link_or(exc, path) from None
+    finally:
+        os.close(parent)
+    return _only_regular(fd, path)
+
+
+def _only_regular(fd: int, path: str) -> int:
+    """`fd` when `fstat` says it is a regular file; otherwise it is closed and refused."""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise _unsafe(path, "is not a regular file")
@@ -181,9 +195,7 @@ def replace(path, data: bytes, below=None, *, mode: int = 0o644, durable: bool =
     try:
         fd = os.open(temp, _CREATE_FLAGS, mode, dir_fd=parent)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            _write_all(fd, data)
             if durable:
                 os.fsync(fd)
         finally:
@@ -212,9 +224,7 @@ def create(path, data: bytes, below=None, *, mode: int = 0o644) -> bool:
         except FileExistsError:
             return False
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            _write_all(fd, data)
         finally:
             os.close(fd)
         return True
@@ -227,20 +237,9 @@ def open_for_writing(path, below=None, *, mode: int = 0o644, append: bool = Fals
     """A write descriptor of the regular file `path`, created when missing, emptied unless
     `append`; never a FIFO or a device (opened with O_NONBLOCK, refused once `fstat` shows
     it), never through a link. The caller closes it."""
-    path = os.fspath(path)
-    parent = open_dir(os.path.dirname(path) or ".", below, create=create_dirs)
-    flags = os.O_WRONLY | os.O_CREAT | _NONBLOCK | _NOFOLLOW | _CLOEXEC
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else 0)
+    fd = _open_in_dir(os.fspath(path), flags, below, mode=mode, create_dirs=create_dirs)
     try:
-        try:
-            fd = os.open(os.path.basename(path), flags | (os.O_APPEND if append else 0),
-                         mode, dir_fd=parent)
-        except OSError as exc:
-            raise _link_or(exc, path) from None
-    finally:
-        os.close(parent)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _unsafe(path, "is not a regular file")
         if not append:
             os.ftruncate(fd, 0)
         os.set_blocking(fd, True)
@@ -256,11 +255,16 @@ def append(path, data: bytes, below=None, *, mode: int = 0o644,
     and never to a FIFO or device."""
     fd = open_for_writing(path, below, mode=mode, append=True, create_dirs=create_dirs)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of `data` to `fd` (a write may take less than it is given)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def remove(path, below=None) -> bool:

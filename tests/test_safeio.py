@@ -90,6 +90,20 @@ def test_a_link_at_the_name_is_refused_to_read_and_replaced_not_written_through(
     assert not state.is_symlink() and state.read_bytes() == b"forge's\n"
 
 
+@pytest.mark.parametrize("call", ["append", "open_for_writing"])
+def test_a_link_at_the_name_is_refused_to_append_or_write_through(tree, call):
+    victim = tree.parent / "outside" / "victim"
+    victim.write_text("keep\n")
+    log = tree / ".forge" / "local" / "log"
+    log.symlink_to(victim)
+    operations = {"append": lambda: safeio.append(log, b"x", tree),
+                  "open_for_writing": lambda: safeio.open_for_writing(log, tree)}
+    with pytest.raises(safeio.UnsafePath, match="symbolic link") as raised:
+        operations[call]()
+    assert raised.value.errno == errno.ELOOP
+    assert victim.read_text() == "keep\n" and log.is_symlink()
+
+
 @pytest.mark.parametrize("call", ["read", "replace", "create", "append", "remove"])
 def test_a_linked_directory_below_the_root_is_refused_for_every_operation(tree, call):
     outside = tree.parent / "outside"
@@ -178,7 +192,7 @@ ALLOWED = {
                         "names forge created replaced or linked, never followed"),
     "goal.state": (1, "forge's own state.md template, in the plugin's tree"),
     "launch": (5, "the hook module cache, in the plugin's own tree, never the project's"),
-    "safeio": (10, "the module itself"),
+    "safeio": (9, "the module itself"),
 }
 _RAW_ATTRIBUTES = {"read_text", "write_text", "read_bytes", "write_bytes"}
 _OS_CALLS = {"open", "replace", "rename"}
