@@ -109,17 +109,34 @@ def _assert_stopped(session: Session) -> tuple[str, str]:
     return denied, reply["stopReason"]
 
 
+def _typed(project, ceilings: str, shown: dict) -> tuple[Session, Clock]:
+    """A person's /goal held to the plan `ceilings`, typed while the status line showed the
+    windows `shown` (Clock.reading's arguments)."""
+    _guard(project, f"  plan: {ceilings}\n")
+    clock = Clock()
+    session = Session(project)
+    _show(project, session, clock.reading(**shown))
+    session.person_goal(OBJECTIVE)
+    return session, clock
+
+
+def _charged(project, ceilings: str, typed: dict, charged: dict | None = None
+             ) -> tuple[Session, Clock]:
+    """`_typed`'s goal with its first turn charged at `charged` (at `typed` when None),
+    below every ceiling."""
+    session, clock = _typed(project, ceilings, typed)
+    if charged is not None:
+        _show(project, session, clock.reading(**charged))
+    assert _stop(session) is None
+    return session, clock
+
+
 # -- Claude Code's stored readings and their mirror -----------------------------------------
 
 def _rising(project) -> tuple[Session, Clock]:
     """A goal held to 80% of the 5-hour window, charged at 70%; the status line has since
     stored 90%: without an attack, the next tool call is denied."""
-    _guard(project, "  plan: {five_hour: 80}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(five_hour=70))
-    session.person_goal(OBJECTIVE)
-    assert _stop(session) is None
+    session, clock = _charged(project, "{five_hour: 80}", {"five_hour": 70})
     _show(project, session, clock.reading(five_hour=90))
     return session, clock
 
@@ -195,13 +212,9 @@ def test_a_reading_planted_where_the_status_line_never_wrote_one_grants_nothing(
 def _charged_high(project) -> tuple[Session, Clock]:
     """A goal held to 80% of the 5-hour window and 5 points of the week, charged at 79% and
     4 points (34% of the week, from 30% when the person typed /goal)."""
-    _guard(project, "  plan: {five_hour: 80, seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(five_hour=30, seven_day=30))
-    session.person_goal(OBJECTIVE)
-    _show(project, session, clock.reading(five_hour=79, seven_day=34))
-    assert _stop(session) is None
+    session, clock = _charged(project, "{five_hour: 80, seven_day_spend: 5}",
+                              {"five_hour": 30, "seven_day": 30},
+                              {"five_hour": 79, "seven_day": 34})
     goal = _ledger(project).current().goal
     assert goal["plan_week"] == 400 and goal["plan_seen"]["claude"]["five_hour"]["used"] == 7900
     return session, clock
@@ -343,12 +356,8 @@ def _over(project) -> tuple[Session, Clock]:
     """A goal held to 80% of the 5-hour window, 40% of the week and 5 points of its own,
     charged at 70% and 30%; the status line now shows 90% of the 5-hour window: without
     an attack, the next tool call is denied and the Stop ends the goal."""
-    _guard(project, "  plan: {five_hour: 80, seven_day: 40, seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(five_hour=70, seven_day=30))
-    session.person_goal(OBJECTIVE)
-    assert _stop(session) is None
+    session, clock = _charged(project, "{five_hour: 80, seven_day: 40, seven_day_spend: 5}",
+                              {"five_hour": 70, "seven_day": 30})
     _show(project, session, clock.reading(five_hour=90, seven_day=30))
     return session, clock
 
@@ -412,13 +421,8 @@ def test_a_forged_charge_record_grants_no_plan_allowance(project, attack):
 def test_a_forged_reset_in_the_ledger_alone_does_not_reset_the_goals_own_week(project):
     """Appended with no status line to contradict it: the charge that claims the week reset
     before its reset time must not restart the goal's own use of the week."""
-    _guard(project, "  plan: {seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(seven_day=30))
-    session.person_goal(OBJECTIVE)
-    _show(project, session, clock.reading(seven_day=34))
-    assert _stop(session) is None
+    session, clock = _charged(project, "{seven_day_spend: 5}", {"seven_day": 30},
+                              {"seven_day": 34})
     assert _ledger(project).current().goal["plan_week"] == 400
     _forged_charge(project, clock.reading(windows={
         "seven_day": {"used": 0, "resets_at": clock.week_reset + 7 * DAY}}))
@@ -428,13 +432,8 @@ def test_a_forged_reset_in_the_ledger_alone_does_not_reset_the_goals_own_week(pr
 
 
 def test_a_forged_charge_that_leaves_the_week_out_does_not_hide_the_goals_rise(project):
-    _guard(project, "  plan: {seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(seven_day=30))
-    session.person_goal(OBJECTIVE)
-    _show(project, session, clock.reading(seven_day=34))
-    assert _stop(session) is None
+    session, clock = _charged(project, "{seven_day_spend: 5}", {"seven_day": 30},
+                              {"seven_day": 34})
     _forged_charge(project, clock.reading(five_hour=1))
     assert _ledger(project).current().goal["plan_seen"]["claude"]["seven_day"]["used"] == 3400
     _show(project, session, clock.reading(seven_day=35.5))
@@ -484,25 +483,16 @@ REWRITES = {
 
 @pytest.mark.parametrize("change", REWRITES.values(), ids=REWRITES.keys())
 def test_a_resealed_charge_record_is_caught(project, change):
-    _guard(project, "  plan: {five_hour: 80, seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(five_hour=70, seven_day=30))
-    session.person_goal(OBJECTIVE)
-    _show(project, session, clock.reading(five_hour=75, seven_day=32))
-    assert _stop(session) is None
+    session, _ = _charged(project, "{five_hour: 80, seven_day_spend: 5}",
+                              {"five_hour": 70, "seven_day": 30},
+                              {"five_hour": 75, "seven_day": 32})
     _rewrite_last_charge(project, change)
     _assert_caught(session)
 
 
 def test_a_ledger_rolled_back_past_the_charge_that_carried_a_reading_is_caught(project):
-    _guard(project, "  plan: {seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(seven_day=30))
-    session.person_goal(OBJECTIVE)
-    _show(project, session, clock.reading(seven_day=33))
-    assert _stop(session) is None
+    session, clock = _charged(project, "{seven_day_spend: 5}", {"seven_day": 30},
+                              {"seven_day": 33})
     ledger = _ledger(project)
     saved = project.root.parent / "saved"
     shutil.copytree(ledger.dir, saved)
@@ -656,11 +646,7 @@ def test_a_forged_pending_note_does_not_move_where_the_goals_week_starts(project
     """The goal's own use of the week counts from the reading the person's prompt found; an
     agent's first turn that rewrites the pending note must not start it higher (which would
     hide the goal's use) nor free the goal of its ceilings."""
-    _guard(project, "  plan: {seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(seven_day=30))
-    session.person_goal(OBJECTIVE)
+    session, clock = _typed(project, "{seven_day_spend: 5}", {"seven_day": 30})
     _forge_pending(project, session, lambda note: change(note, clock))
     _tool_call(session)  # the first turn: no traceback
     _show(project, session, clock.reading(seven_day=33))
@@ -694,11 +680,7 @@ def test_a_binding_whose_goal_lost_its_plan_ceilings_still_stops_at_the_stop(pro
     lambda path: (path.unlink(), os.mkfifo(path)),
 ], ids=["not JSON", "not a reading", "no ceilings", "a FIFO"])
 def test_what_the_prompt_found_damaged_in_the_witness_root_fails_closed(project, damage):
-    _guard(project, "  plan: {seven_day_spend: 5}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(seven_day=30))
-    session.person_goal(OBJECTIVE)
+    session, _ = _typed(project, "{seven_day_spend: 5}", {"seven_day": 30})
     kept = project.root.parent / "state" / "forge" / "witness" / "prompts" / \
         f"{session.id}.json"
     assert json.loads(kept.read_text())["plan"]["windows"]["seven_day"]["used"] == 3000
@@ -828,11 +810,7 @@ def test_guard_yaml_edited_in_the_first_turn_changes_nothing_the_prompt_found(pr
     """Between the person's `/goal` prompt and the Stop that confirms it, the agent's first
     turn runs: an edit of .forge/guard.yaml then must not seal laxer ceilings than the
     prompt found."""
-    _guard(project, "  plan: {five_hour: 80}\n")
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(five_hour=70))
-    session.person_goal(OBJECTIVE)
+    session, clock = _typed(project, "{five_hour: 80}", {"five_hour": 70})
     _guard(project, text)
     reply = _stop(session)
     if reply is not None:  # a rule file forge cannot read ends the session there
@@ -885,19 +863,15 @@ def test_a_usage_limit_mark_is_not_cleared_by_a_forged_charge(project):
     assert reply["continue"] is False and TAMPERED in reply["stopReason"]
 
 
-@pytest.mark.parametrize("guard, shown", [
-    ("  plan: {five_hour: 80}\n", {"seven_day": 30}),
-    ("  plan: {seven_day: 40}\n", {"five_hour": 30}),
-    ("  plan: {seven_day_spend: 5}\n", {"five_hour": 30}),
+@pytest.mark.parametrize("ceilings, shown", [
+    ("{five_hour: 80}", {"seven_day": 30}),
+    ("{seven_day: 40}", {"five_hour": 30}),
+    ("{seven_day_spend: 5}", {"five_hour": 30}),
 ], ids=["5-hour watched, week shown", "week watched, 5-hour shown", "own week, 5-hour shown"])
-def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, guard, shown):
+def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, ceilings, shown):
     """Figures of other windows are no figures of the one a ceiling watches (a host that
     reports only some, or a store the agent filled with the others): fail closed."""
-    _guard(project, guard)
-    clock = Clock()
-    session = Session(project)
-    _show(project, session, clock.reading(**shown))
-    session.person_goal(OBJECTIVE)
+    session, _ = _typed(project, ceilings, shown)
     reply = _stop(session)
     assert reply["continue"] is False
     assert events.PLAN_UNAVAILABLE_CODE in reply["stopReason"]
