@@ -148,6 +148,19 @@ def running_goal(project: Project, objective: str) -> Session:
     return session
 
 
+def crossing_in_two_turns(session: Session, spend, below: dict, crossing: dict) -> str:
+    """A running goal's turn that spends `below` (`spend(session, message_id, **below)`),
+    its Stop letting the goal go on, then one that spends `crossing`: the reason of the
+    Stop that ends the goal at its budget."""
+    spend(session, "msg_1", **below)
+    assert session.turn() is None
+    spend(session, "msg_2", **crossing)
+    reply = session.turn()
+    assert reply is not None and reply["continue"] is False, reply
+    assert reply["stopReason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: "), reply
+    return reply["stopReason"]
+
+
 def stop_turn(session: Session) -> dict | None:
     """One model turn, answered by forge's real Stop hook entry point (as the host's native
     goal continues the session: `stop_hook_active`)."""

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 from genai_prices import Usage, calc_price
-from goal_support import Session, goal_project_fixture
+from goal_support import Session, crossing_in_two_turns, goal_project_fixture, running_goal
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import pricing, state
@@ -75,15 +75,9 @@ def test_every_charge_carries_its_dollars_and_the_goal_their_exact_sum(project):
 
 def test_a_dollar_ceiling_exhausts_the_tranche_and_a_new_goal_adds_one_more(project):
     _guard(project, "goal: {require_sandbox: false, tranche: {usd: 0.05}}\n")
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    _spend(session, "msg_1", input=6000)  # $0.03
-    assert session.turn() is None
-    _spend(session, "msg_2", output=1000)  # $0.025
-    reply = session.turn()
-    assert reply["continue"] is False
-    text = reply["stopReason"]
-    assert text.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
+    session = running_goal(project, OBJECTIVE)
+    # $0.03, then $0.025
+    text = crossing_in_two_turns(session, _spend, {"input": 6000}, {"output": 1000})
     assert "spent $0.06 of $0.05 (the dollar ceiling) in 2 turns" in text
     assert "adds one more tranche of 20 turns and $0.05" in text
     assert _ledger(project).history()[-1]["ceiling"] == "usd"
@@ -95,28 +89,35 @@ def test_a_dollar_ceiling_exhausts_the_tranche_and_a_new_goal_adds_one_more(proj
         ("active", 10 * 10**10, 2)
 
 
-def test_a_turn_past_the_dollar_ceiling_is_denied_its_next_tool_call(project):
+def _tool_call(session: Session) -> dict | None:
+    """forge's PreToolUse for a Read the model asks for: its reply, None when allowed."""
     from forge_runtime.hooks import pre_tool_use
 
-    def tool_call():
-        return pre_tool_use.handle(session.event("PreToolUse", tool_name="Read",
-                                                 tool_input={"file_path": "a"}))
+    return pre_tool_use.handle(session.event("PreToolUse", tool_name="Read",
+                                             tool_input={"file_path": "a"}))
 
-    _guard(project, "goal: {require_sandbox: false, tranche: {usd: 1}}\n")
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    _spend(session, "msg_1", input=100_000)  # $0.50
-    assert session.turn() is None
-    _spend(session, "msg_2", output=10_000)  # $0.25
-    assert tool_call() is None
-    _spend(session, "msg_3", output=10_000)  # $0.25: $1.00 in all
-    reply = tool_call()["hookSpecificOutput"]
-    assert reply["permissionDecision"] == "deny"
-    assert "spent $1.00 of $1.00 (the dollar ceiling)" in reply["permissionDecisionReason"]
+
+def _turn_ends_the_goal_at_a_dollar(project, session: Session) -> None:
+    """The model ends the turn forge denied a call of: its Stop ends the goal, the ledger
+    holding the dollar spent."""
     session._append({"type": "assistant", "message": {"role": "assistant",
                                                       "stop_reason": "end_turn", "content": []}})
     assert session.stop()["continue"] is False
     assert _ledger(project).current().goal["picousd"] == 10**12
+
+
+def test_a_turn_past_the_dollar_ceiling_is_denied_its_next_tool_call(project):
+    _guard(project, "goal: {require_sandbox: false, tranche: {usd: 1}}\n")
+    session = running_goal(project, OBJECTIVE)
+    _spend(session, "msg_1", input=100_000)  # $0.50
+    assert session.turn() is None
+    _spend(session, "msg_2", output=10_000)  # $0.25
+    assert _tool_call(session) is None
+    _spend(session, "msg_3", output=10_000)  # $0.25: $1.00 in all
+    reply = _tool_call(session)["hookSpecificOutput"]
+    assert reply["permissionDecision"] == "deny"
+    assert "spent $1.00 of $1.00 (the dollar ceiling)" in reply["permissionDecisionReason"]
+    _turn_ends_the_goal_at_a_dollar(project, session)
 
 
 def test_an_unknown_model_is_charged_as_the_dearest_of_its_family(project):
@@ -287,22 +288,12 @@ def test_the_html_report_escapes_what_the_ledger_holds():
 
 def test_the_first_turn_is_held_to_the_dollar_ceiling_before_its_stop(project):
     """Issue 33: the ceilings hold from a goal's first tool call, dollars too."""
-    from forge_runtime.hooks import pre_tool_use
-
-    def tool_call():
-        return pre_tool_use.handle(session.event("PreToolUse", tool_name="Read",
-                                                 tool_input={"file_path": "a"}))
-
     _guard(project, "goal: {require_sandbox: false, tranche: {usd: 1}}\n")
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
+    session = running_goal(project, OBJECTIVE)
     _spend(session, "msg_1", input=100_000)  # $0.50
-    assert tool_call() is None
+    assert _tool_call(session) is None
     _spend(session, "msg_2", output=20_000)  # $0.50: $1.00 in all, no Stop yet
-    reason = tool_call()["hookSpecificOutput"]["permissionDecisionReason"]
+    reason = _tool_call(session)["hookSpecificOutput"]["permissionDecisionReason"]
     assert reason.startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
                              f"{OBJECTIVE} spent $1.00 of $1.00 (the dollar ceiling) before")
-    session._append({"type": "assistant", "message": {"role": "assistant",
-                                                      "stop_reason": "end_turn", "content": []}})
-    assert session.stop()["continue"] is False
-    assert _ledger(project).current().goal["picousd"] == 10**12
+    _turn_ends_the_goal_at_a_dollar(project, session)

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from goal_support import Session, goal_project_fixture
+from goal_support import Session, goal_project_fixture, running_goal
 
 from forge_runtime.goal import state
 from forge_runtime.goal.ledger import Ledger
@@ -69,18 +69,27 @@ def test_the_host_starts_the_pretooluse_hook_for_every_tool_reads_included():
     assert set(READS) == set(READ_ONLY)
 
 
-@pytest.mark.parametrize("ceiling", CEILINGS)
-@pytest.mark.parametrize("tool", READ_ONLY)
-def test_a_read_past_the_ceiling_is_denied_mid_turn(project, tool, ceiling):
-    tranche, below, crossing, words = CEILINGS[ceiling]
+def _read_past_the_ceiling(project, tool: str, ceiling: str, *,
+                           confirmed: bool) -> tuple[Session, str]:
+    """(the session, the reason forge denies its `tool` read that crosses the `ceiling` of
+    CEILINGS), once the read below it was let through; `confirmed`: a Stop confirmed the
+    goal before."""
+    tranche, below, crossing, _ = CEILINGS[ceiling]
     _guard(project, tranche)
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    assert session.turn() is None  # the goal is confirmed and bound; nothing spent yet
+    session = running_goal(project, OBJECTIVE)
+    if confirmed:
+        assert session.turn() is None  # the goal is confirmed and bound; nothing spent yet
     _spend(session, "msg_1", **below)
     assert _read(session, tool) is None
     _spend(session, "msg_2", **crossing)
-    reason = _denied(_read(session, tool))
+    return session, _denied(_read(session, tool))
+
+
+@pytest.mark.parametrize("ceiling", CEILINGS)
+@pytest.mark.parametrize("tool", READ_ONLY)
+def test_a_read_past_the_ceiling_is_denied_mid_turn(project, tool, ceiling):
+    _, reason = _read_past_the_ceiling(project, tool, ceiling, confirmed=True)
+    words = CEILINGS[ceiling][3]
     assert reason.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ") and words in reason
     assert "forge denies this tool call so the turn ends" in reason
 
@@ -88,14 +97,8 @@ def test_a_read_past_the_ceiling_is_denied_mid_turn(project, tool, ceiling):
 @pytest.mark.parametrize("ceiling", CEILINGS)
 @pytest.mark.parametrize("tool", READ_ONLY)
 def test_a_read_past_the_ceiling_is_denied_in_the_goals_first_turn(project, tool, ceiling):
-    tranche, below, crossing, words = CEILINGS[ceiling]
-    _guard(project, tranche)
-    session = Session(project)
-    session.person_goal(OBJECTIVE)  # no Stop has confirmed it yet
-    _spend(session, "msg_1", **below)
-    assert _read(session, tool) is None
-    _spend(session, "msg_2", **crossing)
-    reason = _denied(_read(session, tool))
+    session, reason = _read_past_the_ceiling(project, tool, ceiling, confirmed=False)
+    words = CEILINGS[ceiling][3]
     assert reason.startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
                              f"{OBJECTIVE} {words}")
     session._append({"type": "assistant", "message": {"role": "assistant",

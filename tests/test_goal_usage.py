@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from goal_support import Session, goal_project_fixture
+from goal_support import Session, crossing_in_two_turns, goal_project_fixture, running_goal
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal import activation, events, gauge, state, transcript, usage
@@ -144,15 +144,8 @@ def test_every_charge_carries_its_turns_tokens_and_the_goal_their_sum(project):
 
 def test_a_token_ceiling_exhausts_the_tranche_and_a_new_goal_adds_one_more(project):
     _guard(project, "goal: {require_sandbox: false, tranche: {tokens: 1500}}\n")
-    session = Session(project)
-    session.person_goal(OBJECTIVE)
-    _spend(session, "msg_1", input=1000)
-    assert session.turn() is None
-    _spend(session, "msg_2", input=600)
-    reply = session.turn()
-    assert reply["continue"] is False
-    text = reply["stopReason"]
-    assert text.startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
+    session = running_goal(project, OBJECTIVE)
+    text = crossing_in_two_turns(session, _spend, {"input": 1000}, {"input": 600})
     assert "used 1.6k of 1.5k tokens (the token ceiling) in 2 turns" in text
     assert "adds one more tranche of 20 turns and 1.5k tokens" in text
     assert session.turn()["continue"] is False  # every later Stop is refused
