@@ -42,3 +42,20 @@ def guard_project_fixture():
 def event(tool: str, tool_input: dict, cwd: Path, **extra) -> dict:
     return {"session_id": "sess-1", "hook_event_name": "PreToolUse", "tool_name": tool,
             "tool_input": tool_input, "cwd": str(cwd), "tool_use_id": "toolu_1", **extra}
+
+
+def judged(refused: list[str], passed: list[str]) -> list:
+    """The (command, refused) cases of one parametrized test of a guard's verdicts: each
+    command of `refused` must be refused, each of `passed` let through (see
+    `assert_verdict`); each case's id says which it must be."""
+    return [*(pytest.param(command, True, id=f"refused:{command}") for command in refused),
+            *(pytest.param(command, False, id=f"passes:{command}") for command in passed)]
+
+
+def assert_verdict(finding, refused: bool) -> None:
+    """A `judged` case's verdict: a finding when the command must be refused, none when it
+    must pass."""
+    if refused:
+        assert finding is not None, "let through"
+    else:
+        assert finding is None, finding

@@ -6,7 +6,7 @@ import os
 import shlex
 
 import pytest
-from guard_support import make_project
+from guard_support import assert_verdict, judged, make_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -335,14 +335,10 @@ ALLOWED = [
 ]
 
 
-@pytest.mark.parametrize("command", DENIED)
-def test_writes_to_protected_paths_are_caught(project, command):
-    assert verdict(project, command) is not None
-
-
-@pytest.mark.parametrize("command", ALLOWED)
-def test_ordinary_commands_pass(project, command):
-    assert verdict(project, command) is None
+@pytest.mark.parametrize("command, refused", judged(DENIED, ALLOWED))
+def test_writes_to_protected_paths_are_caught_and_ordinary_commands_pass(project, command,
+                                                                         refused):
+    assert_verdict(verdict(project, command), refused)
 
 
 def test_the_finding_names_what_is_protected(project):

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 
 import pytest
-from guard_support import make_project
+from guard_support import assert_verdict, judged, make_project
 
 from forge_runtime.guard import paths, shell
 from forge_runtime.guard.shell import archives, awk, files, git, hosts, state, walk
@@ -198,14 +198,10 @@ GIT_HARMLESS = [
 ]
 
 
-@pytest.mark.parametrize("command", GIT_HOSTILE)
-def test_a_git_option_that_writes_a_protected_path_or_runs_code_is_refused(project, command):
-    assert verdict(project, command) is not None
-
-
-@pytest.mark.parametrize("command", GIT_HARMLESS)
-def test_git_options_that_write_elsewhere_or_only_read_pass(project, command):
-    assert verdict(project, command) is None
+@pytest.mark.parametrize("command, refused", judged(GIT_HOSTILE, GIT_HARMLESS))
+def test_a_git_option_that_writes_a_protected_path_or_runs_code_is_refused_others_pass(
+        project, command, refused):
+    assert_verdict(verdict(project, command), refused)
 
 
 # -- the file tools ------------------------------------------------------------------------
@@ -240,14 +236,10 @@ FILES_HARMLESS = [
 ]
 
 
-@pytest.mark.parametrize("command", FILES_HOSTILE)
-def test_a_file_tool_that_writes_a_protected_path_or_runs_code_is_refused(project, command):
-    assert verdict(project, command) is not None
-
-
-@pytest.mark.parametrize("command", FILES_HARMLESS)
-def test_file_tools_that_write_elsewhere_or_only_read_pass(project, command):
-    assert verdict(project, command) is None
+@pytest.mark.parametrize("command, refused", judged(FILES_HOSTILE, FILES_HARMLESS))
+def test_a_file_tool_that_writes_a_protected_path_or_runs_code_is_refused_others_pass(
+        project, command, refused):
+    assert_verdict(verdict(project, command), refused)
 
 
 # -- a symlink made in the same command -----------------------------------------------------
@@ -284,14 +276,11 @@ LINKS_HARMLESS = [
 ]
 
 
-@pytest.mark.parametrize("command", LINKS_HOSTILE)
-def test_a_path_through_a_link_the_command_made_reaches_what_it_points_at(project, command):
-    assert verdict(project, command) is not None
-
-
-@pytest.mark.parametrize("command", LINKS_HARMLESS)
-def test_a_link_to_ordinary_files_is_followed_to_them(project, command):
-    assert verdict(project, command) is None
+@pytest.mark.parametrize("command, refused", judged(LINKS_HOSTILE, LINKS_HARMLESS))
+def test_a_path_through_a_link_the_command_made_reaches_what_it_points_at(project, command,
+                                                                          refused):
+    """To a protected path (refused), or to ordinary files (they pass)."""
+    assert_verdict(verdict(project, command), refused)
 
 
 def test_a_copied_tree_that_holds_a_link_makes_the_copy_unknown(project, tmp_path):
