@@ -161,6 +161,31 @@ def crossing_in_two_turns(session: Session, spend, below: dict, crossing: dict) 
     return reply["stopReason"]
 
 
+def goal_again(session: Session, objective: str) -> dict:
+    """The person's `/goal <objective>` once more after forge stopped it, and the Stop that
+    lets its new tranche run: the goal as the ledger's head holds it then."""
+    from forge_runtime.goal.ledger import Ledger
+
+    session.person_goal(objective)
+    assert session.turn() is None
+    project = session.project
+    return Ledger(project.ledger_root, goal_of(project)["nonce"]).current().goal
+
+
+def assert_transition(before: dict, record: dict, refused: str | None,
+                      nonce: str = "n" * 32) -> None:
+    """The ledger's rule on `record` following `before` (ledger.check_transition): it
+    accepts it when `refused` is None, else refuses it in words matching `refused`."""
+    from forge_runtime.errors import ForgeError
+    from forge_runtime.goal.ledger import check_transition
+
+    if refused is None:
+        check_transition(before, record, nonce)
+        return
+    with pytest.raises(ForgeError, match=refused):
+        check_transition(before, record, nonce)
+
+
 def stop_turn(session: Session) -> dict | None:
     """One model turn, answered by forge's real Stop hook entry point (as the host's native
     goal continues the session: `stop_hook_active`)."""
