@@ -154,8 +154,10 @@ def merged(seen: dict | None, reading: dict, slack: int = SAME_WINDOW_SLACK_S) -
     """`reading`'s windows, each no lower than the goal's last charged figure of the same
     window (`seen`, that host's `plan_seen`), with the windows it leaves out as last
     charged, whether or not their reset time has passed (`risen`): a figure only ever adds.
-    The ledger checks every charge with this arithmetic, so what it gives for a chain
-    already written never changes; a window that has reset is told by its time (`over`)."""
+    An ended window is kept because the goal's own week counts a new week from the last
+    weekly figure (`week_used`), and `over` tells it ended by its time. The ledger checks
+    every charge with this arithmetic, so what it gives for a chain written before never
+    changes (its SAME_WINDOW_SLACK_S included)."""
     windows = {name: window for name, window in (seen or {}).items()
                if name in WINDOWS and isinstance(window, dict)}
     for name, window in reading["windows"].items():
