@@ -9,7 +9,7 @@ nothing (`_kept`).
 import os
 import time
 
-from forge_runtime.goal.plan import CLAUDE, CODEX, from_codex, from_future, valid
+from forge_runtime.goal.plan import CLAUDE, CODEX, from_codex, from_future, merged, valid
 
 MIRROR_DIR = "plan"
 # how long a copy and its mirror of the same date may disagree before that is tampering:
@@ -126,18 +126,19 @@ def _kept(root: str, session: str, reading: dict, reported_at) -> dict:
     figure forge once read stays read (a denied tool call's figure holds at the Stop that
     follows). A stored copy that is not forge's fails closed (`latest`). The copy is dated
     when Codex wrote the figures (`reported_at`), so hooks of parallel tool calls that read
-    the same rollout write the same bytes."""
-    kept = latest(root, session)
-    windows = dict(reading["windows"])
-    for name, before in ((kept or {}).get("windows") or {}).items():
-        if kept.get("host") != CODEX or before["resets_at"] <= reading["at"]:
-            continue  # another host's figure, or a window that has reset since
-        now = windows.get(name)
-        windows[name] = before if now is None else {
-            "used": max(before["used"], now["used"]),
-            "resets_at": max(before["resets_at"], now["resets_at"])}
+    the same rollout write the same bytes.
+
+    The ledger's rule (`plan.merged`), with two differences. No slack: forge's clock alone
+    says when a window it read has ended, so no reset is taken early. And a kept window
+    whose reset time has passed is dropped, not kept: this copy is what the host shows now,
+    and a window that has ended says nothing of the one running (codex_plan leaves it out
+    of its reading too); the ledger keeps the goal's last figures to count a new week from."""
+    kept = latest(root, session) or {}
+    before = {name: window for name, window in (kept.get("windows") or {}).items()
+              if kept.get("host") == CODEX and window["resets_at"] > reading["at"]}
+    windows = merged(before, reading, slack=0)
     reading = {**reading, "windows": windows}
-    if windows != ((kept or {}).get("windows") or {}):
+    if windows != (kept.get("windows") or {}):
         dated = isinstance(reported_at, int) and not isinstance(reported_at, bool)
         record(root, session, {**reading, "at": reported_at} if dated else reading)
     return reading
