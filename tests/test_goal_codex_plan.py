@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime.goal import codex_plan, codex_transcript
+from forge_runtime.goal import codex_plan, codex_transcript, plan
 
 DATA = Path(__file__).parent / "data"
 PLAN_ROLLOUT = DATA / "codex-0.171.0-plan-rollout.jsonl"
@@ -32,7 +32,7 @@ def rollout(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def token_count(primary: dict | None, secondary: dict | None = None) -> str:
+def token_count(primary: dict | None = None, secondary: dict | None = None) -> str:
     """A `token_count` line as Codex writes it (the agent can write the same)."""
     limits = {"limit_id": "codex", "limit_name": None, "primary": primary,
               "secondary": secondary, "credits": None, "plan_type": None,
@@ -88,6 +88,8 @@ def test_an_api_key_session_without_the_headers_reports_no_windows():
     token_count(window(0.0, 300, NEW_RESET), window(0.0, 10080, WEEK_RESET)),
     # a new window before the clock reached the old one's reset
     token_count(window(0.0, 300, NEW_RESET + 3600), window(1.0, 10080, WEEK_RESET + 86400)),
+    # ... and one so far off that a reading refuses it (the window would go unread)
+    token_count(window(0.0, 300, NEW_RESET + 10 * 366 * 86400)),
     # a reset time already past, then a fresh window on top of it
     token_count(window(0.0, 300, AFTER - 1)) + token_count(window(0.0, 300, AFTER + 60)),
     # the windows swapped between the fields, or of lengths forge does not read
@@ -106,7 +108,10 @@ def test_a_line_the_agent_appends_lowers_no_window(tmp_path, forged):
     reading = codex_plan.plan_reading(rollout(tmp_path, "".join(lines()) + forged), now=AFTER)
     assert reading["primary"]["used_percent"] == 100.0
     assert reading["secondary"]["used_percent"] == 100.0
-    assert reading["primary"]["resets_at"] >= NEW_RESET
+    assert reading["primary"]["resets_at"] == NEW_RESET  # the reset it was first seen with
+    assert plan.from_codex(reading, AFTER)["windows"] == {
+        "five_hour": {"used": 10000, "resets_at": NEW_RESET},
+        "seven_day": {"used": 10000, "resets_at": WEEK_RESET}}
 
 
 def test_a_figure_the_agent_raises_holds(tmp_path):
@@ -230,3 +235,33 @@ def test_figures_pushed_out_of_the_tail_still_hold(codex_event, tmp_path):
              "transcript_path": str(rollout(tmp_path / "fresh", padding))}
     assert plan_store.current(fresh, root) is None
     assert plan_store.latest(root, "s2") is None
+
+
+@pytest.mark.parametrize("field, minutes, name", [
+    ("primary", 300, "five_hour"), ("secondary", 10080, "seven_day")])
+def test_a_window_renewed_a_moment_before_its_reset_holds_nothing_into_the_next(
+        codex_event, monkeypatch, field, minutes, name):
+    """Codex's reset times come from its server, whose clock may run ahead of this one: a
+    reply can report the next window just before forge's clock reaches the old reset. The
+    old window's figure holds until its own reset time and not past it (it was carried into
+    the next window, 5 hours or a week of a goal stopped by a figure of a window over)."""
+    import time
+
+    from forge_runtime.goal import plan, plan_store
+
+    event, root = codex_event
+    resets_at, following = NEW_RESET, NEW_RESET + minutes * 60
+    Path(event["transcript_path"]).write_text(
+        token_count(**{field: window(90.0, minutes, resets_at)})
+        + token_count(**{field: window(5.0, minutes, following)}))
+    clock = [resets_at - 2]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    goal = {"plan_ceilings": {name: 8000}}
+    reading = plan_store.current(event, root)
+    assert reading["windows"] == {name: {"used": 9000, "resets_at": resets_at}}
+    goal = plan.advanced(goal, reading)
+    assert plan.over(goal, clock[0]) == [name]  # the old window still stops the goal
+    clock[0] = resets_at + 1
+    reading = plan_store.current(event, root)
+    assert reading["windows"] == {name: {"used": 500, "resets_at": following}}
+    assert plan.over(plan.advanced(goal, reading), clock[0]) == []

@@ -106,6 +106,28 @@ def test_a_lower_figure_in_the_same_window_counts_as_the_higher_one():
         "used": 7900, "resets_at": IN_AN_HOUR}
 
 
+def test_one_rule_holds_a_window_until_its_reset_time():
+    """plan.risen, the rule the ledger, forge's store of a Codex rollout and the rollout's
+    reader share: a figure only rises within its window, a window left out keeps its last
+    figure, a reset claimed before its time is the same window and keeps its reset time."""
+    before = {"used": 7900, "resets_at": IN_AN_HOUR}
+    lower = {"used": 300, "resets_at": IN_AN_HOUR}
+    claimed = {"used": 0, "resets_at": IN_AN_HOUR + 5 * 3600}
+    for slack in (plan.SAME_WINDOW_SLACK_S, 0):
+        assert plan.risen(before, lower, NOW, slack) == before
+        assert plan.risen(before, None, NOW, slack) == before
+        assert plan.risen(None, lower, NOW, slack) == lower
+        assert plan.risen(before, claimed, NOW, slack) == before
+        assert plan.risen(before, {"used": 9000, "resets_at": NOW}, NOW, slack) == {
+            "used": 9000, "resets_at": IN_AN_HOUR}  # ends sooner: no, but the rise counts
+        assert plan.risen(before, claimed, IN_AN_HOUR, slack) == claimed  # the next window
+    # the ledger takes a reset up to SAME_WINDOW_SLACK_S early (hosts round reset times);
+    # forge's own clock, for what it reads of a rollout, takes none early
+    near = IN_AN_HOUR - 60
+    assert plan.risen(before, claimed, near) == claimed
+    assert plan.risen(before, claimed, near, slack=0) == before
+
+
 def test_the_goals_own_week_is_the_rise_since_its_first_figure_and_restarts_with_the_week():
     goal = {"plan_ceilings": {"seven_day_spend": 1000}}
     goal = plan.advanced(goal, plan.from_statusline(_statusline(seven_day=30), NOW))

@@ -30,15 +30,12 @@ TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
 STOPPED_CODES = (TAMPERED, "FORGE_GOAL_BUDGET_EXHAUSTED", events.PLAN_UNAVAILABLE_CODE)
 
 project = goal_project_fixture()
-TORN_WRITE_SECONDS = plan_store.TORN_WRITE_SECONDS  # forge's own, before a test shortens it
 
 
 @pytest.fixture(autouse=True)
 def _own_witness(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setattr(events, "PLAN_WAIT_SECONDS", 0.05)
-    # an attack's disagreement outlasts any wait; the torn-write test below uses the real one
-    monkeypatch.setattr(plan_store, "TORN_WRITE_SECONDS", 0.05)
 
 
 def _guard(project, text: str) -> None:
@@ -290,26 +287,45 @@ def test_a_crash_between_the_mirror_and_the_stored_copy_still_counts(project):
 
 def test_a_status_line_parked_between_its_two_writes_is_no_tampering(project, monkeypatch):
     """A loaded machine can stop the status line between the mirror and the copy for far
-    longer than the writes take: the hook waits for the copy instead of ending the goal."""
-    monkeypatch.setattr(plan_store, "TORN_WRITE_SECONDS", TORN_WRITE_SECONDS)
+    longer than the writes take (here a second, a new figure in the same second as the
+    last): the copy dated before its mirror is that writer's, not the agent's."""
+    from forge_runtime import safeio
+
     session, clock = _rising(project)
-    stored, mirror = _paths(project, session)
-    newer = json.dumps(clock.reading(five_hour=95))
-    mirror.write_text(newer)  # the writer is parked here, its copy still the old reading
-    parked = threading.Timer(0.3, stored.write_text, args=(newer,))
-    read = plan_store._read
+    stored, _ = _paths(project, session)
+    replace, mirrored = safeio.replace, threading.Event()
 
-    def first_read_wakes_the_writer(path, below):
-        if path == str(stored) and not parked.is_alive() and not parked.finished.is_set():
-            parked.start()
-        return read(path, below)
+    def parked_before_the_copy(path, data, *args, **kwargs):
+        if path == str(stored):
+            mirrored.set()
+            time.sleep(1.0)
+        return replace(path, data, *args, **kwargs)
 
-    monkeypatch.setattr(plan_store, "_read", first_read_wakes_the_writer)
+    monkeypatch.setattr(safeio, "replace", parked_before_the_copy)
+    writer = threading.Thread(target=_show, args=(project, session,
+                                                  clock.reading(five_hour=95)))
+    writer.start()
     try:
+        assert mirrored.wait(5)
         denied, text = _assert_stopped(session)
     finally:
-        parked.join()
+        writer.join()
     assert "FORGE_GOAL_BUDGET_EXHAUSTED" in denied and TAMPERED not in denied + text, denied
+    assert "95%" in denied, denied
+
+
+def test_two_figures_in_one_second_are_kept_a_second_apart(project):
+    """What lets `latest` tell a writer between its writes from a forgery: each reading kept
+    is dated after the last, so the copy a parked writer has not replaced is the older."""
+    session, clock = _rising(project)
+    stored, mirror = _paths(project, session)
+    first = json.loads(mirror.read_text())
+    _show(project, session, {**clock.reading(five_hour=95), "at": first["at"]})
+    kept = json.loads(mirror.read_text())
+    assert kept["at"] == first["at"] + 1 and kept["windows"]["five_hour"]["used"] == 9500
+    assert json.loads(stored.read_text()) == kept
+    _show(project, session, kept)  # the same figures again: nothing moves
+    assert json.loads(mirror.read_text()) == kept
 
 
 # -- the ledger's charge records, rewritten (the witness catches) or appended (the rules do) -

@@ -2,14 +2,15 @@
 plan's windows (goal/plan.py), and the host's usage limit.
 
 Plain arithmetic over a goal's fields and record times (`YYYY-MM-DDTHH:MM:SSZ`), importing
-only `time`: the ledger checks every transition with it, and a goal session's PreToolUse asks it
-before every tool call (midturn.py).
+only `time` and plan.py (which imports nothing): the ledger checks every transition with it,
+and a goal session's PreToolUse asks it before every tool call (midturn.py).
 """
 
 import time
 
+from forge_runtime.goal.plan import FIVE_HOUR, SEVEN_DAY, WEEK_SPEND, over
+
 TURNS, TOKENS, MINUTES, USD = "turns", "tokens", "minutes", "usd"
-FIVE_HOUR, SEVEN_DAY, WEEK_SPEND = "five_hour", "seven_day", "seven_day_spend"  # plan.py's
 # the host stopped a turn of the goal for its plan's usage limit (hooks/stop_failure.py,
 # goal/events.py)
 USAGE_LIMIT = "usage_limit"
@@ -61,10 +62,8 @@ def plan_reached(goal: dict, at: str) -> list[str]:
     """The plan ceilings (goal/plan.py) the goal has reached at `at`, first first."""
     if not isinstance(goal.get("plan_ceilings"), dict):
         return []
-    from forge_runtime.goal import plan
-
     try:
-        return plan.over(goal, epoch(at))
+        return over(goal, epoch(at))
     except (ValueError, TypeError, KeyError):  # not forge's figures: the ledger refuses them
         return []
 

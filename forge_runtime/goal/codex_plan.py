@@ -15,9 +15,10 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_plan_host.py):
 A rollout is the agent's to write under `danger-full-access` (or a guard opted out), so a
 line it appends must grant nothing: a window's share only rises until it resets, so the
 reading keeps, for each window, the highest share its entries show until the clock
-passes the window's reset time (the reset time kept is the latest seen, so a line that
-brings the reset forward cannot start a new window early). A window whose reset time has
-passed says nothing of the window now running and is left out.
+passes the window's reset time (`plan.risen`: the reset time kept is the one the window was
+first seen with, so a line that moves the reset cannot start a new window early, nor carry
+a figure into the window after). A window whose reset time has passed says nothing of the
+window now running and is left out.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import os
 import time
 
 from forge_runtime import safeio
+from forge_runtime.goal.plan import risen
 
 # the rate_limits fields plan.from_codex reads, and the window (its length in minutes) each
 # holds as Codex writes them: the 5-hour one first, the weekly one second
@@ -116,8 +118,9 @@ def _window(value) -> dict | None:
 
 def _held(entries: list[tuple[dict, object]], now: float) -> dict:
     """The newest entry's rate_limits with each window, found by its length whichever
-    field holds it, at the highest share seen since the clock last passed its reset time;
-    a window of another length is no plan window forge reads, and is left out."""
+    field holds it, at the highest share seen since the clock last passed its reset time
+    (`plan.risen`, in Codex's percent, with no slack: the clock alone ends a window); a
+    window of another length is no plan window forge reads, and is left out."""
     held: dict[int, dict] = {}
     for limits, _ in entries:
         for field in SLOTS:
@@ -125,16 +128,14 @@ def _held(entries: list[tuple[dict, object]], now: float) -> dict:
             if window is None or window["window_minutes"] not in SLOTS.values():
                 continue
             minutes = int(window["window_minutes"])
-            kept = held.get(minutes)
-            if kept is None or kept["resets_at"] <= now:
-                held[minutes] = dict(window)
-                continue
-            kept["used_percent"] = max(kept["used_percent"], window["used_percent"])
-            kept["resets_at"] = max(kept["resets_at"], window["resets_at"])
+            held[minutes] = risen(held.get(minutes), {
+                "used": window["used_percent"], "resets_at": window["resets_at"]}, now, slack=0)
     newest, stamp = entries[-1]
     reading = {key: value for key, value in newest.items() if key not in SLOTS}
     for field, minutes in SLOTS.items():
         window = held.get(minutes)
-        reading[field] = window if window is not None and window["resets_at"] > now else None
+        reading[field] = {"used_percent": window["used"], "window_minutes": minutes,
+                          "resets_at": window["resets_at"]} \
+            if window is not None and window["resets_at"] > now else None
     reading[REPORTED_AT] = _epoch(stamp)
     return reading

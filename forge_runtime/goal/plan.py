@@ -25,8 +25,8 @@ counted from the reading its `/goal` prompt found; a new window's whole use afte
 resets) reaches it. A figure can only add: a reading lower than
 the one the goal last charged within the same window counts as the higher one, one that
 leaves a window out keeps that window's last figure, and one that claims a window reset
-before its reset time is the same window (`merged`); so a figure the agent wrote grants
-nothing.
+before its reset time is the same window (`risen`, the one rule for the ledger and for
+what forge keeps of what it read); so a figure the agent wrote grants nothing.
 
 Plain arithmetic, importing nothing: the ledger checks every transition with it, and the
 status line and every PreToolUse of a goal with plan ceilings come here.
@@ -112,12 +112,13 @@ def valid(reading) -> bool:
 
 # -- what a goal has used ---------------------------------------------------------------------
 
-def same_window(earlier: dict, later: dict, at: int | None = None) -> bool:
+def same_window(earlier: dict, later: dict, at: float | None = None,
+                slack: int = SAME_WINDOW_SLACK_S) -> bool:
     """Two figures of one window: its reset did not move on, or (`at`, when the later
     figure was read) it was read before the earlier window could end. A window resets at
     its reset time, never sooner, so a figure that says otherwise resets nothing."""
-    return later["resets_at"] <= earlier["resets_at"] + SAME_WINDOW_SLACK_S or (
-        at is not None and at < earlier["resets_at"] - SAME_WINDOW_SLACK_S)
+    return later["resets_at"] <= earlier["resets_at"] + slack or (
+        at is not None and at < earlier["resets_at"] - slack)
 
 
 def from_future(reading: dict, now: float) -> bool:
@@ -125,21 +126,42 @@ def from_future(reading: dict, now: float) -> bool:
     return reading["at"] > now + CLOCK_SLACK_S
 
 
-def merged(seen: dict | None, reading: dict) -> dict:
+def risen(before: dict | None, after: dict | None, at: float,
+          slack: int = SAME_WINDOW_SLACK_S) -> dict | None:
+    """One window's figure once a reading read at `at` shows it as `after` (None: the
+    reading leaves it out), the last figure being `before` (None: none yet). The one rule
+    for every copy of the plan's figures forge keeps: within one window a figure only rises
+    until that window's reset time; a window the reading leaves out keeps its last figure;
+    and one that claims a reset before the reset time is the same window (`same_window`),
+    which keeps its reset time, so a claimed reset neither lowers a figure nor holds it into
+    the window after. Plain arithmetic on `used` and `resets_at`, whatever unit `used` is in.
+
+    `slack` is how far a reset time may move, either way, and still be the same window:
+    the ledger's SAME_WINDOW_SLACK_S for the hosts' rounding; 0 where forge's own clock
+    alone decides (plan_store, codex_plan), so a reset claimed before its time counts
+    for nothing and a window keeps the reset time it was first seen with."""
+    if before is None or after is None:
+        return before if after is None else after
+    if not same_window(before, after, at, slack):
+        return after
+    moved_on = after["resets_at"] > before["resets_at"] + slack
+    return {"used": max(before["used"], after["used"]),
+            "resets_at": before["resets_at"] if moved_on
+            else max(before["resets_at"], after["resets_at"])}
+
+
+def merged(seen: dict | None, reading: dict, slack: int = SAME_WINDOW_SLACK_S) -> dict:
     """`reading`'s windows, each no lower than the goal's last charged figure of the same
     window (`seen`, that host's `plan_seen`), with the windows it leaves out as last
-    charged: a figure only ever adds. A window keeps its reset time when a reading says it
-    resets sooner, or that it reset before it could (`same_window`)."""
+    charged, whether or not their reset time has passed (`risen`): a figure only ever adds.
+    An ended window is kept because the goal's own week counts a new week from the last
+    weekly figure (`week_used`), and `over` tells it ended by its time. The ledger checks
+    every charge with this arithmetic, so what it gives for a chain written before never
+    changes (its SAME_WINDOW_SLACK_S included)."""
     windows = {name: window for name, window in (seen or {}).items()
                if name in WINDOWS and isinstance(window, dict)}
     for name, window in reading["windows"].items():
-        before = windows.get(name)
-        if before is not None and same_window(before, window, reading["at"]):
-            moved_on = window["resets_at"] > before["resets_at"] + SAME_WINDOW_SLACK_S
-            window = {"used": max(before["used"], window["used"]),
-                      "resets_at": before["resets_at"] if moved_on
-                      else max(before["resets_at"], window["resets_at"])}
-        windows[name] = window
+        windows[name] = risen(windows.get(name), window, reading["at"], slack)
     return windows
 
 

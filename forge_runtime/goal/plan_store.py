@@ -9,13 +9,14 @@ nothing (`_kept`).
 import os
 import time
 
-from forge_runtime.goal.plan import CLAUDE, CODEX, from_codex, from_future, valid
+from forge_runtime.goal.plan import CLAUDE, CODEX, from_codex, from_future, merged, valid
 
 MIRROR_DIR = "plan"
-# how long a copy and its mirror may disagree while a writer is between them: two small
-# writes take well under a millisecond, but a loaded machine can park the writer between
-# them for much longer, and a false alarm ends a person's goal
-TORN_WRITE_SECONDS = 1.0
+# how long a copy and its mirror of the same date may disagree before that is tampering:
+# only two writers racing leave that (a copy behind its mirror is a writer between its
+# writes, however long a loaded machine parks it there: `_behind`); it is well inside
+# PreToolUse's deadline, which a hook reading the store more than once must keep
+TORN_WRITE_SECONDS = 0.1
 TORN_WRITE_POLL = 0.02
 
 
@@ -30,14 +31,19 @@ def _paths(root: str, session: str) -> tuple[str, str] | None:
 
 
 def record(root: str, session: str, reading: dict) -> None:
-    """Keep the newest reading of a Claude Code session: its mirror in the witness root
-    first, then the copy under the ledger root (a crash between them leaves one, which
-    `latest` takes)."""
+    """Keep the newest reading of a session: its mirror in the witness root first, then the
+    copy under the ledger root. Each reading kept is dated after the one before it (one
+    that is not, two figures in one second, is moved a second on), so a copy dated before
+    its mirror is the earlier reading a writer has not replaced yet, or that a crash between
+    the two writes left (`latest` takes the mirror)."""
     from forge_runtime import fastjson, safeio
 
     paths = _paths(root, session)
     if paths is None or not valid(reading):
         return
+    before = _read(paths[1], None)
+    if valid(before) and before != reading and reading["at"] <= before["at"]:
+        reading = {**reading, "at": before["at"] + 1}
     data = fastjson.dumps(reading).encode("utf-8")
     safeio.replace(paths[1], data, durable=False, create_dirs=True)
     safeio.replace(paths[0], data, root, durable=False, create_dirs=True)
@@ -54,22 +60,31 @@ def _read(path: str, below: str | None):
         return False
 
 
+def _behind(stored, mirror) -> bool:
+    """A copy that is the same host's reading dated before its mirror's: `record` has
+    written the mirror and not yet the copy (or a crash stopped it there)."""
+    return valid(stored) and valid(mirror) and stored["host"] == mirror["host"] \
+        and stored["at"] < mirror["at"]
+
+
 def latest(root: str, session: str) -> dict | None:
-    """The stored reading of a Claude Code session, None when there is none; a copy that is
-    not forge's, or one its mirror contradicts, fails closed. `record` writes the mirror
-    first, so a copy without its mirror is not forge's either (a crash leaves the mirror
-    alone), nor is a reading taken after now."""
+    """The stored reading of a session, None when there is none; a copy that is not
+    forge's, or one its mirror contradicts, fails closed. `record` writes the mirror first,
+    so a copy without its mirror is not forge's either (a crash leaves the mirror alone),
+    nor is a reading taken after now. What is returned is always the mirror's."""
     paths = _paths(root, session)
     if paths is None:
         return None
     stored, mirror = _read(paths[0], root), _read(paths[1], None)
     deadline = time.monotonic() + TORN_WRITE_SECONDS
     while stored != mirror and stored is not None and mirror is not None \
-            and time.monotonic() < deadline:
-        # a writer (the status line, or another hook of the session: Codex runs the
-        # PreToolUse hooks of parallel tool calls at once) may be between its two writes
+            and not _behind(stored, mirror) and time.monotonic() < deadline:
+        # two writers of one date racing (the status line and a hook, or Codex's
+        # PreToolUse hooks of parallel tool calls): a moment later they agree
         time.sleep(TORN_WRITE_POLL)
         stored, mirror = _read(paths[0], root), _read(paths[1], None)
+    if _behind(stored, mirror):
+        stored = mirror
     if stored is None and mirror is None:
         return None
     if stored is False or not valid(mirror) or (stored is not None and stored != mirror) \
@@ -111,18 +126,19 @@ def _kept(root: str, session: str, reading: dict, reported_at) -> dict:
     figure forge once read stays read (a denied tool call's figure holds at the Stop that
     follows). A stored copy that is not forge's fails closed (`latest`). The copy is dated
     when Codex wrote the figures (`reported_at`), so hooks of parallel tool calls that read
-    the same rollout write the same bytes."""
-    kept = latest(root, session)
-    windows = dict(reading["windows"])
-    for name, before in ((kept or {}).get("windows") or {}).items():
-        if kept.get("host") != CODEX or before["resets_at"] <= reading["at"]:
-            continue  # another host's figure, or a window that has reset since
-        now = windows.get(name)
-        windows[name] = before if now is None else {
-            "used": max(before["used"], now["used"]),
-            "resets_at": max(before["resets_at"], now["resets_at"])}
+    the same rollout write the same bytes.
+
+    The ledger's rule (`plan.merged`), with two differences. No slack: forge's clock alone
+    says when a window it read has ended, so no reset is taken early. And a kept window
+    whose reset time has passed is dropped, not kept: this copy is what the host shows now,
+    and a window that has ended says nothing of the one running (codex_plan leaves it out
+    of its reading too); the ledger keeps the goal's last figures to count a new week from."""
+    kept = latest(root, session) or {}
+    before = {name: window for name, window in (kept.get("windows") or {}).items()
+              if kept.get("host") == CODEX and window["resets_at"] > reading["at"]}
+    windows = merged(before, reading, slack=0)
     reading = {**reading, "windows": windows}
-    if windows != ((kept or {}).get("windows") or {}):
+    if windows != (kept.get("windows") or {}):
         dated = isinstance(reported_at, int) and not isinstance(reported_at, bool)
         record(root, session, {**reading, "at": reported_at} if dated else reading)
     return reading
