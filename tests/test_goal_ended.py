@@ -10,11 +10,14 @@ host).
 
 from __future__ import annotations
 
+import threading
+import uuid
+
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import ended, midturn, transcript
+from forge_runtime.goal import ended, events, midturn, transcript
 from forge_runtime.goal.ledger import Ledger, check_transition
 from forge_runtime.hooks import pre_tool_use
 
@@ -293,6 +296,37 @@ def test_a_background_subagent_between_a_persons_turns_is_denied(project):
         "PreToolUse", tool_name="Bash", tool_input={"command": "make"}, agent_id="a1"))
     assert reply["hookSpecificOutput"]["permissionDecisionReason"].startswith(
         ended.ENDED_CODE)
+
+
+def _written_late(session: Session, text: str, **sent) -> threading.Timer:
+    """The host's UserPromptSubmit for `text`, and its transcript entry 0.3 s later (the
+    TUI writes late; on a busy machine after the model's first tool call is asked about)."""
+    session.prompt_id = str(uuid.uuid4())
+    events.on_prompt(session.event("UserPromptSubmit", prompt=text))
+    late = threading.Timer(0.3, session._append, args=(
+        {"type": "user", "promptId": session.prompt_id, **sent,
+         "message": {"role": "user", "content": text}},))
+    late.start()
+    return late
+
+
+@pytest.mark.parametrize(("sent", "allowed"), [
+    ({}, True),  # a person's prompt
+    ({"isMeta": True, "promptSource": "system"}, False),  # a wake-up the model scheduled
+])
+def test_a_prompt_written_after_its_first_tool_call_is_asked_about_is_waited_for(
+        project, sent, allowed):
+    """Measured in CI (Claude Code's TUI on a loaded machine): a person's `/goal` after an
+    exhausted goal had its first tool call denied as a turn the host started, because the
+    prompt's entry was not in the transcript yet. The call waits for it."""
+    session = _exhausted(project)
+    late = _written_late(session, "what is left to do?", **sent)
+    try:
+        denied = _call(session)
+    finally:
+        late.join()
+    assert (denied is None) == allowed, denied
+    assert allowed or "started by the host" in denied
 
 
 def test_a_person_prompt_forged_inside_a_tool_result_is_not_a_person(project):
