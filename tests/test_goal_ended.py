@@ -310,16 +310,31 @@ def _written_late(session: Session, text: str, **sent) -> threading.Timer:
     return late
 
 
+def _evaluator_feedback(session: Session) -> None:
+    """What Claude Code writes after the Stop that ended a goal when its own goal evaluator
+    said "not met" too: a continuation entry that never runs (forge's Stop ended the turn),
+    which the next prompt's catch-up reads as a turn the host left open."""
+    session.prompt_id = str(uuid.uuid4())
+    session._append({"type": "user", "promptId": session.prompt_id, "isMeta": True,
+                     "message": {"role": "user", "content": "Stop hook feedback:\n"
+                                 f"[{OBJECTIVE}]: GOAL-NOT-MET: keep working"}})
+
+
+@pytest.mark.parametrize("before", [None, _evaluator_feedback], ids=["turn closed",
+                                                                    "evaluator feedback"])
 @pytest.mark.parametrize(("sent", "allowed"), [
     ({}, True),  # a person's prompt
     ({"isMeta": True, "promptSource": "system"}, False),  # a wake-up the model scheduled
 ])
 def test_a_prompt_written_after_its_first_tool_call_is_asked_about_is_waited_for(
-        project, sent, allowed):
-    """Measured in CI (Claude Code's TUI on a loaded machine): a person's `/goal` after an
-    exhausted goal had its first tool call denied as a turn the host started, because the
-    prompt's entry was not in the transcript yet. The call waits for it."""
+        project, before, sent, allowed):
+    """Measured in CI (Claude Code's TUI on a loaded machine): a person's second `/goal`
+    after an exhausted one had its first tool call denied as a turn the host started: the
+    prompt's entry was not in the transcript yet, and the last entry before it was the
+    evaluator's feedback. The call waits for its prompt."""
     session = _exhausted(project)
+    if before is not None:
+        before(session)
     late = _written_late(session, "what is left to do?", **sent)
     try:
         denied = _call(session)

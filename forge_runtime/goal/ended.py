@@ -87,23 +87,24 @@ def _current_origin(event: dict, root: str, binding: dict) -> str | None:
     """Who started the turn this tool call belongs to: the newest prompt the transcript
     shows since the session's last charge, else the one that charge saw last.
 
-    A tool call after the charge that closed the last turn belongs to a turn some prompt
-    opened, but the TUI writes its transcript late (transcript.py), on a busy machine
-    later than the model's first tool call: a person's prompt not written yet would be
-    taken for none. So a call that finds no turn open waits for its prompt, up to
-    PROMPT_WAIT_SECONDS; a call no prompt opened (a background subagent's) is denied
-    after that wait, as before."""
+    Every turn after that charge opens with a prompt entry (a person's, the host's, or the
+    continuation of one), but the TUI writes its transcript late (transcript.py), on a busy
+    machine later than the model's first tool call; meanwhile what the charge saw last
+    would answer (the host's continuation entry after a goal's last Stop, say) and a
+    person's prompt would count as the host's. So a call that finds no prompt entry since
+    the charge waits for one, up to PROMPT_WAIT_SECONDS; a call no prompt opened (a
+    background subagent's) is judged by what the charge saw after that wait, as before."""
     from forge_runtime.goal.host import transcript_reader
 
     reader, path = transcript_reader(event), event.get("transcript_path") or ""
     offset, carried = binding.get("offset", 0), binding.get("prompt_origin")
     chunk = reader.read_since(path, offset if isinstance(offset, int) else 0)
 
-    def opened(seen) -> bool:
-        return seen.open_origin(seen.turn_origins(carried)[1]) is not None
+    def prompted(seen) -> bool:
+        return any(seen.prompt_origin(entry) is not None for entry in seen.entries)
 
-    if not opened(chunk):
-        chunk = reader.follow(path, chunk, opened, PROMPT_WAIT_SECONDS)
+    if not prompted(chunk):
+        chunk = reader.follow(path, chunk, prompted, PROMPT_WAIT_SECONDS)
     return chunk.open_origin(chunk.turn_origins(carried)[1])
 
 
