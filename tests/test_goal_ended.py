@@ -10,11 +10,14 @@ host).
 
 from __future__ import annotations
 
+import threading
+import uuid
+
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import ended, midturn, transcript
+from forge_runtime.goal import ended, events, midturn, transcript
 from forge_runtime.goal.ledger import Ledger, check_transition
 from forge_runtime.hooks import pre_tool_use
 
@@ -293,6 +296,52 @@ def test_a_background_subagent_between_a_persons_turns_is_denied(project):
         "PreToolUse", tool_name="Bash", tool_input={"command": "make"}, agent_id="a1"))
     assert reply["hookSpecificOutput"]["permissionDecisionReason"].startswith(
         ended.ENDED_CODE)
+
+
+def _written_late(session: Session, text: str, **sent) -> threading.Timer:
+    """The host's UserPromptSubmit for `text`, and its transcript entry 0.3 s later (the
+    TUI writes late; on a busy machine after the model's first tool call is asked about)."""
+    session.prompt_id = str(uuid.uuid4())
+    events.on_prompt(session.event("UserPromptSubmit", prompt=text))
+    late = threading.Timer(0.3, session._append, args=(
+        {"type": "user", "promptId": session.prompt_id, **sent,
+         "message": {"role": "user", "content": text}},))
+    late.start()
+    return late
+
+
+def _evaluator_feedback(session: Session) -> None:
+    """What Claude Code writes after the Stop that ended a goal when its own goal evaluator
+    said "not met" too: a continuation entry that never runs (forge's Stop ended the turn),
+    which the next prompt's catch-up reads as a turn the host left open."""
+    session.prompt_id = str(uuid.uuid4())
+    session._append({"type": "user", "promptId": session.prompt_id, "isMeta": True,
+                     "message": {"role": "user", "content": "Stop hook feedback:\n"
+                                 f"[{OBJECTIVE}]: GOAL-NOT-MET: keep working"}})
+
+
+@pytest.mark.parametrize("before", [None, _evaluator_feedback], ids=["turn closed",
+                                                                    "evaluator feedback"])
+@pytest.mark.parametrize(("sent", "allowed"), [
+    ({}, True),  # a person's prompt
+    ({"isMeta": True, "promptSource": "system"}, False),  # a wake-up the model scheduled
+])
+def test_a_prompt_written_after_its_first_tool_call_is_asked_about_is_waited_for(
+        project, before, sent, allowed):
+    """Measured in CI (Claude Code's TUI on a loaded machine): a person's second `/goal`
+    after an exhausted one had its first tool call denied as a turn the host started: the
+    prompt's entry was not in the transcript yet, and the last entry before it was the
+    evaluator's feedback. The call waits for its prompt."""
+    session = _exhausted(project)
+    if before is not None:
+        before(session)
+    late = _written_late(session, "what is left to do?", **sent)
+    try:
+        denied = _call(session)
+    finally:
+        late.join()
+    assert (denied is None) == allowed, denied
+    assert allowed or "started by the host" in denied
 
 
 def test_a_person_prompt_forged_inside_a_tool_result_is_not_a_person(project):

@@ -32,6 +32,9 @@ GOAL_LOOPS = {
     "create_goal": "Codex's goal loop, for an objective the model chose",
 }
 ENDED_CODE = "FORGE_GOAL_ENDED_TURN"
+# how long a tool call of an ended goal's session waits for the prompt that opened its turn
+# to reach the transcript: well inside PreToolUse's 2 s deadline
+PROMPT_WAIT_SECONDS = 1.0
 
 
 def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
@@ -82,14 +85,27 @@ def _last_turn(goal: dict) -> bool:
 
 def _current_origin(event: dict, root: str, binding: dict) -> str | None:
     """Who started the turn this tool call belongs to: the newest prompt the transcript
-    shows since the session's last charge, else the one that charge saw last."""
+    shows since the session's last charge, else the one that charge saw last.
+
+    Every turn after that charge opens with a prompt entry (a person's, the host's, or the
+    continuation of one), but the TUI writes its transcript late (transcript.py), on a busy
+    machine later than the model's first tool call; meanwhile what the charge saw last
+    would answer (the host's continuation entry after a goal's last Stop, say) and a
+    person's prompt would count as the host's. So a call that finds no prompt entry since
+    the charge waits for one, up to PROMPT_WAIT_SECONDS; a call no prompt opened (a
+    background subagent's) is judged by what the charge saw after that wait, as before."""
     from forge_runtime.goal.host import transcript_reader
 
-    reader = transcript_reader(event)
-    offset = binding.get("offset", 0)
-    chunk = reader.read_since(event.get("transcript_path") or "",
-                              offset if isinstance(offset, int) else 0)
-    return chunk.open_origin(chunk.turn_origins(binding.get("prompt_origin"))[1])
+    reader, path = transcript_reader(event), event.get("transcript_path") or ""
+    offset, carried = binding.get("offset", 0), binding.get("prompt_origin")
+    chunk = reader.read_since(path, offset if isinstance(offset, int) else 0)
+
+    def prompted(seen) -> bool:
+        return any(seen.prompt_origin(entry) is not None for entry in seen.entries)
+
+    if not prompted(chunk):
+        chunk = reader.follow(path, chunk, prompted, PROMPT_WAIT_SECONDS)
+    return chunk.open_origin(chunk.turn_origins(carried)[1])
 
 
 def _refusal(event: dict, goal: dict, why: str, code: str = ENDED_CODE) -> str:

@@ -31,13 +31,15 @@ class Tui:
         return self._tmux("capture-pane", "-p", *(["-e"] if colours else []), "-t", "tui",
                           "-S", "-200")
 
-    def type(self, text: str) -> None:
+    def type(self, text: str, timeout: float = 30.0) -> None:
         """Type `text` and press Enter; press it again while the text still sits in Claude
-        Code's input box (a TUI busy drawing on a loaded machine can drop a key)."""
+        Code's input box (on a loaded machine a TUI still starting up, or busy drawing,
+        takes the keys but not the Enter, for seconds at a time)."""
         self._tmux("send-keys", "-t", "tui", "-l", text)
         time.sleep(0.3)
         self._tmux("send-keys", "-t", "tui", "Enter")
-        for _ in range(5):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
             time.sleep(1.0)
             if text[:40] not in self._input_box():
                 return
