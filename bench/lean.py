@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 PTH_NAME = "bench-site-packages.pth"
+PLUGIN_DATA, FORGE_ENV = "plugin-data", "forge-env"
 
 
 def site_packages(python: str) -> list[str]:
@@ -30,8 +31,15 @@ def site_packages(python: str) -> list[str]:
 
 
 def create(base: Path, source_python: str = sys.executable) -> str:
-    """A lean venv under `base` that can import `source_python`'s packages; its python."""
-    env = base / "lean-env"
+    """A lean venv that can import `source_python`'s packages; its python. It lies where
+    the plugin keeps forge-env (`<plugin data>/forge-env`, `plugin_data` gives the
+    directory the host names in CLAUDE_PLUGIN_DATA) and holds the compiled price table, as
+    bootstrap.py builds it: a `/goal` there seals that table instead of compiling its own
+    from genai-prices (goal/activation.py trusts only a table the guard keeps agents from)."""
+    from forge_runtime.bootstrap import compile_prices
+
+    env = base / PLUGIN_DATA / FORGE_ENV
+    env.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([source_python, "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
     purelib = Path(subprocess.run(
@@ -39,5 +47,14 @@ def create(base: Path, source_python: str = sys.executable) -> str:
         capture_output=True, text=True, check=True).stdout.strip())
     (purelib / PTH_NAME).write_text("\n".join(site_packages(source_python)) + "\n",
                                     encoding="utf-8")
+    if not compile_prices(python, base):
+        sys.stderr.write("bench: the lean env has no compiled price table; each /goal there "
+                         "compiles one\n")
     return str(python)
+
+
+def plugin_data(python: str) -> str | None:
+    """The plugin data directory whose forge-env `python` runs from, else None."""
+    env = Path(python).parent.parent
+    return str(env.parent) if env.name == FORGE_ENV else None
 

@@ -102,9 +102,15 @@ class Workspace:
         return path
 
     def hook_env(self) -> dict[str, str]:
+        """What the host hands a plugin's hooks; CLAUDE_PLUGIN_DATA when the interpreter is
+        a forge-env (the plugin's own shape, bench/lean.py)."""
+        from bench.lean import plugin_data
+
+        data = plugin_data(self.python)
         return {**clean_environ(), "CLAUDE_PLUGIN_ROOT": str(self.plugin_root),
                 "CLAUDE_PROJECT_DIR": str(self.root), "FORGE_PYTHON": self.python,
-                "XDG_STATE_HOME": str(self.state_home)}
+                "XDG_STATE_HOME": str(self.state_home),
+                **({"CLAUDE_PLUGIN_DATA": data} if data else {})}
 
     def cli_env(self) -> dict[str, str]:
         return {**clean_environ(), "PYTHONPATH": str(self.plugin_root),
