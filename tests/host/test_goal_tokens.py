@@ -176,6 +176,10 @@ def test_a_deleted_subagent_transcript_fails_closed(claude_host, project):
     assert len(_charges(project)) == 1
 
 
+# How many of its last responses `claude -p` may not have written to the transcript when it
+# starts a PreToolUse: measured one, and two once on a loaded CI machine (4d8a424). forge
+# counts what the transcript holds, so the denial comes that many calls late.
+HOST_LAG = 2
 # every response of the budget scripts: 1,000 tokens
 THOUSAND = {"input_tokens": 1000, "output_tokens": 0, "cache_read_input_tokens": 0,
             "cache_creation_input_tokens": 0}
@@ -196,10 +200,10 @@ def test_a_turn_that_crosses_the_token_ceiling_is_stopped_at_its_next_tool_call(
                                                                                project):
     session, denials, ran = _run_to_the_token_ceiling(claude_host, project, MID_TURN)
     # turn 1 charged 1,000; in turn 2 each response is a tool call of 1,000. The 4th
-    # reaches 5,000: its call is denied, or the next one's (measured: PreToolUse can start
+    # reaches 5,000: its call is denied, or a later one's (HOST_LAG: PreToolUse can start
     # before the host has written its own response to the transcript)
     assert len(denials) == 1, denials
-    assert ran in (3, 4), ran
+    assert 3 <= ran <= 3 + HOST_LAG, ran
     assert denials[0].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
     # it counted what the transcript held then: 1,000 charged and 4 or 5 responses
     assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
@@ -223,10 +227,10 @@ def test_the_first_turn_of_a_goal_is_stopped_at_its_token_ceiling(claude_host, p
     goal (on the old main all 12 calls of the one long turn ran, and the first Stop charged
     13k against a 5k ceiling)."""
     session, denials, ran = _run_to_the_token_ceiling(claude_host, project, FIRST_TURN)
-    # each response is a call of 1,000: the 5th reaches 5,000, so its call is denied, or
-    # the next one's (the host may start PreToolUse before it wrote its response)
+    # each response is a call of 1,000: the 5th reaches 5,000, so its call is denied, or a
+    # later one's (HOST_LAG: the host may start PreToolUse before it wrote its response)
     assert len(denials) == 1, denials
-    assert ran in (4, 5), ran
+    assert 4 <= ran <= 4 + HOST_LAG, ran
     assert denials[0].startswith(f"FORGE_GOAL_BUDGET_EXHAUSTED: the first turn of /goal "
                                  f"{OBJECTIVE} used "), denials[0]
     assert re.search(r"used [56]k of 5k tokens \(the token ceiling\)", denials[0]), denials[0]
