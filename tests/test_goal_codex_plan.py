@@ -47,7 +47,17 @@ def window(used: float, minutes: int, resets_at: int) -> dict:
     return {"used_percent": used, "window_minutes": minutes, "resets_at": resets_at}
 
 
-def test_the_newest_windows_of_a_real_rollout_are_read_as_codex_wrote_them():
+def _as_if_captured(monkeypatch) -> None:
+    """The clock of the captured rollout's session (its windows since long reset): time
+    runs on from AFTER, so a test reads the figures as the hooks did then, on any day."""
+    import time
+
+    real, started = time.time, time.time()
+    monkeypatch.setattr(time, "time", lambda: AFTER + (real() - started))
+
+
+def test_the_newest_windows_of_a_real_rollout_are_read_as_codex_wrote_them(monkeypatch):
+    _as_if_captured(monkeypatch)
     reading = codex_plan.plan_reading(PLAN_ROLLOUT, now=AFTER)
     assert reading["primary"] == window(100.0, 300, NEW_RESET)
     assert reading["secondary"] == window(100.0, 10080, WEEK_RESET)
@@ -154,6 +164,7 @@ def codex_event(tmp_path, monkeypatch):
     from forge_runtime.hosts import codex
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    _as_if_captured(monkeypatch)
     path = rollout(tmp_path, "".join(lines()))
     root = tmp_path / "ledger"
     (root / "sessions").mkdir(parents=True)
