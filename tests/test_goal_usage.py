@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -285,6 +286,47 @@ def test_a_turn_past_the_token_ceiling_is_denied_its_next_tool_call(project):
     assert _tool_call(session) is not None  # nothing more in the turn no person started
     session.prompt("show me the diff")
     assert _tool_call(session) is None  # a person's later work in the session is theirs
+
+
+def _asking(session: Session, message_id: str, tokens: int, *tool_ids: str) -> dict:
+    """One response of `tokens` input tokens asking for the tool calls `tool_ids`."""
+    return {"type": "assistant", "message": {
+        "id": message_id, "model": "claude-test", "role": "assistant",
+        "stop_reason": "tool_use", "content": [
+            {"type": "tool_use", "id": ident, "name": "Read", "input": {}} for ident in tool_ids],
+        "usage": {"input_tokens": tokens, "output_tokens": 0,
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}
+
+
+def _asked_call(session: Session, tool_use_id: str) -> dict | None:
+    from forge_runtime.hooks import pre_tool_use
+
+    return pre_tool_use.handle(session.event("PreToolUse", tool_name="Read",
+                                             tool_input={"file_path": "a"},
+                                             tool_use_id=tool_use_id))
+
+
+def test_a_call_whose_response_the_host_writes_late_is_held_to_that_response(project):
+    """Measured on Claude Code: PreToolUse starts before the host has written the response
+    that asked for the call (two responses late on a loaded machine). The call waits for
+    it, so the response that crosses the ceiling stops its own call, not a later one."""
+    _guard(project, "goal: {require_sandbox: false, tranche: {tokens: 1000}}\n")
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    _spend(session, "msg_1", input=400)
+    assert session.turn() is None  # 400 charged
+    session._append(_asking(session, "msg_2", 300, "toolu_a", "toolu_b"))
+    assert _asked_call(session, "toolu_a") is None  # 700
+    assert _asked_call(session, "toolu_b") is None  # its response was read already
+    late = threading.Timer(0.2, session._append,
+                           args=(_asking(session, "msg_3", 300, "toolu_c"),))
+    late.start()
+    try:
+        reply = _asked_call(session, "toolu_c")
+    finally:
+        late.join()
+    assert reply is not None, "the call ran before the response that crossed was counted"
+    assert "used 1k of 1k tokens" in reply["hookSpecificOutput"]["permissionDecisionReason"]
 
 
 def test_a_subagents_tokens_count_mid_turn_too(project):

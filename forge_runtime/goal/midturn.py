@@ -43,6 +43,9 @@ UNCOUNTED_MODEL_CALLS = {
 _LATER_TURN_TOOLS = frozenset(("ScheduleWakeup", "CronCreate", "RemoteTrigger", "Monitor",
                                "SetGoal", "create_goal"))
 FIRST_TURN = sessions.FIRST_TURN_CURSOR
+# how long a tool call waits for the response that asked for it to reach the transcript
+# (PreToolUse's deadline is 2 s)
+RESPONSE_WAIT_SECONDS = 0.5
 
 
 def spent(event: dict) -> str | None:
@@ -259,8 +262,20 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
                   "subagents": binding.get("subagents") or {}, "helpers": None,
                   "model": binding.get("model")}
     tally = usage.Tally(cursor.get("tally"))
-    chunk = transcript.read_lines(path, cursor.get("offset", offset), reader.USAGE_TOKENS,
-                                  reader.Chunk)
+
+    def read(where: str, at: int):
+        return transcript.read_lines(where, at, reader.USAGE_TOKENS, reader.Chunk)
+
+    chunk = read(path, cursor.get("offset", offset))
+    asked = _asked_by(event)
+    if asked is not None and asked not in (cursor.get("asked") or ()) \
+            and asked not in transcript.tool_use_ids(chunk):
+        # the host starts PreToolUse before it has written the response that asked for
+        # the call (measured on Claude Code: one response late, two on a loaded machine):
+        # count that response too, so a crossing is caught at the next call
+        chunk = transcript.follow(path, chunk,
+                                  lambda seen: asked in transcript.tool_use_ids(seen),
+                                  RESPONSE_WAIT_SECONDS, read)
     chunk.model_before = cursor.get("model")
     for _, ident, model, spent in chunk.responses():
         tally.add_response(ident, model, spent)
@@ -271,13 +286,26 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
         return None
     helpers.merge(grown)
     cursor.update(offset=chunk.end_offset, tally=tally.state(), subagents=marks,
-                  helpers=helpers.state(), model=chunk.model_after)
+                  helpers=helpers.state(), model=chunk.model_after,
+                  asked=sorted(transcript.tool_use_ids(chunk)) or cursor.get("asked"))
     try:  # noqa: SIM105 (`contextlib` costs every guarded call of a goal session)
         sessions.write_cursor(root, session, cursor, cursor_kind)
     except OSError:  # the next call reads these bytes again; the Stop still charges them
         pass
     return (usage.counted(tally.by_model) + usage.counted(helpers.by_model),
             usage.picousd(tally.by_model) + usage.picousd(helpers.by_model))
+
+
+def _asked_by(event: dict) -> str | None:
+    """The id of the tool call a Claude Code session's own model asked for (its response is
+    in the session's transcript), else None: Codex's calls, a subagent's (its responses are
+    in its own transcript)."""
+    from forge_runtime.goal.host import adapter
+
+    ident = event.get("tool_use_id")
+    if not isinstance(ident, str) or event.get("agent_id") or adapter(event) is not None:
+        return None
+    return ident
 
 
 def _denial(event: dict, goal: dict, ceiling: str) -> str:

@@ -258,6 +258,18 @@ class Chunk:
                           self.starts + more.starts)
 
 
+def tool_use_ids(chunk: Chunk) -> set[str]:
+    """The ids of the tool calls the chunk's assistant entries ask for."""
+    ids = set()
+    for entry in chunk.entries:
+        message = entry.get("message") if entry.get("type") == "assistant" else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            ids.update(block["id"] for block in content if isinstance(block, dict)
+                       and block.get("type") == "tool_use" and isinstance(block.get("id"), str))
+    return ids
+
+
 def entry_turn(chunk: Chunk, index: int) -> str:
     """The identity of the turn the entry at `index` identifies (its `uuid` here)."""
     return chunk.entries[index]["uuid"]
