@@ -43,18 +43,19 @@ FRONT_MATTER = "front matter"
 SWITCH_OFF = "this would switch forge off"
 HOST_FIX = "forge sandbox status"
 
+# forge's entry points the host runs (hooks, the status line): fed an agent's input they
+# would write the ledger's and the plan's records (goal/plan_store.py) through forge's code
+HOST_ENTRY_POINTS = ("forge_runtime.hooks", "forge_runtime.statusline")
 # Words whose mere mention makes a shell command sensitive (it must then be provably
-# read-only). forge's hook and status line entry points are among them: fed forged input
-# they would write the ledger's and the plan's records through forge's own code. Generic
-# names such as `state.md` are matched by resolved path instead.
+# read-only), the host's entry points among them. Generic names such as `state.md` are
+# matched by resolved path instead.
 # The host's homes count by their names, however a program builds the rest of the path
 # (`os.path.join(home, ".claude", "settings.json")`, `$CODEX_HOME + "/config.toml"`).
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
-           "forge_runtime.hooks", "forge_runtime.statusline", "goal-ledger", ".claude",
-           "claude_config_dir", "managed-settings", "forge-env", ".codex", "codex_home",
-           "enabledplugins", "disableallhooks", ".mcp.json", ".agents/", ".bashrc",
-           ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
-           ".zlogin")
+           *HOST_ENTRY_POINTS, "goal-ledger", ".claude", "claude_config_dir",
+           "managed-settings", "forge-env", ".codex", "codex_home", "enabledplugins",
+           "disableallhooks", ".mcp.json", ".agents/", ".bashrc", ".bash_profile",
+           ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin")
 
 
 # `project` arguments below are a `forge_runtime.project.Project` or `roots.locate()`'s

@@ -14,7 +14,14 @@ archivers and `patch` in archives.py (imported only when such a command runs).
 
 import os
 
-from forge_runtime.guard.paths import FRONT_MATTER, Finding, hit, holds, inside
+from forge_runtime.guard.paths import (
+    FRONT_MATTER,
+    HOST_ENTRY_POINTS,
+    Finding,
+    hit,
+    holds,
+    inside,
+)
 from forge_runtime.guard.shell import lexer as shell_lexer
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.lexer import is_word_char, quote
@@ -885,11 +892,6 @@ def _unknown_listing(source: str, ctx: Context) -> Finding | None:
         return None
     return Finding(f"hands xargs paths from {source}, which forge cannot know before it "
                    "runs, in a directory that holds a protected path")
-
-
-# forge's entry points the host runs (hooks, the status line): fed an agent's input they
-# would write the ledger's and the plan's records (goal/plan_store.py) through forge's code
-HOST_ENTRY_POINTS = ("forge_runtime.hooks", "forge_runtime.statusline")
 
 
 def forge_args(name: str, args: list[str]) -> list[str] | None:
