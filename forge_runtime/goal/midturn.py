@@ -267,15 +267,17 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
         return transcript.read_lines(where, at, reader.USAGE_TOKENS, reader.Chunk)
 
     chunk = read(path, cursor.get("offset", offset))
+    asked_in_chunk = transcript.tool_use_ids(chunk)
     asked = _asked_by(event)
     if asked is not None and asked not in (cursor.get("asked") or ()) \
-            and asked not in transcript.tool_use_ids(chunk):
+            and asked not in asked_in_chunk:
         # the host starts PreToolUse before it has written the response that asked for
         # the call (measured on Claude Code: one response late, two on a loaded machine):
         # count that response too, so a crossing is caught at the next call
         chunk = transcript.follow(path, chunk,
                                   lambda seen: asked in transcript.tool_use_ids(seen),
                                   RESPONSE_WAIT_SECONDS, read)
+        asked_in_chunk = transcript.tool_use_ids(chunk)
     chunk.model_before = cursor.get("model")
     for _, ident, model, spent in chunk.responses():
         tally.add_response(ident, model, spent)
@@ -287,7 +289,7 @@ def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | Non
     helpers.merge(grown)
     cursor.update(offset=chunk.end_offset, tally=tally.state(), subagents=marks,
                   helpers=helpers.state(), model=chunk.model_after,
-                  asked=sorted(transcript.tool_use_ids(chunk)) or cursor.get("asked"))
+                  asked=sorted(asked_in_chunk) or cursor.get("asked"))
     try:  # noqa: SIM105 (`contextlib` costs every guarded call of a goal session)
         sessions.write_cursor(root, session, cursor, cursor_kind)
     except OSError:  # the next call reads these bytes again; the Stop still charges them
