@@ -199,7 +199,7 @@ def test_a_turn_forge_continued_past_a_verdict_that_ended_the_goal_is_charged(pr
     told = turn(session)["hookSpecificOutput"]["additionalContext"]
     assert ("FORGE_GATES_UNRECORDED" if case != "impossible" else "never-run") in told
     charged = ledger_goal(project)["turn_count"]
-    session.verdict(met=False, impossible=True, condition=OBJECTIVE) if case == "impossible" \
+    session.verdict(met=False, failed=True, condition=OBJECTIVE) if case == "impossible" \
         else session.verdict(met=True, condition=OBJECTIVE, iterations=2)
     assert turn(session) is None  # the turn forge's context caused; the goal is over
     goal = ledger_goal(project)

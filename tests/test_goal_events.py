@@ -166,10 +166,43 @@ def test_an_agent_writing_an_active_goal_into_state_gets_nothing(project):
         name for name in os.listdir(project.ledger_root) if len(name) == 32)
 
 
+def test_an_impossible_goal_is_recorded_ended_and_the_persons_next_prompts_are_theirs(project):
+    """The host writes the evaluator's impossible as `met: false, failed: true` after the
+    turn's Stop; the person's next prompt (the same session, resumed) catches it up: the
+    goal ends there, named, and neither that prompt's turns nor later ones are charged."""
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert session.turn() is None
+    session.verdict(met=False, failed=True, condition=OBJECTIVE, reason="cannot be done",
+                    iterations=1, durationMs=900, tokens=120)
+    for text in ("then explain the parser to me", "and the lexer", "thanks"):
+        assert session.prompt(text) is None
+        assert session.turn() is None
+    ended = Ledger(project.ledger_root, goal_of(project)["nonce"]).current().record
+    goal = ended["goal"]
+    assert (goal["status"], goal["ended"], goal["turn_count"]) == ("cancelled", "impossible", 1)
+    assert (ended["kind"], ended["reason"]) == ("cancel", "host verdict: impossible")
+
+
+def test_a_goal_status_forge_does_not_know_ends_the_goal_and_stops_the_session(project):
+    """A shape no writer of the host makes (a future host's, or a forged one) ends forge's
+    goal as unknown, and a Stop hook that continues the session is stopped: the native
+    goal may still run, and forge no longer counts it."""
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert session.turn() is None
+    session.verdict(met=False, condition=OBJECTIVE, reason="keep going", iterations=2)
+    session.continuation("Goal not met: keep going")
+    reply = session.turn()
+    assert reply is not None and reply["continue"] is False
+    goal = Ledger(project.ledger_root, goal_of(project)["nonce"]).current().goal
+    assert (goal["status"], goal["ended"], goal["turn_count"]) == ("cancelled", "unknown", 1)
+
+
 @pytest.mark.parametrize("outcome, attachment", [
     ("cancelled", {"met": True, "sentinel": True}),
     ("complete", {"met": True, "condition": OBJECTIVE}),
-    ("cancelled", {"met": False, "impossible": True, "condition": OBJECTIVE}),
+    ("cancelled", {"met": False, "failed": True, "condition": OBJECTIVE}),
 ])
 def test_when_the_native_goal_ends_forge_stops_charging(project, outcome, attachment):
     session = Session(project)

@@ -248,6 +248,9 @@ def test_a_goal_whose_host_reports_no_windows_stops_with_the_fix(project, monkey
     assert reply["continue"] is False
     assert "\nError: FORGE_GOAL_PLAN_UNAVAILABLE" in reply["stopReason"]
     assert "Fix: forge init --statusline" in reply["stopReason"]
+    goal = _ledger(project).current().goal  # recorded as ended, and how
+    assert (goal["status"], goal["ended"], goal["turn_count"]) == \
+        ("cancelled", "plan figures missing", 1)
 
 
 def test_a_reading_changed_outside_forge_denies_and_ends_the_session(project):

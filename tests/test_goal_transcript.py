@@ -82,7 +82,7 @@ def test_verdicts_are_read_and_placed_around_the_last_turn(tmp_path):
            {"type": "attachment", "attachment": {"type": "goal_status", "met": True,
                                                  "sentinel": True}},
            {"type": "attachment", "attachment": {"type": "goal_status", "met": False,
-                                                 "impossible": True, "condition": "c"}})
+                                                 "failed": True, "condition": "c"}})
     chunk = transcript.read_since(path)
     assert chunk.last_turn == "a1"
     assert [(v.outcome, v.index) for v in chunk.verdicts()] == [
@@ -173,8 +173,12 @@ def test_the_native_goal_runs_while_its_newest_verdict_says_not_met(tmp_path):
     _write(path, {**status, "attachment": {**status["attachment"], "met": True}})
     assert running_goal(path) is None  # met
     _write(path, {**status, "attachment": {**status["attachment"], "met": False,
-                                           "impossible": True}}, partial='{"goal_status"')
+                                           "failed": True}}, partial='{"goal_status"')
     assert running_goal(path) is None  # judged impossible; a half-written line is skipped
+    unknown = tmp_path / "u.jsonl"
+    _write(unknown, {**status, "attachment": {**status["attachment"], "met": False,
+                                              "impossible": True}})
+    assert running_goal(unknown) == "x"  # a shape forge does not know: it may run
 
 
 TAG_PARTS = st.sampled_from(["<command-args>", "</command-args>", "<command-args", "args>",

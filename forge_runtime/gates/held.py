@@ -83,7 +83,8 @@ def complete(project, goal: dict, session: str, reading: Reading) -> dict:
 
     names = ", ".join(state.gate.name for state in reading.states) or "its final gates"
     charging.end(witnessed_ledger(project, goal["nonce"]), project.state_path, "complete", session,
-                 f"host verdict: met; forge's own run of its final gates passed: {names}")
+                 f"host verdict: met; forge's own run of its final gates passed: {names}",
+                 charging.VERIFIED)
     record = files.read_record(project, goal["nonce"])
     confirmed = record.get("confirmed") or {}
     at = now()
@@ -118,7 +119,8 @@ def release(project, goal: dict, session: str, why: str) -> dict:
     from forge_runtime.goal import charging
 
     return charging.end(witnessed_ledger(project, goal["nonce"]), project.state_path, "complete",
-                        session, f"host verdict: met; held for its final gates until {why}")
+                        session, f"host verdict: met; held for its final gates until {why}",
+                        charging.MET_UNVERIFIED)
 
 
 def unverified_stop(project, goal: dict, reply: dict, summary: str) -> dict:

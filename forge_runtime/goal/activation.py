@@ -347,6 +347,7 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
         goal = _with_sandbox(dict(head.goal), sandbox)
+        goal.pop("ended", None)  # how the last run ended: a new one has not
         from forge_runtime.goal.published import known_repository
 
         if goal.get("repository") != repository and not known_repository(

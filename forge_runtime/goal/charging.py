@@ -262,15 +262,26 @@ def overrun(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], ses
         return head.goal, len(due)
 
 
-def end(ledger: Ledger, state_path: str | os.PathLike, kind: str, session: str, why: str) -> dict:
-    """Mark the goal complete or cancelled (the host's native goal ended); counts unchanged."""
+# The ends forge records of its own (beside the host's verdicts, native.py): the gates
+# confirmed a met goal, or a met goal held for them ended unconfirmed; the plan's figures
+# a goal watches were missing; the ledger's lock stayed held past its deadline.
+VERIFIED, MET_UNVERIFIED = "verified", "met, unverified"
+PLAN_UNAVAILABLE, WEDGED = "plan figures missing", "wedged"
+ENDS_BY_FORGE = (VERIFIED, MET_UNVERIFIED, PLAN_UNAVAILABLE, WEDGED)
+
+
+def end(ledger: Ledger, state_path: str | os.PathLike, kind: str, session: str, why: str,
+        ended: str) -> dict:
+    """Mark the goal complete or cancelled, counts unchanged: the host's native goal ended,
+    or forge ended it. `ended` names the end for status and report (the host's verdict:
+    met, cleared, impossible, unknown; or forge's own: ENDS_BY_FORGE), `why` says it."""
     status = COMPLETE if kind == "complete" else CANCELLED
     with ledger.lock():
         head = ledger.settle()
         consistency.check(state_path, ledger, head)
         if head.goal["status"] not in (ACTIVE, EXHAUSTED):
             return head.goal
-        head = ledger.append(head, kind, {**head.goal, "status": status}, session=session,
-                             reason=why)
+        head = ledger.append(head, kind, {**head.goal, "status": status, "ended": ended},
+                             session=session, reason=why)
         state.write_goal(state_path, head.goal)
         return head.goal

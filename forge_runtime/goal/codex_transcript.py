@@ -55,7 +55,16 @@ from collections.abc import Callable
 from forge_runtime import safeio
 from forge_runtime.goal import transcript
 from forge_runtime.goal.objective import normalise
-from forge_runtime.goal.transcript import CLEARED, HOST, IMPOSSIBLE, MET, PERSON, Turn, Verdict
+from forge_runtime.goal.transcript import (
+    CLEARED,
+    HOST,
+    IMPOSSIBLE,
+    MET,
+    PERSON,
+    UNKNOWN,
+    Turn,
+    Verdict,
+)
 
 HOST_CONTEXT = '<codex_internal_context source="user_goal">'
 USAGE_LIMIT_ERROR = "usage_limit_exceeded"  # a turn's `task_complete` error a usage limit ended
@@ -67,6 +76,10 @@ _INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal
 # what carries tokens: `token_count` events, and each turn's model in its `turn_context`
 USAGE_TOKENS = ("token_count", '"turn_context"')
 _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
+# the goal store's statuses that do not end it: running, paused by the person (`/goal
+# resume` goes on), and stopped at a usage limit (forge ends that goal itself, ceilings.py);
+# any other (`budget_limited`, or one forge has not seen) ends it as UNKNOWN
+_NOT_ENDED = ("active", "paused", "usage_limited")
 TAIL_BYTES = 1 << 20
 
 
@@ -270,13 +283,15 @@ class Chunk(transcript.Chunk):
         return HOST if hook_prompt(entry) is not None else None
 
     def verdicts(self) -> list[Verdict]:
-        """The host's ends of its goal: complete (met), blocked (impossible), cleared."""
+        """The host's ends of its goal: complete (met), blocked (impossible), cleared, and
+        any status it does not keep running (unknown)."""
         found = []
         for index, entry in enumerate(self.entries):
             goal = goal_state(entry)
             message = host_goal_message(entry)
-            if goal is not None and goal.get("status") in _ENDED:
-                outcome, condition = _ENDED[goal["status"]], goal.get("objective")
+            if goal is not None and goal.get("status") not in _NOT_ENDED:
+                outcome, condition = _ENDED.get(goal.get("status"), UNKNOWN), \
+                    goal.get("objective")
             elif message is not None and _CLEARED in message[1]:
                 outcome, condition = CLEARED, None
             else:

@@ -36,7 +36,7 @@ USAGE_LIMIT_CODE = "FORGE_GOAL_USAGE_LIMIT"
 ENDED_TURN_CODE = "FORGE_GOAL_ENDED_TURN"
 GATES_CHANGED_CODE = "FORGE_GATES_CHANGED"
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
-             transcript.IMPOSSIBLE: "cancel"}
+             transcript.IMPOSSIBLE: "cancel", transcript.UNKNOWN: "cancel"}
 
 
 # `hints` (with `unicodedata`) is imported where a reply is written: a Stop that charges a
@@ -634,7 +634,7 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
                            "a person's prompt took over")
         else:
             goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome],
-                                session, f"host verdict: {verdict.outcome}")
+                                session, f"host verdict: {verdict.outcome}", verdict.outcome)
         binding["goal"] = goal
         if ended_own:  # it ran after the goal ended (charged, when forge continued it)
             result = charging.Charge(charging.ENDED, goal)
@@ -908,7 +908,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
     reply = _reply_after_charge(project, binding, event, result) or \
-        _plan_unseen(project, event, result.goal, seen)
+        _plan_unseen(project, event, binding, result.goal, seen)
     if binding.get("remote"):
         from forge_runtime.goal.publisher import after_event
 
@@ -950,10 +950,11 @@ def host_seen(project: Project, event: dict, binding: dict, wait: bool = True):
     return charging.Seen(plan=reading if (reading or {}).get("windows") else None)
 
 
-def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None:
+def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
+                 seen) -> dict | None:
     """A goal with plan ceilings whose host reported no plan windows, or none of a window
-    the goal watches: forge cannot hold it to them, so its autonomy ends here (fail
-    closed), with what would let forge see them."""
+    the goal watches: forge cannot hold it to them, so it ends here (fail closed), recorded
+    as ended for want of the plan's figures, with what would let forge see them."""
     from forge_runtime.goal import plan
     from forge_runtime.goal.host import adapter
 
@@ -979,11 +980,19 @@ def _plan_unseen(project: Project, event: dict, goal: dict, seen) -> dict | None
     if blind:
         where = (f"the host reports no figure of its {' or '.join(blind)} window, which the "
                  "goal watches")
+    from forge_runtime.goal import charging
+
+    ledger = witnessed_ledger(project, goal["nonce"])
+    binding["goal"] = charging.end(ledger, project.state_path, "cancel", event["session_id"],
+                                   f"{PLAN_UNAVAILABLE_CODE}: {where}",
+                                   charging.PLAN_UNAVAILABLE)
+    binding["goal_seq"] = ledger.pointer()
+    sessions.write_binding(project.ledger_root, event["session_id"], binding)
     text = hints.error(
         f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
         f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "
-        "forge stopped it", fix, why + "; or remove goal.plan from .forge/guard.yaml"
-    ).render()
+        "forge ended it", fix, why + "; or remove goal.plan from .forge/guard.yaml, then "
+        f"type /goal {goal['objective']}").render()
     return stop_session(checkpoint.stamped(text, project.state_path))
 
 

@@ -174,6 +174,18 @@ def stuck_turns(record: dict) -> int:
     return unchanged if isinstance(unchanged, int) and unchanged >= STUCK_AFTER else 0
 
 
+def ended_words(goal: dict, unicode: bool = True) -> str:
+    """How a goal that is over ended, as the ledger recorded it (charging.end): `goal met`,
+    `goal verified`, `goal ended: impossible`; a ledger written before ends were named says
+    `goal met` or `goal cleared`."""
+    ended = goal.get("ended")
+    if goal["status"] == "complete":
+        done = "goal verified" if ended == "verified" else \
+            f"goal {ended}" if isinstance(ended, str) and ended != "met" else "goal met"
+        return ("✔ " if unicode else "") + done
+    return f"goal ended: {ended}" if isinstance(ended, str) else "goal cleared"
+
+
 def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
          colour: bool = False) -> str:
     """The one-line summary of a goal: gauge, turns, steps, stuck or spent, next step.
@@ -187,9 +199,7 @@ def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
     dot = " · " if unicode else " - "
     numbers = f"{goal['turn_count']}/{goal['turn_ceiling']}"
     if status in ("complete", "cancelled"):
-        done = ("✔ goal met" if unicode else "goal met") if status == "complete" \
-            else "goal cleared"
-        return paint(f"forge {done}{dot}{numbers} turns", _DIM, colour)
+        return paint(f"forge {ended_words(goal, unicode)}{dot}{numbers} turns", _DIM, colour)
     spent = status == "exhausted"
     tone = _RED if spent else _YELLOW if stuck else _GREEN
     parts = [f"forge {paint(bar(used, ceiling, unicode), tone, colour)} {numbers}"]

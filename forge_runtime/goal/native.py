@@ -4,8 +4,13 @@ A Stop hook asks this for a session forge has no binding for while a Stop hook k
 going (`stop_hook_active`): the host's native goal there would run with no budget. Standard
 library only and no forge import, because that question is asked on the Stop hook's path.
 The host writes a `goal_status` attachment when a goal is set (`met: false`, `sentinel`),
-after each evaluation (`met`), and when it is cleared (`met: true`, `sentinel`); see
-transcript.py and HOST.md.
+after each evaluation (`met`, or `met: false` with `failed` when the evaluator found the
+goal impossible), and when it is cleared (`met: true`, `sentinel`); see HOST.md.
+
+Only an attachment of exactly a known shape says what happened (`verdict`): a field or a
+value forge has not seen in the host's writers makes it UNKNOWN, which ends forge's goal
+(the ledger stops granting turns) and, asked whether the native goal still runs, reads as
+"it may" (so a Stop hook stops it rather than letting it run unbudgeted).
 """
 
 from __future__ import annotations
@@ -16,10 +21,23 @@ from forge_runtime import fastjson, safeio
 
 TAIL_BYTES = 1 << 20  # how far back `running_goal` looks; a goal's verdict follows each turn
 
+# What a `goal_status` attachment says: the goal runs (set, or judged not met), or it ended,
+# and how. Every shape the host writes, by the fields beside `type` (read from its writers).
+RUNNING, MET, CLEARED, IMPOSSIBLE, UNKNOWN = "running", "met", "cleared", "impossible", "unknown"
+_RESULT = frozenset(("condition", "reason", "iterations", "durationMs", "tokens"))
+_SHAPES = (
+    # (required fields and values, the optional fields, what it says)
+    ({"met": False, "sentinel": True}, frozenset(("condition",)), RUNNING),  # set
+    ({"met": False}, frozenset(("condition", "reason")), RUNNING),  # judged not met
+    ({"met": True, "sentinel": True}, frozenset(("condition",)), CLEARED),  # `/goal clear`
+    ({"met": True}, _RESULT, MET),
+    ({"met": False, "failed": True}, _RESULT, IMPOSSIBLE),  # the evaluator's `impossible`
+)
+
 
 def running_goal(path: str | os.PathLike) -> str | None:
     """The condition of the host's native goal if the transcript's newest verdict says it
-    still runs (set, or judged not met), else None; reads only the transcript's tail."""
+    may still run (`may_run`), else None; reads only the transcript's tail."""
     try:
         with safeio.reader(path, "rb", follow_links=True) as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -35,9 +53,9 @@ def running_goal(path: str | os.PathLike) -> str | None:
             entry = fastjson.loads(tail[start:stop if stop >= 0 else len(tail)])
         except ValueError:
             continue
-        verdict = goal_status(entry)
-        if verdict is not None:
-            return still_running(verdict)
+        attachment = goal_status(entry)
+        if attachment is not None:
+            return may_run(attachment, entry)
     return None
 
 
@@ -51,9 +69,44 @@ def goal_status(entry: object) -> dict | None:
     return None
 
 
-def still_running(verdict: dict) -> str | None:
-    """The condition of a `goal_status` verdict that says the goal still runs (set, or
-    judged not met), else None. Shared with transcript.py, which reads whole chunks."""
-    running = verdict.get("met") is False and not verdict.get("impossible")
-    condition = verdict.get("condition")
-    return condition if running and isinstance(condition, str) else None
+def verdict(attachment: dict, entry: dict | None = None) -> str:
+    """What a `goal_status` attachment says: RUNNING, MET, CLEARED, IMPOSSIBLE, or UNKNOWN
+    for any shape the host's writers do not make (a new field, a value of another type),
+    and for an entry the host itself marks as not its session's own (`remoteSourced`)."""
+    if entry is not None and entry.get("remoteSourced") not in (None, False):
+        return UNKNOWN
+    fields = {key: value for key, value in attachment.items() if key != "type"}
+    for required, optional, says in _SHAPES:
+        if all(fields.get(key) is value for key, value in required.items()) and \
+                fields.keys() <= required.keys() | optional and \
+                all(_well_typed(key, fields[key]) for key in optional & fields.keys()):
+            return says
+    return UNKNOWN
+
+
+def _well_typed(key: str, value: object) -> bool:
+    if key == "condition":
+        return isinstance(value, str)
+    if key == "reason":
+        return value is None or isinstance(value, str)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def still_running(attachment: dict) -> str | None:
+    """The condition of a `goal_status` attachment of a running shape (set, or judged not
+    met), else None: what a chunk's reader (transcript.py) checks a binding against."""
+    if verdict(attachment) != RUNNING:
+        return None
+    condition = attachment.get("condition")
+    return condition if isinstance(condition, str) else None
+
+
+def may_run(attachment: dict, entry: dict | None = None) -> str | None:
+    """`still_running`, and for a shape forge does not know the condition it carries (""
+    when none): asked whether the host's native goal still runs, the unknown says it may,
+    so the Stop hook stops it rather than let it run unbudgeted."""
+    says = verdict(attachment, entry)
+    if says not in (RUNNING, UNKNOWN):
+        return None
+    condition = attachment.get("condition")
+    return condition if isinstance(condition, str) else ""

@@ -70,7 +70,9 @@ def story(records: list[dict]) -> dict:
         elif kind == "checkpoint":
             current["checkpoint"] = record.get("next_step")
         elif kind in _ENDINGS:
-            current["ended"] = {"how": _ENDINGS[kind], "at": record["at"],
+            how = goal.get("ended") if kind != "exhaust" else None
+            current["ended"] = {"how": how if isinstance(how, str) else _ENDINGS[kind],
+                                "at": record["at"],
                                 "ceiling": record.get("ceiling", "turns")
                                 if kind == "exhaust" else None,
                                 "reason": record.get("reason"),
@@ -133,12 +135,13 @@ def text(told: dict, tokens_text) -> list[str]:
         ended = tranche["ended"]
         if ended is not None:
             ceiling = CEILING_WORDS.get(ended["ceiling"], ended["ceiling"])
-            detail = {"exhausted": f"on its {ceiling} ceiling",
-                      "met": ended.get("reason") or "", "cleared": ended.get("reason") or ""}
+            detail = f"on its {ceiling} ceiling" if ended["how"] == "exhausted" else \
+                ended.get("reason") or ""
             extra = [f"{ended['late_turns']} late"] if ended["late_turns"] else []
             if ended["owed"]:
                 extra.append(f"{ended['owed']} owed to the next tranche")
-            lines.append(f"  {ended['how']} {detail[ended['how']]}".rstrip()
+            how = ended["how"] if ended["how"] in _ENDINGS.values() else f"ended: {ended['how']}"
+            lines.append(f"  {how} {detail}".rstrip()
                          + (f" ({', '.join(extra)})" if extra else "")
                          + (f"; next step then: {tranche['checkpoint']}"
                             if tranche.get("checkpoint") else ""))

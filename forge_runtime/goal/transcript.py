@@ -11,9 +11,11 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   exist at the prompt's first Stop.
 - A prompt a model caused (a scheduled wake-up whose text is `/goal X`) reaches the
   transcript as a `user` entry with `isMeta: true, promptSource: "system"` and no `Goal set`.
-- Verdicts are `attachment` entries of type `goal_status`: `sentinel: true, met: false` when a
-  goal is set, `sentinel: true, met: true` when it is cleared, `met: true` (no sentinel) when
-  the evaluator judged it met, `impossible: true` when judged impossible.
+- Verdicts are `attachment` entries of type `goal_status` (native.py names every shape):
+  `sentinel: true, met: false` when a goal is set, `sentinel: true, met: true` when it is
+  cleared, `met: true` (no sentinel) when the evaluator judged it met, `met: false, failed:
+  true` when it judged the goal impossible (the host then clears its goal). A shape forge
+  does not know ends forge's goal as UNKNOWN.
 - Each prompt that starts a turn is a `user` entry that is no tool result. The host records
   who sent it (its own `origin` and `promptSource` fields, read from the binary 2.1.332): a
   person's prompt has neither (a `/goal` command in `-p`), `promptSource: "sdk"` (a `-p`
@@ -56,7 +58,16 @@ import time
 
 from forge_runtime import fastjson, safeio
 from forge_runtime.digest import sha256_hex
-from forge_runtime.goal.native import goal_status, still_running
+from forge_runtime.goal.native import (
+    CLEARED,
+    IMPOSSIBLE,
+    MET,
+    RUNNING,
+    UNKNOWN,
+    goal_status,
+    still_running,
+    verdict,
+)
 from forge_runtime.goal.objective import normalise
 from forge_runtime.records import record
 
@@ -77,7 +88,8 @@ _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "
 # the cheap prefilter for the lines that carry tokens (usage.py; midturn.py reads only these)
 USAGE_TOKENS = ('"usage"',)
 
-MET, CLEARED, IMPOSSIBLE = "met", "cleared", "impossible"
+# the host's ends of its goal (native.py): MET, CLEARED, IMPOSSIBLE, UNKNOWN
+ENDINGS = (MET, CLEARED, IMPOSSIBLE, UNKNOWN)
 # who started a turn: a person's prompt, or the host on its own (goal loop, wake-up, cron,
 # notification, check-in)
 PERSON, HOST = "person", "host"
@@ -99,7 +111,7 @@ class Unattributable(Exception):
 # Records and a plain class, not dataclasses: `dataclasses` imports `inspect`, a lean
 # interpreter's bare start over again, and every charging Stop reads a transcript.
 class Verdict(record("Verdict", "outcome condition index")):
-    """The host's judgement of its native goal: met, cleared or impossible (`outcome`), the
+    """The host's end of its native goal: met, cleared, impossible or unknown (`outcome`), the
     goal's `condition` (or None), and its `index` in its chunk: turns before it were worked
     before the verdict."""
 
@@ -217,9 +229,11 @@ class Chunk:
         found: list[Verdict] = []
         for index, entry in enumerate(self.entries):
             attachment = goal_status(entry)
-            outcome = _outcome(attachment) if attachment is not None else None
-            if outcome:
-                found.append(Verdict(outcome, attachment.get("condition"), index))
+            outcome = verdict(attachment, entry) if attachment is not None else RUNNING
+            if outcome != RUNNING:
+                condition = attachment.get("condition")
+                found.append(Verdict(outcome, condition if isinstance(condition, str)
+                                     else None, index))
         return found
 
     def running_condition(self) -> str | None:
@@ -327,14 +341,6 @@ def _closes_turn(entry: dict) -> bool:
     content = message.get("content") if isinstance(message, dict) else None
     return not (isinstance(content, list) and any(
         isinstance(block, dict) and block.get("type") == "tool_use" for block in content))
-
-
-def _outcome(attachment: dict) -> str | None:
-    if attachment.get("impossible"):
-        return IMPOSSIBLE
-    if attachment.get("met") is True:
-        return CLEARED if attachment.get("sentinel") else MET
-    return None
 
 
 def _is_goal_set_reply(entry: dict) -> bool:

@@ -64,7 +64,8 @@ def _summary(goal: dict) -> list[str]:
 
     lines = [f"goal        {goal['nonce']}",
              f"objective   {goal['objective']}",
-             f"status      {goal['status']}",
+             f"status      {goal['status']}"
+             + (f" ({_ended(goal)})" if goal["status"] in ("complete", "cancelled") else ""),
              f"turns       {goal['turn_count']} of {goal['turn_ceiling']} "
              f"({goal['activation_count']} activation(s) x 20)"]
     ceiling = goal.get("token_ceiling")
@@ -158,7 +159,14 @@ def _way_on(goal: dict) -> hints.Hint:
     if status == "active":
         return hints.wait("the goal's session runs; its Stop hook charges each turn",
                           or_=[f"forge goal history --nonce {goal['nonce']}"])
-    return hints.done(f"goal {status}; /goal with the same objective reopens it")
+    return hints.done(f"goal {status} ({_ended(goal)}); /goal with the same objective "
+                      "reopens it")
+
+
+def _ended(goal: dict) -> str:
+    from forge_runtime.goal.gauge import ended_words
+
+    return ended_words(goal, unicode=False).removeprefix("goal ")
 
 
 def status(args) -> Result:
