@@ -144,10 +144,18 @@ def test_a_held_ledger_lock_ends_autonomy_before_the_hosts_timeout_and_the_turn_
     assert "the goal ledger's lock" in reply["stopReason"]
     assert [line for line in lines if line.startswith("Fix: ")][0].startswith("Fix: fuser -v ")
     assert _charged(project, session) == 2
-    # the lock let go: the session's next event charges the wedged turn, late
+    # the lock let go: the session's next event charges the wedged turn, late, and records
+    # the end forge owed the ledger; a continuation of the ended goal is stopped
     reply, _ = _stop(project, session)
-    assert reply is None
+    _ends_autonomy(reply, "FORGE_GOAL_UNBUDGETED")
     assert _charged(project, session) == 4
+    assert _ended(project, session) == ("cancelled", "wedged")
+
+
+def _ended(project, session) -> tuple[str, str | None]:
+    nonce = sessions.read_binding(project.ledger_root, session.id)["nonce"]
+    goal = Ledger(project.ledger_root, nonce).verify()
+    return goal["status"], goal.get("ended")
 
 
 def test_the_stop_watchdog_answers_with_the_checkpoint_when_the_work_does_not_return(project):
@@ -162,6 +170,10 @@ def test_the_stop_watchdog_answers_with_the_checkpoint_when_the_work_does_not_re
     assert lines[0].startswith("Checkpoint: ")
     assert "forge's Stop hook did not finish within 1 s" in reply["stopReason"]
     assert "Fix: forge goal status" in lines
+    assert _ended(project, session) == ("active", None)  # the ledger could not be written
+    session.prompt("what happened?")  # the person's next prompt records the end, then
+    assert _ended(project, session) == ("cancelled", "wedged")
+    assert _charged(project, session) == 2  # the wedged turn, charged late
 
 
 def test_the_prompt_hook_watchdog_ends_a_goals_autonomy(project):

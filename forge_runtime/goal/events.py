@@ -646,9 +646,35 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
         was = result or charging.Charge(charging.ENDED, goal)
         result = charging.Charge(was.outcome, goal, was.unchanged_turns, was.late, was.stuck,
                                  was.owed, recorded, own_turn in overrun)
+    owed = binding.pop(END_OWED, None)
+    if isinstance(owed, dict) and owed.get("ended") in charging.ENDS_BY_FORGE:
+        # forge ended the goal at an event that could not write the ledger (wedged): the
+        # turns before it are charged above, and the end is recorded now
+        binding["goal"] = charging.end(ledger, project.state_path, "cancel", session,
+                                       str(owed.get("why")), owed["ended"])
+        if result is not None:
+            result = charging.Charge(charging.ENDED, binding["goal"], result.unchanged_turns,
+                                     result.late, result.stuck, result.owed, result.overrun,
+                                     result.host_turn)
     if "goal" in binding:  # and the ledger's head then: a later append elsewhere shows
         binding["goal_seq"] = ledger.pointer()
     return result
+
+
+# a binding's note of an end forge owes the ledger (`owe_end`), recorded at the next event
+END_OWED = "end_owed"
+
+
+def owe_end(project: Project, session: str, ended: str, why: str) -> None:
+    """Note in the session's binding that forge ended its goal (`ended`, one of
+    charging.ENDS_BY_FORGE) at an event that could not write the ledger: the session's next
+    event charges the turns it missed, then records this end. The note only ever ends a
+    goal, so one an agent removed grants nothing the goal did not have."""
+    binding = sessions.read_binding(project.ledger_root, session)
+    if binding is None or END_OWED in binding:
+        return
+    binding[END_OWED] = {"ended": ended, "why": why}
+    sessions.write_binding(project.ledger_root, session, binding)
 
 
 _TAKEN_OVER = "taken over"
@@ -742,7 +768,7 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
         with storage_errors(project):
             return _stop_bound(project, event, involved)
     except ForgeError as exc:
-        return _refused(exc, project)
+        return _refused(exc, project, session)
 
 
 def _lost_binding(project: Project, session: str) -> dict | None:
@@ -784,11 +810,20 @@ def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict
         "binds this session again; the objective keeps its count").render())
 
 
-def _refused(exc: ForgeError, project: Project) -> dict:
+def _refused(exc: ForgeError, project: Project, session: str | None = None) -> dict:
     """The reply that ends the session on `exc`, with where the work stands (`checkpoint`,
-    imported only here: a Stop that charges and says nothing never needs it)."""
+    imported only here: a Stop that charges and says nothing never needs it). A wedged
+    ledger is owed its end (`owe_end`)."""
     from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.lock import WEDGED
 
+    if exc.code == WEDGED and session is not None:
+        from forge_runtime.goal.charging import WEDGED as ENDED_WEDGED
+
+        try:  # noqa: SIM105 (contextlib costs a Stop a few ms: see storage_errors)
+            owe_end(project, session, ENDED_WEDGED, f"{WEDGED}: {exc.message}")
+        except (ForgeError, OSError):  # the reply ends autonomy all the same
+            pass
     return stop_session(checkpoint.refusal(exc, project.state_path))
 
 

@@ -86,11 +86,28 @@ def wedged_reply(event_name: str, event: dict | None, seconds: float) -> dict | 
     wedged = ForgeError(f"forge's {event_name} hook did not finish within {seconds:g} s: "
                         "something it reads or waits on (a file in the work tree, the goal "
                         "ledger's lock) blocks it, so this goal's turns cannot be charged "
-                        "now; forge ends autonomy instead", "forge goal status",
+                        "now; forge ends the goal instead", "forge goal status",
                         exit_code=EXIT_REFUSED, code=WEDGED,
                         rationale="shows the goal and what blocks it; the next event of the "
-                                  "session charges every turn missed meanwhile")
+                                  "session charges every turn missed meanwhile and records "
+                                  "the end")
+    _owe_wedged_end(asked, wedged.message)
     return {"continue": False, "stopReason": _with_checkpoint(wedged.hint().render())}
+
+
+def _owe_wedged_end(event: dict, why: str) -> None:
+    """Note the wedged end in the session's binding (goal/events.owe_end) for its next event
+    to record; the reply ends autonomy whether or not the note could be written."""
+    try:
+        from forge_runtime.goal import sessions
+        from forge_runtime.goal.charging import WEDGED as ENDED_WEDGED
+        from forge_runtime.goal.events import owe_end
+        from forge_runtime.goal.lock import WEDGED
+
+        owe_end(sessions.project_for(event), event["session_id"], ENDED_WEDGED,
+                f"{WEDGED}: {why}")
+    except Exception:  # noqa: BLE001 (whatever wedged the hook may fail this too)
+        pass
 
 
 def on_failure(problem: str) -> dict | None:
