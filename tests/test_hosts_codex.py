@@ -682,3 +682,27 @@ def test_a_codex_turn_is_priced_as_its_model_at_every_tool_call_and_stop(rollout
     charges = [record for record in ledger.history() if record["kind"] == "charge"]
     assert [list(charge["usage"]["by_model"]) for charge in charges] == [[MODEL]] * 3
     assert ledger.current().goal["picousd"] == 5 * 1000 * 2 * 10**6
+
+
+@pytest.mark.parametrize("status, ended", [
+    ("complete", "met"), ("blocked", "impossible"), ("budget_limited", "unknown"),
+    ("archived", "unknown"), ("", "unknown")])
+def test_every_status_codex_ends_its_goal_with_ends_forges_goal_named(rollout, status, ended):
+    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.project import find_project
+
+    rollout.person_goal("ship it")
+    assert rollout.turn() is None
+    rollout.goal_updated("ship it", status)
+    rollout.turn(trigger="user")  # the person drives on: not charged to the ended goal
+    nonce = goal_in_state(rollout.project)["nonce"]
+    goal = Ledger(find_project(rollout.project).ledger_root, nonce).verified()
+    assert (goal["status"] != "active", goal["ended"], goal["turn_count"]) == (True, ended, 1)
+
+
+@pytest.mark.parametrize("status, runs", [
+    ("active", "ship it"), ("paused", None), ("usage_limited", None), ("complete", None),
+    ("blocked", None), ("budget_limited", None), ("archived", "ship it")])
+def test_a_status_codex_has_not_shown_forge_reads_as_a_goal_that_may_run(rollout, status, runs):
+    rollout.goal_updated("ship it", status)
+    assert codex_transcript.running_goal(rollout.path) == runs

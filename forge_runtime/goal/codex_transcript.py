@@ -80,6 +80,7 @@ _ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
 # resume` goes on), and stopped at a usage limit (forge ends that goal itself, ceilings.py);
 # any other (`budget_limited`, or one forge has not seen) ends it as UNKNOWN
 _NOT_ENDED = ("active", "paused", "usage_limited")
+_HOST_BUDGET = ("budget_limited",)  # the host's own budget stopped its goal loop
 TAIL_BYTES = 1 << 20
 
 
@@ -436,9 +437,20 @@ def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], obje
 
 
 def running_goal(path: str | os.PathLike) -> str | None:
-    """The objective of Codex's native goal if the rollout's newest goal event says it still
-    runs, else None; reads only the tail."""
-    return read_tail(path).running_condition()
+    """The objective of Codex's native goal if the rollout's newest goal event says it may
+    still run (active, or a status forge does not know: "" when it names no objective),
+    else None; reads only the tail."""
+    for entry in reversed(read_tail(path).entries):
+        goal = goal_state(entry)
+        if goal is None:
+            continue
+        status = goal.get("status")
+        if status != "active" and (status in _NOT_ENDED or status in _ENDED or
+                                   status in _HOST_BUDGET):
+            return None
+        objective = goal.get("objective")
+        return objective if isinstance(objective, str) else ""
+    return None
 
 
 def plan_reading(path: str | os.PathLike) -> dict | None:
