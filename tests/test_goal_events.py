@@ -677,3 +677,18 @@ def test_a_goal_status_names_the_posture_its_goal_got(project, capsys, monkeypat
     main(["goal", "status"])
     assert "sandbox     sandboxed (the host's kernel layer keeps the ledger)" in \
         capsys.readouterr().out.splitlines()
+
+
+def test_a_resume_charges_no_turn_for_the_hosts_own_no_response_entry(project):
+    """`claude --resume` writes a synthetic assistant entry ("No response requested.",
+    `model: "<synthetic>"`, `stop_reason: "stop_sequence"`) that no model worked: the
+    person's resumed prompt and its one worked turn cost one turn, not two."""
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    assert session.turn() is None
+    session._append({"type": "assistant", "message": {
+        "model": "<synthetic>", "role": "assistant", "stop_reason": "stop_sequence",
+        "content": [{"type": "text", "text": "No response requested."}]}})
+    session.prompt("go on")
+    assert session.turn() is None
+    assert goal_of(project)["turn_count"] == 2

@@ -27,8 +27,8 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
 - Each turn ends with an `assistant` entry whose `message.stop_reason` is not `tool_use`
   (`end_turn` here; the entries of a reply that calls a tool say `tool_use`); its `uuid` is
   this module's turn identity. An entry without a stop reason closes a turn unless it calls
-  a tool; the host's synthetic API-error entries (`isApiErrorMessage`) close none, except
-  a usage limit's (below).
+  a tool; the host's synthetic entries (`model: "<synthetic>"`: a resumed session's "No
+  response requested.", API errors) close none, except a usage limit's (below).
 - A subscription's usage limit ends the turn (measured, 2.1.332 on a subscription login: a
   429 whose unified-limiter headers say `rejected` is not retried): the host writes a
   synthetic `assistant` entry (`model: "<synthetic>"`, `isApiErrorMessage: true`,
@@ -99,6 +99,9 @@ PERSON, HOST = "person", "host"
 _PERSON_SOURCES = (None, "typed", "queued", "suggestion_accepted", "sdk")
 # a user entry's fields (the host's schema) that mark a prompt no person typed
 _SCHEDULED_KEYS = ("wakeupSource", "scheduledTaskId", "textNotTyped")
+# the model the host names on the assistant entries it writes itself (a resumed session's
+# "No response requested.", a notice, an API error): no model answered them
+SYNTHETIC_MODEL = "<synthetic>"
 FLUSH_WAIT = 2.0  # seconds; the longest measured lag is ~30 ms
 POLL = 0.01
 ANCHOR_SPAN = 1 << 20  # an anchor hashes at most this many bytes before its offset
@@ -335,6 +338,8 @@ def _closes_turn(entry: dict) -> bool:
     if entry.get("isApiErrorMessage"):
         return usage_limit_entry(entry)
     message = entry.get("message") or {}
+    if isinstance(message, dict) and message.get("model") == SYNTHETIC_MODEL:
+        return False  # the host's own words, such as a resumed session's first entry
     reason = message.get("stop_reason") if isinstance(message, dict) else None
     if reason is not None:
         return reason != "tool_use"
