@@ -139,7 +139,8 @@ def test_a_charge_that_cannot_be_written_names_the_condition(project, monkeypatc
     lines = session.turn()["stopReason"].splitlines()
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_UNWRITABLE: forge cannot write ")
     assert words in lines[0] and lines[1].startswith(fix)
-    assert "the next event of this session charges every turn missed" in lines[2]
+    assert "the goal's next event charges every turn missed meanwhile" in lines[2]
+    assert "or a /goal of it in any session" in lines[2]
     monkeypatch.setattr(records, "_write_temp", real)  # fixed: the missed turn is charged
     assert session.turn() is None
     assert goal_of(project)["turn_count"] == 3
@@ -354,3 +355,73 @@ def test_a_stop_that_died_before_the_exhaustion_is_finished_by_the_next_with_its
     assert "1 more ran past the ceiling" in exhausted
     last = ledger.history()[-1]
     assert last["kind"] == "exhaust" and len(last["owed"]) == 1 and last["late_turns"] == 1
+
+
+def _unwritable(monkeypatch):
+    """The ledger's disk is full until the returned function frees it."""
+    real = records._write_temp
+
+    def failing(directory, data, durable):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(records, "_write_temp", failing)
+    return lambda: monkeypatch.setattr(records, "_write_temp", real)
+
+
+def _worked(project) -> int:
+    return Ledger(project.ledger_root, goal_of(project)["nonce"]).verify()["turn_count"]
+
+
+def test_a_new_sessions_goal_first_charges_the_turn_a_full_disk_left_in_another(
+        project, monkeypatch):
+    """The disk fills in the first session's third turn: its Stop cannot charge it. Space
+    freed, the person types the same /goal in a new session: that turn is charged first,
+    late, and the new session's turns after it, so the ledger holds every turn worked."""
+    first = _started(project, 2)
+    freed = _unwritable(monkeypatch)
+    assert "FORGE_GOAL_LEDGER_UNWRITABLE" in first.turn()["stopReason"]
+    freed()
+    assert _worked(project) == 2
+    second = Session(project)
+    second.person_goal(OBJECTIVE)
+    assert second.turn() is None
+    assert _worked(project) == 4  # 3 in the first session, 1 in this one
+    late = [record for record in _charges(project) if record.get("late")]
+    assert len(late) == 1
+
+
+def test_a_tranche_a_new_session_adds_counts_the_turns_the_old_one_owed(project, monkeypatch):
+    """The first session's last charge before the ceiling failed: the new session's /goal
+    finds the goal at 20 of 20 once it is caught up, so its /goal adds a tranche and its
+    session works 20 more, not 21."""
+    first = _started(project, 19)
+    freed = _unwritable(monkeypatch)
+    first.turn()
+    freed()
+    second = Session(project)
+    second.person_goal(OBJECTIVE)
+    replies = [second.turn() for _ in range(20)]
+    assert replies[-1] is not None and replies[-1]["continue"] is False
+    assert _worked(project) == 40 and goal_of(project)["turn_ceiling"] == 40
+
+
+def test_a_stop_killed_as_its_session_ended_is_charged_by_the_next_session(project):
+    first = _started(project, 2)
+    first.work()  # the turn's Stop was killed, and so was the session's end
+    second = Session(project)
+    second.person_goal(OBJECTIVE)
+    second.turn()
+    assert _worked(project) == 4
+
+
+def test_another_sessions_transcript_that_did_not_grow_is_not_read(project, monkeypatch):
+    first = _started(project, 2)
+    reads = []
+    real = transcript.read_anchored
+    monkeypatch.setattr(transcript, "read_anchored",
+                        lambda path, *rest, **kw: reads.append(path) or real(path, *rest, **kw))
+    second = Session(project)
+    second.person_goal(OBJECTIVE)
+    second.turn()
+    assert str(first.transcript) not in reads
+    assert _worked(project) == 3

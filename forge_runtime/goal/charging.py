@@ -271,11 +271,14 @@ ENDS_BY_FORGE = (VERIFIED, MET_UNVERIFIED, PLAN_UNAVAILABLE, WEDGED)
 
 
 def end(ledger: Ledger, state_path: str | os.PathLike, kind: str, session: str, why: str,
-        ended: str) -> dict:
+        ended: str | None = None) -> dict:
     """Mark the goal complete or cancelled, counts unchanged: the host's native goal ended,
     or forge ended it. `ended` names the end for status and report (the host's verdict:
-    met, cleared, impossible, unknown; or forge's own: ENDS_BY_FORGE), `why` says it."""
+    met, cleared, impossible, unknown; or forge's own: ENDS_BY_FORGE), by default the
+    host's plain one for `kind` (met, cleared); `why` says it."""
     status = COMPLETE if kind == "complete" else CANCELLED
+    if ended is None:
+        ended = "met" if kind == "complete" else "cleared"
     with ledger.lock():
         head = ledger.settle()
         consistency.check(state_path, ledger, head)

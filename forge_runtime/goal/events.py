@@ -443,6 +443,7 @@ def _follow_transcript(project: Project, event: dict):
     path = event.get("transcript_path") or ""
     binding = sessions.read_binding(project.ledger_root, session)
     with storage_errors(project):
+        catch_up_sessions(project, binding["nonce"], session)
         chunk = _read_bound(event, binding)
         result = _catch_up(project, binding, chunk, session, None, path,
                            seen=host_seen(project, event, binding, wait=False))
@@ -544,7 +545,12 @@ def _owner(marks: list[tuple[int, str]], index: int, opens: bool) -> str | None:
 def _remember(project: Project, session: str, binding: dict, path: str,
               chunk: transcript.Chunk) -> None:
     """Keep where the next read of this session's transcript starts, and its anchor: the
-    bytes from the newest charged turn's entry to that offset."""
+    bytes from the newest charged turn's entry to that offset; and the transcript and its
+    reader, for a later session of the goal to catch up what this one missed
+    (`catch_up_sessions`)."""
+    if path:
+        binding.update(transcript=path, reader=_READERS.get(type(chunk).__module__,
+                                                            "transcript"))
     turns = chunk.turns()
     if turns:
         start = chunk.starts[turns[-1].index]
@@ -561,6 +567,42 @@ def _remember(project: Project, session: str, binding: dict, path: str,
     from forge_runtime.goal.witness import Witness
 
     Witness(project).mark_session(session, binding["nonce"])
+
+
+# the transcript readers a binding may name (goal/host.py: each host's reader module)
+_READERS = {"forge_runtime.goal.transcript": "transcript",
+            "forge_runtime.goal.codex_transcript": "codex_transcript"}
+
+
+def catch_up_sessions(project: Project, nonce: str, current: str) -> None:
+    """Charge every turn the goal's other sessions worked since their last charge, from their
+    own transcripts: a Stop that could not write (a full disk) or was killed as its session
+    ended leaves its turns owed, and a later session of the goal (a person's `/goal`, a
+    prompt, a session's end) charges them here, late, before it goes on. A transcript that
+    has not grown since its session's last read costs one stat."""
+    for session, binding in sessions.bound_sessions(project.ledger_root, nonce).items():
+        path = binding.get("transcript")
+        if session == current or not isinstance(path, str) or not path:
+            continue
+        try:
+            grown = os.stat(path).st_size > binding.get("offset", 0)
+        except OSError:
+            continue  # gone with its session: nothing more can be read of it
+        if not grown:
+            continue
+        if binding.get("reader") == "codex_transcript":
+            from forge_runtime.goal import codex_transcript as reader
+        else:
+            reader = transcript
+        mark = binding.get("anchor")
+        try:
+            chunk = reader.read_since(path, binding.get("offset", 0)) if mark is None \
+                else reader.read_anchored(path, mark)
+        except transcript.Unattributable:
+            continue  # that session's own next event refuses it; nothing to charge here
+        chunk.model_before = binding.get("model")
+        _catch_up(project, binding, chunk, session, None, path)
+        _remember(project, session, binding, path, chunk)
 
 
 def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
@@ -866,6 +908,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     from forge_runtime.goal import prompt_note
 
     note = prompt_note.found(project.ledger_root, session)
+    _catch_up_goal_of(project, str(pending["objective"]), session)
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox,
                                   activation.clock_start(pending.get("at")),
@@ -890,6 +933,17 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
             remote.write_state(witnessed_ledger(project, started.goal["nonce"]),
                                failed=started.notice)
     return binding, chunk.after(set_at)
+
+
+def _catch_up_goal_of(project: Project, objective: str, session: str) -> None:
+    """Before a person's `/goal` applies: the turns its goal's other sessions left owed
+    (`catch_up_sessions`), so a new tranche or a new session starts from every turn worked."""
+    from forge_runtime.goal.index import find_nonce
+    from forge_runtime.goal.objective import objective_hash
+
+    nonce = find_nonce(project.ledger_root, objective_hash(normalise(objective)))
+    if nonce is not None and os.path.isdir(os.path.join(project.ledger_root, nonce)):
+        catch_up_sessions(project, nonce, session)
 
 
 def _prompt_plan(project: Project, event: dict, note: dict | None) -> dict | None:

@@ -1,7 +1,8 @@
 """Which host session is bound to which goal, and `/goal` prompts awaiting confirmation.
 
-    <ledger_root>/sessions/<session id>.json          binding: nonce, repository,
-                                                       transcript offset, last turn seen
+    <ledger_root>/sessions/<session id>.json          binding: nonce, repository, the
+                                                       transcript, its reader, the offset
+                                                       read to, last turn seen
     <ledger_root>/sessions/<session id>.pending.json  a `/goal` prompt seen at
                                                        UserPromptSubmit, not yet confirmed
     <ledger_root>/sessions/<session id>.midturn.json  where PreToolUse's token count of
@@ -107,6 +108,32 @@ def _write(path: str, data: dict, ledger_root: str | os.PathLike) -> None:
 
     safeio.replace(path, fastjson.dumps(data).encode("utf-8"), ledger_root, durable=False,
                    create_dirs=True)
+
+
+def bound_sessions(ledger_root: str | os.PathLike, nonce: str) -> dict[str, dict]:
+    """Every session bound to goal `nonce` ({session id: binding}), from the bindings on disk;
+    a binding that is not forge's is left to its own session's next event (which refuses
+    it), not read here."""
+    from forge_runtime.goal.ledger import TAMPERED
+
+    try:
+        names = os.listdir(os.path.join(ledger_root, SESSIONS_DIR))
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    found = {}
+    for name in names:
+        session_id = name[:-len(".json")]
+        if not name.endswith(".json") or "." in session_id or not _safe_id(session_id):
+            continue  # pending notes, cursors, plan readings: other files of a session
+        try:
+            binding = read_binding(ledger_root, session_id)
+        except ForgeError as exc:
+            if exc.code != TAMPERED:
+                raise
+            continue
+        if binding is not None and binding.get("nonce") == nonce:
+            found[session_id] = binding
+    return found
 
 
 def read_binding(ledger_root: str | os.PathLike, session_id: str) -> dict | None:

@@ -6,7 +6,8 @@ which then reported everything fine. A charge that cannot be written is a condit
 machine, not of the ledger: the refusal names it (disk full, permission denied, read-only
 file system) and gives the command that shows the person what to change. Nothing is lost
 meanwhile: the turns stay in the host's transcript, and once the condition is fixed the
-next event of the session charges every one of them (charging.py).
+goal's next event charges every one of them: this session's, or a later session's
+(events.catch_up_sessions).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import shlex
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 
 UNWRITABLE = "FORGE_GOAL_LEDGER_UNWRITABLE"
-_LATER = "the next event of this session charges every turn missed meanwhile"
+_LATER = ("the goal's next event charges every turn missed meanwhile, from this session's "
+          "transcript: this session's next prompt or end, or a /goal of it in any session")
 
 # errno -> (what happened, the command that shows it, what the person does)
 _CONDITIONS = {
