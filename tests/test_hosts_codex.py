@@ -706,3 +706,17 @@ def test_every_status_codex_ends_its_goal_with_ends_forges_goal_named(rollout, s
 def test_a_status_codex_has_not_shown_forge_reads_as_a_goal_that_may_run(rollout, status, runs):
     rollout.goal_updated("ship it", status)
     assert codex_transcript.running_goal(rollout.path) == runs
+
+
+def test_a_new_codex_sessions_goal_charges_the_turn_another_session_left(rollout):
+    """A turn whose Stop never ran (killed as the session ended) is charged by the goal's
+    next session, from the first session's rollout."""
+    rollout.person_goal("ship it")
+    assert rollout.turn() is None
+    rollout.turn_id = "t-unstopped"
+    rollout.write("event_msg", {"type": "task_started", "turn_id": rollout.turn_id,
+                                "turn_attribution": {"turn_trigger": "goal"}})
+    later = Rollout(rollout.project, rollout.home)
+    later.person_goal("ship it")
+    assert later.turn() is None
+    assert goal_in_state(rollout.project)["turn_count"] == 3
