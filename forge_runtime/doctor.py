@@ -450,7 +450,8 @@ def _installed(project: Project, plugin: str) -> bool:
     root = os.path.realpath(project.root)
     return any(isinstance(record, dict) and (
         record.get("scope") in ("user", "managed") or
-        os.path.realpath(str(record.get("projectPath"))) == root) for record in records)
+        (isinstance(record.get("projectPath"), str) and
+         os.path.realpath(record["projectPath"]) == root)) for record in records)
 
 
 def check_plugin_fetched(project: Project) -> Check | None:
@@ -472,7 +473,8 @@ def check_plugin_fetched(project: Project) -> Check | None:
                 "and runs without forge's hooks, so no guard and no goal budget, until a "
                 "later start"), f"claude plugin install {plugin}")
     return Check("plugin fetch", True, ", ".join(f"forge@{name}" for name in sorted(found))
-                 + " installed: a headless start runs forge's hooks from its first prompt")
+                 + ": installed, or loaded in place from a local directory: a headless start "
+                   "runs forge's hooks from its first prompt")
 
 
 def run_checks(project: Project) -> list[Check]:

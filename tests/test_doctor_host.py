@@ -69,6 +69,7 @@ def test_forge_enabled_in_the_users_settings_counts_too(cli_project, home):
     ({"scope": "project", "projectPath": "{root}", "installPath": "/x"}, True),
     ({"scope": "project", "projectPath": "/home/person/elsewhere", "installPath": "/x"}, False),
     ({"scope": "local", "projectPath": "/home/person/elsewhere", "installPath": "/x"}, False),
+    ({"scope": "project", "installPath": "/x"}, False),  # no projectPath: no project's
     ("user", False),
 ])
 def test_an_install_record_for_this_project_passes(cli_project, home, record, ok):
