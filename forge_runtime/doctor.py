@@ -356,6 +356,127 @@ def check_command() -> Check:
                  f'export PATH={shlex.quote(ours)}:"$PATH"')
 
 
+# Measured with bench/worktree_sandbox.py on Claude Code 2.1.337 (docs/guard.md): Bash
+# calls the host's sandbox failed to start, sessions running at once in linked work trees
+# of one repository, against the same sessions in separate clones.
+TREES_MEASURED = ("4 sessions: 25 of 620 calls (about 1 in 25), 2 sessions: 1 of 170; "
+                  "in separate clones, 4 sessions: 0 of 280")
+
+
+def linked_trees(project: Project) -> int:
+    """How many work trees share this project's git dir (1: none linked)."""
+    if project.git_common_dir is None:
+        return 1
+    try:
+        names = os.listdir(os.path.join(project.git_common_dir, "worktrees"))
+    except OSError:
+        return 1
+    return 1 + sum(os.path.isdir(os.path.join(project.git_common_dir, "worktrees", name))
+                   for name in names)
+
+
+def check_linked_trees(project: Project) -> Check:
+    """Sessions at once in linked work trees, with the host's sandbox on, share the git
+    dir's `config.lock`, where the sandbox makes and removes a mount point around each
+    command: one session's call then fails to start when another's mount point goes (the
+    host's race; no setting forge can write avoids it, docs/guard.md)."""
+    trees = linked_trees(project)
+    return Check("work trees", True, (
+        f"this repository has {trees} work trees (git worktree) and the host's Bash sandbox "
+        "is on: sessions running at once in them share the git dir's config.lock, where "
+        "Claude Code's sandbox makes and removes a mount point around each command, so some "
+        "Bash calls fail to start (`bwrap: Can't find source path .../.git/config.lock`, "
+        f"measured {TREES_MEASURED}); such a call never ran, and running it again is safe; "
+        "goals meant to run at once are better in separate clones"))
+
+
+PLUGINS_FILE = ("plugins", "installed_plugins.json")
+KNOWN_MARKETPLACES = ("plugins", "known_marketplaces.json")
+
+
+def _forge_marketplaces(project: Project) -> dict[str, str]:
+    """{marketplace: the settings file enabling `forge@<marketplace>`} over the settings
+    files the host reads for this project."""
+    from forge_runtime.sandbox import scopes
+
+    found = {}
+    for _, path in scopes.files_in_force(project):
+        try:
+            settings = scopes.read(path) or {}
+        except ForgeError:
+            continue
+        enabled = settings.get("enabledPlugins")
+        for key, on in (enabled.items() if isinstance(enabled, dict) else ()):
+            if isinstance(key, str) and key.startswith("forge@") and on is True:
+                found.setdefault(key.split("@", 1)[1], str(path))
+    return found
+
+
+def _marketplace_source(project: Project, name: str) -> str | None:
+    """The kind of source (`directory`, `github`, `git`, ...) the host has, or the settings
+    declare, for marketplace `name`; None when neither says."""
+    from forge_runtime.sandbox import scopes
+
+    claude = os.path.join(scopes.home_dir(), ".claude")
+    try:
+        known = json.loads(Path(claude, *KNOWN_MARKETPLACES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    declared = [known.get(name) if isinstance(known, dict) else None]
+    for _, path in scopes.files_in_force(project):
+        try:
+            extra = (scopes.read(path) or {}).get("extraKnownMarketplaces")
+        except ForgeError:
+            continue
+        declared.append(extra.get(name) if isinstance(extra, dict) else None)
+    for entry in declared:
+        source = entry.get("source") if isinstance(entry, dict) else None
+        if isinstance(source, dict) and isinstance(source.get("source"), str):
+            return source["source"]
+    return None
+
+
+def _installed(project: Project, plugin: str) -> bool:
+    """Whether the host's install records hold `plugin` for this project."""
+    from forge_runtime.sandbox import scopes
+
+    try:
+        records = json.loads(Path(scopes.home_dir(), ".claude", *PLUGINS_FILE)
+                             .read_text(encoding="utf-8"))["plugins"][plugin]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if not isinstance(records, list):
+        return False
+    root = os.path.realpath(project.root)
+    return any(isinstance(record, dict) and (
+        record.get("scope") in ("user", "managed") or
+        (isinstance(record.get("projectPath"), str) and
+         os.path.realpath(record["projectPath"]) == root)) for record in records)
+
+
+def check_plugin_fetched(project: Project) -> Check | None:
+    """forge enabled from a marketplace the host fetches (git, GitHub) but not installed
+    yet: the next start fetches it, and a headless one (`claude -p`, the Agent SDK) runs
+    without forge's hooks (measured, Claude Code 2.1.337: three `-p` starts in a row ran
+    none; `claude plugin install` then made the next one run them). None when no settings
+    file enables forge from a marketplace."""
+    found = _forge_marketplaces(project)
+    if not found:
+        return None
+    for marketplace, where in sorted(found.items()):
+        plugin = f"forge@{marketplace}"
+        if _marketplace_source(project, marketplace) != "directory" and \
+                not _installed(project, plugin):
+            return Check("plugin fetch", False, (
+                f"{where} enables {plugin}, which Claude Code has not installed yet: a "
+                "headless start (`claude -p`, the Agent SDK) fetches it in the background "
+                "and runs without forge's hooks, so no guard and no goal budget, until a "
+                "later start"), f"claude plugin install {plugin}")
+    return Check("plugin fetch", True, ", ".join(f"forge@{name}" for name in sorted(found))
+                 + ": installed, or loaded in place from a local directory: a headless start "
+                   "runs forge's hooks from its first prompt")
+
+
 def run_checks(project: Project) -> list[Check]:
     """Every check, in the order a person would fix them."""
     checks: list[Callable[[], Check]] = [
@@ -366,4 +487,15 @@ def run_checks(project: Project) -> list[Check]:
     ]
     if codex_installed(project):
         checks.insert(4, lambda: check_codex(project))
+    fetched = check_plugin_fetched(project)
+    if fetched is not None:
+        checks.insert(3, lambda: fetched)
+    if linked_trees(project) > 1 and _sandbox_on(project):
+        checks.append(lambda: check_linked_trees(project))
     return [check() for check in checks]
+
+
+def _sandbox_on(project: Project) -> bool:
+    from forge_runtime.sandbox import posture
+
+    return posture.read(project).value("enabled") is True

@@ -363,5 +363,5 @@ def test_the_exhausting_stop_names_the_work_still_to_wake_the_session(project):
         {"id": "b1", "type": "shell", "status": "running"},
         {"id": "a1", "type": "subagent", "status": "completed"}], session_crons=[
         {"id": "c1", "schedule": "5 15 * * *", "recurring": False, "prompt": "go on"}]))
-    assert "Still pending: 1 background task and 1 scheduled prompt; a turn they start " \
-           "does no work and goes on the ledger." in reply["stopReason"].splitlines()[0]
+    assert "Still pending: 1 background task and 1 scheduled prompt; forge holds the prompts " \
+           "they send before they reach the model" in reply["stopReason"].splitlines()[0]

@@ -127,8 +127,9 @@ def pending_words(event: dict) -> str:
     parts = ([f"{len(tasks)} background task{'s' if len(tasks) != 1 else ''}"] if tasks
              else []) + ([f"{len(crons)} scheduled prompt{'s' if len(crons) != 1 else ''}"]
                          if crons else [])
-    return (f" Still pending: {' and '.join(parts)}; a turn they start does no work and goes "
-            "on the ledger.")
+    return (f" Still pending: {' and '.join(parts)}; forge holds the prompts they send before "
+            "they reach the model, and a turn one still starts does no work and goes on the "
+            "ledger.")
 
 
 def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None = None,
@@ -249,6 +250,10 @@ def on_prompt(event: dict) -> dict | None:
 
             return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
                 held, ceiling=ceilings.USAGE_LIMIT), project.state_path)}
+        if not sets_goal:
+            woken = _host_prompt_held(project, event)
+            if woken is not None:
+                return woken
     if sets_goal:
         from forge_runtime.goal import qualification
         from forge_runtime.goal.nesting import require_person
@@ -321,6 +326,29 @@ def _take_held_prompt(project: Project, session: str) -> dict | None:
 
     return goal if isinstance(goal, dict) and goal.get("status") == EXHAUSTED and \
         ceilings.usage_limited(goal) else None
+
+
+def _host_prompt_held(project: Project, event: dict) -> dict | None:
+    """The block for a prompt the host sent on its own (goal/host_prompts.py: a wake-up, a
+    cron, a background task's notice) into a session whose goal has ended: it never reaches
+    the model, so the turn it would start costs nothing. A person's prompt goes through."""
+    from forge_runtime.goal import host_prompts
+
+    binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
+    goal = binding.get("goal")
+    if not isinstance(goal, dict) or goal.get("status") in (None, ACTIVE):
+        return None
+    why = host_prompts.sent_by_host(event, binding)
+    if why is None:
+        return None
+    if host_prompts.forget_fired(binding, event["prompt"]):
+        sessions.write_binding(project.ledger_root, event["session_id"], binding)
+    from forge_runtime.goal import checkpoint
+
+    text = (f"{ENDED_TURN_CODE}: goal {goal.get('nonce')} is {goal['status']}, and this prompt "
+            f"is the host's own ({why}), not a person's; forge held it before it reached the "
+            "model, so the turn it would start costs nothing.\n" + ended_hint(goal).render())
+    return {"decision": "block", "reason": checkpoint.stamped(text, project.state_path)}
 
 
 def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
@@ -993,6 +1021,9 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
                                         "another objective")
     seen = host_seen(project, event, binding)
     result = _catch_up(project, binding, chunk, session, turn, path, at_stop=True, seen=seen)
+    from forge_runtime.goal import host_prompts
+
+    host_prompts.remember(binding, event)  # what the session's wake-ups and crons will send
     _remember(project, session, binding, path, chunk)
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)

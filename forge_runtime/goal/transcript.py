@@ -17,13 +17,15 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   true` when it judged the goal impossible (the host then clears its goal). A shape forge
   does not know ends forge's goal as UNKNOWN.
 - Each prompt that starts a turn is a `user` entry that is no tool result. The host records
-  who sent it (its own `origin` and `promptSource` fields, read from the binary 2.1.332): a
-  person's prompt has neither (a `/goal` command in `-p`), `promptSource: "sdk"` (a `-p`
-  or SDK prompt), or `origin.kind: "human"` and `promptSource` `typed`, `queued` or
-  `suggestion_accepted` (the TUI); a scheduled wake-up or cron
-  prompt is `isMeta` with `promptSource: "system"`, a background task's notice has
-  `origin.kind: "task-notification"`, the goal loop's feedback is `isMeta`. Only a
-  person's counts as one (`prompt_origin`), so anything new the host invents is not.
+  who sent it in fields of the entry (read from the binaries 2.1.332 and 2.1.337): a
+  person's prompt has `promptSource: "sdk"` (a `-p` or SDK prompt) or none (a `/goal`
+  command in `-p`), or `origin.kind: "human"` and `promptSource` `typed`, `queued` or
+  `suggestion_accepted` (the TUI), and 2.1.337 adds its own summary, `turnOrigin` (`sdk`,
+  `human`); a scheduled wake-up or cron prompt is `isMeta` with `promptSource: "system"`
+  and `wakeupSource`, a background task's notice has `origin.kind: "task-notification"`,
+  the goal loop's feedback is `isMeta`. A prompt is a person's only when every field says
+  so (`prompt_origin`, whose tables classify each field), so anything new the host invents
+  is not.
 - Each turn ends with an `assistant` entry whose `message.stop_reason` is not `tool_use`
   (`end_turn` here; the entries of a reply that calls a tool say `tool_use`); its `uuid` is
   this module's turn identity. An entry without a stop reason closes a turn unless it calls
@@ -93,12 +95,60 @@ ENDINGS = (MET, CLEARED, IMPOSSIBLE, UNKNOWN)
 # who started a turn: a person's prompt, or the host on its own (goal loop, wake-up, cron,
 # notification, check-in)
 PERSON, HOST = "person", "host"
-# `sdk`: the prompt of `claude -p` and of the Agent SDK (measured: `claude -p --resume
-# <session> "go on"`), the way a person drives a headless session; a session an agent starts
-# itself is another session, bound to no goal (and issue 34's concern)
-_PERSON_SOURCES = (None, "typed", "queued", "suggestion_accepted", "sdk")
-# a user entry's fields (the host's schema) that mark a prompt no person typed
-_SCHEDULED_KEYS = ("wakeupSource", "scheduledTaskId", "textNotTyped")
+# Who sent a prompt, field by field (`prompt_origin`): every field the host writes on a prompt
+# entry is in exactly one of the three tables below (Claude Code 2.1.332 and 2.1.337, read
+# from the binary's prompt-row writers and measured in `-p` and the TUI). A field in none of
+# them makes the prompt the host's: a new host that adds a field turns a person's prompts
+# into the host's until the field is classified here, which fails safe (the drift check
+# names it), where the other way a new marker of the host's own prompts would pass as a
+# person's.
+# Fields of every entry, whoever sent it: where and when it was written, its place in the
+# conversation, the client that drew it.
+PROMPT_ENVELOPE = frozenset({
+    "type", "message", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId",
+    "cwd", "version", "gitBranch", "slug", "userType", "entrypoint", "isSidechain",
+    "promptId", "turnPromptId", "turnPosition", "permissionMode", "sentAtMs",
+    "imagePasteIds", "mergedSendUuids", "clientPlatform", "clientContentWidth",
+    "turnAttributionKey", "publishClickPath", "traceparent"})
+# Fields that say who sent it, with the values a person's prompt has (absent is None):
+# `promptSource` `sdk` is the prompt of `claude -p` and of the Agent SDK (measured: `claude -p
+# --resume <session> "go on"`), the way a person drives a headless session (a session an
+# agent starts itself is another session, bound to no goal: issue 34); `turnOrigin` is the
+# host's own summary of the others (`human`, `sdk`; else scheduled, task_notification,
+# auto_continuation, peer, host_synthetic, system, unknown); `rowSource` `local` is a
+# person's own words (`recorded`: a wake-up or a notice, `harness`, `hook`: the host's or a
+# hook's); `hostInitiator` `user` is the Desktop app's person (else `scheduled-task`,
+# `sleep-auto-resume` and the app's other resumes, dispatch, side sessions).
+PROMPT_PERSON_VALUES = {
+    "isMeta": (None, False),
+    "promptSource": (None, "typed", "queued", "suggestion_accepted", "sdk"),
+    "turnOrigin": (None, "human", "sdk"),
+    "rowSource": (None, "local"),
+    "hostInitiator": (None, "user"),
+    "typedByPerson": (None, True),
+}
+# `origin` says it by its `kind`: only a person's is `human` (task-notification,
+# auto-continuation, peer, channel, plugin, ... are the host's).
+PROMPT_PERSON_ORIGIN = "human"
+# Fields the host writes only on a prompt no person typed as it stands: a wake-up's or a
+# cron's (`wakeupSource`, `wakeupText`, `scheduledTaskId`, `scheduledFireId`), text the
+# host made or re-sent (`textNotTyped`, `noPersonArrived`, `silentResendOf`, the fixed
+# "go on" of `askedToGoOn` and the turn it `carriesOnTurnOf`, a mod's `modWritten`, a
+# `promptRewritten` one), another session's, a connector's or a relay's
+# (`fromAnotherSession`, `fromConnector`, `foreignWord`, `inboundOrigin`,
+# `verifiedSlackHumanTurn`), a background task's result (`resultEndsInWaitingNote`), a
+# queue's or a hook's own rows (`queueSkip*`, `queueTranscriptOnly`, `handedOff`,
+# `hookText`), and the host's summaries (`isCompactSummary`, `isVisibleInTranscriptOnly`,
+# `isVirtual`). Absent, null or false, they say nothing.
+PROMPT_HOST_MARKS = frozenset({
+    "wakeupSource", "wakeupText", "scheduledTaskId", "scheduledFireId", "textNotTyped",
+    "noPersonArrived", "silentResendOf", "askedToGoOn", "carriesOnTurnOf", "modWritten",
+    "promptRewritten", "fromAnotherSession", "fromConnector", "foreignWord", "inboundOrigin",
+    "verifiedSlackHumanTurn", "resultEndsInWaitingNote", "queueSkipSlashCommands",
+    "queueSkipAttachments", "queueTranscriptOnly", "handedOff", "hookText", "hookTextLead",
+    "isCompactSummary", "isVisibleInTranscriptOnly", "isVirtual"})
+# a background task's or monitor's notice, whatever its fields say
+TASK_NOTIFICATION = "<task-notification>"
 # the model the host names on the assistant entries it writes itself (a resumed session's
 # "No response requested.", a notice, an API error): no model answered them
 SYNTHETIC_MODEL = "<synthetic>"
@@ -293,9 +343,10 @@ def entry_turn(chunk: Chunk, index: int) -> str:
 
 
 def prompt_origin(entry: dict) -> str | None:
-    """PERSON for a prompt the host records as a person's, HOST for any other prompt that
-    starts a turn (isMeta, a scheduled or system source, a task notification, a plugin's, a
-    peer's), None for an entry that starts no turn (tool results, assistant entries)."""
+    """PERSON for a prompt whose every field says a person sent it, HOST for any other
+    prompt that starts a turn (isMeta, a scheduled or system source, a task notification, a
+    plugin's, a peer's, a field forge has not classified), None for an entry that starts no
+    turn (tool results, assistant entries)."""
     if entry.get("type") != "user" or entry.get("isSidechain") or "toolUseResult" in entry:
         return None
     message = entry.get("message")
@@ -308,14 +359,30 @@ def prompt_origin(entry: dict) -> str | None:
                            and isinstance(block.get("text"), str))
     if not isinstance(content, str):
         return None
-    origin = entry.get("origin")
-    kind = origin.get("kind") if isinstance(origin, dict) else origin
-    if entry.get("isMeta") or kind not in (None, "human") or \
-            entry.get("promptSource") not in _PERSON_SOURCES or \
-            any(entry.get(key) not in (None, False) for key in _SCHEDULED_KEYS) or \
-            content.lstrip().startswith("<task-notification>"):
+    if content.lstrip().startswith(TASK_NOTIFICATION):
         return HOST
-    return PERSON
+    return PERSON if all(_says_person(key, value) for key, value in entry.items()) else HOST
+
+
+def _says_person(key: str, value: object) -> bool:
+    """Whether one field of a prompt entry is as a person's prompt has it (the tables
+    above); a field in none of them is not."""
+    if key in PROMPT_ENVELOPE:
+        return True
+    if key in PROMPT_HOST_MARKS:
+        return value is None or value is False
+    if key == "origin":
+        return value is None or (isinstance(value, dict)
+                                 and _same(value.get("kind"), PROMPT_PERSON_ORIGIN))
+    allowed = PROMPT_PERSON_VALUES.get(key)
+    return allowed is not None and any(_same(value, wanted) for wanted in allowed)
+
+
+def _same(value: object, wanted: object) -> bool:
+    """`value == wanted` with JSON's types kept apart (`0` is not `false`, `1` not `true`)."""
+    if wanted is None or isinstance(wanted, bool):
+        return value is wanted
+    return type(value) is type(wanted) and value == wanted
 
 
 def usage_limit_entry(entry: dict) -> bool:

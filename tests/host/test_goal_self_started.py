@@ -1,15 +1,15 @@
 """Turns the host starts for the agent, after its goal's budget ended, on the real host.
 
-One session (issue 32 items 2-3): in the goal's first turn the model schedules a wake-up
-(ScheduleWakeup), a one-shot cron (CronCreate), a background subagent and a background
-shell, all allowed while the budget can pay; the subagent's tokens end the goal at that
-turn's Stop (the token ceiling). Then the host starts turns on its own: the background
-tasks finish and their notices come in, the subagent, still running, calls a tool, and the
-wake-up fires (on a minute boundary, 60-120 s on; the cron never fires in `-p`, measured).
-Each of those tool calls is denied with the checkpoint, so none of the files they would
-write exists, and the woken turn's ScheduleWakeup and CronCreate are refused (no chain);
-each such turn's Stop ends it and puts it on the ledger as an over-budget record with its
-tokens, and the goal's count stays where the budget ended it.
+One session (issue 32 items 2-3, issue 39): in the goal's first turn the model schedules a
+wake-up (ScheduleWakeup), a one-shot cron (CronCreate), a background subagent and a
+background shell, all allowed while the budget can pay; the subagent's tokens end the goal
+at that turn's Stop (the token ceiling). Then the host sends prompts on its own: the
+background tasks finish and their notices come in, and the wake-up fires (on a minute
+boundary, 60-120 s on; the cron never fires in `-p`, measured). Each of those prompts is
+held at UserPromptSubmit, so the model never sees one: no turn starts, nothing is charged
+or recorded. The subagent, still running, calls a tool: denied with the checkpoint, so the
+file it would write does not exist. Then the person resumes the session with a prompt of
+their own: it goes through, and its tool call runs.
 
 The wait is the host's own clock, so the session starts early (tests/host/conftest.py).
 """
@@ -27,6 +27,7 @@ from forge_runtime.goal.ledger import Ledger
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.pytest_plugin import as_script
 from forge_runtime.hostkit.runner import Host, SessionResult
+from forge_runtime.hostkit.script import Request
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -53,6 +54,11 @@ rules:
       tool_calls:
         - name: Bash
           input: {{command: "python3 -c 'import time; time.sleep(20)'; echo SUB-WAITED"}}
+      {USAGE}
+  - name: person asks
+    when: {{last_user_text_contains: "PERSON-ASKS", last_is_tool_result: false}}
+    reply:
+      tool_calls: [{{name: Bash, input: {{command: "touch {{cwd}}/person.txt"}}}}]
       {USAGE}
   - name: woken
     when: {{last_user_text_contains: "WOKEN", last_is_tool_result: false}}
@@ -94,7 +100,7 @@ rules:
 TOOLS = "Bash,Agent,ScheduleWakeup,CronCreate"
 
 
-def start_early(workdir: Path) -> tuple[SessionResult, Path]:
+def start_early(workdir: Path) -> tuple[SessionResult, SessionResult, Path]:
     project = init_git_project(workdir / "project")
     opt_out_of_sandbox(project)
     # the first turn's two responses spend 2,000; the second turn's reaches the ceiling
@@ -107,12 +113,13 @@ def start_early(workdir: Path) -> tuple[SessionResult, Path]:
               plugin_dirs=[resources.host_plugin_dir(workdir)]) as host:
         session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=360,
                            args=["--allowedTools", TOOLS])
-    return session, project
+        person = host.run("PERSON-ASKS for one more file", cwd=project, timeout=120,
+                          resume=session.session_id, args=["--allowedTools", TOOLS])
+    return session, person, project
 
 
-def test_turns_the_host_starts_after_the_budget_ended_do_no_work_and_are_on_the_ledger(
-        started_early):
-    session, project = started_early
+def test_prompts_the_host_sends_after_the_budget_ended_never_reach_the_model(started_early):
+    session, person, project = started_early
     rules = [request["rule"] for request in session.requests]
     first = session.hooks_for("PreToolUse")[:4]  # the first turn's: allowed, budget left
     assert all(hook.reply is None for hook in first), [h.reply for h in first]
@@ -120,28 +127,29 @@ def test_turns_the_host_starts_after_the_budget_ended_do_no_work_and_are_on_the_
     # the subagent's tokens count to the turn that started it: the first turn ends it
     assert (goal["status"], goal["turn_count"]) == ("exhausted", 1), (goal, rules)
 
-    for name in ("after-woken.txt", "after-notice.txt", "after-subagent.txt"):
-        assert not (project / name).exists(), name
+    prompts = session.hooks_for("UserPromptSubmit")[1:]  # every one after the person's /goal
+    sent = [hook.stdin["prompt"] for hook in prompts]
+    assert any(prompt.startswith("WOKEN-WAKEUP") for prompt in sent), sent
+    assert sum("<task-notification>" in prompt for prompt in sent) >= 2, sent
+    for hook in prompts:  # each held before the model saw it
+        assert hook.reply["decision"] == "block", (hook.stdin["prompt"], hook.reply)
+        assert hook.reply["reason"].startswith("FORGE_GOAL_ENDED_TURN: "), hook.reply
+    assert "woken" not in rules and "notified" not in rules, rules
+    assert not any("WOKEN" in Request(request["body"]).last_user_text
+                   for request in session.requests), rules
+
+    assert not (project / "after-subagent.txt").exists()  # the subagent's call was denied
     denied = [hook for hook in session.hooks_for("PreToolUse") if hook.reply]
     reasons = [hook.reply["hookSpecificOutput"]["permissionDecisionReason"] for hook in denied]
-    assert all(reason.startswith("FORGE_GOAL_ENDED_TURN: ") for reason in reasons), reasons
-    assert "woken" in rules and "notified" in rules and "subagent after its wait" in rules, \
-        rules
-    assert any("ScheduleWakeup starts" in reason for reason in reasons)  # no chain
-
-    prompts = [hook.stdin["prompt"] for hook in session.hooks_for("UserPromptSubmit")]
-    started = prompts[1:]  # every prompt after the person's /goal: the host's
+    assert reasons and all(reason.startswith("FORGE_GOAL_ENDED_TURN: ") for reason in reasons)
+    assert "subagent after its wait" in rules, rules
     ledger = Ledger(find_project(project).ledger_root, goal["nonce"])
-    history = ledger.history()  # verified, the new records included
-    overruns = [record for record in history if record["kind"] == "overrun"]
-    assert len(overruns) == len(started) >= 3, (prompts, [r["kind"] for r in history])
-    assert all(record["usage"]["counted"] > 0 for record in overruns)
-    head = ledger.current().goal
-    assert (head["turn_count"], head["overrun_count"]) == (1, len(overruns))
-    assert any(prompt.startswith("WOKEN-WAKEUP") for prompt in started), prompts
-    # measured: in `-p` the host never fires a CronCreate one-shot (`* * * * *`, or a named
-    # minute before a pending wake-up); refusing it after the end is what forge can do here
-    assert any("CronCreate starts" in reason for reason in reasons), reasons
-    assert sum("<task-notification>" in prompt for prompt in started) >= 2, prompts
+    head = ledger.current().goal  # verified; no turn the host started was charged
+    assert (head["turn_count"], head.get("overrun_count", 0)) == (1, 0)
     stops = [hook.reply for hook in session.hooks_for("Stop")]
     assert stops and all(reply and reply.get("continue") is False for reply in stops), stops
+
+    # the person's own prompt afterwards is theirs: it reaches the model and its call runs
+    assert [hook.reply for hook in person.hooks_for("UserPromptSubmit")] == [None]
+    assert "person asks" in [request["rule"] for request in person.requests]
+    assert (project / "person.txt").exists()
