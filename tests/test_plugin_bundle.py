@@ -44,7 +44,7 @@ def test_the_validator_sees_the_hooks_and_the_skills(tmp_path):
     _, report = validate(".claude-plugin/plugin.json", [], tmp_path)
     events = [hook["event"] for hook in report["provides"]["hooks"]]
     assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
-                      "StopFailure", "SubagentStop", "SessionEnd"]
+                      "StopFailure", "Interrupt", "SubagentStop", "SessionEnd"]
     assert all(hook["command"] == "${CLAUDE_PLUGIN_ROOT}/hooks/forge-hook"
                and hook["args"] == [hook["event"]] for hook in report["provides"]["hooks"])
     assert {"forge:forge-status", "forge:clarify"} <= set(report["provides"]["skills"])
