@@ -1,4 +1,4 @@
-"""Build hook: put the plugin's files (workflows, skills, hooks, agents, bin, the manifest,
+"""Build hook: put the plugin's files (workflows, skills, hooks, agents, cli, the manifest,
 the MCP registration, the icon, the docs) inside the wheel.
 
 The canonical files live at the repository root because that is also the plugin's root,
@@ -15,7 +15,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-PLUGIN_ENTRIES = ("workflows", "skills", "hooks", "agents", "bin", ".claude-plugin", "assets",
+PLUGIN_ENTRIES = ("workflows", "skills", "hooks", "agents", "cli", ".claude-plugin", "assets",
                   ".mcp.json", "README.md", "docs", "LICENSE")
 
 

@@ -2,11 +2,11 @@
 
 `forge` is also the name of other widely installed tools (Foundry's Solidity toolchain,
 Laravel Forge's CLI). Every hint forge prints says `Next: forge ...`, so a foreign `forge`
-earlier on PATH would make an agent run the wrong program. Measured in Claude Code 2.1.332:
-the host appends a plugin's `bin/` to the Bash tool's PATH, after what is already there, so
-the session's own PATH wins. SessionStart therefore puts the plugin's `bin/` first through
-the host's per-session environment file, and `forge doctor` names a foreign `forge` with
-the fix for a terminal.
+earlier on PATH would make an agent run the wrong program. The plugin keeps its launcher in
+`cli/`, a folder the host gives no meaning (it would append a plugin's `bin/` to the Bash
+tool's PATH, after the session's own entries, but claude.ai refuses a plugin with files
+there). SessionStart puts `cli/` first on that PATH through the host's per-session
+environment file, and `forge doctor` names a foreign `forge` with the fix for a terminal.
 
 Strings and `os` only: SessionStart runs this on every session start.
 """
@@ -14,16 +14,20 @@ Strings and `os` only: SessionStart runs this on every session start.
 import os
 
 # A forge of ours, whatever installed it, names its package in its first bytes: the
-# plugin's bin/forge launcher runs forge_runtime/entry.py, a console script imports
+# plugin's cli/forge launcher runs forge_runtime/entry.py, a console script imports
 # forge_runtime.cli.main.
 OUR_MARK = b"forge_runtime"
 HEAD_BYTES = 4096
 
 
-def plugin_bin() -> str | None:
-    """The plugin's own `bin/` when forge runs from a plugin tree (or a checkout), else None."""
+# The plugin's folder holding the agent's `forge` launcher.
+PLUGIN_CLI_DIR = "cli"
+
+
+def plugin_cli_dir() -> str | None:
+    """The plugin's own `cli/` when forge runs from a plugin tree (or a checkout), else None."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    directory = os.path.join(root, "bin")
+    directory = os.path.join(root, PLUGIN_CLI_DIR)
     return directory if os.path.isfile(os.path.join(directory, "forge")) else None
 
 

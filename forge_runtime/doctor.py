@@ -346,11 +346,11 @@ def check_command() -> Check:
 
     found = command_path.first_on_path()
     if found is None:
-        return Check("command", True, "no `forge` on this PATH (inside Claude Code the plugin's "
-                                      "bin/ provides one)")
+        return Check("command", True, "no `forge` on this PATH (inside Claude Code forge's "
+                                      "SessionStart puts the plugin's cli/ on it)")
     if command_path.is_ours(found):
         return Check("command", True, f"`forge` on PATH is this forge ({found})")
-    ours = command_path.plugin_bin() or os.path.dirname(os.path.abspath(sys.argv[0]))
+    ours = command_path.plugin_cli_dir() or os.path.dirname(os.path.abspath(sys.argv[0]))
     return Check("command", False, f"the `forge` on PATH is {found}, another program: forge's "
                                    "hints would run it",
                  f'export PATH={shlex.quote(ours)}:"$PATH"')

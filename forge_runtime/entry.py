@@ -1,7 +1,7 @@
 """How the plugin's launchers run forge: as this file, in isolated mode, so no project file runs.
 
 `hooks/forge-hook` runs `<python> -I -S <plugin>/forge_runtime/entry.py hook` (the event in
-FORGE_HOOK_EVENT; `killed <signal>` after a Stop killed by a signal) and `bin/forge` runs
+FORGE_HOOK_EVENT; `killed <signal>` after a Stop killed by a signal) and `cli/forge` runs
 `<python> -I <plugin>/forge_runtime/entry.py cli <args>`. A hook's working directory is the
 project, where an agent can write anything: `python -m pkg` would put that
 directory first on `sys.path` (a planted `forge_runtime/` or `json.py` would be what the hook

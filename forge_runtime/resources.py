@@ -1,7 +1,7 @@
 """Where forge's shipped Markdown and hook helpers live, however forge was installed.
 
 The canonical files sit at the repository root (`workflows/`, `skills/`, `hooks/`, `agents/`,
-`bin/`), which is also the plugin's root. A plugin install and an editable install read them
+`cli/`), which is also the plugin's root. A plugin install and an editable install read them
 there. A regular wheel has no repository around it, so the build copies them into
 `forge_runtime/data/` (see setup.py); that copy wins when present.
 """
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forge_runtime.command_path import PLUGIN_CLI_DIR
 from forge_runtime.errors import ForgeError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-BUNDLED_DIRS = ("workflows", "skills", "hooks", "agents", "bin")
+BUNDLED_DIRS = ("workflows", "skills", "hooks", "agents", PLUGIN_CLI_DIR)
 # Everything a plugin install holds besides forge_runtime itself: a plugin assembled from a
 # wheel (`host_plugin_dir`) has the repository's files, the MCP registration included.
 PLUGIN_ENTRIES = (*BUNDLED_DIRS, ".claude-plugin", "assets", ".mcp.json", "README.md", "docs",

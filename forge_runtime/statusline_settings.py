@@ -88,7 +88,7 @@ def forge_command(own: str | None = None, python: str = sys.executable, *,
                   inherited: bool = False) -> str:
     """The shell command the host runs: this interpreter, `-P`, forge's entry point.
 
-    When forge's code is importable only through PYTHONPATH (the plugin's `bin/forge` sets
+    When forge's code is importable only through PYTHONPATH (the plugin's `cli/forge` sets
     it), the command sets it too, so the host's shell finds the same code. Should forge be
     gone one day (uninstalled, a plugin update that moved it), the shell says nothing of
     it and still runs the person's own command.

@@ -123,11 +123,11 @@ def test_session_start_tells_the_bash_tool_which_python_runs_forge(tmp_path):
     done = run_session_start(env, tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert env_file.read_text() == (f"export FORGE_PYTHON={sys.executable}\n"
-                                    f'export PATH={REPO / "bin"}:"$PATH"\n')
+                                    f'export PATH={REPO / "cli"}:"$PATH"\n')
 
     # What the host does with that file: source it before the agent's Bash command, which
-    # finds the plugin's bin/forge on PATH.
-    bash = clean_env(PATH=f"{REPO / 'bin'}:/usr/bin:/bin")
+    # then finds the plugin's cli/forge on PATH (the host adds none of the plugin's folders).
+    bash = clean_env(PATH="/usr/bin:/bin")
     shown = subprocess.run(["sh", "-c", f". {env_file} && forge --version"], env=bash,
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert shown.stdout.splitlines() == [f"forge {forge_runtime.__version__}", "Done."]

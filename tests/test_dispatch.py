@@ -105,6 +105,8 @@ NO_GOAL_EVENTS = {
                     "cwd": "."},
     "Stop": {"stop_hook_active": False, "transcript_path": "none.jsonl", "cwd": "."},
     "StopFailure": {"error": "rate_limit", "transcript_path": "none.jsonl", "cwd": "."},
+    "Interrupt": {"source": "user", "reason": "stop", "via": "terminal",
+                  "transcript_path": "none.jsonl", "cwd": "."},
     "SessionEnd": {"reason": "other", "cwd": "."},
 }
 

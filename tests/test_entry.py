@@ -98,10 +98,10 @@ def test_entry_reports_a_finished_hook_with_the_launch_status(cli_project):
     assert done.returncode == LAUNCHED_OK
 
 
-def test_bin_forge_runs_the_plugins_cli_isolated(cli_project):
+def test_the_agents_forge_launcher_runs_the_plugins_cli_isolated(cli_project):
     (cli_project / "forge_runtime").mkdir()
     (cli_project / "forge_runtime" / "__init__.py").write_text("raise SystemExit('PLANTED')\n")
-    done = subprocess.run([str(REPO / "bin" / "forge"), "--version"], cwd=cli_project,
+    done = subprocess.run([str(REPO / "cli" / "forge"), "--version"], cwd=cli_project,
                           env={**os.environ, "FORGE_PYTHON": sys.executable},
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("forge "), done.stderr

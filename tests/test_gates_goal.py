@@ -285,6 +285,35 @@ def test_a_persons_prompt_ends_a_held_goal_as_met_but_unverified(project):
     assert "met but unverified" in forge("goal", "status")[1]
 
 
+def test_a_continued_turn_a_persons_esc_ended_is_charged_by_the_next_prompt(project):
+    """Esc during the turn forge's reply started after the host's met fires no Stop (and,
+    before Claude Code 2.1.337, no Interrupt): the person's next prompt finds the verdict,
+    the interrupted turn (closed by the host's note) and ends the goal; that turn ran
+    because forge continued the session, so it is charged first."""
+    from forge_runtime.hooks import user_prompt_submit
+
+    session = held_goal(project)  # Stop 1 continued the goal; the met came after its read
+    session._append({"type": "assistant", "message": {
+        "role": "assistant", "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_nap", "name": "Bash", "input": {}}]}})
+    session._append({"type": "user", "promptId": session.prompt_id, "message": {
+        "role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_nap",
+                                     "content": "rejected", "is_error": True}]},
+        "toolUseResult": "User rejected tool use"})
+    note = session._append({"type": "user", "promptId": session.prompt_id,
+                            "rowSource": "harness", "message": {"role": "user", "content": [
+                                {"type": "text",
+                                 "text": "[Request interrupted by user for tool use]"}]}})
+    user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="I will look myself"))
+    goal = ledger_goal(project)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 2)
+    from forge_runtime.goal.ledger import Ledger
+
+    charges = [record for record in Ledger(project.ledger_root, goal["nonce"]).history()
+               if record["kind"] == "charge"]
+    assert (charges[-1]["turn"], charges[-1].get("late")) == (note["uuid"], True)
+
+
 @pytest.mark.parametrize("sent", [
     {"isMeta": True, "promptSource": "system"},  # ScheduleWakeup, CronCreate (HOST.md)
     {"origin": {"kind": "task-notification"}},  # a background task's notice

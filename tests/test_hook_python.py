@@ -100,7 +100,7 @@ def test_session_start_with_nothing_to_build_imports_nothing_heavy(tmp_path):
     assert imported == "[]"
     assert reply.strip() == ""
     assert env_file.read_text() == (f"export FORGE_PYTHON={shlex.quote(sys.executable)}\n"
-                                    f'export PATH={shlex.quote(str(REPO / "bin"))}:"$PATH"\n')
+                                    f'export PATH={shlex.quote(str(REPO / "cli"))}:"$PATH"\n')
 
 
 def test_a_finder_that_fails_on_a_name_counts_as_not_finding_it(monkeypatch):

@@ -17,7 +17,7 @@ from forge_runtime.cli.main import main
 from forge_runtime.project import find_project
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "StopFailure",
-          "SubagentStop", "SessionEnd"]
+          "Interrupt", "SubagentStop", "SessionEnd"]
 
 
 project = cli_project_fixture()

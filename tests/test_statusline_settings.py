@@ -117,7 +117,7 @@ def test_a_plugin_install_names_forges_code_on_the_command(root, monkeypatch):
     from pathlib import Path
 
     code_root = str(Path(settings.__file__).resolve().parent.parent)
-    monkeypatch.setenv("PYTHONPATH", f"{code_root}/bin/..")  # as the plugin's bin/forge sets it
+    monkeypatch.setenv("PYTHONPATH", f"{code_root}/cli/..")  # as the plugin's cli/forge sets it
     assert settings.forge_command().startswith(f"PYTHONPATH={code_root} ")
 
 

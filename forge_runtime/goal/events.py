@@ -673,12 +673,13 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     if own_turn is not None and not shown:
         before_end = [own_turn]  # a repeated Stop: the turn it charged already
     turns = before_end
-    if at_stop and verdicts and shown and _forge_continued(project, ledger):
+    if verdicts and shown and _forge_continued(project, ledger):
         # the turns after the verdict ran because forge's reply to the last Stop kept the
         # session going (the host writes a turn's verdict a Stop late): forge's, so charged,
-        # up to a person's prompt that took over
+        # up to a person's prompt that took over, whichever event reads them (a turn a
+        # person's Esc ended has no Stop: the next prompt reads it)
         taken = next((verdict.index for verdict in verdicts if verdict.outcome == _TAKEN_OVER),
-                     len(chunk.entries))
+                     len(chunk.entries) if at_stop else _person_after(chunk, cut))
         turns = [turn.uuid for turn in shown if turn.index < taken]
     after_end = [turn.uuid for turn in shown
                  if turn.uuid not in turns and origins.get(turn.uuid) == transcript.HOST]
@@ -748,6 +749,13 @@ def owe_end(project: Project, session: str, ended: str, why: str) -> None:
 
 
 _TAKEN_OVER = "taken over"
+
+
+def _person_after(chunk: transcript.Chunk, start: int) -> int:
+    """The index of the first person's prompt in the chunk after `start`, else its end."""
+    return next((index for index in range(start, len(chunk.entries))
+                 if chunk.prompt_origin(chunk.entries[index]) == transcript.PERSON),
+                len(chunk.entries))
 
 
 def _person_took_over(project: Project, binding: dict,

@@ -39,6 +39,12 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   closes the turn (`usage_limited`). In the TUI the host then waits for the reset and
   continues by itself with a `user` entry that is `isMeta`, `promptSource: "system"`,
   `origin.kind: "auto-continuation"` under a new `promptId`: a turn the host started.
+- A person's interrupt (Esc) during a tool call, or before the model answered, writes no
+  reply that closes the turn: the host writes its own note instead, a `user` entry with
+  `rowSource: "harness"` whose text is `[Request interrupted by user for tool use]` or
+  `[Request interrupted by user]` (2.1.332 and 2.1.337 alike). That note closes the turn
+  still open before it (`interruption_note`); it is no prompt. 2.1.337 also fires the
+  `Interrupt` hook then (hooks/interrupt.py), before the TUI has written the note.
 
 - The `-p` host writes each entry before it runs the Stop hooks. The interactive TUI
   writes asynchronously: measured, a Stop hook sometimes starts 15-30 ms before its own
@@ -225,8 +231,22 @@ class Chunk:
 
     def turns(self) -> list[Turn]:
         """Every turn the chunk shows finished, oldest first."""
-        return [Turn(entry["uuid"], index) for index, entry in enumerate(self.entries)
-                if _closes_turn(entry)]
+        return [Turn(self.entries[index]["uuid"], index) for index in self._closing()]
+
+    def _closing(self) -> list[int]:
+        """Where each turn the chunk shows finished is closed: a reply that calls no tool,
+        the host's entry for a usage limit, or the host's note that an interrupt ended the
+        turn open before it (a prompt or a reply since the last close; at the chunk's start
+        none is open, so a note after a turn a reply already closed closes nothing more)."""
+        found, running = [], False
+        for index, entry in enumerate(self.entries):
+            if _closes_turn(entry) or (running and interruption_note(entry)):
+                found.append(index)
+                running = False
+            elif (entry.get("type") == "assistant" and not entry.get("isSidechain")) or \
+                    self.prompt_origin(entry) is not None:
+                running = True
+        return found
 
     def usage_limited(self) -> list[str]:
         """The turns the chunk shows the host stopped for a usage limit, oldest first."""
@@ -254,7 +274,7 @@ class Chunk:
         afresh. Once a turn closed, nothing is open: whatever runs before the next prompt
         (a background subagent) was started by none, which counts as the host's."""
         state = dict(carried) if isinstance(carried, dict) else {}
-        origins = {}
+        origins, closing = {}, set(self._closing())
         for index, entry in enumerate(self.entries):
             found = self.prompt_origin(entry)
             if found is not None:
@@ -263,7 +283,7 @@ class Chunk:
                     state = {"id": ident if isinstance(ident, str) else None,
                              "origin": found}
                 state["open"] = True
-            if self._identifies_turn(entry):
+            if index in closing:
                 origins[entry_turn(self, index)] = \
                     state.get("origin") if state.get("open") else HOST
                 state["open"] = False
@@ -273,9 +293,6 @@ class Chunk:
     def open_origin(state: dict) -> str | None:
         """The origin of the turn open at a chunk's end, from `turn_origins`'s state."""
         return state.get("origin") if state.get("open") else None
-
-    def _identifies_turn(self, entry: dict) -> bool:
-        return _closes_turn(entry)
 
     def verdicts(self) -> list[Verdict]:
         """Goal verdicts in transcript order, each with its place among the turns."""
@@ -346,8 +363,9 @@ def prompt_origin(entry: dict) -> str | None:
     """PERSON for a prompt whose every field says a person sent it, HOST for any other
     prompt that starts a turn (isMeta, a scheduled or system source, a task notification, a
     plugin's, a peer's, a field forge has not classified), None for an entry that starts no
-    turn (tool results, assistant entries)."""
-    if entry.get("type") != "user" or entry.get("isSidechain") or "toolUseResult" in entry:
+    turn (tool results, assistant entries, the host's note of an interruption)."""
+    if entry.get("type") != "user" or entry.get("isSidechain") or "toolUseResult" in entry or \
+            interruption_note(entry):
         return None
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
@@ -396,6 +414,26 @@ def usage_limit_entry(entry: dict) -> bool:
     quota = entry.get("quotaLimits")
     return entry.get("apiError") == "usage_limit_reached" or (
         isinstance(quota, dict) and quota.get("status") == "rejected")
+
+
+# The host's notes that a person's interrupt ended a turn (its own texts, read from the
+# binary 2.1.337, and written by 2.1.332 too)
+INTERRUPTION_NOTES = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
+
+
+def interruption_note(entry: dict) -> bool:
+    """The host's note that a person's interrupt ended the turn: a `user` entry the host
+    itself wrote (`rowSource: "harness"`; a typed prompt has none) holding only one of its
+    notes. A person who types the same words writes a prompt, not this."""
+    if entry.get("type") != "user" or entry.get("rowSource") != "harness" or \
+            entry.get("isMeta") or entry.get("isSidechain"):
+        return False
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) and \
+            content[0].get("type") == "text":
+        content = content[0].get("text")
+    return content in INTERRUPTION_NOTES
 
 
 def _closes_turn(entry: dict) -> bool:

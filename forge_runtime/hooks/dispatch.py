@@ -28,6 +28,7 @@ EVENT_MODULES = {
     "PostToolUse": "post_tool_use",
     "Stop": "stop",
     "StopFailure": "stop_failure",
+    "Interrupt": "interrupt",
     "SubagentStop": "subagent_stop",
     "SessionEnd": "session_end",
 }

@@ -5,12 +5,13 @@ install builds `${CLAUDE_PLUGIN_DATA}/forge-env` (see forge_runtime.bootstrap); 
 hook of the session then runs there. If that cannot be done, the person sees one message
 with its Fix, and the session goes on: hooks that must fail closed still do so on their own.
 
-The agent's Bash tool finds the plugin's `bin/forge` on its PATH, but the host passes it no
-CLAUDE_PLUGIN_* variables, and puts that `bin/` after the session's own PATH, where another
-program called `forge` may come first (forge_runtime.command_path). A SessionStart hook may
-export variables to the session's Bash commands through the file named by CLAUDE_ENV_FILE,
-so this hook tells `bin/forge` which Python has forge's dependencies and puts the plugin's
-`bin/` first. Without that file, a foreign `forge` first on PATH is told to the person once.
+The agent's Bash tool runs `forge` hints, but the host passes it no CLAUDE_PLUGIN_*
+variables and puts none of the plugin's folders on its PATH (the launcher is in `cli/`, not
+`bin/`: forge_runtime.command_path), where another program called `forge` may be. A
+SessionStart hook may export variables to the session's Bash commands through the file
+named by CLAUDE_ENV_FILE, so this hook puts the plugin's `cli/` first on PATH and tells
+`cli/forge` which Python has forge's dependencies. Without that file, a foreign `forge`
+first on PATH is told to the person once.
 And it tells the person when the repository's last Stop hooks were killed by someone else's
 signal.
 """
@@ -51,7 +52,7 @@ def foreign_forge_notice() -> dict | None:
     return {"systemMessage": hints.error(
         f"the `forge` this session's Bash runs first is {foreign}, another program, so "
         "forge's hints would run it", "forge doctor",
-        "use the plugin's forge by its full path, or put its bin/ first on PATH").render()}
+        "use the plugin's forge by its full path, or put its cli/ first on PATH").render()}
 
 
 def killed_stops_notice(event: dict, reply: dict | None = None) -> dict | None:
@@ -65,16 +66,16 @@ def killed_stops_notice(event: dict, reply: dict | None = None) -> dict | None:
 
 
 def export_to_bash(python: str) -> bool:
-    """Export FORGE_PYTHON, and the plugin's `bin/` first on PATH, to the host's per-session
+    """Export FORGE_PYTHON, and the plugin's `cli/` first on PATH, to the host's per-session
     Bash environment file; False when the host gave none."""
-    from forge_runtime.command_path import plugin_bin
+    from forge_runtime.command_path import plugin_cli_dir
     from forge_runtime.guard.shell.lexer import quote
 
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     if not env_file:
         return False
     lines = [f"export FORGE_PYTHON={quote(python)}\n"]
-    directory = plugin_bin()
+    directory = plugin_cli_dir()
     if directory is not None:
         lines.append(f'export PATH={quote(directory)}:"$PATH"\n')
     from forge_runtime import safeio

@@ -44,6 +44,14 @@ def plugin_with_hooks(scratch: Path, edit) -> Path:
     return plugin
 
 
+def host_knows_event(host, event: str) -> bool:
+    """Whether this host build has the hook event: its own validator lists forge's entry for
+    it among what the plugin provides (a build without the event drops the entry, with a
+    warning: Claude Code 2.1.332 for Interrupt)."""
+    done = host.cli(["plugin", "validate", str(host.plugin_dirs[0]), "--json"])
+    return any(hook["event"] == event for hook in json.loads(done.stdout)["provides"]["hooks"])
+
+
 def model_turns(session) -> int:
     """How many working turns a host session's scripted model answered."""
     return sum(1 for request in session.requests if request["rule"] == "model works")

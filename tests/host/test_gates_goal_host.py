@@ -3,7 +3,7 @@ and forge's Stop tells its next turn which gate is stale; `forge goal verify-gat
 goal's recorded gates itself and the goal is verified. And a model that tries to buy its
 gates (the Write tool weakening the gates file, a read of the receipt key, a receipt sealed
 with the key by a script) gets a goal that is met but not verified. The scripted model runs
-`forge` through the host's Bash tool, where the plugin's `bin/` is on PATH."""
+`forge` through the host's Bash tool, where forge's SessionStart put the plugin's `cli/` on PATH."""
 
 from __future__ import annotations
 

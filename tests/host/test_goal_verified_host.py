@@ -20,6 +20,7 @@ import time
 
 import pytest
 from goal_support import goal_in_state
+from session_support import host_knows_event
 
 from forge_runtime.gates.files import read_record
 from forge_runtime.goal.ledger import Ledger
@@ -166,6 +167,9 @@ def test_a_gate_that_never_passes_ends_at_the_ceiling_unverified_with_every_turn
 
 
 NAPS_WHEN_TOLD = "rules:" + MET_AT_ONCE + """
+  - name: host names the session
+    when: {system_contains: "You are naming a coding session"}
+    reply: {text: '{"title": "Parser"}'}
   - name: model rested
     when: {last_is_tool_result: true}
     reply: {text: "Rested."}
@@ -180,12 +184,16 @@ NAPS_WHEN_TOLD = "rules:" + MET_AT_ONCE + """
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_persons_esc_ends_forges_continuation_at_once(claude_host, project, tui_factory):
-    """Measured: Esc during a tool fires no Stop; the person's next prompt is the next
-    event, and the goal ends there as the host judged it, met but unverified, with nothing
-    continued after. (Claude Code refuses a standalone `sleep 30` in Bash at once, hence
-    the nap in Python; and Esc while a Stop hook runs cancels that hook.)"""
+    """Measured: Esc during a tool fires no Stop; the goal ends at the person's next prompt
+    as the host judged it, met but unverified, with nothing continued after. The turn
+    forge's continuation started, which the Esc ended, is charged as a turn of its own: at
+    once by the Interrupt hook where the host fires one (2.1.337), late by the person's
+    prompt where it does not (2.1.332). (Claude Code refuses a standalone `sleep 30` in
+    Bash at once, hence the nap in Python; and Esc while a Stop hook runs cancels that
+    hook.)"""
     _gated_project(project)
     host = claude_host(NAPS_WHEN_TOLD)
+    fires_interrupt = host_knows_event(host, "Interrupt")
     tui = tui_factory(host, project, ["--allowedTools", "Bash"])
     tui.wait_for(lambda: "❯" in tui.screen(), "the TUI prompt")
     tui.type(f"/goal {OBJECTIVE}")
@@ -194,15 +202,20 @@ def test_a_persons_esc_ends_forges_continuation_at_once(claude_host, project, tu
     tui.keys("Escape")
     tui.wait_for(lambda: "Interrupted" in tui.screen(), "the interrupt")
     assert len(tui.hooks("Stop")) == 1
+    if fires_interrupt:  # the host does not wait for it; a person reading the screen does
+        tui.wait_for(lambda: tui.hooks("Interrupt"), "forge's Interrupt hook")
 
     tui.type("thanks, I will look myself")
     tui.wait_for(lambda: len(tui.hooks("Stop")) == 2, "the person's turn's Stop")
     assert tui.hooks("Stop")[-1]["stdout"] == ""  # nothing keeps the session going
     goal = goal_in_state(project)
-    assert (goal["status"], goal["turn_count"]) == ("complete", 1)
+    assert (goal["status"], goal["turn_count"]) == ("complete", 2)
+    assert _charges(project, goal["nonce"])[-1].get("late", False) is not fires_interrupt
     record = read_record(find_project(project), goal["nonce"])
     assert record["met"]["verified"] is False and "verified_at" not in record
-    rules = [r["rule"] for r in host.server.requests]
+    # 2.1.337 also asks the model for a title of the session when the person's first words
+    # arrive (no tools, nothing of the goal's): the host's, not a continuation
+    rules = [r["rule"] for r in host.server.requests if r["rule"] != "host names the session"]
     # the last answers the person's prompt (its message ends with the interrupted tool's
     # result): the turn the person drives after the goal ended is never charged
     assert rules == ["model claims done", "evaluator says met", "model naps", "model rested"]

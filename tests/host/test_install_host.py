@@ -210,9 +210,9 @@ def test_a_machine_with_a_foreign_forge_follows_the_readme_to_a_budgeted_goal(tm
                "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}  # as the off-switch tests run
         session = host.run(f"/goal {OBJECTIVE}", cwd=project, env=env, timeout=120,
                            args=["--permission-mode", "acceptEdits", "--allowedTools", "Bash"])
-        ran = next((text for text in _tool_results(session) if "/bin/forge" in text), "")
+        ran = next((text for text in _tool_results(session) if "/cli/forge" in text), "")
         assert "foundry" not in ran and "UNIT-TESTS-RAN" in ran, ran
-        assert str(installed.clone / "bin" / "forge") in ran  # the plugin's own forge won
+        assert str(installed.clone / "cli" / "forge") in ran  # the plugin's own forge won
         result = outcome(session)
         assert (result.turns, result.ended_by) == (TRANCHE, "forge's budget"), str(result)
     finally:

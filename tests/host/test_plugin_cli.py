@@ -1,8 +1,10 @@
 """`forge` in the agent's Bash tool of a plugin install, against the real Claude Code binary.
 
-The host puts a plugin's `bin/` on the Bash tool's PATH but gives Bash no CLAUDE_PLUGIN_*
-variables; forge's SessionStart hook exports FORGE_PYTHON through the host's CLAUDE_ENV_FILE
-so that `bin/forge` runs with the Python that has forge's dependencies.
+The plugin ships no `bin/` (claude.ai refuses a plugin with files there), so the host puts
+none of its folders on the Bash tool's PATH, and gives Bash no CLAUDE_PLUGIN_* variables:
+forge's SessionStart hook puts the plugin's `cli/` first on that PATH and exports
+FORGE_PYTHON through the host's CLAUDE_ENV_FILE, so that `cli/forge` runs with the Python
+that has forge's dependencies.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def test_the_agents_bash_runs_the_plugins_forge_with_the_python_session_start_na
     assert session.terminal_reason == "completed", session.result
     (output,) = _tool_results(session)
     found, python, *answer = output.splitlines()
-    assert found == str(host.plugin_dirs[0] / "bin" / "forge")
+    assert found == str(host.plugin_dirs[0] / "cli" / "forge")
     # The host kit hands hooks a recording shim as FORGE_PYTHON; Bash sees the interpreter
     # the SessionStart hook exported instead, so the export is what reached it.
     assert python == f"python={sys.executable}"
@@ -75,8 +77,8 @@ def test_the_agents_bash_runs_the_plugins_forge_with_the_python_session_start_na
 
 def test_a_foreign_forge_earlier_on_path_does_not_take_forges_hints(claude_host, project,
                                                                       tmp_path):
-    """Foundry's `forge` first on the session's PATH: the host appends the plugin's bin/
-    after it, so without forge's SessionStart export the agent would run Foundry's."""
+    """Foundry's `forge` first on the session's PATH: without forge's SessionStart export the
+    agent would run Foundry's."""
     foundry = tmp_path / "foundry-bin"
     foundry.mkdir()
     (foundry / "forge").write_text("#!/bin/sh\necho 'forge 0.2.0 (foundry: not yours)'\n")
@@ -88,6 +90,6 @@ def test_a_foreign_forge_earlier_on_path_does_not_take_forges_hints(claude_host,
     assert session.terminal_reason == "completed", session.result
     (output,) = _tool_results(session)
     found, _python, *answer = output.splitlines()
-    assert found == str(host.plugin_dirs[0] / "bin" / "forge")
+    assert found == str(host.plugin_dirs[0] / "cli" / "forge")
     assert "foundry" not in output
     assert json.loads("\n".join(answer))["_hint"]["marker"] == "Wait"

@@ -54,7 +54,7 @@ def _reexec_with_sdk() -> None:
     python = str(bootstrap.env_python(boot.env))
     import forge_runtime
 
-    # the plugin's own entry script, run as bin/forge runs it (a path: the CLI is below it)
+    # the plugin's own entry script, run as cli/forge runs it (a path: the CLI is below it)
     entry = os.path.join(os.path.dirname(forge_runtime.__file__), "entry.py")
     rest = sys.argv[sys.argv.index("mcp") + 1:] if "mcp" in sys.argv else []
     os.execv(python, [python, "-I", entry, "cli", "mcp", *rest])
