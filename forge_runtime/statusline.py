@@ -14,7 +14,8 @@ project from being imported.
 On a subscription login its input also carries the plan's windows (`rate_limits`, read
 from the API's rate-limit headers; no hook input has them): for a session bound to a goal
 or with a pending `/goal`, forge keeps them where the hooks read them (goal/plan_store.py),
-and the gauge shows the windows the goal watches with these newest figures.
+with the usage of the newest answer the input holds (`context_window.current_usage`), and
+the gauge shows the windows the goal watches with these newest figures.
 
 It never prints an error: one line about the session's goal, `forge: ledger needs
 attention` when the ledger or state.md does not check out (the Stop hook says what is wrong
@@ -85,19 +86,24 @@ def _heard_from_api(event: dict) -> bool:
 
 def keep_plan_reading(ledger_root: str, event: dict) -> dict | None:
     """The plan's windows in the host's input as a reading, kept for the hooks (a copy
-    under the ledger root, its mirror in the witness root: goal/plan_store.py); None when
-    none is kept. A reading without windows from before the host's first answer says
-    nothing about the login, so it does not replace what is kept."""
+    under the ledger root, its mirror in the witness root: goal/plan_store.py) with the
+    usage of the newest answer the input holds (a tool call waits for the figures of the
+    answer that asked for it: goal/plan_fresh.py); None when none is kept. A reading
+    without windows from before the host's first answer says nothing about the login, so
+    it does not replace what is kept."""
     import time
 
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal import plan, plan_store
+    from forge_runtime.goal.plan_fresh import usage_key
 
     reading = plan.from_statusline(event, int(time.time()))
     if not reading["windows"] and not _heard_from_api(event):
         return None
+    context = event.get("context_window")
+    answer = usage_key(context.get("current_usage")) if isinstance(context, dict) else None
     try:
-        plan_store.record(ledger_root, event["session_id"], reading)
+        plan_store.record(ledger_root, event["session_id"], reading, answer)
     except (ForgeError, OSError):
         return None  # the mirror is written first: a stale copy then fails closed (latest)
     return reading
