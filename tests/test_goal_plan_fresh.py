@@ -41,15 +41,23 @@ def _usage(n: int, output: int = 20) -> dict:
             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
 
-def _answer(session: Session, n: int, *tool_ids: str, final: bool = True) -> dict:
+def _now() -> str:
+    """The host's `timestamp` of an entry made now."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def _answer(session: Session, n: int, *tool_ids: str, final: bool = True,
+            usage: dict | None = None) -> dict:
     """The transcript entry of answer `n` asking for `tool_ids` (`final`: written after its
     stream ended, with its stop reason, as the host writes it)."""
-    return session._append({"type": "assistant", "message": {
+    time.sleep(0.002)  # the host's timestamps are to the millisecond
+    return session._append({"type": "assistant", "timestamp": _now(), "message": {
         "id": f"msg_{n}", "model": "claude-test", "role": "assistant",
         "stop_reason": "tool_use" if final else None,
         "content": [{"type": "tool_use", "id": ident, "name": "Bash",
                      "input": {"command": "true"}} for ident in tool_ids],
-        "usage": _usage(n)}})
+        "usage": usage or _usage(n)}})
 
 
 def _status_line(project, session: Session, usage: dict, five_hour=None, seven_day=30
@@ -119,6 +127,23 @@ def test_a_status_line_drawn_before_the_answers_stream_ended_is_not_its_figures(
     finally:
         drawn.join()
     assert denied is not None and "83%" in denied, denied
+
+
+def test_where_a_models_usage_repeats_a_reading_kept_before_its_answer_is_not_of_it(project):
+    """A model whose answers all report one usage (a scripted one does): the reading the
+    status line kept for the answer before is older than this answer."""
+    session = _running(project, 70)
+    same = _usage(1)
+    _answer(session, 1, "toolu_1", usage=same)
+    _status_line(project, session, same, five_hour=76)
+    assert _call(session, "toolu_1") is None
+    _answer(session, 2, "toolu_2", usage=same)
+    drawn = _later(0.3, _status_line, project, session, same, 82)
+    try:
+        denied = _call(session, "toolu_2")
+    finally:
+        drawn.join()
+    assert denied is not None and "82%" in denied, denied
 
 
 def test_parallel_calls_of_one_answer_share_its_figures(project):
@@ -211,8 +236,10 @@ def test_the_answer_counts_once_its_stream_ended_and_only_the_newest_is_read(pro
     assert watch.usage() is None  # the newest answer asks for another call
     _answer(session, 2, "toolu_2", final=False)
     assert watch.usage() is None  # written before its stream ended: no final usage yet
-    _answer(session, 2, "toolu_2")
-    assert watch.usage() == [1074, 20, 0, 0]
+    entry = _answer(session, 2, "toolu_2")
+    usage, began = watch.usage()
+    assert usage == [1074, 20, 0, 0]
+    assert time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(began)) == entry["timestamp"][:19]
 
 
 def test_an_answer_with_a_long_tool_input_is_found_past_the_first_look(project):
@@ -223,7 +250,7 @@ def test_an_answer_with_a_long_tool_input_is_found_past_the_first_look(project):
     session.transcript.write_text("")
     session._append(entry)
     assert session.transcript.stat().st_size > 3 * plan_fresh.TAIL_BYTES
-    assert plan_fresh.AnswerWatch(str(session.transcript), "toolu_big").usage() == \
+    assert plan_fresh.AnswerWatch(str(session.transcript), "toolu_big").usage()[0] == \
         [1037, 20, 0, 0]
 
 

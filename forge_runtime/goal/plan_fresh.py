@@ -14,17 +14,20 @@ tests/host/test_goal_plan_host.py):
   its messages. While a tool call waits in PreToolUse nothing of the main thread moves, so
   the run after the answer that asked for it comes about 0.3 s after that answer's end.
 
-So forge's status line keeps beside each reading the usage its input shows (plan_store
-ANSWER, `usage_key`), and a main-thread tool call waits (`reading_for_call`) until the
-transcript holds the final usage of its answer and a reading was taken with that same
-usage: that reading's figures are the answer's own or newer. None in FRESH_WAIT_SECONDS
-(a host that draws no status line: `claude -p`, or one not installed; a machine too
-loaded): the call is denied, nothing runs, and the same call made again waits anew.
+So forge's status line keeps beside each reading the usage its input shows and when it
+kept it (plan_store ANSWER and TAKEN), and a main-thread tool call waits
+(`reading_for_call`) until the transcript holds the final usage of its answer and a reading
+was kept after that answer began (its entry's `timestamp`) with that same usage: that
+reading's figures are the answer's own or newer. None in FRESH_WAIT_SECONDS (a host that
+draws no status line: `claude -p`, or one not installed; a machine too loaded): the call
+is denied, nothing runs, and the same call made again waits anew.
 
-Answers are told apart by their usage: every answer's prompt holds the one before it and
-its tool results, so a session's answers never repeat a usage. A subagent's answers are in
-its own transcript and never in the status line's input: its calls, and Codex's (whose
-rollout carries each reply's figures), are checked against the newest reading.
+Answers are told apart by their usage (every answer's prompt holds the one before it and
+its tool results, so a session's answers do not repeat one) and, where a model's usage
+does repeat, by time: a reading kept before the answer began is not of it. A subagent's
+answers are in its own transcript and never in the status line's input: its calls, and
+Codex's (whose rollout carries each reply's figures), are checked against the newest
+reading.
 """
 
 import os
@@ -74,17 +77,18 @@ def _prompt(figures: list[int]) -> int:
 
 
 class AnswerWatch:
-    """The final usage (`usage_key`) of the answer that asked for a tool call, once the
-    transcript holds an entry of it written after its stream ended (its stop reason set).
-    The first look reads the transcript's end back to the newest answer; each later one
-    reads only the lines added since."""
+    """(the final usage (`usage_key`), when it began (epoch s)) of the answer that asked for
+    a tool call, once the transcript holds an entry of it written after its stream ended
+    (its stop reason set). The first look reads the transcript's end back to the newest
+    answer; each later one reads only the lines added since."""
 
     def __init__(self, path: str, tool_use_id: str) -> None:
         self.path, self.tool_use_id = path, tool_use_id
         self.offset: int | None = None  # where the next look starts (a line's start)
 
-    def usage(self) -> list[int] | None:
-        """The answer's final usage, or None while the transcript holds none."""
+    def usage(self) -> tuple[list[int], float] | None:
+        """The answer's final usage and when it began, or None while the transcript holds
+        no final entry of it (or one without them)."""
         from forge_runtime import safeio
 
         try:
@@ -99,7 +103,7 @@ class AnswerWatch:
         except (OSError, ValueError):  # no transcript yet, or none forge may read
             return None
 
-    def _first_look(self, handle, size: int) -> list[int] | None:
+    def _first_look(self, handle, size: int) -> tuple[list[int], float] | None:
         span = TAIL_BYTES
         while True:
             start = max(0, size - span)
@@ -112,7 +116,7 @@ class AnswerWatch:
                 return found
             span *= 4
 
-    def _answer(self, lines: list[bytes]) -> tuple[list[int] | None, bool]:
+    def _answer(self, lines: list[bytes]) -> tuple[tuple[list[int], float] | None, bool]:
         """(the usage, whether `lines` decided it), read backwards while they are entries
         of the newest answer: an older answer's entry says the newest is not yet written."""
         from forge_runtime import fastjson
@@ -136,9 +140,23 @@ class AnswerWatch:
             elif message.get("id") != newest:
                 return None, True
             if needle in line and _asks(message, self.tool_use_id):
+                usage, began = usage_key(message.get("usage")), _began(entry)
                 final = isinstance(message.get("stop_reason"), str)
-                return (usage_key(message.get("usage")) if final else None), True
+                return ((usage, began) if final and usage and began else None), True
         return None, seen is not None
+
+
+def _began(entry: dict) -> float | None:
+    """When the host made an entry (its `timestamp`, `2026-12-07T23:41:39.318Z`)."""
+    from forge_runtime.goal.ceilings import epoch
+
+    stamp = entry.get("timestamp")
+    if not isinstance(stamp, str) or len(stamp) < 20 or not stamp.endswith("Z"):
+        return None
+    try:
+        return epoch(stamp) + float("0" + stamp[19:-1])
+    except ValueError:
+        return None
 
 
 def _asks(message: dict, tool_use_id: str) -> bool:
@@ -161,11 +179,19 @@ def reading_for_call(event: dict, root: str, tool_use_id: str) -> dict | str:
         if wanted is None:
             wanted = answer.usage()
         kept = plan_store.claude_with_notes(root, session)
-        if wanted is not None and kept is not None and kept.get(plan_store.ANSWER) == wanted:
+        if wanted is not None and kept is not None and _of(kept, *wanted):
             return plan_store.bare(kept)
         if time.monotonic() >= deadline:
             return _stale_text(kept is not None)
         time.sleep(POLL_SECONDS)
+
+
+def _of(kept: dict, usage: list[int], began: float) -> bool:
+    """Whether a kept reading is of the answer with `usage` that began at `began`."""
+    from forge_runtime.goal import plan_store
+
+    taken = kept.get(plan_store.TAKEN)
+    return kept.get(plan_store.ANSWER) == usage and isinstance(taken, float) and taken > began
 
 
 def _stale_text(any_reading: bool) -> str:

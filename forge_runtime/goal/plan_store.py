@@ -7,8 +7,9 @@ nothing (`_kept`).
 
 Beside a reading, in the same two files, forge keeps what the hooks ask of the host's
 status line and no charge carries into the ledger (`current` and `latest` leave them out):
-`ANSWER`, the usage of the newest answer the status line's input held (goal/plan_fresh.py:
-a tool call waits for the figures of the answer that asked for it), and `REPORTED`, every
+`ANSWER`, the usage of the newest answer the status line's input held, and `TAKEN`, when
+(epoch s, to the microsecond) the status line kept it (goal/plan_fresh.py: a tool call
+waits for the figures of the answer that asked for it), and `REPORTED`, every
 window the session's readings have shown (goal/plan_windows.py: a window the host never
 reported is not one it left out because it had ended).
 """
@@ -25,8 +26,8 @@ MIRROR_DIR = "plan"
 # PreToolUse's deadline, which a hook reading the store more than once must keep
 TORN_WRITE_SECONDS = 0.1
 TORN_WRITE_POLL = 0.02
-ANSWER, REPORTED = "answer", "reported"
-_BESIDE = (ANSWER, REPORTED)
+ANSWER, TAKEN, REPORTED = "answer", "taken", "reported"
+_BESIDE = (ANSWER, TAKEN, REPORTED)
 
 
 def _paths(root: str, session: str) -> tuple[str, str] | None:
@@ -49,7 +50,8 @@ def bare(kept: dict | None) -> dict | None:
 def record(root: str, session: str, reading: dict, answer: list[int] | None = None) -> None:
     """Keep the newest reading of a session: its mirror in the witness root first, then the
     copy under the ledger root, with `answer` (the usage of the newest answer the host's
-    input held, ANSWER) and the windows the session's readings have shown (REPORTED). Each
+    input held, ANSWER, and now, TAKEN) and the windows the session's readings have shown
+    (REPORTED). Each
     reading kept is dated after the one before it (one whose figures differ in the same
     second is moved a second on), so a copy dated before its mirror is the earlier reading
     a writer has not replaced yet, or that a crash between the two writes left (`latest`
@@ -68,7 +70,7 @@ def record(root: str, session: str, reading: dict, answer: list[int] | None = No
         shown.update(name for name in before[REPORTED] if name in WINDOWS)
     reading = {**reading, REPORTED: sorted(shown)}
     if answer is not None:
-        reading[ANSWER] = list(answer)
+        reading[ANSWER], reading[TAKEN] = list(answer), time.time()
     data = fastjson.dumps(reading).encode("utf-8")
     safeio.replace(paths[1], data, durable=False, create_dirs=True)
     safeio.replace(paths[0], data, root, durable=False, create_dirs=True)
