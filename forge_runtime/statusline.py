@@ -22,9 +22,11 @@ attention` when the ledger or state.md does not check out (the Stop hook says wh
 and the fix), or nothing for a session without a goal and for input it cannot read.
 
 `--wrap COMMAND` keeps a person's own status line (`forge init --statusline` sets this up):
-COMMAND runs first with the same input, its output is printed as it was, and forge's part
-joins its last line. `--wrap-inherited COMMAND` does the same for a command forge took from
-a settings file of lower precedence (removing forge's line then leaves the file without one).
+COMMAND runs with the same input, after forge's part (a goal's tool call waits for the plan
+reading forge keeps, and COMMAND may take up to OWN_TIMEOUT_S), its output is printed as it
+was, and forge's part joins its last line. `--wrap-inherited COMMAND` does the same for a
+command forge took from a settings file of lower precedence (removing forge's line then
+leaves the file without one).
 """
 
 from __future__ import annotations
@@ -190,11 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError):
         raw = b""
     wraps = len(argv) == 2 and argv[0] in (WRAP_FLAG, INHERITED_FLAG)
-    own = own_output(argv[1], raw) if wraps else ""
-    try:
+    try:  # first: a goal's tool call waits for the plan reading this keeps
         ours = forge_part(raw, colour=_colour())
     except Exception:  # a bug of ours: never a traceback on the person's screen
         ours = ""
+    own = own_output(argv[1], raw) if wraps else ""
     text = joined(own, ours)
     if text:  # in the terminal's encoding, whatever the person's own command printed
         out = sys.stdout

@@ -317,3 +317,25 @@ def test_the_newest_answers_usage_and_every_window_shown_are_kept_beside_the_rea
     assert plan_store.ANSWER not in noted
     assert noted[plan_store.REPORTED] == ["five_hour", "seven_day"]
     assert kept(project, session) == plan_store.bare(noted)  # a charge carries no notes
+
+
+def test_the_plan_reading_is_kept_before_a_slow_status_line_of_the_persons_runs(project):
+    """A goal's tool call waits for this reading (goal/plan_fresh.py); a person's own
+    status line may take seconds."""
+    session = running(project, 3)
+    raw = json.dumps(plan_input(session)).encode()
+    environment = _environment(CLAUDE_PROJECT_DIR=str(project.root))
+    started = time.monotonic()
+    slow = subprocess.Popen([sys.executable, "-P", "-c", ENTRY, "--wrap", "sleep 3; echo mine"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=project.root,
+                            env=environment)
+    slow.stdin.write(raw)
+    slow.stdin.close()
+    try:
+        while kept(project, session) is None and time.monotonic() - started < 2.5:
+            time.sleep(0.05)
+        assert kept(project, session) is not None, "kept only after the person's command"
+    finally:
+        assert slow.wait(timeout=30) == 0
+        slow.stdout.close()
+    assert time.monotonic() - started >= 3

@@ -204,8 +204,9 @@ def _step(name: str) -> int:
 @needs_tmux
 def test_answers_a_third_of_a_second_apart_stop_at_the_first_call_after_the_crossing(
         claude_host, project, tui_factory, tmp_path):
-    """Measured before this held: at this pace the host ran its status line after each
-    answer's PreToolUse, and the call of the answer at 81 % ran."""
+    """At this pace the host runs its status line only after each answer's PreToolUse
+    has started: without the wait for its answer's figures, the call of the answer at
+    81 % runs."""
     host = claude_host(FAST, login="subscription",
                        env={"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"})
     inputs = tmp_path / "statusline-inputs.jsonl"
