@@ -237,7 +237,10 @@ def test_the_answer_counts_once_its_stream_ended_and_only_the_newest_is_read(pro
     _answer(session, 2, "toolu_2", final=False)
     assert watch.usage() is None  # written before its stream ended: no final usage yet
     entry = _answer(session, 2, "toolu_2")
-    usage, began = watch.usage()
+    session._append({"type": "assistant", "timestamp": _now(), "message": {
+        "id": "msg_synthetic", "model": "<synthetic>", "role": "assistant",
+        "stop_reason": "stop_sequence", "content": [{"type": "text", "text": "later"}]}})
+    usage, began = watch.usage()  # what came after it since the last look hides nothing
     assert usage == [1074, 20, 0, 0]
     assert time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(began)) == entry["timestamp"][:19]
 

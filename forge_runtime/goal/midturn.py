@@ -198,10 +198,11 @@ def _plan_over(event: dict, root: str, goal: dict):
         at = reading["at"]
     else:
         at = ceilings.epoch(ceilings.now())
-    if asked is not None and plan.unwatched(goal):
+    blind = plan.unwatched(goal) if asked is not None else []
+    if blind:
         from forge_runtime.goal import plan_windows
 
-        return plan_windows.denial(goal, plan.unwatched(goal), list(reading["windows"]))
+        return plan_windows.denial(goal, blind, list(reading["windows"]))
     over = plan.over(goal, at)
     return (over[0], goal) if over else None
 

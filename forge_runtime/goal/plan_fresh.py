@@ -98,7 +98,7 @@ class AnswerWatch:
                     handle.seek(self.offset)
                     data = handle.read(size - self.offset)
                     self.offset += data.rfind(b"\n") + 1
-                    return self._answer(data.split(b"\n")[:-1])[0]
+                    return self._answer(data.split(b"\n")[:-1], history=False)[0]
                 return self._first_look(handle, size)
         except (OSError, ValueError):  # no transcript yet, or none forge may read
             return None
@@ -110,15 +110,17 @@ class AnswerWatch:
             handle.seek(start)
             data = handle.read(size - start)
             lines = data.split(b"\n")[:-1]  # the last is unfinished or empty
-            found, decided = self._answer(lines if start == 0 else lines[1:])
+            found, decided = self._answer(lines if start == 0 else lines[1:], history=True)
             if decided or start == 0 or span >= LONGEST_TAIL:
                 self.offset = start + data.rfind(b"\n") + 1
                 return found
             span *= 4
 
-    def _answer(self, lines: list[bytes]) -> tuple[tuple[list[int], float] | None, bool]:
-        """(the usage, whether `lines` decided it), read backwards while they are entries
-        of the newest answer: an older answer's entry says the newest is not yet written."""
+    def _answer(self, lines: list[bytes], history: bool
+                ) -> tuple[tuple[list[int], float] | None, bool]:
+        """(the usage and when it began, whether `lines` decided it), read backwards; in
+        the transcript's `history` only while they are entries of its newest answer (an
+        older answer's entry says the one asked about is not written yet)."""
         from forge_runtime import fastjson
 
         needle = self.tool_use_id.encode("utf-8")
@@ -137,7 +139,7 @@ class AnswerWatch:
                 continue
             if seen is None:
                 seen, newest = True, message.get("id")
-            elif message.get("id") != newest:
+            elif history and message.get("id") != newest:
                 return None, True
             if needle in line and _asks(message, self.tool_use_id):
                 usage, began = usage_key(message.get("usage")), _began(entry)
