@@ -19,8 +19,9 @@ kept it (plan_store ANSWER and TAKEN), and a main-thread tool call waits
 (`reading_for_call`) until the transcript holds the final usage of its answer and a reading
 was kept after that answer began (its entry's `timestamp`) with that same usage: that
 reading's figures are the answer's own or newer. None in FRESH_WAIT_SECONDS (a host that
-draws no status line: `claude -p`, or one not installed; a machine too loaded): the call
-is denied, nothing runs, and the same call made again waits anew.
+draws no status line: `claude -p`, or one not installed; a stream that stalls before its
+end; a machine too loaded): the call is denied, nothing runs, and the same call made again
+waits anew.
 
 Answers are told apart by their usage (every answer's prompt holds the one before it and
 its tool results, so a session's answers do not repeat one) and, where a model's usage

@@ -5,13 +5,14 @@ mirror contradicts fails closed. Codex's readings stay in its rollout, which the
 what forge read there is kept the same way, so a rollout rewritten after forge read it lowers
 nothing (`_kept`).
 
-Beside a reading, in the same two files, forge keeps what the hooks ask of the host's
-status line and no charge carries into the ledger (`current` and `latest` leave them out):
-`ANSWER`, the usage of the newest answer the status line's input held, and `TAKEN`, when
-(epoch s, to the microsecond) the status line kept it (goal/plan_fresh.py: a tool call
-waits for the figures of the answer that asked for it), and `REPORTED`, every
-window the session's readings have shown (goal/plan_windows.py: a window the host never
-reported is not one it left out because it had ended).
+Beside a reading, in the same two files, forge keeps notes the hooks read and no charge
+carries into the ledger (`current` and `latest` leave them out):
+
+- `ANSWER`, the usage of the newest answer the status line's input held, and `TAKEN`, when
+  (epoch s, to the microsecond) the status line kept it: a tool call waits for the figures
+  of the answer that asked for it (goal/plan_fresh.py);
+- `REPORTED`, every window the session's readings have shown: a window the host never
+  reported is not one it left out because its reset time passed (goal/plan_windows.py).
 """
 
 import os
@@ -49,13 +50,12 @@ def bare(kept: dict | None) -> dict | None:
 
 def record(root: str, session: str, reading: dict, answer: list[int] | None = None) -> None:
     """Keep the newest reading of a session: its mirror in the witness root first, then the
-    copy under the ledger root, with `answer` (the usage of the newest answer the host's
-    input held, ANSWER, and now, TAKEN) and the windows the session's readings have shown
-    (REPORTED). Each
-    reading kept is dated after the one before it (one whose figures differ in the same
-    second is moved a second on), so a copy dated before its mirror is the earlier reading
-    a writer has not replaced yet, or that a crash between the two writes left (`latest`
-    takes the mirror)."""
+    copy under the ledger root, with its notes: `answer` (the usage of the newest answer
+    the host's input held) and now, and the windows the session's readings have shown.
+    Each reading kept is dated after the one before it (one whose figures differ in the
+    same second is moved a second on), so a copy dated before its mirror is the earlier
+    reading a writer has not replaced yet, or that a crash between the two writes left
+    (`latest` takes the mirror)."""
     from forge_runtime import fastjson, safeio
 
     paths = _paths(root, session)
