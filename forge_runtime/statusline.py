@@ -14,16 +14,19 @@ project from being imported.
 On a subscription login its input also carries the plan's windows (`rate_limits`, read
 from the API's rate-limit headers; no hook input has them): for a session bound to a goal
 or with a pending `/goal`, forge keeps them where the hooks read them (goal/plan_store.py),
-and the gauge shows the windows the goal watches with these newest figures.
+with the usage of the newest answer the input holds (`context_window.current_usage`), and
+the gauge shows the windows the goal watches with these newest figures.
 
 It never prints an error: one line about the session's goal, `forge: ledger needs
 attention` when the ledger or state.md does not check out (the Stop hook says what is wrong
 and the fix), or nothing for a session without a goal and for input it cannot read.
 
 `--wrap COMMAND` keeps a person's own status line (`forge init --statusline` sets this up):
-COMMAND runs first with the same input, its output is printed as it was, and forge's part
-joins its last line. `--wrap-inherited COMMAND` does the same for a command forge took from
-a settings file of lower precedence (removing forge's line then leaves the file without one).
+COMMAND runs with the same input, after forge's part (a goal's tool call waits for the plan
+reading forge keeps, and COMMAND may take up to OWN_TIMEOUT_S), its output is printed as it
+was, and forge's part joins its last line. `--wrap-inherited COMMAND` does the same for a
+command forge took from a settings file of lower precedence (removing forge's line then
+leaves the file without one).
 """
 
 from __future__ import annotations
@@ -85,19 +88,24 @@ def _heard_from_api(event: dict) -> bool:
 
 def keep_plan_reading(ledger_root: str, event: dict) -> dict | None:
     """The plan's windows in the host's input as a reading, kept for the hooks (a copy
-    under the ledger root, its mirror in the witness root: goal/plan_store.py); None when
-    none is kept. A reading without windows from before the host's first answer says
-    nothing about the login, so it does not replace what is kept."""
+    under the ledger root, its mirror in the witness root: goal/plan_store.py) with the
+    usage of the newest answer the input holds (a tool call waits for the figures of the
+    answer that asked for it: goal/plan_fresh.py); None when none is kept. A reading
+    without windows from before the host's first answer says nothing about the login, so
+    it does not replace what is kept."""
     import time
 
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal import plan, plan_store
+    from forge_runtime.goal.plan_fresh import usage_key
 
     reading = plan.from_statusline(event, int(time.time()))
     if not reading["windows"] and not _heard_from_api(event):
         return None
+    context = event.get("context_window")
+    answer = usage_key(context.get("current_usage")) if isinstance(context, dict) else None
     try:
-        plan_store.record(ledger_root, event["session_id"], reading)
+        plan_store.record(ledger_root, event["session_id"], reading, answer)
     except (ForgeError, OSError):
         return None  # the mirror is written first: a stale copy then fails closed (latest)
     return reading
@@ -184,11 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError):
         raw = b""
     wraps = len(argv) == 2 and argv[0] in (WRAP_FLAG, INHERITED_FLAG)
-    own = own_output(argv[1], raw) if wraps else ""
-    try:
+    try:  # first: a goal's tool call waits for the plan reading this keeps
         ours = forge_part(raw, colour=_colour())
     except Exception:  # a bug of ours: never a traceback on the person's screen
         ours = ""
+    own = own_output(argv[1], raw) if wraps else ""
     text = joined(own, ours)
     if text:  # in the terminal's encoding, whatever the person's own command printed
         out = sys.stdout

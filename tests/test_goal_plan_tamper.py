@@ -886,11 +886,24 @@ def test_a_usage_limit_mark_is_not_cleared_by_a_forged_charge(project):
 ], ids=["5-hour watched, week shown", "week watched, 5-hour shown", "own week, 5-hour shown"])
 def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, ceilings, shown):
     """Figures of other windows are no figures of the one a ceiling watches (a host that
-    reports only some, or a store the agent filled with the others): fail closed."""
-    session, _ = _typed(project, ceilings, shown)
+    reports only some, or a store the agent filled with the others): fail closed. With no
+    figures when the /goal was typed, the Stop ends it; with figures then, the /goal itself
+    is refused, the window named (goal/plan_windows.py)."""
+    _guard(project, f"  plan: {ceilings}\n")
+    clock = Clock()
+    session = Session(project)
+    assert "decision" not in (session.person_goal(OBJECTIVE) or {})
+    _show(project, session, clock.reading(**shown))
     reply = _stop(session)
     assert reply["continue"] is False
     assert events.PLAN_UNAVAILABLE_CODE in reply["stopReason"]
+
+    again = Session(project)
+    _show(project, again, clock.reading(**shown))
+    refused = again.person_goal(OBJECTIVE)
+    assert refused["decision"] == "block"
+    assert refused["reason"].startswith("Error: FORGE_GOAL_PLAN_UNREPORTED: "), refused
+    assert f"\nFix: /goal {OBJECTIVE}\n" in refused["reason"] + "\n"
 
 
 def test_a_prompt_noted_again_keeps_what_it_first_found(project):

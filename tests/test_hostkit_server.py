@@ -277,6 +277,27 @@ def test_a_reply_can_come_late():
         assert time.monotonic() - started >= 0.3
 
 
+def test_a_stream_can_stall_before_its_closing_events():
+    """The host applies an answer's rate-limit headers, and its final usage, at the end
+    of its stream: a stall there is where a status line can see the answer without them."""
+    script = Script({"rules": [{"reply": {"text": "half", "stall_before_end_s": 0.4}}]})
+    with ModelServer(script) as server:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        conn.request("POST", "/v1/messages?beta=true", json.dumps(body()).encode(),
+                     {"content-type": "application/json"})
+        response = conn.getresponse()
+        started = time.monotonic()
+        first = response.read1()
+        while b"content_block_stop" not in first:
+            first += response.read1()
+        opened = time.monotonic() - started
+        rest = response.read()
+        assert time.monotonic() - started - opened >= 0.35
+        assert b"message_delta" not in first and rest.startswith(b"event: message_delta")
+        assert [name for name, _ in sse(first + rest)][-2:] == ["message_delta",
+                                                                "message_stop"]
+
+
 @pytest.mark.parametrize("window", [{"used": 101, "resets_in": 3}, {"resets_in": 3},
                                     {"used": 9, "resets_in": -1},
                                     {"used": 9, "resets_in": 1, "extra": 1}])

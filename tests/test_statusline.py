@@ -296,3 +296,46 @@ def test_the_gauge_shows_the_windows_the_goal_watches_with_the_newest_figures(pr
     # the ledger has charged none of it yet: the gauge shows what the host reports now
     assert statusline(plan_input(session, five_hour=85, seven_day=33), project.root) == \
         "forge ▰▰▰▰▰▰▰▰▰▰ 1/20 · 5h 85%/80% · week 3%/10%\n"
+
+
+def test_the_newest_answers_usage_and_every_window_shown_are_kept_beside_the_reading(project):
+    """A tool call waits for a reading taken with its answer's usage (goal/plan_fresh.py);
+    a window the host has shown once is one it reports (goal/plan_windows.py)."""
+    from forge_runtime.goal import plan_store
+
+    session = running(project, 3)
+    usage = {"input_tokens": 1259, "output_tokens": 20, "cache_creation_input_tokens": 7,
+             "cache_read_input_tokens": 900}
+    statusline({**plan_input(session), "context_window": {"current_usage": usage,
+                                                          "total_input_tokens": 2166}},
+               project.root)
+    noted = plan_store.with_notes(str(project.ledger_root), session.id)
+    assert noted[plan_store.ANSWER] == [1259, 20, 7, 900]
+    assert noted[plan_store.REPORTED] == ["five_hour", "seven_day"]
+    statusline(plan_input(session, seven_day=None), project.root)  # no answer in the input
+    noted = plan_store.with_notes(str(project.ledger_root), session.id)
+    assert plan_store.ANSWER not in noted
+    assert noted[plan_store.REPORTED] == ["five_hour", "seven_day"]
+    assert kept(project, session) == plan_store.bare(noted)  # a charge carries no notes
+
+
+def test_the_plan_reading_is_kept_before_a_slow_status_line_of_the_persons_runs(project):
+    """A goal's tool call waits for this reading (goal/plan_fresh.py); a person's own
+    status line may take seconds."""
+    session = running(project, 3)
+    raw = json.dumps(plan_input(session)).encode()
+    environment = _environment(CLAUDE_PROJECT_DIR=str(project.root))
+    started = time.monotonic()
+    slow = subprocess.Popen([sys.executable, "-P", "-c", ENTRY, "--wrap", "sleep 3; echo mine"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=project.root,
+                            env=environment)
+    slow.stdin.write(raw)
+    slow.stdin.close()
+    try:
+        while kept(project, session) is None and time.monotonic() - started < 2.5:
+            time.sleep(0.05)
+        assert kept(project, session) is not None, "kept only after the person's command"
+    finally:
+        assert slow.wait(timeout=30) == 0
+        slow.stdout.close()
+    assert time.monotonic() - started >= 3

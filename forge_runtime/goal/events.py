@@ -375,11 +375,14 @@ def plan_baseline(project: Project, event: dict, note: dict) -> dict:
     """A pending activation's `note` with where the goal's own use of the week starts, for
     a goal with plan ceilings: the plan as the person's `/goal` finds it (on Codex, whose
     `/goal` fires no hook, as the turn's first tool call finds it: the rollout's windows
-    before the turn's first response), kept outside the work tree (goal/prompt_note.py)."""
+    before the turn's first response), kept outside the work tree (goal/prompt_note.py).
+    A Claude Code `/goal` watching a window the host has not reported is refused
+    (goal/plan_windows.py)."""
     found = None
     if isinstance(note["limits"].get("plan_ceilings"), dict):
-        from forge_runtime.goal import plan, plan_store
+        from forge_runtime.goal import plan, plan_store, plan_windows
 
+        plan_windows.require_reported(project, event, note["limits"])
         try:
             found = plan_store.current(event, project.ledger_root)
         except ForgeError:  # a reading forge did not write starts nothing

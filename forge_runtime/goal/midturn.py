@@ -148,7 +148,7 @@ def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | No
     elif isinstance(goal.get("plan_ceilings"), dict):
         over = _plan_over(event, root, goal)
         if isinstance(over, str):
-            return over  # the plan's figures were changed outside forge: nothing runs on them
+            return over  # figures forge cannot vouch for, or none: nothing runs on them
         if over is not None:
             ceiling, goal = over
     if ceiling is None and isinstance(minutes, int) and \
@@ -172,21 +172,37 @@ def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | No
 
 
 def _plan_over(event: dict, root: str, goal: dict):
-    """(the plan ceiling reached, the goal with the host's newest reading) when the goal's
-    plan ceilings are reached with what the host reports now (goal/plan.py), None when they
-    are not; the refusal's text when the reading is not forge's."""
+    """(the plan ceiling reached, the goal with the host's reading) when the goal's plan
+    ceilings are reached (goal/plan.py), None when they are not; the denial's text when
+    the reading is not forge's. A Claude Code session's own call is held to the figures of
+    the answer that asked for it (goal/plan_fresh.py): denied when none come in time, or
+    when they lack a window the goal watches (goal/plan_windows.py); any other call to the
+    newest reading."""
     from forge_runtime.errors import ForgeError
     from forge_runtime.goal import plan, plan_store
 
+    asked = _asked_by(event)
     try:
-        reading = plan_store.current(event, root)
+        if asked is None:
+            reading = plan_store.current(event, root)
+        else:
+            from forge_runtime.goal.plan_fresh import reading_for_call
+
+            reading = reading_for_call(event, root, asked)
     except ForgeError as exc:
         return exc.hint().render()
+    if isinstance(reading, str):
+        return reading
     if reading is not None and reading["windows"]:
         goal = plan.advanced(goal, reading)
         at = reading["at"]
     else:
         at = ceilings.epoch(ceilings.now())
+    blind = plan.unwatched(goal) if asked is not None else []
+    if blind:
+        from forge_runtime.goal import plan_windows
+
+        return plan_windows.denial(goal, blind, list(reading["windows"]))
     over = plan.over(goal, at)
     return (over[0], goal) if over else None
 

@@ -287,15 +287,20 @@ def no_higher(found, reading) -> dict | None:
     return {**found, "windows": windows}
 
 
-def unwatched(goal: dict) -> list[str]:
-    """The windows the goal's plan ceilings watch (the weekly one for its own week too) of
-    which the host it last ran on has given no figure: forge cannot hold it to those."""
-    ceilings = goal.get("plan_ceilings")
+def watched(ceilings) -> list[str]:
+    """The windows plan ceilings watch: each one named, the weekly one for the goal's own
+    week too."""
     if not isinstance(ceilings, dict):
         return []
+    return [name for name in WINDOWS
+            if name in ceilings or (name == SEVEN_DAY and WEEK_SPEND in ceilings)]
+
+
+def unwatched(goal: dict) -> list[str]:
+    """The windows the goal's plan ceilings watch of which the host it last ran on has
+    given no figure: forge cannot hold it to those."""
     windows = (goal.get("plan_seen") or {}).get(goal.get("plan_host")) or {}
-    return [name for name in WINDOWS if name not in windows and (
-        name in ceilings or (name == SEVEN_DAY and WEEK_SPEND in ceilings))]
+    return [name for name in watched(goal.get("plan_ceilings")) if name not in windows]
 
 
 def over(goal: dict, at: int) -> list[str]:

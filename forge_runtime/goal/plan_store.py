@@ -4,12 +4,21 @@ tree; both are out of the agent's reach (the guard, the kernel layer), and a cop
 mirror contradicts fails closed. Codex's readings stay in its rollout, which the hooks read;
 what forge read there is kept the same way, so a rollout rewritten after forge read it lowers
 nothing (`_kept`).
+
+Beside a reading, in the same two files, forge keeps notes the hooks read and no charge
+carries into the ledger (`current` and `latest` leave them out):
+
+- `ANSWER`, the usage of the newest answer the status line's input held, and `TAKEN`, when
+  (epoch s, to the microsecond) the status line kept it: a tool call waits for the figures
+  of the answer that asked for it (goal/plan_fresh.py);
+- `REPORTED`, every window the session's readings have shown: a window the host never
+  reported is not one it left out because its reset time passed (goal/plan_windows.py).
 """
 
 import os
 import time
 
-from forge_runtime.goal.plan import CLAUDE, CODEX, from_codex, from_future, merged, valid
+from forge_runtime.goal.plan import CLAUDE, CODEX, WINDOWS, from_codex, from_future, merged, valid
 
 MIRROR_DIR = "plan"
 # how long a copy and its mirror of the same date may disagree before that is tampering:
@@ -18,6 +27,8 @@ MIRROR_DIR = "plan"
 # PreToolUse's deadline, which a hook reading the store more than once must keep
 TORN_WRITE_SECONDS = 0.1
 TORN_WRITE_POLL = 0.02
+ANSWER, TAKEN, REPORTED = "answer", "taken", "reported"
+_BESIDE = (ANSWER, TAKEN, REPORTED)
 
 
 def _paths(root: str, session: str) -> tuple[str, str] | None:
@@ -30,20 +41,36 @@ def _paths(root: str, session: str) -> tuple[str, str] | None:
     return stored, os.path.join(witness_dir(), MIRROR_DIR, session + ".json")
 
 
-def record(root: str, session: str, reading: dict) -> None:
+def bare(kept: dict | None) -> dict | None:
+    """A kept reading without what forge keeps beside it: the reading a charge carries."""
+    if not isinstance(kept, dict) or not any(key in kept for key in _BESIDE):
+        return kept
+    return {key: value for key, value in kept.items() if key not in _BESIDE}
+
+
+def record(root: str, session: str, reading: dict, answer: list[int] | None = None) -> None:
     """Keep the newest reading of a session: its mirror in the witness root first, then the
-    copy under the ledger root. Each reading kept is dated after the one before it (one
-    that is not, two figures in one second, is moved a second on), so a copy dated before
-    its mirror is the earlier reading a writer has not replaced yet, or that a crash between
-    the two writes left (`latest` takes the mirror)."""
+    copy under the ledger root, with its notes: `answer` (the usage of the newest answer
+    the host's input held) and now, and the windows the session's readings have shown.
+    Each reading kept is dated after the one before it (one whose figures differ in the
+    same second is moved a second on), so a copy dated before its mirror is the earlier
+    reading a writer has not replaced yet, or that a crash between the two writes left
+    (`latest` takes the mirror)."""
     from forge_runtime import fastjson, safeio
 
     paths = _paths(root, session)
     if paths is None or not valid(reading):
         return
-    before = _read(paths[1], None)
-    if valid(before) and before != reading and reading["at"] <= before["at"]:
+    reading, before = bare(reading), _read(paths[1], None)
+    if valid(before) and bare(before) != reading and reading["at"] <= before["at"]:
         reading = {**reading, "at": before["at"] + 1}
+    shown = set(reading["windows"])
+    if valid(before) and before["host"] == reading["host"] and \
+            isinstance(before.get(REPORTED), list):
+        shown.update(name for name in before[REPORTED] if name in WINDOWS)
+    reading = {**reading, REPORTED: sorted(shown)}
+    if answer is not None:
+        reading[ANSWER], reading[TAKEN] = list(answer), time.time()
     data = fastjson.dumps(reading).encode("utf-8")
     safeio.replace(paths[1], data, durable=False, create_dirs=True)
     safeio.replace(paths[0], data, root, durable=False, create_dirs=True)
@@ -61,17 +88,24 @@ def _read(path: str, below: str | None):
 
 
 def _behind(stored, mirror) -> bool:
-    """A copy that is the same host's reading dated before its mirror's: `record` has
-    written the mirror and not yet the copy (or a crash stopped it there)."""
+    """A copy that is the same host's reading dated before its mirror's, or the same
+    reading with other notes beside it: `record` has written the mirror and not yet the
+    copy (or a crash stopped it there)."""
     return valid(stored) and valid(mirror) and stored["host"] == mirror["host"] \
-        and stored["at"] < mirror["at"]
+        and (stored["at"] < mirror["at"] or bare(stored) == bare(mirror))
 
 
 def latest(root: str, session: str) -> dict | None:
-    """The stored reading of a session, None when there is none; a copy that is not
-    forge's, or one its mirror contradicts, fails closed. `record` writes the mirror first,
-    so a copy without its mirror is not forge's either (a crash leaves the mirror alone),
-    nor is a reading taken after now. What is returned is always the mirror's."""
+    """The stored reading of a session (`with_notes`, without what forge keeps beside it)."""
+    return bare(with_notes(root, session))
+
+
+def with_notes(root: str, session: str) -> dict | None:
+    """The stored reading of a session with what forge keeps beside it, None when there is
+    none; a copy that is not forge's, or one its mirror contradicts, fails closed. `record`
+    writes the mirror first, so a copy without its mirror is not forge's either (a crash
+    leaves the mirror alone), nor is a reading taken after now. What is returned is always
+    the mirror's."""
     paths = _paths(root, session)
     if paths is None:
         return None
@@ -110,12 +144,18 @@ def current(event: dict, root: str) -> dict | None:
         # no figure in the rollout's tail (no reply yet, or one pushed out of it) and none
         # kept: nothing read
         return reading if rate_limits is not None or reading["windows"] else None
-    reading = latest(root, event["session_id"])
+    return bare(claude_with_notes(root, event["session_id"]))
+
+
+def claude_with_notes(root: str, session: str) -> dict | None:
+    """A Claude Code session's stored reading with what forge keeps beside it
+    (`with_notes`); another host's fails closed."""
+    reading = with_notes(root, session)
     if reading is not None and reading["host"] != CLAUDE:  # Claude Code's status line's
         from forge_runtime.goal.ledger import tampered
 
-        raise tampered(f"the plan figures forge keeps for session {event['session_id']} "
-                       "are another host's")
+        raise tampered(f"the plan figures forge keeps for session {session} are another "
+                       "host's")
     return reading
 
 

@@ -139,7 +139,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def send_sse(self, data: bytes, extra_headers=()) -> None:
+    def send_sse(self, data: bytes, extra_headers=(), stall: tuple[int, float] | None = None
+                 ) -> None:
+        """Send a streamed body; `stall` (byte offset, seconds): send the bytes before the
+        offset, then wait that long before the rest, as a stream the network cuts in two."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -147,7 +150,13 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in extra_headers:
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        if stall is None:
+            self.wfile.write(data)
+            return
+        self.wfile.write(data[:stall[0]])
+        self.wfile.flush()
+        self.kit.pause(stall[1])
+        self.wfile.write(data[stall[0]:])
 
     def drop(self) -> None:
         """Close the connection without a byte of response, as a crashed upstream would."""
@@ -318,6 +327,10 @@ class ModelServer:
                     log.write(json.dumps(entry, ensure_ascii=False) + "\n")
         return entry
 
+    def pause(self, seconds: float) -> None:
+        """Wait `seconds`, or less when the server stops."""
+        self._stopping.wait(seconds)
+
     def answer(self, handler: _Handler, body: dict, codex: bool = False) -> None:
         """Answer one model request; `codex`: a Responses API request (responses.py)."""
         rule, reply = self.script.answer(Request(responses.as_messages(body) if codex else body))
@@ -364,6 +377,10 @@ class ModelServer:
             headers = plan_headers(reply.get("plan_usage"), codex=False,
                                    resets=self.plan_resets)
             if body.get("stream"):
-                handler.send_sse(encode_sse(sse_events(message)), headers)
+                events = sse_events(message)
+                stall = None
+                if reply.get("stall_before_end_s"):  # before message_delta, the last two
+                    stall = (len(encode_sse(events[:-2])), float(reply["stall_before_end_s"]))
+                handler.send_sse(encode_sse(events), headers, stall)
             else:
                 handler._send_json(200, message, headers)
