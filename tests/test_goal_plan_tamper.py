@@ -897,6 +897,8 @@ def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, ceilings,
     reply = _stop(session)
     assert reply["continue"] is False
     assert events.PLAN_UNAVAILABLE_CODE in reply["stopReason"]
+    assert f"\nFix: /goal {OBJECTIVE}\n  after taking what the host does not report out of " \
+        "goal.plan" in reply["stopReason"]  # not a status line: the plan has no such window
 
     again = Session(project)
     _show(project, again, clock.reading(**shown))

@@ -1108,9 +1108,12 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
                  "or a session without forge's status line: `claude -p` draws none)")
         fix, why = "forge init --statusline", ("shows forge the plan's windows in an "
                                                "interactive session of a subscription login")
-    if blind:
+    if blind:  # the plan has no such window: only taking it out of goal.plan helps
+        from forge_runtime.goal.plan_windows import way_on
+
         where = (f"the host reports no figure of its {' or '.join(blind)} window, which the "
                  "goal watches")
+        fix, why = way_on(goal, seen.plan.get("windows") or {})
     from forge_runtime.goal import charging
 
     ledger = witnessed_ledger(project, goal["nonce"])
@@ -1119,11 +1122,13 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
                                    charging.PLAN_UNAVAILABLE)
     binding["goal_seq"] = ledger.pointer()
     sessions.write_binding(project.ledger_root, event["session_id"], binding)
+    if not blind:
+        why += f"; or remove goal.plan from .forge/guard.yaml, then type /goal " \
+               f"{goal['objective']}"
     text = hints.error(
         f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
         f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "
-        "forge ended it", fix, why + "; or remove goal.plan from .forge/guard.yaml, then "
-        f"type /goal {goal['objective']}").render()
+        "forge ended it", fix, why).render()
     return stop_session(checkpoint.stamped(text, project.state_path))
 
 

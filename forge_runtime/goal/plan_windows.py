@@ -46,7 +46,7 @@ def require_reported(project, event: dict, limits: dict) -> None:
     shown = shown if isinstance(shown, list) else list(kept["windows"])
     missing = unreported(limits.get("plan_ceilings"), shown)
     if missing:
-        fix, rationale = _way_on(limits, shown)
+        fix, rationale = way_on(limits, shown)
         raise ForgeError(f"{UNREPORTED_CODE}: {_what(missing, shown)}, so forge could not "
                          "hold the goal to it", fix, rationale=rationale,
                          exit_code=EXIT_REFUSED)
@@ -57,7 +57,7 @@ def denial(goal: dict, missing: list[str], shown) -> str:
     windows they hold) lack windows the goal watches (`missing`)."""
     from forge_runtime import hints
 
-    fix, rationale = _way_on(goal, shown)
+    fix, rationale = way_on(goal, shown)
     return hints.error(
         f"{UNREPORTED_CODE}: {_what(missing, shown)} in the answer that asked for this "
         f"tool call, so forge cannot hold goal {goal.get('nonce') or '(not yet activated)'} "
@@ -74,7 +74,7 @@ def _what(missing: list[str], shown) -> str:
     return f".forge/guard.yaml's goal.plan watches {named}, and {host}"
 
 
-def _way_on(goal: dict, shown) -> tuple[str, str]:
+def way_on(goal: dict, shown) -> tuple[str, str]:
     """(the command, why) that lets the person's `/goal` run."""
     from forge_runtime import hints
 
