@@ -72,7 +72,8 @@ HOOKS_FEATURE = ("features", "hooks")
 TRUSTED = "trusted"
 
 # --- The rollout (`transcript_path`, JSON lines `{timestamp, ordinal, type, payload}`).
-ROLLOUT_LINES = {"event_msg": ALL, "response_item": ALL, "turn_context": ALL}
+EVENT_MSG, RESPONSE_ITEM, TURN_CONTEXT = "event_msg", "response_item", "turn_context"
+ROLLOUT_LINES = {EVENT_MSG: ALL, RESPONSE_ITEM: ALL, TURN_CONTEXT: ALL}
 # `event_msg` payload types forge reads.
 ROLLOUT_EVENTS = {"task_started": ALL, "task_complete": ALL, "thread_goal_updated": ALL,
                   "token_count": ALL}
@@ -81,7 +82,8 @@ TASK_STARTED, TASK_COMPLETE, GOAL_UPDATED, TOKEN_COUNT = tuple(ROLLOUT_EVENTS)
 MESSAGE, FUNCTION_CALL, FUNCTION_CALL_OUTPUT = "message", "function_call", "function_call_output"
 GOAL_TOOLS = {"create_goal": ALL, "update_goal": ALL, "get_goal": ALL, "goal_objective": ALL}
 # Who started a turn: `task_started.turn_attribution.turn_trigger`; any other is the host's.
-TURN_TRIGGERS = {"user": PERSON, "goal": HOST}
+GOAL_TRIGGER = "goal"  # a turn the native goal's loop started by itself
+TURN_TRIGGERS = {"user": PERSON, GOAL_TRIGGER: HOST}
 # The host's own goal messages: a `user` message tagged `user.goal` whose text opens with
 # its context tag and says what a person did.
 GOAL_MESSAGE_KINDS = ["user.goal"]
@@ -89,7 +91,8 @@ GOAL_CONTEXT = '<codex_internal_context source="user_goal">'
 GOAL_SET, GOAL_CLEARED = "User set the goal:", "User cleared the goal."
 # A Stop hook's block continues the turn with this message.
 HOOK_PROMPT = "<hook_prompt "
-# How a goal stands (`status`): running, or ended by the model's `update_goal`.
+# How a goal stands (`status`): running, or ended by the model's `update_goal` (as the
+# outcomes goal/transcript.py names: met, impossible).
 GOAL_RUNNING = "active"
 GOAL_ENDED = {"complete": "met", "blocked": "impossible"}
 # A turn a usage limit ended: its `task_complete` error's `codex_error_info`.
