@@ -50,10 +50,10 @@ PID_ENV = "CLAUDE_PID"
 
 # --- Tools forge treats by name (the guard, the goal's scheduled turns); every other tool
 # is judged as an opaque one.
-TOOLS = {name: BOTH for name in (
+TOOLS = dict.fromkeys((
     "Agent", "AskUserQuestion", "Bash", "CronCreate", "Edit", "Glob", "Grep", "Monitor",
     "NotebookEdit", "PowerShell", "Read", "RemoteTrigger", "ScheduleWakeup", "SetGoal",
-    "WebFetch", "WebSearch", "Workflow", "Write")}
+    "WebFetch", "WebSearch", "Workflow", "Write"), BOTH)
 
 # --- What the host loads as code, or starts turns from (guard/host_loaded.py's table):
 # (scope, place under it, what it is called in messages, how a write is decided, versions).
@@ -147,16 +147,16 @@ SETTINGS_WRITTEN = {"hooks": BOTH, "statusLine": BOTH, "sandbox": BOTH, "permiss
 
 # --- Frontmatter of skills, commands and subagents (guard/definitions.py): keys that only
 # describe (an agent may write them) and keys that make the host run code or lift limits.
-FRONTMATTER_SAFE = {name: BOTH for name in (
+FRONTMATTER_SAFE = dict.fromkeys((
     "name", "description", "when_to_use", "argument-hint", "arguments", "model", "effort",
     "color", "version", "license", "metadata", "allowed-tools", "tools", "disallowedTools",
     "disallowed-tools", "disable-model-invocation", "user-invocable", "context", "agent",
     "paths", "skills", "memory", "keep-coding-instructions", "maxTurns", "background",
-    "isolation")}
-FRONTMATTER_CODE = {name: BOTH for name in (
+    "isolation"), BOTH)
+FRONTMATTER_CODE = dict.fromkeys((
     "hooks", "mcpServers", "permissionMode", "shell", "lspServers", "monitors", "settings",
     "userConfig", "observer", "observerMessage", "observeToolResults", "observeSubagents",
-    "initialPrompt")}
+    "initialPrompt"), BOTH)
 
 # --- The native goal in the transcript: the `goal_status` attachments the host writes.
 # (the values of met / failed / sentinel, the other keys besides `type`, versions)
@@ -229,12 +229,3 @@ STATUSLINE = {"rate_limits": BOTH, "rate_limits.five_hour": BOTH,
               "workspace.project_dir": BOTH}
 RATE_LIMIT_WINDOWS = ("five_hour", "seven_day")
 API_DURATION = ("cost", "total_api_duration_ms")
-
-# --- Home paths (under ~/.claude) and project paths (under .claude/) the binary names,
-# that forge protects: the first part of each LOADED and SETTINGS_FILES place there.
-PROTECTED_HOME = {place.split("/")[0]: versions
-                  for scope, place, _, _, versions in (*SETTINGS_FILES, *LOADED)
-                  if scope == CLAUDE_HOME}
-PROTECTED_PROJECT = {place.split("/")[1]: versions
-                     for scope, place, _, _, versions in (*SETTINGS_FILES, *LOADED)
-                     if scope == PROJECT and place.startswith(".claude/")}

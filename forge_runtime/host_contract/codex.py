@@ -61,9 +61,9 @@ LOADED = (
 # hooks, the sandbox's writable roots and shell environment, `notify`, MCP servers,
 # plugins and marketplaces, the Node.js its REPL runs, OpenTelemetry's header helper,
 # model providers (their auth commands), the default profile.
-CONFIG_CODE = {name: ALL for name in (
+CONFIG_CODE = dict.fromkeys((
     "hooks", "sandbox_workspace_write", "shell_environment_policy", "notify", "mcp_servers",
-    "profile", "plugins", "marketplaces", "js_repl_node_path", "otel", "model_providers")}
+    "profile", "plugins", "marketplaces", "js_repl_node_path", "otel", "model_providers"), ALL)
 # Judged by what an edit leaves: `features.hooks` stays true (in a profile too),
 # `sandbox_mode` never weaker, a project's `trust_level` stays "trusted".
 CONFIG_JUDGED = {"features": ALL, "sandbox_mode": ALL, "projects": ALL, "profiles": ALL}
@@ -101,10 +101,10 @@ USAGE_LIMIT_ERROR = "usage_limit_exceeded"
 TOKEN_FIELDS = ("last_token_usage", "total_token_usage", "input_tokens", "output_tokens",
                 "cached_input_tokens", "cache_write_input_tokens")
 # Names the drift check looks for in the binary (no table delimits them).
-ROLLOUT_ENTRY = {name: ALL for name in (
+ROLLOUT_ENTRY = dict.fromkeys((
     *ROLLOUT_LINES, MESSAGE, FUNCTION_CALL, FUNCTION_CALL_OUTPUT, *GOAL_TOOLS,
     "turn_attribution", "turn_trigger", "content_item_kinds",
     "internal_chat_message_metadata_passthrough", *GOAL_MESSAGE_KINDS,
     'source="user_goal"', GOAL_SET, GOAL_CLEARED, "hook_prompt", USAGE_LIMIT_ERROR,
     "codex_error_info", "sandbox_policy", *TOKEN_FIELDS, "window_minutes", "used_percent",
-    "resets_at")}
+    "resets_at"), ALL)

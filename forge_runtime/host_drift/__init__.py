@@ -23,10 +23,12 @@ config keys, rollout events) and compares them with host_contract/:
 from __future__ import annotations
 
 from forge_runtime.host_contract import (
+    CLAUDE_HOME,
     HOST,
     IGNORED,
     IRRELEVANT,
     PERSON,
+    PROJECT,
     PROTECTED,
     READ,
     newer_than,
@@ -59,6 +61,14 @@ def _valued(table: dict, measured: tuple[str, ...]) -> dict:
     return {name: (reading, measured) for name, reading in table.items()}
 
 
+def _first_parts(rows, scope: str, prefix: str = "") -> dict[str, tuple[str, ...]]:
+    """{the first part of each place under `prefix` in `scope`: its versions}: the names
+    the binary lists under ~/.claude or a project's .claude/ that forge protects."""
+    return {place[len(prefix):].split("/")[0]: versions
+            for row_scope, place, _, _, versions in rows
+            if row_scope == scope and place.startswith(prefix)}
+
+
 def claude_contract() -> dict[str, dict[str, tuple[str, tuple[str, ...]]]]:
     """{category: {name: (role, versions)}} for Claude Code, from host_contract/."""
     from forge_runtime.host_contract import claude_code as c
@@ -66,11 +76,13 @@ def claude_contract() -> dict[str, dict[str, tuple[str, tuple[str, ...]]]]:
     from forge_runtime.host_contract.claude_code_ignored import PROMPT_INPUT
 
     every = c.MEASURED
+    rows = (*c.SETTINGS_FILES, *c.LOADED)
+    home, project = _first_parts(rows, CLAUDE_HOME), _first_parts(rows, PROJECT, ".claude/")
     frontmatter = {**_each(c.FRONTMATTER_SAFE, READ), **_each(c.FRONTMATTER_CODE, PROTECTED)}
     classified = {
         "hook event": _each(c.HOOK_EVENTS, READ), "hook input": _each(c.HOOK_INPUT, READ),
-        "tool": _each(c.TOOLS, READ), "home path": _each(c.PROTECTED_HOME, PROTECTED),
-        "project path": _each(c.PROTECTED_PROJECT, PROTECTED), "frontmatter": frontmatter,
+        "tool": _each(c.TOOLS, READ), "home path": _each(home, PROTECTED),
+        "project path": _each(project, PROTECTED), "frontmatter": frontmatter,
         "goal_status": _each(c.GOAL_STATUS_WRITERS, READ),
         "goal reader": _each(c.GOAL_READER, READ),
         "settings": {**_each(c.SETTINGS_JUDGED, READ), **_each(c.SETTINGS_CODE, PROTECTED)},

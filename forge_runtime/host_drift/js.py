@@ -194,10 +194,30 @@ def keys(data: bytes, at: int) -> list[str]:
         if key is not None:
             found.append(key)
             continue
-        brace = data.find(b"{", start, end)
-        if brace != -1 and not data[start:brace].rstrip().endswith(b"("):
+        brace = _top_level_object(data, start, end)
+        if brace is not None:
             found += keys(data, brace)
     return found
+
+
+def _top_level_object(data: bytes, start: int, end: int) -> int | None:
+    """Where an object literal opens in `data[start:end]` outside any call or array
+    (`cond && {...}`, not `f(a, {...})`), or None."""
+    index = start
+    while index < end:
+        byte = data[index]
+        if byte in QUOTES or byte == 0x2F:
+            after = skip(data, index)
+            if after != index:
+                index = after
+                continue
+        if byte == 0x7B:
+            return index
+        if byte in OPENERS:
+            index = closing(data, index) + 1
+            continue
+        index += 1
+    return None
 
 
 def value(data: bytes, at: int, key: str) -> tuple[int, int] | None:
