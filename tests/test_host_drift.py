@@ -173,3 +173,28 @@ def test_forge_registers_exactly_the_hook_events_its_contracts_read():
     assert set(declared) == set(claude_code.HOOK_EVENTS)
     assert set(hook_settings.CODEX_EVENTS) == set(codex.HOOK_EVENTS)
     assert set(claude_code.HOOK_EVENTS) | set(codex.HOOK_EVENTS) <= set(EVENT_MODULES)
+
+
+def test_a_build_with_no_known_sdk_release_is_an_error_not_a_guess():
+    from forge_runtime.hostkit.binary import ClaudeNotFound
+
+    with pytest.raises(ClaudeNotFound, match="no claude-agent-sdk release"):
+        pinned_claude("2.1.0")
+
+
+def test_the_native_codex_behind_the_npm_launcher_is_found(tmp_path):
+    from forge_runtime.hostkit.codex_binary import CodexNotFound
+
+    modules = tmp_path / "node_modules"
+    launcher = modules / "@openai" / "codex" / "bin" / "codex.js"
+    launcher.parent.mkdir(parents=True)
+    launcher.write_text("#!/usr/bin/env node\n")
+    (modules / ".bin").mkdir()
+    (modules / ".bin" / "codex").symlink_to(launcher)
+    with pytest.raises(CodexNotFound):
+        native(modules / ".bin" / "codex")
+    executable = modules / "@openai" / "codex-linux-x64" / "vendor" / "x86_64" / "bin" / "codex"
+    executable.parent.mkdir(parents=True)
+    executable.write_bytes(b"\x7fELF")
+    assert native(modules / ".bin" / "codex") == executable
+    assert native(executable) == executable

@@ -206,14 +206,16 @@ HOST_INITIATORS = {"user": PERSON, "scheduled-task": HOST, "sleep-auto-resume": 
                    "limit-auto-resume": HOST, "ci-monitor": HOST, "dispatch": HOST,
                    "side-session-brief": HOST, "side-session-start": HOST,
                    "side-session-wake": HOST, "other": HOST}
-# Fields of a prompt entry (field: (how its value is read, versions)); a field read by its
-# value names its table above, the others are HOST when present and not false.
+# Fields of a prompt entry (field: (how its value is read, versions)): by one of the tables
+# above (`origin` by its `kind`), or HOST when present and not false.
 PROMPT_ENTRY = {
-    "promptSource": ("PROMPT_SOURCES", BOTH), "origin": ("ORIGIN_KINDS", BOTH),
-    "turnOrigin": ("TURN_ORIGINS", BOTH), "hostInitiator": ("HOST_INITIATORS", BOTH),
+    "promptSource": (PROMPT_SOURCES, BOTH), "origin": (ORIGIN_KINDS, BOTH),
+    "turnOrigin": (TURN_ORIGINS, BOTH), "hostInitiator": (HOST_INITIATORS, BOTH),
     "isMeta": (HOST, BOTH), "wakeupSource": (HOST, BOTH), "scheduledTaskId": (HOST, BOTH),
-    "textNotTyped": (HOST, BOTH), "fromAnotherSession": (HOST, BOTH),
-    "carriesOnTurnOf": (HOST, BOTH), "wakeupText": (HOST, SINCE_337),
+    "scheduledFireId": (HOST, BOTH), "textNotTyped": (HOST, BOTH),
+    "noPersonArrived": (HOST, BOTH), "fromAnotherSession": (HOST, BOTH),
+    "fromConnector": (HOST, BOTH), "carriesOnTurnOf": (HOST, BOTH),
+    "wakeupText": (HOST, SINCE_337),
     "modWritten": (HOST, SINCE_337), "askedToGoOn": (HOST, SINCE_337),
     "silentResendOf": (HOST, SINCE_337),
 }

@@ -100,6 +100,10 @@ USAGE_LIMIT_ERROR = "usage_limit_exceeded"
 # `token_count.info`: the response's usage (fresh input = input - cached - written).
 TOKEN_FIELDS = ("last_token_usage", "total_token_usage", "input_tokens", "output_tokens",
                 "cached_input_tokens", "cache_write_input_tokens")
+# The plan's windows: each `token_count` event's `rate_limits.primary` and `.secondary`
+# (`used_percent`, `window_minutes`, `resets_at`), named by their length (goal/plan.py).
+RATE_LIMITS = ("primary", "secondary")
+RATE_LIMIT_WINDOWS = {300: "five_hour", 10080: "seven_day"}
 # Names the drift check looks for in the binary (no table delimits them).
 ROLLOUT_ENTRY = dict.fromkeys((
     *ROLLOUT_LINES, MESSAGE, FUNCTION_CALL, FUNCTION_CALL_OUTPUT, *GOAL_TOOLS,
