@@ -63,10 +63,9 @@ def hook_events(image: Image) -> set[str]:
 
 def config_keys(image: Image) -> set[str]:
     """The fields of `ConfigToml`: the table whose first row names the bytes right after the
-    struct's name (serde writes them together) and that holds CONFIG_MARKERS, while each
-    row either continues those
-    bytes or names a string kept elsewhere (one other code shares); the first row that
-    leaves a gap is the next struct's."""
+    struct's name (serde writes them together) and that holds CONFIG_MARKERS. Its rows go
+    on while each continues those bytes or names a string kept elsewhere (one other code
+    shares); the first row that leaves a gap is the next struct's."""
     _, offset, size = image.relro
     for name_at in image.addresses(CONFIG_STRUCT):
         first = name_at + len(CONFIG_STRUCT)
