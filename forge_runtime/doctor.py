@@ -320,6 +320,48 @@ def check_host_binary() -> Check:
     return Check("host", True, f"Claude Code {version} at {binary}")
 
 
+def _running_claude() -> tuple[str | None, str]:
+    """(version, executable) of the Claude Code this runs under, else of the one forge
+    finds (None when there is none, or it does not say)."""
+    from forge_runtime.host_version import running_claude
+
+    running = running_claude()
+    if running is not None:
+        return running
+    from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+
+    try:
+        binary = find_claude()
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
+                              timeout=VERSION_TIMEOUT_SECONDS, check=False)
+    except ClaudeNotFound:
+        return None, "no Claude Code found"
+    except (OSError, subprocess.SubprocessError):
+        return None, str(binary)
+    return (done.stdout.split() or [None])[0], str(binary)
+
+
+def check_host_version() -> Check:
+    """Whether the host is a version forge's host contract was measured on: a newer one
+    may read, write or start turns in ways forge does not know (the drift check says)."""
+    from forge_runtime.host_contract import claude_code, newer_than, version_key
+
+    version, where = _running_claude()
+    measured = ", ".join(claude_code.MEASURED)
+    if version_key(version) is None:
+        return Check("host version", True, f"cannot tell the Claude Code version ({where}); "
+                                           f"forge was measured on {measured}")
+    if newer_than(version, claude_code.MEASURED):
+        return Check("host version", False,
+                     f"Claude Code {version} ({where}) is newer than {claude_code.MEASURED[-1]}"
+                     f", the newest version forge's host contract was measured on: forge may "
+                     "not know what it reads, writes or starts",
+                     f"{_python_command()} -m forge_runtime.host_drift --claude "
+                     f"{shlex.quote(where)}")
+    return Check("host version", True, f"Claude Code {version} ({where}); forge's host "
+                                       f"contract was measured on {measured}")
+
+
 def check_kernel_layer(project: Project) -> Check:
     """The same reading as `forge sandbox status`, without asking the host binary.
 
@@ -482,7 +524,8 @@ def run_checks(project: Project) -> list[Check]:
     checks: list[Callable[[], Check]] = [
         check_python, check_dependencies, lambda: check_hook_wiring(project),
         lambda: check_hook_interpreter(project),
-        lambda: check_project(project), check_host_binary, lambda: check_kernel_layer(project),
+        lambda: check_project(project), check_host_binary, check_host_version,
+        lambda: check_kernel_layer(project),
         check_command,
     ]
     if codex_installed(project):

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from forge_runtime import resources
 from forge_runtime.errors import ForgeError
+from forge_runtime.host_contract import codex
 from forge_runtime.initializer import write_atomically
 
 HOOK_MODULE_ARGS = ["-m", "forge_runtime.hooks"]
@@ -53,7 +54,7 @@ def pip_registrations(python: str = sys.executable,
     return wired
 
 
-CODEX_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd")
+CODEX_EVENTS = tuple(codex.HOOK_EVENTS)  # the events forge's contract reads from Codex
 CODEX_HOOKS_FILE = Path(".codex") / "hooks.json"
 
 

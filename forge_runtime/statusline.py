@@ -80,9 +80,13 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool,
 
 def _heard_from_api(event: dict) -> bool:
     """True once the host has had an answer from the API in this process: before that its
-    input has no `rate_limits` on any login (it reads them from the answers' headers)."""
-    cost = event.get("cost")
-    spent = cost.get("total_api_duration_ms") if isinstance(cost, dict) else None
+    input has no `rate_limits` on any login (it reads them from the answers' headers).
+    The time it spent on the API says so (host_contract/claude_code.API_DURATION)."""
+    from forge_runtime.host_contract.claude_code import API_DURATION
+
+    section, field = API_DURATION
+    cost = event.get(section)
+    spent = cost.get(field) if isinstance(cost, dict) else None
     return isinstance(spent, (int, float)) and spent > 0
 
 

@@ -37,12 +37,12 @@ def test_a_ready_project_passes_every_check(project, capsys):
     capsys.readouterr()
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("Done.\n  all 8 checks passed")
+    assert out.rstrip().endswith("Done.\n  all 9 checks passed")
     code, payload = doctor_json(capsys)
     assert code == 0 and payload["ok"] is True and failing(payload) == {}
     assert [c["name"] for c in payload["checks"]] == [
-        "python", "dependencies", "plugin", "hook interpreter", "project", "host", "sandbox",
-        "command"]
+        "python", "dependencies", "plugin", "hook interpreter", "project", "host",
+        "host version", "sandbox", "command"]
     assert payload["_hint"]["marker"] == "Done"
 
 
@@ -106,6 +106,49 @@ def test_a_host_binary_that_fails_is_reported(project, monkeypatch, tmp_path):
 def test_the_real_host_binary_reports_its_version():
     check = doctor.check_host_binary()
     assert check.ok and "(Claude Code)" in check.detail
+
+
+@pytest.fixture
+def running_host(tmp_path, monkeypatch):
+    """A process that stands for the running Claude Code, as the SDK bundle lays it out
+    (an executable `claude` with `claude.version` beside it), its pid in CLAUDE_PID as the
+    host gives every hook and the agent's Bash."""
+    def start(version: str) -> Path:
+        binary = tmp_path / "bundle" / "claude"
+        binary.parent.mkdir(exist_ok=True)
+        shutil.copy(shutil.which("sleep"), binary)
+        (tmp_path / "bundle" / "claude.version").write_text(f"{version} (Claude Code)\n")
+        process = subprocess.Popen([str(binary), "30"])
+        started.append(process)
+        monkeypatch.setenv("CLAUDE_PID", str(process.pid))
+        return binary
+
+    started: list[subprocess.Popen] = []
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def test_a_host_newer_than_the_contract_is_named_with_the_drift_check(running_host):
+    binary = running_host("2.1.999")
+    check = doctor.check_host_version()
+    assert not check.ok and "Claude Code 2.1.999" in check.detail
+    assert "newer than 2.1.337" in check.detail
+    assert check.fix.endswith(f"-m forge_runtime.host_drift --claude {binary}")
+
+
+def test_a_measured_host_passes_the_version_check(running_host):
+    running_host("2.1.337")
+    check = doctor.check_host_version()
+    assert check.ok and "Claude Code 2.1.337" in check.detail
+
+
+def test_without_a_running_host_the_version_of_the_found_one_is_checked(monkeypatch):
+    monkeypatch.delenv("CLAUDE_PID", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_EXECPATH", raising=False)
+    check = doctor.check_host_version()
+    assert check.ok and "claude_agent_sdk" in check.detail
 
 
 @pytest.fixture
@@ -177,7 +220,7 @@ def test_several_failures_give_the_first_fix_and_the_others_as_fallbacks(project
     monkeypatch.setenv("FORGE_CLAUDE_BIN", str(tmp_path / "nowhere"))
     code, payload = doctor_json(capsys)
     assert code == 1
-    assert payload["_hint"]["error"] == "2 of 8 checks failed: project, host"
+    assert payload["_hint"]["error"] == "2 of 9 checks failed: project, host"
     assert payload["_next_action"] == "forge init"
     assert payload["_hint"]["or"][0].endswith("-m pip install claude-agent-sdk")
 

@@ -53,8 +53,9 @@ def test_forge_enabled_but_not_fetched_is_named_with_the_install(cli_project, ho
     assert "headless start (`claude -p`, the Agent SDK)" in check.detail
     assert "runs without forge's hooks" in check.detail
     main(["doctor"])  # it comes before the project's own check, so its fix is first
+    checks = len(doctor.run_checks(find_project(cli_project)))
     assert capsys.readouterr().out.splitlines()[-3:] == [
-        "Error: 2 of 9 checks failed: plugin fetch, project",
+        f"Error: 2 of {checks} checks failed: plugin fetch, project",
         "Fix: claude plugin install forge@team", "Or: forge init"]
 
 

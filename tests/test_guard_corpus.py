@@ -155,8 +155,9 @@ def build_template(base: Path, variant: str = "edited") -> Path:
 def _host_files(project: Path, home: Path) -> None:
     """The host's own off switches, as a fresh install of forge from its marketplace has
     them: settings at the user and project scopes (the project's committed, its local
-    file ignored, as the host has it), the plugin tree with forge-env, and Codex's home and
-    the project's Codex config and hooks (committed)."""
+    file ignored, as the host has it), the plugin tree with forge-env, the live-session
+    registry and Cowork's plugin tree (2.1.337), and Codex's home and the project's Codex
+    config and hooks (committed)."""
     enabled = json.dumps({"enabledPlugins": {"forge@forge": True},
                           "permissions": {"allow": ["Bash(git status)"]}}) + "\n"
     files = {home / ".claude" / "settings.json": enabled,
@@ -167,6 +168,10 @@ def _host_files(project: Path, home: Path) -> None:
                  "forge-hook": "#!/bin/sh\n",
              home / ".claude" / "plugins" / "data" / "forge-forge" / "forge-env" / "lib" /
                  "site.py": "# forge-env\n",
+             home / ".claude" / "sessions" / "4242.json": '{"pid": 4242}\n',
+             home / ".claude" / "sessions" / ".3f9a.key": "secret\n",
+             home / ".claude" / "cowork_plugins" / "installed_plugins.json":
+                 '{"version": 2, "plugins": {"forge@forge": []}}\n',
              home / ".claude.json": '{"numStartups": 3, "projects": {}}\n',
              home / ".codex" / "config.toml": "[features]\nhooks = true\n",
              home / ".codex" / "hooks.json": '{"hooks": {}}\n',
@@ -340,6 +345,7 @@ def test_the_host_files_are_among_the_paths_compared(templates):
     state = protected_state(template / "proj")
     home, project = template / "home", template / "proj"
     for path in (home / ".claude" / "settings.json", home / ".claude" / "plugins",
+                 home / ".claude" / "sessions", home / ".claude" / "cowork_plugins",
                  home / ".codex", project / ".claude" / "settings.local.json",
                  project / ".codex" / "config.toml", project / ".codex" / "hooks.json"):
         assert state[str(path.resolve())], path

@@ -11,16 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from forge_runtime.host_contract import claude_code
 from forge_runtime.hostkit.binary import find_claude
 from forge_runtime.hostkit.runner import QUIET_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 TARGETS = [".", ".claude-plugin/plugin.json"]
 PROFILES = [[], ["--profile", "directory"]]
-# Hook events forge registers that older hosts it still runs on lack, with the Claude Code
-# version that has them (2.1.332 has no Interrupt): an older host drops the entry, says so,
-# and runs the other hooks.
-NEWER_EVENTS = {"Interrupt": (2, 1, 337)}
+# Hook events forge registers that older hosts it still runs on lack, with the first Claude
+# Code version the contract measured them on (2.1.332 has no Interrupt): an older host drops
+# the entry, says so, and runs the other hooks.
+NEWER_EVENTS = {event: tuple(int(part) for part in versions[0].split("."))
+                for event, versions in claude_code.HOOK_EVENTS.items()
+                if claude_code.MEASURED[0] not in versions}
 UNKNOWN_EVENT = "hooks.{}: unknown hook event; entry ignored at runtime"
 
 

@@ -55,32 +55,23 @@ from collections.abc import Callable
 from forge_runtime import safeio
 from forge_runtime.goal import transcript
 from forge_runtime.goal.objective import normalise
-from forge_runtime.goal.transcript import (
-    CLEARED,
-    HOST,
-    IMPOSSIBLE,
-    MET,
-    PERSON,
-    UNKNOWN,
-    Turn,
-    Verdict,
-)
+from forge_runtime.goal.transcript import CLEARED, HOST, PERSON, UNKNOWN, Turn, Verdict
+from forge_runtime.host_contract import codex as contract
 
-HOST_CONTEXT = '<codex_internal_context source="user_goal">'
-USAGE_LIMIT_ERROR = "usage_limit_exceeded"  # a turn's `task_complete` error a usage limit ended
-HOOK_PROMPT = "<hook_prompt "
-_SET, _CLEARED = "User set the goal:", "User cleared the goal."
-_INTERESTING = ("task_started", "thread_goal_updated", "user_goal", "create_goal", "threadId",
-                "goal_objective", "token_count", '"turn_context"', "<hook_prompt ",
-                USAGE_LIMIT_ERROR)
+HOST_CONTEXT = contract.GOAL_CONTEXT
+USAGE_LIMIT_ERROR = contract.USAGE_LIMIT_ERROR  # a `task_complete` error: a usage limit
+HOOK_PROMPT = contract.HOOK_PROMPT
+_SET, _CLEARED = contract.GOAL_SET, contract.GOAL_CLEARED
+_TURN_CONTEXT = f'"{contract.TURN_CONTEXT}"'
+_INTERESTING = (contract.TASK_STARTED, contract.GOAL_UPDATED, "user_goal", "create_goal",
+                "threadId", "goal_objective", contract.TOKEN_COUNT, _TURN_CONTEXT,
+                HOOK_PROMPT, USAGE_LIMIT_ERROR)
 # what carries tokens: `token_count` events, and each turn's model in its `turn_context`
-USAGE_TOKENS = ("token_count", '"turn_context"')
-_ENDED = {"complete": MET, "blocked": IMPOSSIBLE}
-# the goal store's statuses that do not end it: running, paused by the person (`/goal
-# resume` goes on), and stopped at a usage limit (forge ends that goal itself, ceilings.py);
-# any other (`budget_limited`, or one forge has not seen) ends it as UNKNOWN
-_NOT_ENDED = ("active", "paused", "usage_limited")
-_HOST_BUDGET = ("budget_limited",)  # the host's own budget stopped its goal loop
+USAGE_TOKENS = (contract.TOKEN_COUNT, _TURN_CONTEXT)
+_ENDED = contract.GOAL_ENDED  # {status: transcript's MET or IMPOSSIBLE}
+# any status the store does not keep running ends the goal (UNKNOWN when not in _ENDED)
+_NOT_ENDED = contract.GOAL_NOT_ENDED
+_HOST_BUDGET = contract.GOAL_HOST_BUDGET
 TAIL_BYTES = 1 << 20
 
 
@@ -94,14 +85,14 @@ def _payload(entry: dict, kind: str, payload_type: str) -> dict | None:
 
 def goal_update(entry: dict) -> dict | None:
     """The goal of a `thread_goal_updated` event, or None."""
-    payload = _payload(entry, "event_msg", "thread_goal_updated")
+    payload = _payload(entry, contract.EVENT_MSG, contract.GOAL_UPDATED)
     goal = payload.get("goal") if payload else None
     return goal if isinstance(goal, dict) else None
 
 
 def goal_tool_state(entry: dict) -> dict | None:
     """The goal a host goal tool (`update_goal`, `get_goal`) reported in its output, or None."""
-    payload = _payload(entry, "response_item", "function_call_output")
+    payload = _payload(entry, contract.RESPONSE_ITEM, contract.FUNCTION_CALL_OUTPUT)
     output = payload.get("output") if payload else None
     if not isinstance(output, str) or not output.startswith("{"):
         return None
@@ -119,7 +110,7 @@ def goal_state(entry: dict) -> dict | None:
 
 def started_turn(entry: dict) -> dict | None:
     """The `task_started` payload that opens a turn, or None."""
-    return _payload(entry, "event_msg", "task_started")
+    return _payload(entry, contract.EVENT_MSG, contract.TASK_STARTED)
 
 
 def host_goal_message(entry: dict) -> tuple[str, str] | None:
@@ -128,11 +119,11 @@ def host_goal_message(entry: dict) -> tuple[str, str] | None:
     Only the host writes it: a `response_item` user message tagged `user.goal` whose text
     opens with the host's context tag (a model's words are assistant messages or tool
     outputs, never this)."""
-    payload = _payload(entry, "response_item", "message")
+    payload = _payload(entry, contract.RESPONSE_ITEM, contract.MESSAGE)
     if payload is None or payload.get("role") != "user":
         return None
     metadata = payload.get("internal_chat_message_metadata_passthrough") or {}
-    if metadata.get("content_item_kinds") != ["user.goal"]:
+    if metadata.get("content_item_kinds") != contract.GOAL_MESSAGE_KINDS:
         return None
     parts = payload.get("content") or []
     text = parts[0].get("text") if len(parts) == 1 and isinstance(parts[0], dict) else None
@@ -145,7 +136,7 @@ def hook_prompt(entry: dict) -> str | None:
     """The identity of a Stop hook's continuation: the id of the `response_item` user
     message Codex writes with the hook's reason (`<hook_prompt hook_run_id=...>`), or None.
     A model's words never take this shape (they are assistant messages or tool outputs)."""
-    payload = _payload(entry, "response_item", "message")
+    payload = _payload(entry, contract.RESPONSE_ITEM, contract.MESSAGE)
     if payload is None or payload.get("role") != "user" or not isinstance(payload.get("id"),
                                                                           str):
         return None
@@ -161,7 +152,7 @@ def spent_tokens(entry: dict) -> tuple[str, dict] | None:
     fields. OpenAI's `input_tokens` include the cached (and cache-written) ones, so fresh
     input is what is left; `output_tokens` include reasoning. The fingerprint is the running
     total, so a repeated event for the same response is counted once."""
-    payload = _payload(entry, "event_msg", "token_count")
+    payload = _payload(entry, contract.EVENT_MSG, contract.TOKEN_COUNT)
     info = payload.get("info") if payload else None
     last = info.get("last_token_usage") if isinstance(info, dict) else None
     if not isinstance(last, dict):
@@ -180,7 +171,7 @@ def spent_tokens(entry: dict) -> tuple[str, dict] | None:
 def turn_model(entry: dict) -> str | None:
     """The model a `turn_context` entry names for its turn, or None."""
     payload = entry.get("payload")
-    if entry.get("type") != "turn_context" or not isinstance(payload, dict):
+    if entry.get("type") != contract.TURN_CONTEXT or not isinstance(payload, dict):
         return None
     named = payload.get("model")
     return named if isinstance(named, str) and named else None
@@ -255,7 +246,7 @@ class Chunk(transcript.Chunk):
         event for the turn says `codex_error_info: "usage_limit_exceeded"`."""
         found = []
         for entry in self.entries:
-            payload = _payload(entry, "event_msg", "task_complete")
+            payload = _payload(entry, contract.EVENT_MSG, contract.TASK_COMPLETE)
             error = payload.get("error") if payload is not None else None
             if isinstance(error, dict) and \
                     error.get("codex_error_info") == USAGE_LIMIT_ERROR and \
@@ -280,7 +271,7 @@ class Chunk(transcript.Chunk):
         started = started_turn(entry)
         if started is not None:
             trigger = (started.get("turn_attribution") or {}).get("turn_trigger")
-            return PERSON if trigger == "user" else HOST
+            return PERSON if contract.TURN_TRIGGERS.get(trigger) == PERSON else HOST
         return HOST if hook_prompt(entry) is not None else None
 
     def verdicts(self) -> list[Verdict]:
@@ -358,7 +349,7 @@ class Chunk(transcript.Chunk):
             started = started_turn(entry)
             if started is not None and started.get("turn_id") == turn_id:
                 trigger = (started.get("turn_attribution") or {}).get("turn_trigger")
-                if trigger != "goal":
+                if trigger != contract.GOAL_TRIGGER:
                     return None
                 return self._pursued_objective() or "the goal Codex is pursuing"
         return None
@@ -385,7 +376,8 @@ class Chunk(transcript.Chunk):
 
 def _running(goal: dict) -> str | None:
     objective = goal.get("objective")
-    return objective if goal.get("status") == "active" and isinstance(objective, str) else None
+    return objective if goal.get("status") == contract.GOAL_RUNNING and \
+        isinstance(objective, str) else None
 
 
 def read_since(path: str | os.PathLike, offset: int = 0) -> Chunk:
@@ -422,7 +414,7 @@ def sandbox_modes(path: str | os.PathLike) -> list[str]:
     modes = []
     for entry in read_tail(path, ("sandbox_policy",)).entries:
         payload = entry.get("payload")
-        if entry.get("type") != "turn_context" or not isinstance(payload, dict):
+        if entry.get("type") != contract.TURN_CONTEXT or not isinstance(payload, dict):
             continue
         policy = payload.get("sandbox_policy")
         mode = policy.get("type") if isinstance(policy, dict) else None

@@ -1,11 +1,12 @@
 """Is the host's native goal running in a session? Read from the transcript's tail.
 
 A Stop hook asks this for a session forge has no binding for while a Stop hook keeps it
-going (`stop_hook_active`): the host's native goal there would run with no budget. Standard
-library only and no forge import, because that question is asked on the Stop hook's path.
-The host writes a `goal_status` attachment when a goal is set (`met: false`, `sentinel`),
-after each evaluation (`met`, or `met: false` with `failed` when the evaluator found the
-goal impossible), and when it is cleared (`met: true`, `sentinel`); see HOST.md.
+going (`stop_hook_active`): the host's native goal there would run with no budget. It
+imports only forge's ground layer and the host contract's plain data, because that question
+is asked on the Stop hook's path. The host writes a `goal_status` attachment when a goal
+is set (`met: false`, `sentinel`), after each evaluation (`met`, or `met: false` with
+`failed` when the evaluator found the goal impossible), and when it is cleared (`met:
+true`, `sentinel`); see HOST.md.
 
 Only an attachment of exactly a known shape says what happened (`verdict`): a field or a
 value forge has not seen in the host's writers makes it UNKNOWN, which ends forge's goal
@@ -18,21 +19,18 @@ from __future__ import annotations
 import os
 
 from forge_runtime import fastjson, safeio
+from forge_runtime.host_contract import claude_code as _contract
 
 TAIL_BYTES = 1 << 20  # how far back `running_goal` looks; a goal's verdict follows each turn
 
 # What a `goal_status` attachment says: the goal runs (set, or judged not met), or it ended,
-# and how. Every shape the host writes, by the fields beside `type` (read from its writers).
+# and how; every shape the host writes is in its contract (host_contract/claude_code.py).
 RUNNING, MET, CLEARED, IMPOSSIBLE, UNKNOWN = "running", "met", "cleared", "impossible", "unknown"
-_RESULT = frozenset(("condition", "reason", "iterations", "durationMs", "tokens"))
-_SHAPES = (
-    # (required fields and values, the optional fields, what it says)
-    ({"met": False, "sentinel": True}, frozenset(("condition",)), RUNNING),  # set
-    ({"met": False}, frozenset(("condition", "reason")), RUNNING),  # judged not met
-    ({"met": True, "sentinel": True}, frozenset(("condition",)), CLEARED),  # `/goal clear`
-    ({"met": True}, _RESULT, MET),
-    ({"met": False, "failed": True}, _RESULT, IMPOSSIBLE),  # the evaluator's `impossible`
-)
+_SAYS = {"set": RUNNING, "not met": RUNNING, "cleared": CLEARED, "met": MET,
+         "failed": IMPOSSIBLE}
+# (required fields and values, the optional fields, what it says)
+_SHAPES = tuple((required, frozenset(optional), _SAYS[name])
+                for name, (required, optional, _) in _contract.GOAL_STATUS.items())
 
 
 def running_goal(path: str | os.PathLike) -> str | None:
@@ -72,9 +70,10 @@ def goal_status(entry: object) -> dict | None:
 def verdict(attachment: dict, entry: dict | None = None) -> str:
     """What a `goal_status` attachment says: RUNNING, MET, CLEARED, IMPOSSIBLE, or UNKNOWN
     for any shape the host's writers do not make (a new field, a value of another type),
-    and for an entry the host itself marks as not its session's own (`remoteSourced`)."""
-    if entry is not None and entry.get("remoteSourced") not in (None, False):
-        return UNKNOWN
+    and for an entry the host's own reader passes over (another session's: `remoteSourced`)."""
+    if entry is not None and any(entry.get(key) == value
+                                 for key, value in _contract.GOAL_STATUS_SKIPPED):
+        return UNKNOWN  # the host's own reader passes over it: not this session's verdict
     fields = {key: value for key, value in attachment.items() if key != "type"}
     for required, optional, says in _SHAPES:
         if all(fields.get(key) is value for key, value in required.items()) and \

@@ -77,6 +77,7 @@ from forge_runtime.goal.native import (
     verdict,
 )
 from forge_runtime.goal.objective import normalise
+from forge_runtime.host_contract import claude_code as _contract
 from forge_runtime.records import record
 
 TYPE_CHECKING = False
@@ -100,61 +101,26 @@ USAGE_TOKENS = ('"usage"',)
 ENDINGS = (MET, CLEARED, IMPOSSIBLE, UNKNOWN)
 # who started a turn: a person's prompt, or the host on its own (goal loop, wake-up, cron,
 # notification, check-in)
-PERSON, HOST = "person", "host"
-# Who sent a prompt, field by field (`prompt_origin`): every field the host writes on a prompt
-# entry is in exactly one of the three tables below (Claude Code 2.1.332 and 2.1.337, read
-# from the binary's prompt-row writers and measured in `-p` and the TUI). A field in none of
-# them makes the prompt the host's: a new host that adds a field turns a person's prompts
-# into the host's until the field is classified here, which fails safe (the drift check
-# names it), where the other way a new marker of the host's own prompts would pass as a
-# person's.
-# Fields of every entry, whoever sent it: where and when it was written, its place in the
-# conversation, the client that drew it.
-PROMPT_ENVELOPE = frozenset({
-    "type", "message", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId",
-    "cwd", "version", "gitBranch", "slug", "userType", "entrypoint", "isSidechain",
-    "promptId", "turnPromptId", "turnPosition", "permissionMode", "sentAtMs",
-    "imagePasteIds", "mergedSendUuids", "clientPlatform", "clientContentWidth",
-    "turnAttributionKey", "publishClickPath", "traceparent"})
-# Fields that say who sent it, with the values a person's prompt has (absent is None):
-# `promptSource` `sdk` is the prompt of `claude -p` and of the Agent SDK (measured: `claude -p
-# --resume <session> "go on"`), the way a person drives a headless session (a session an
-# agent starts itself is another session, bound to no goal: issue 34); `turnOrigin` is the
-# host's own summary of the others (`human`, `sdk`; else scheduled, task_notification,
-# auto_continuation, peer, host_synthetic, system, unknown); `rowSource` `local` is a
-# person's own words (`recorded`: a wake-up or a notice, `harness`, `hook`: the host's or a
-# hook's); `hostInitiator` `user` is the Desktop app's person (else `scheduled-task`,
-# `sleep-auto-resume` and the app's other resumes, dispatch, side sessions).
+PERSON, HOST = _contract.PERSON, _contract.HOST
+# Who sent a prompt, field by field (`prompt_origin`), as the host contract classifies every
+# field the host writes on a prompt entry (host_contract/claude_code.py PROMPT_ENTRY and
+# PROMPT_ENVELOPE). A field the contract does not name makes the prompt the host's: a new
+# host that adds a field turns a person's prompts into the host's until it is classified,
+# which fails safe (the drift check names it in CI), where the other way a new marker of
+# the host's own prompts would pass as a person's.
+PROMPT_ENVELOPE = _contract.PROMPT_ENVELOPE
+# the fields that say who sent it: the values a person's prompt has (absent is None)
 PROMPT_PERSON_VALUES = {
-    "isMeta": (None, False),
-    "promptSource": (None, "typed", "queued", "suggestion_accepted", "sdk"),
-    "turnOrigin": (None, "human", "sdk"),
-    "rowSource": (None, "local"),
-    "hostInitiator": (None, "user"),
-    "typedByPerson": (None, True),
-}
-# `origin` says it by its `kind`: only a person's is `human` (task-notification,
-# auto-continuation, peer, channel, plugin, ... are the host's).
-PROMPT_PERSON_ORIGIN = "human"
-# Fields the host writes only on a prompt no person typed as it stands: a wake-up's or a
-# cron's (`wakeupSource`, `wakeupText`, `scheduledTaskId`, `scheduledFireId`), text the
-# host made or re-sent (`textNotTyped`, `noPersonArrived`, `silentResendOf`, the fixed
-# "go on" of `askedToGoOn` and the turn it `carriesOnTurnOf`, a mod's `modWritten`, a
-# `promptRewritten` one), another session's, a connector's or a relay's
-# (`fromAnotherSession`, `fromConnector`, `foreignWord`, `inboundOrigin`,
-# `verifiedSlackHumanTurn`), a background task's result (`resultEndsInWaitingNote`), a
-# queue's or a hook's own rows (`queueSkip*`, `queueTranscriptOnly`, `handedOff`,
-# `hookText`), and the host's summaries (`isCompactSummary`, `isVisibleInTranscriptOnly`,
-# `isVirtual`). Absent, null or false, they say nothing.
-PROMPT_HOST_MARKS = frozenset({
-    "wakeupSource", "wakeupText", "scheduledTaskId", "scheduledFireId", "textNotTyped",
-    "noPersonArrived", "silentResendOf", "askedToGoOn", "carriesOnTurnOf", "modWritten",
-    "promptRewritten", "fromAnotherSession", "fromConnector", "foreignWord", "inboundOrigin",
-    "verifiedSlackHumanTurn", "resultEndsInWaitingNote", "queueSkipSlashCommands",
-    "queueSkipAttachments", "queueTranscriptOnly", "handedOff", "hookText", "hookTextLead",
-    "isCompactSummary", "isVisibleInTranscriptOnly", "isVirtual"})
-# a background task's or monitor's notice, whatever its fields say
-TASK_NOTIFICATION = "<task-notification>"
+    field: (None, *(value for value, says in reading.items() if says == _contract.PERSON))
+    for field, (reading, _) in _contract.PROMPT_ENTRY.items() if isinstance(reading, dict)}
+# `origin` says it by its `kind`: only a person's is PROMPT_PERSON_ORIGIN
+PROMPT_PERSON_VALUES.pop("origin")
+(PROMPT_PERSON_ORIGIN,) = (kind for kind, says in _contract.ORIGIN_KINDS.items()
+                           if says == _contract.PERSON)
+# the fields the host writes only on a prompt no person typed (null or false say nothing)
+PROMPT_HOST_MARKS = frozenset(field for field, (reading, _) in _contract.PROMPT_ENTRY.items()
+                              if reading == _contract.HOST)
+TASK_NOTIFICATION = _contract.TASK_NOTIFICATION
 # the model the host names on the assistant entries it writes itself (a resumed session's
 # "No response requested.", a notice, an API error): no model answered them
 SYNTHETIC_MODEL = "<synthetic>"

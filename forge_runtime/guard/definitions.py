@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import re
 
-SAFE_KEYS = frozenset({
-    "name", "description", "when_to_use", "when-to-use", "argument-hint", "arguments",
-    "model", "effort", "color", "version", "license", "metadata", "allowed-tools", "tools",
-    "disallowedtools", "disallowed-tools", "disable-model-invocation", "user-invocable",
-    "context", "agent", "paths", "skills", "memory", "keep-coding-instructions",
-    "maxturns", "background", "isolation"})
+from forge_runtime.host_contract.claude_code import FRONTMATTER_SAFE
+
+# The host's descriptive keys (host_contract/claude_code.py), as compared (in any case),
+# and `when-to-use`, a spelling no host reads.
+SAFE_KEYS = frozenset({*(key.lower() for key in FRONTMATTER_SAFE), "when-to-use"})
 # A line declaring a key that runs code, wherever it stands (frontmatter or not).
 EXECUTABLE_LINE = re.compile(
     r"""^[\s"'\ufeff-]*(hooks|mcp[\s_-]*servers|permission[\s_-]*mode)["']?\s*:""",

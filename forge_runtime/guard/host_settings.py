@@ -8,9 +8,11 @@ against the text before). Refused when the result:
 - turns hooks off: `disableAllHooks` or `allowManagedHooksOnly` made anything but false
   (removing a `false`, which a managed scope uses to hold them on, included);
 - changes code the host runs outside forge's guard and sandbox: `hooks` (forge's own, for a
-  pip install, live there), the status line, credential helpers, MCP servers and their
-  switches (also per project in `~/.claude.json`, and in `.mcp.json`), marketplaces: such
-  a command can stop forge's hooks before they run;
+  pip install, live there), the status line, credential, proxy and policy helpers, the
+  corporate launcher (`processWrapper`), Desktop's SSH host commands, MCP servers and
+  their switches (also per project in `~/.claude.json`, and in `.mcp.json`),
+  marketplaces and command-sourced plugins (the contract's SETTINGS_CODE): such a command
+  can stop forge's hooks before they run;
 - adds or changes an `env` entry: the host gives these to every hook, so `FORGE_PYTHON`,
   `PATH`, `PYTHON*`, `CLAUDE_PLUGIN_DATA` or any name forge's launcher or interpreter reads
   points the hook at other code. forge cannot list every name a program consults, so it
@@ -26,32 +28,26 @@ A result that does not parse is refused too (fail closed).
 Codex's `config.toml` the same way, with tomllib: `features.hooks` (also in a profile),
 `hooks` (forge's hooks and their trust), a project's `trust_level` (an untrusted project's
 hooks are skipped), `sandbox_mode` made weaker, and the sandbox's writable roots, the shell
-environment policy, `notify`, `mcp_servers` and the default `profile`.
+environment policy, `notify`, `mcp_servers`, plugins and marketplaces, the REPL's Node.js,
+OpenTelemetry (its header helper), model providers and the default `profile` (the
+contract's CONFIG_CODE).
 """
 
 from __future__ import annotations
 
 from forge_runtime import safeio
 from forge_runtime.guard.paths import CODEX_CONFIG, SWITCH_OFF, Finding, Protected
+from forge_runtime.host_contract import claude_code, codex
 
 MISSING = object()
 FORGE_PLUGIN = "forge"
-# (path of keys, the value forge needs there): any other explicit value overrides it.
-CLAUDE_NEEDS = ((("disableAllHooks",), False), (("allowManagedHooksOnly",), False),
-                (("sandbox", "enabled"), True), (("sandbox", "failIfUnavailable"), True),
-                (("sandbox", "allowUnsandboxedCommands"), False),
-                (("sandbox", "enableWeakerNestedSandbox"), False))
-# Settings whose value is (or switches on) code the host runs outside the guard and sandbox.
-CLAUDE_CODE = ("hooks", "statusLine", "subagentStatusLine", "apiKeyHelper", "awsAuthRefresh",
-               "awsCredentialExport", "gcpAuthRefresh", "otelHeadersHelper", "fileSuggestion",
-               "extraKnownMarketplaces", "enableAllProjectMcpServers", "enabledMcpjsonServers",
-               "mcpServers")
-# Lists that may only shrink (they open the sandbox), and lists that may only grow.
-CLAUDE_OPENERS = (("sandbox", "excludedCommands"), ("sandbox", "filesystem", "allowWrite"))
-CLAUDE_CLOSERS = (("sandbox", "filesystem", "denyWrite"), ("sandbox", "filesystem", "denyRead"))
-CODEX_CODE = ("hooks", "sandbox_workspace_write", "shell_environment_policy", "notify",
-              "mcp_servers", "profile")
-SANDBOX_RANK = {"read-only": 0, "workspace-write": 1, "danger-full-access": 2}
+# What each host's contract says about its settings (host_contract/claude_code.py, codex.py).
+CLAUDE_NEEDS = claude_code.SETTINGS_NEEDS
+CLAUDE_CODE = (*claude_code.SETTINGS_CODE, *claude_code.CONFIG_CODE)
+CLAUDE_OPENERS = claude_code.SETTINGS_OPENERS
+CLAUDE_CLOSERS = claude_code.SETTINGS_CLOSERS
+CODEX_CODE = tuple(codex.CONFIG_CODE)
+SANDBOX_RANK = codex.SANDBOX_RANK
 
 
 def judge(entry: Protected, path: str, before: str | None, after: str) -> Finding | None:
@@ -112,7 +108,7 @@ def claude_problems(before: dict, after: dict, forge_rules: frozenset[str]) -> l
 def codex_problems(before: dict, after: dict) -> list[str]:
     problems = []
     for prefix in _profiles(before, after):
-        problems += _override(before, after, (*prefix, "features", "hooks"), True)
+        problems += _override(before, after, (*prefix, *codex.HOOKS_FEATURE), True)
         old = _get(before, (*prefix, "sandbox_mode"))
         new = _get(after, (*prefix, "sandbox_mode"))
         if new != old and _rank(new) > _rank(old):
@@ -120,7 +116,8 @@ def codex_problems(before: dict, after: dict) -> list[str]:
                             f"({_shown(old)} -> {_shown(new)})")
     projects = {key for side in (before, after) for key in _table(side, ("projects",))}
     for project in sorted(projects):
-        problems += _override(before, after, ("projects", project, "trust_level"), "trusted")
+        problems += _override(before, after, ("projects", project, "trust_level"),
+                              codex.TRUSTED)
     problems += [f"changes `{key}`, which runs code or sets what forge's hooks run with"
                  for key in CODEX_CODE if _get(before, (key,)) != _get(after, (key,))]
     return problems

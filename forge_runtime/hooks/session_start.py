@@ -13,7 +13,7 @@ named by CLAUDE_ENV_FILE, so this hook puts the plugin's `cli/` first on PATH an
 `cli/forge` which Python has forge's dependencies. Without that file, a foreign `forge`
 first on PATH is told to the person once.
 And it tells the person when the repository's last Stop hooks were killed by someone else's
-signal.
+signal, and when the running Claude Code is newer than any version forge was measured on.
 """
 
 import os
@@ -36,7 +36,27 @@ def handle(event: dict) -> dict | None:
             return {"systemMessage": exc.hint().render()}
         python = bootstrap.python_for(outcome, data_dir)
     reply = None if export_to_bash(python) else foreign_forge_notice()
-    return killed_stops_notice(event, reply)
+    return newer_host_notice(killed_stops_notice(event, reply))
+
+
+def newer_host_notice(reply: dict | None) -> dict | None:
+    """Tell the person, in one line, when this Claude Code is newer than every version
+    forge's host contract was measured on (host_version: a few system calls, not a second
+    start of the host); before another notice, as its first line."""
+    from forge_runtime.host_contract import claude_code, newer_than
+    from forge_runtime.host_version import claude_version
+
+    running = claude_version()
+    if not newer_than(running, claude_code.MEASURED):
+        return reply
+    line = (f"forge: Claude Code {running} is newer than {claude_code.MEASURED[-1]}, the "
+            "newest version forge's host contract was measured on")
+    told = (reply or {}).get("systemMessage")
+    if told:
+        return {**reply, "systemMessage": f"{line}\n{told}"}
+    from forge_runtime import hints
+
+    return {**(reply or {}), "systemMessage": f"{line}\n{hints.next_('forge doctor').render()}"}
 
 
 def foreign_forge_notice() -> dict | None:

@@ -6,10 +6,12 @@
     marketplace.py    forge installed as a person does: marketplace add + plugin install
     netns.py          loopback-only network and PID namespace for a session, where allowed
     hookrecord.py     records forge's hook invocations (stdin, stdout, exit, duration)
-    binary.py         finds the CLI bundled with claude-agent-sdk, or $FORGE_CLAUDE_BIN
+    binary.py         finds the CLI bundled with claude-agent-sdk, or $FORGE_CLAUDE_BIN, and
+                      fetches a build the host contract was measured on into the cache
     responses.py      the same scripts as OpenAI's Responses API, for Codex CLI
     codex.py          `CodexHost`: a fresh CODEX_HOME + the server; `exec` and the TUI
-    codex_binary.py   the pinned Codex CLI from npm, cached in the user's cache dir
+    codex_binary.py   the pinned Codex CLI (or the newest) from npm, cached in the user's
+                      cache dir
     pytest_plugin.py  fixtures: `claude_host`, `codex_host`, `project`, `claude_bin`,
                       `codex_bin`
 

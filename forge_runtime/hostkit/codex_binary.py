@@ -73,5 +73,35 @@ def find_codex(version: str = PINNED, *, install: bool = True) -> Path:
     return found
 
 
+def newest_version() -> str:
+    """The newest Codex CLI release on the npm registry (`npm view`)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise CodexNotFound("npm is not on PATH, so the newest Codex CLI cannot be looked up")
+    try:
+        done = subprocess.run([npm, "view", PACKAGE, "version"], capture_output=True,
+                              text=True, timeout=INSTALL_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CodexNotFound(f"npm view {PACKAGE} version failed: {exc}") from None
+    version = done.stdout.strip()
+    if done.returncode != 0 or not version or any(c.isspace() for c in version):
+        raise CodexNotFound(f"npm view {PACKAGE} version answered {version or 'nothing'} "
+                            f"(exit {done.returncode})")
+    return version
+
+
+def native(launcher: Path) -> Path:
+    """The native executable behind an npm install's `codex` launcher (the Node.js script
+    picks it by platform); a launcher that is itself native is returned as it is."""
+    with open(launcher, "rb") as handle:
+        if handle.read(4) == b"\x7fELF":
+            return launcher
+    modules = launcher.resolve().parents[3]  # node_modules/@openai/codex/bin/codex.js
+    found = sorted(modules.glob("@openai/codex-*/vendor/*/bin/codex"))
+    if not found:
+        raise CodexNotFound(f"no native Codex executable under {modules}/@openai/")
+    return found[0]
+
+
 if __name__ == "__main__":  # `python -m forge_runtime.hostkit.codex_binary`: CI's set-up step
     print(find_codex())

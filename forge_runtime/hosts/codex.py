@@ -29,9 +29,10 @@ from pathlib import Path
 
 from forge_runtime import safeio
 from forge_runtime.goal.host import KEY
+from forge_runtime.host_contract import codex as contract
 
 NAME = "codex"
-TURN_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop")
+TURN_EVENTS = contract.TURN_EVENTS  # the events forge reads that carry their turn's id
 PAUSED = "paused"
 # What forge's own run of the recorded gates may take in a SessionEnd hook (gates/goal.py):
 # the host's limit is 10 s, which Codex clamps to 3 s.
