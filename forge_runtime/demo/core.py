@@ -78,10 +78,11 @@ class Demo:
 
     def session(self, name: str, prompt: str, *, script: str = "script",
                 args: tuple[str, ...] = (), cwd: Path | None = None,
-                login: str = "api_key") -> SessionResult:
+                login: str = "api_key", resume: str | None = None) -> SessionResult:
         """Run one real host session in the project (or in `cwd`, another clone) against
         `forge_runtime/demo/<script>.yaml`, logged in as `login` says (the host kit's
-        `Host(login=...)`: "subscription" is a pretend Claude plan).
+        `Host(login=...)`: "subscription" is a pretend Claude plan); `resume` goes on with
+        an earlier session of the same script.
 
         Sessions on the same script share one Host (one HOME), so a later one may resume.
         """
@@ -93,7 +94,7 @@ class Demo:
                         plugin_dirs=[self.plugin_dir], timeout=SESSION_TIMEOUT, own_pids=False,
                         login=login)
             self._hosts[script] = host
-        result = host.run(prompt, cwd=cwd or self.project, args=args)
+        result = host.run(prompt, cwd=cwd or self.project, args=args, resume=resume)
         if result.timed_out:
             raise DemoFailed(f"the {name} session did not finish in {SESSION_TIMEOUT:.0f} s")
         self.sessions[name] = result

@@ -442,8 +442,48 @@ def hint_contract(demo: Demo) -> Section:
     return Section("Every forge output ends with one next step", checked)
 
 
+IMPOSSIBLE_GOAL = "the release is uploaded to the package index"
+
+
+def the_hosts_truth(demo: Demo) -> Section:
+    """forge reads the host by one contract per host: the running Claude Code's surfaces are
+    all classified (the drift check CI runs), and a goal the host ends is recorded as ended,
+    how it ended named, so the person's next prompt is theirs."""
+    import subprocess
+    import sys
+
+    from forge_runtime.hostkit.binary import find_claude
+
+    drift = subprocess.run([sys.executable, "-m", "forge_runtime.host_drift", "--claude",
+                            str(find_claude())], capture_output=True, text=True, timeout=120)
+    if drift.returncode != 0:
+        raise DemoFailed(f"the drift check found what forge's host contract does not "
+                         f"classify: {drift.stdout.strip()[-400:]}")
+    first = demo.session("impossible", f"/goal {IMPOSSIBLE_GOAL}", script="impossible")
+    demo.session("impossible-after", "explain the parser to me", script="impossible",
+                 resume=first.session_id)
+    goal = demo.forge("goal", "status", "--json").json().get("goal") or {}
+    if (goal.get("objective"), goal.get("status"), goal.get("ended")) != \
+            (IMPOSSIBLE_GOAL, "cancelled", "impossible"):
+        raise DemoFailed(f"the goal the host judged impossible reads {goal.get('status')!r} "
+                         f"({goal.get('ended')!r}), not cancelled (impossible)")
+    header, verdict = drift.stdout.splitlines()[:2]
+    surfaces = header.split("): ")[-1].split(",")[0]
+    return Section("The host's truth", [
+        "forge reads the host through one contract per host; the drift check CI runs on "
+        f"every host release read {surfaces} out of {header.split(' (')[0]}: "
+        f"{verdict.strip()}.",
+        f"/goal {IMPOSSIBLE_GOAL}: after its first turn the host's evaluator judged it "
+        "impossible and the host cleared its goal; forge recorded the end as the host wrote "
+        f"it: status {goal['status']} (ended: {goal['ended']}), {goal['turn_count']} turn "
+        "charged.",
+        "The person's next prompt in that session was theirs: no turn of it was charged to "
+        "the goal that had ended.",
+    ])
+
+
 STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
          budget_stops_native_autonomy, ledger_follows_the_clone, money_and_the_plan,
          guard_refuses_writes,
          clarify_freezes_a_brief, artifacts_earn_activation, gates_rerun_only_what_changed,
-         done_means_verified, nobody_switches_forge_off, hint_contract)
+         done_means_verified, the_hosts_truth, nobody_switches_forge_off, hint_contract)
