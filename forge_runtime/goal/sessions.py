@@ -10,6 +10,8 @@
                                                        (midturn.py)
     <ledger_root>/sessions/<session id>.first.midturn.json  the same for the first turn
                                                        of a pending `/goal`
+    <ledger_root>/sessions/goals/<nonce>/<session id>  an empty file: the session is bound
+                                                       to that goal
 
 Hooks of a session with no goal only ask `involvement()`: two stat calls, a third (the goal
 witness's marker, witness.py) when both find nothing, and nothing imported that os does not
@@ -23,6 +25,7 @@ import os
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 
 SESSIONS_DIR = "sessions"
+GOAL_INDEX = "goals"  # sessions/goals/<nonce>/<session id>: the goal's sessions
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
 CURSOR_SUFFIX = ".midturn.json"
 FIRST_TURN_CURSOR = "first"  # the cursor of a first turn no Stop has confirmed (midturn.py)
@@ -111,20 +114,20 @@ def _write(path: str, data: dict, ledger_root: str | os.PathLike) -> None:
 
 
 def bound_sessions(ledger_root: str | os.PathLike, nonce: str) -> dict[str, dict]:
-    """Every session bound to goal `nonce` ({session id: binding}), from the bindings on disk;
-    a binding that is not forge's is left to its own session's next event (which refuses
+    """Every session bound to goal `nonce` ({session id: binding}): the goal's index of its
+    sessions (`write_binding` keeps it), each binding read and checked to name the goal. A
+    binding that is not forge's is left to its own session's next event (which refuses
     it), not read here."""
     from forge_runtime.goal.ledger import TAMPERED
 
     try:
-        names = os.listdir(os.path.join(ledger_root, SESSIONS_DIR))
+        names = os.listdir(_goal_index(ledger_root, nonce))
     except (FileNotFoundError, NotADirectoryError):
         return {}
     found = {}
-    for name in names:
-        session_id = name[:-len(".json")]
-        if not name.endswith(".json") or "." in session_id or not _safe_id(session_id):
-            continue  # pending notes, cursors, plan readings: other files of a session
+    for session_id in names:
+        if not _safe_id(session_id):
+            continue
         try:
             binding = read_binding(ledger_root, session_id)
         except ForgeError as exc:
@@ -134,6 +137,12 @@ def bound_sessions(ledger_root: str | os.PathLike, nonce: str) -> dict[str, dict
         if binding is not None and binding.get("nonce") == nonce:
             found[session_id] = binding
     return found
+
+
+def _goal_index(ledger_root: str | os.PathLike, nonce: str) -> str:
+    """`<ledger root>/sessions/goals/<nonce>/`: an empty file per session bound to the goal,
+    so a goal's sessions are found without reading every session's binding."""
+    return os.path.join(ledger_root, SESSIONS_DIR, GOAL_INDEX, nonce)
 
 
 def read_binding(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
@@ -151,7 +160,16 @@ def _paths_to_write(ledger_root: str | os.PathLike, session_id: str) -> tuple[st
 
 
 def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict) -> None:
+    """Write the session's binding, and its entry in its goal's index (one lstat once it
+    is there)."""
     _write(_paths_to_write(ledger_root, session_id)[0], binding, ledger_root)
+    nonce = binding.get("nonce")
+    if isinstance(nonce, str) and len(nonce) == 32 and nonce.isalnum():
+        marker = os.path.join(_goal_index(ledger_root, nonce), session_id)
+        if not os.path.lexists(marker):
+            from forge_runtime import safeio
+
+            safeio.replace(marker, b"", ledger_root, durable=False, create_dirs=True)
 
 
 def _cursor_path(paths: tuple[str, str], kind: str | None) -> str:
