@@ -150,7 +150,7 @@ def measure(python: str, plugin_root: Path, base: Path, sessions: int, warmup: i
             claude_bin: Path | None = None) -> dict:
     """`sessions` measured sessions with each plugin (after `warmup` unmeasured ones), the
     hooks under `python`; a dict for the report."""
-    from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+    from forge_runtime.claude_binary import ClaudeNotFound, find_claude
     from forge_runtime.hostkit.projects import init_git_project
 
     try:

@@ -300,7 +300,7 @@ def check_project(project: Project) -> Check:
 
 
 def check_host_binary() -> Check:
-    from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+    from forge_runtime.claude_binary import ClaudeNotFound, find_claude
 
     try:
         binary = find_claude()
@@ -328,7 +328,7 @@ def _running_claude() -> tuple[str | None, str]:
     running = running_claude()
     if running is not None:
         return running
-    from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+    from forge_runtime.claude_binary import ClaudeNotFound, find_claude
 
     try:
         binary = find_claude()

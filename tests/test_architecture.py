@@ -187,6 +187,20 @@ def test_the_shell_model_imports_only_down_its_own_layers():
     assert upward_imports(graph, table, within=SHELL) == []
 
 
+# What may use the host kit (the scripted model, the host runner, pinned host builds): the
+# kit itself, the demo (which runs a real host session by design) and the drift check (which
+# reads pinned builds). forge's rules and the hooks run with no test kit loaded.
+HOSTKIT = "forge_runtime.hostkit"
+HOSTKIT_USERS = (HOSTKIT, "forge_runtime.demo", "forge_runtime.host_drift")
+
+
+def test_no_production_module_imports_the_host_kit():
+    graph = import_graph("forge_runtime")
+    assert sorted((module, target) for module, targets in graph.items() for target in targets
+                  if (target == HOSTKIT or target.startswith(HOSTKIT + "."))
+                  and not module.startswith(HOSTKIT_USERS)) == []
+
+
 def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
     """The graph is what the checks above stand on: a lazily closed circle, one closed
     across packages through function-level imports and an annotation-only import (the shape

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from forge_runtime import hook_settings, host_drift
+from forge_runtime.claude_binary import find_claude
 from forge_runtime.hooks.dispatch import EVENT_MODULES
 from forge_runtime.host_contract import READ, claude_code, codex
 from forge_runtime.host_drift import GONE, UNCLASSIFIED, Drift, bun
 from forge_runtime.host_drift.claude_code import AnchorLost
-from forge_runtime.hostkit.binary import find_claude, pinned_claude
+from forge_runtime.hostkit.binary import pinned_claude
 from forge_runtime.hostkit.codex_binary import find_codex, native
 
 REPO = Path(__file__).resolve().parents[1]
@@ -176,7 +177,7 @@ def test_forge_registers_exactly_the_hook_events_its_contracts_read():
 
 
 def test_a_build_with_no_known_sdk_release_is_an_error_not_a_guess():
-    from forge_runtime.hostkit.binary import ClaudeNotFound
+    from forge_runtime.claude_binary import ClaudeNotFound
 
     with pytest.raises(ClaudeNotFound, match="no claude-agent-sdk release"):
         pinned_claude("2.1.0")

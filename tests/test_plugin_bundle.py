@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from forge_runtime.claude_binary import find_claude
 from forge_runtime.host_contract import claude_code
-from forge_runtime.hostkit.binary import find_claude
 from forge_runtime.hostkit.runner import QUIET_ENV
 
 REPO = Path(__file__).resolve().parents[1]

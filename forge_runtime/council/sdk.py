@@ -31,8 +31,8 @@ def ask(member, prompt: str, cwd: str) -> Answer:
 async def _ask(member, prompt: str, cwd: str) -> Answer:
     from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
+    from forge_runtime.claude_binary import find_claude
     from forge_runtime.guard.sdk import whitelist_guard
-    from forge_runtime.hostkit.binary import find_claude
 
     options = ClaudeAgentOptions(
         system_prompt=member.instructions(), allowed_tools=list(member.tools),

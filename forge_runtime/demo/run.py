@@ -6,10 +6,10 @@ import shutil
 import subprocess
 
 from forge_runtime import hints, resources
+from forge_runtime.claude_binary import ClaudeNotFound
 from forge_runtime.demo.core import Demo, DemoFailed, make_workdir
 from forge_runtime.demo.steps import STEPS
 from forge_runtime.errors import ForgeError
-from forge_runtime.hostkit.binary import ClaudeNotFound
 from forge_runtime.hostkit.script import ScriptError
 from forge_runtime.result import Result
 

@@ -452,7 +452,7 @@ def the_hosts_truth(demo: Demo) -> Section:
     import subprocess
     import sys
 
-    from forge_runtime.hostkit.binary import find_claude
+    from forge_runtime.claude_binary import find_claude
 
     drift = subprocess.run([sys.executable, "-m", "forge_runtime.host_drift", "--claude",
                             str(find_claude())], capture_output=True, text=True, timeout=120)

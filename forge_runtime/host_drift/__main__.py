@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--codex", action="append", default=[], metavar="PATH",
                         help="a native Codex executable to check (repeatable)")
     args = parser.parse_args(argv)
+    from forge_runtime.claude_binary import ClaudeNotFound
     from forge_runtime.host_drift.claude_code import AnchorLost
-    from forge_runtime.hostkit.binary import ClaudeNotFound
     from forge_runtime.hostkit.codex_binary import CodexNotFound
 
     started = time.monotonic()

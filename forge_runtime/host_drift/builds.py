@@ -2,7 +2,7 @@
 the contract was measured on.
 
 - Claude Code: the newest is the one `pip install claude-agent-sdk` brought (what `.ci/run`
-  installs, `hostkit.binary.find_claude`); the measured ones are fetched once into the
+  installs, `claude_binary.find_claude`); the measured ones are fetched once into the
   user's cache (`hostkit.binary.pinned_claude`).
 - Codex: the newest is what `npm view @openai/codex version` names, the measured ones are
   `host_contract.codex.MEASURED`; each is installed once into the user's cache
@@ -25,8 +25,9 @@ def _version_beside(path: Path) -> str | None:
 
 
 def claude_builds(newest: bool = True, measured: bool = True) -> list[Path]:
+    from forge_runtime.claude_binary import find_claude
     from forge_runtime.host_contract import claude_code
-    from forge_runtime.hostkit.binary import find_claude, pinned_claude
+    from forge_runtime.hostkit.binary import pinned_claude
 
     found = [find_claude()] if newest else []
     have = {_version_beside(path) for path in found}

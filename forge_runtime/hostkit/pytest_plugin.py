@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from forge_runtime import resources
-from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+from forge_runtime.claude_binary import ClaudeNotFound, find_claude
 from forge_runtime.hostkit.codex import CodexHost
 from forge_runtime.hostkit.codex_binary import CodexNotFound, find_codex
 from forge_runtime.hostkit.projects import init_git_project

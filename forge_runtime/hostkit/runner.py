@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from forge_runtime.claude_binary import find_claude
 from forge_runtime.hostkit import LOG_ENV, netns
-from forge_runtime.hostkit.binary import find_claude
 from forge_runtime.hostkit.script import Request, Script
 from forge_runtime.hostkit.server import ModelServer
 

@@ -155,7 +155,7 @@ def host_status(project: Project) -> dict | None:
 
     binary = shutil.which("claude")
     if binary is None:
-        from forge_runtime.hostkit.binary import ClaudeNotFound, find_claude
+        from forge_runtime.claude_binary import ClaudeNotFound, find_claude
 
         try:
             binary = str(find_claude())

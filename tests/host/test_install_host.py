@@ -21,7 +21,7 @@ import pytest
 from offline_pip import STAND_INS, clean_env, make_wheelhouse
 
 from forge_runtime import distribution
-from forge_runtime.hostkit.binary import find_claude
+from forge_runtime.claude_binary import find_claude
 from forge_runtime.hostkit.marketplace import wheelhouse
 from forge_runtime.hostkit.runner import QUIET_ENV
 
