@@ -95,3 +95,59 @@ def test_a_resume_after_a_full_disk_charges_exactly_the_turns_the_model_worked(
                        env=NO_BLOCK_CAP)
     assert "20 of 20 turns" in stop_reasons(resumed)[-1], resumed.result
     assert 3 + model_turns(resumed) == 20 == _ledger_turns(small_disk)
+
+
+# The third Stop and the session's end hang past their timeouts (the host kills them, and
+# goes on): forge's hooks there never run, as when a machine kills them while the session
+# ends.
+_HANGING_PYTHON = """#!/bin/sh
+real="{real}"
+case "$FORGE_HOOK_EVENT" in
+  Stop) count=$(( $(cat "{counter}" 2>/dev/null || echo 0) + 1 )); echo "$count" > "{counter}"
+        [ "$count" -eq 3 ] && sleep {hang} ;;
+  SessionEnd) sleep {hang} ;;
+esac
+exec "$real" "$@"
+"""
+HOOK_TIMEOUT = 2  # seconds, for the test plugin's Stop and SessionEnd hooks
+
+IMPOSSIBLE_AT_THIRD = """
+rules:
+  - name: evaluator says not yet
+    when: {goal_evaluator: true}
+    times: 2
+    reply: {verdict: {ok: false, reason: "GOAL-NOT-MET: keep working"}}
+  - name: evaluator finds it impossible
+    when: {goal_evaluator: true}
+    reply: {verdict: {ok: false, impossible: true, reason: "cannot be done here"}}
+  - name: model works
+    reply: {text: "Working on it."}
+"""
+
+
+def _short_timeouts(config: dict) -> None:
+    for event in ("Stop", "SessionEnd"):
+        for group in config["hooks"][event]:
+            for hook in group["hooks"]:
+                hook["timeout"] = HOOK_TIMEOUT
+
+
+def test_a_turn_whose_stop_was_killed_as_its_session_ended_is_charged_by_the_next_session(
+        claude_host, project, tmp_path):
+    from session_support import plugin_with_hooks
+
+    host = claude_host(IMPOSSIBLE_AT_THIRD,
+                       plugin_dirs=[plugin_with_hooks(tmp_path, _short_timeouts)])
+    wrapper = tmp_path / "hanging-python"
+    wrapper.write_text(_HANGING_PYTHON.format(real=host.workdir / "forge-python",
+                                              counter=tmp_path / "counter",
+                                              hang=HOOK_TIMEOUT + 3))
+    wrapper.chmod(0o755)
+    first = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                     env={"FORGE_PYTHON": str(wrapper)})
+    assert model_turns(first) == 3 and _ledger_turns(project) == 2  # the third never charged
+
+    second = claude_host(NEVER_MET).run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
+                                        env=NO_BLOCK_CAP)
+    assert "20 of 20 turns" in stop_reasons(second)[-1]
+    assert 3 + model_turns(second) == 20 == _ledger_turns(project)
