@@ -6,11 +6,16 @@ Each working turn here is one request (the model answers in text), so the main s
 requests are the goal's turns in order: request n is turn n + 1. The host puts a Stop
 hook's `additionalContext` into the next request as a system message, "Stop hook
 additional context: ...".
+
+Codex 0.171.0 takes no model context on a Stop (its Stop output schema has no
+`hookSpecificOutput`), so there the notice is the person's: the TUI shows it, and no
+request carries it.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from goal_support import goal_in_state
@@ -72,3 +77,27 @@ def test_a_token_ceiling_reached_within_a_turn_at_pace_tells_that_turn(claude_ho
     body = json.dumps(session.model_requests()[3])
     assert "at this goal's pace (about 1k tokens a turn) its token ceiling (3k of 3.5k " \
            "used) is reached within it" in body
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_on_codex_the_person_sees_the_notice_and_no_request_carries_it(codex_host, project,
+                                                                       tmp_path):
+    from codex_support import PROMPT, WORKS, run_goal_to_exhaustion
+    from tui_support import Tui
+
+    host = codex_host(WORKS)
+    host.install_forge(project)
+    tui = Tui(host, project, tmp_path / "tui")
+    try:
+        tui.wait_for(lambda: PROMPT in tui.screen(), "Codex's prompt")
+        run_goal_to_exhaustion(host, tui)
+        replies = [json.loads(call["stdout"]) if call["stdout"].strip() else None
+                   for call in tui.hooks("Stop")]
+        told = [index for index, reply in enumerate(replies)
+                if "FORGE_GOAL_LAST_TURN" in json.dumps(reply)]
+        assert told == [18] and set(replies[18]) == {"systemMessage"}, replies[18]
+        tui.wait_for(lambda: "FORGE_GOAL_LAST_TURN" in tui.screen(), "the notice on screen")
+        assert not [request for request in host.server.requests
+                    if "FORGE_GOAL_LAST_TURN" in json.dumps(request["body"])]
+    finally:
+        tui.close()
