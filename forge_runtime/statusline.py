@@ -83,7 +83,8 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool,
 
 def _pace(ledger, head, binding: dict):
     """A running goal's pace (goal/forecast.py), from the tranche start its session's
-    Stop noted (one record read), else None."""
+    Stop noted (one record read; without a note, a walk back of one tranche); None for a
+    goal that is not running."""
     if head.goal["status"] != "active":
         return None
     from forge_runtime.goal import tranche

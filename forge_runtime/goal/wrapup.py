@@ -136,8 +136,8 @@ def at_prompt(project, event: dict) -> dict | None:
 
 
 def _told(project, event: dict, binding: dict) -> str | None:
-    """The notice for `goal`'s next turn when it is the last, or None; a tranche start
-    found anew is kept in the session's binding."""
+    """The notice when the bound goal's next turn is its tranche's last, or None; a
+    tranche start found anew is kept in the session's binding."""
     import time
 
     from forge_runtime.errors import ForgeError
