@@ -77,6 +77,16 @@ def test_the_next_turn_is_the_last_when_a_ceiling_is_reached_within_it(fields, c
     assert gauge.runway_text([way], NOW).startswith("last turn")
 
 
+def test_a_time_ceiling_passed_before_any_stop_reads_reached():
+    goal = _goal(minute_ceiling=45)  # started an hour ago
+    pace = forecast.pace_of(_start(), goal, "2026-12-05T11:48:00Z")
+    ways = forecast.runways(goal, pace, NOW)
+    assert (ways[0].ceiling, ways[0].turns_left) == ("minutes", 0)
+    assert forecast.closing(ways) is None  # no turn is left to be told of
+    assert gauge.runway_text(ways, NOW) == "min ceiling reached"
+    assert forecast.runway_words(ways[0], NOW) == "the time ceiling: reached"
+
+
 def test_one_more_turn_of_room_is_not_the_last():
     goal = _goal(token_count=2_850_000, token_ceiling=3_000_000)  # 150k left, 100k a turn
     pace = forecast.pace_of(_start(token_count=1_650_000), goal, "2026-12-05T11:48:00Z")
@@ -98,7 +108,7 @@ def test_a_new_tranche_uses_the_goals_whole_average_and_claims_no_time():
 def test_what_forge_has_not_measured_gives_no_forecast():
     # turns charged within one second, no tokens spent: no time, no token runway
     goal = _goal(token_ceiling=3_000_000, minute_ceiling=90)
-    pace = forecast.pace_of(_start(), goal, "2026-12-05T11:00:00Z")
+    pace = forecast.pace_of(_start(), goal, "2026-12-05T11:00:30Z")  # under a minute
     ways = forecast.runways(goal, pace, NOW)
     assert [(way.ceiling, way.turns_left, way.at) for way in ways] == [("turns", 8, None)]
     assert gauge.runway_text(ways, NOW) is None  # 32/40 says it all

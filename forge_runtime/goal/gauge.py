@@ -201,7 +201,9 @@ def runway_text(ways: list, now: int) -> str | None:
         return None
     first = ways[0]
     unit = _RUNWAY_UNITS.get(first.ceiling)
-    if first.turns_left <= 1:
+    if first.turns_left <= 0:  # the clock ran out before a Stop could say so
+        return f"{unit or 'turn'} ceiling reached"
+    if first.turns_left == 1:
         return "last turn" + (f" ({unit})" if unit else "")
     clock = None if first.at is None else "~" + clock_text(first.at, now)
     if unit is None:
