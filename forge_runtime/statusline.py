@@ -60,13 +60,15 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool,
     from forge_runtime.goal.ledger import Ledger
 
     try:
-        nonce = (sessions.read_binding(project.ledger_root, session_id) or {}).get("nonce")
+        binding = sessions.read_binding(project.ledger_root, session_id) or {}
+        nonce = binding.get("nonce")
         if not isinstance(nonce, str) or len(nonce) != 32 or not nonce.isalnum():
             return gauge.attention(colour)
         ledger = Ledger(project.ledger_root, nonce)
         with ledger.lock(seconds=STATUS_LOCK_SECONDS):
             head = ledger.head()
             current = consistency.check(project.state_path, ledger, head)
+            pace = _pace(ledger, head, binding)
     except (ForgeError, OSError, KeyError, TypeError):
         return gauge.attention(colour)
     goal = head.goal
@@ -75,7 +77,31 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool,
 
         goal = plan.advanced(goal, reading)  # what the next charge records, shown now
     return gauge.line(goal, checkpoint.of_tasks(current.tasks),
-                      gauge.stuck_turns(head.record), unicode=unicode, colour=colour)
+                      gauge.stuck_turns(head.record), unicode=unicode, colour=colour,
+                      outlook=_outlook(goal, pace))
+
+
+def _pace(ledger, head, binding: dict):
+    """A running goal's pace (goal/forecast.py), from the tranche start its session's
+    Stop noted (one record read; without a note, a walk back of one tranche); None for a
+    goal that is not running."""
+    if head.goal["status"] != "active":
+        return None
+    from forge_runtime.goal import tranche
+
+    return tranche.pace(ledger, head, binding.get(tranche.SEQ_KEY))[0]
+
+
+def _outlook(goal: dict, pace) -> str | None:
+    """The gauge's forecast of a running goal at `pace`."""
+    if pace is None:
+        return None
+    import time
+
+    from forge_runtime.goal import forecast, gauge
+
+    now = int(time.time())
+    return gauge.runway_text(forecast.runways(goal, pace, now), now)
 
 
 def _heard_from_api(event: dict) -> bool:

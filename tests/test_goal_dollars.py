@@ -114,7 +114,8 @@ def _turn_ends_the_goal_at_a_dollar(project, session: Session) -> None:
 def test_a_turn_past_the_dollar_ceiling_is_denied_its_next_tool_call(project):
     session = _dollar_goal(project, "1")
     _spend(session, "msg_1", input=100_000)  # $0.50
-    assert session.turn() is None
+    # at $0.50 a turn, the next reaches the ceiling: the model hears it is the last
+    assert session.turn()["systemMessage"].startswith("FORGE_GOAL_LAST_TURN: ")
     _spend(session, "msg_2", output=10_000)  # $0.25
     assert _tool_call(session) is None
     _spend(session, "msg_3", output=10_000)  # $0.25: $1.00 in all
@@ -212,7 +213,7 @@ def _priced_run(project) -> Session:
     for n in range(8):
         _spend(session, f"msg_{n}", input=2000 + 500 * n, output=300)
         _spend(session, f"helper_{n}", model="claude-haiku-4-5", input=5000, output=100)
-        if session.turn() is not None:
+        if (session.turn() or {}).get("continue") is False:
             break
     return session
 

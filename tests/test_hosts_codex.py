@@ -115,9 +115,13 @@ def test_a_persons_goal_recorded_by_codex_activates_and_each_turn_is_charged_onc
 def test_at_the_ceiling_forge_pauses_codexs_native_goal_and_stops_the_turn(rollout):
     rollout.person_goal("ship it")
     replies = [rollout.turn() for _ in range(20)]
-    assert [index for index, reply in enumerate(replies[:19]) if reply] == [5, 10, 15]
+    assert [index for index, reply in enumerate(replies[:19]) if reply] == [5, 10, 15, 18]
     assert set(replies[5]) == {"systemMessage"}  # Codex takes no hookSpecificOutput on Stop
     assert replies[5]["systemMessage"].startswith("FORGE_GOAL_STUCK_WARNING: ")
+    # nor any model context; a block would continue the same turn_id uncharged, so the
+    # last-turn notice is the person's alone there
+    assert set(replies[18]) == {"systemMessage"}
+    assert replies[18]["systemMessage"].startswith("FORGE_GOAL_LAST_TURN: ")
     assert replies[19]["continue"] is False
     assert replies[19]["stopReason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
     assert rollout.native_status() == "paused"

@@ -108,6 +108,15 @@ def test_a_spent_budget_a_stuck_goal_and_a_met_goal_say_so(project):
     assert statusline(host_input(other), project.root) == "forge ✔ goal met · 1/20 turns\n"
 
 
+def test_a_goal_on_its_tranches_last_turn_says_so(project):
+    session = running(project, 18)
+    assert "last turn" not in statusline(host_input(session), project.root)
+    session.turn()
+    assert statusline(host_input(session), project.root) == (
+        "forge ▰▰▰▰▰▰▰▰▰▱ 19/20 · last turn · 2/4 steps · stuck 17 turns · "
+        "next: parse the header row\n")
+
+
 @pytest.mark.parametrize("stdin", [
     b"", b"not json", b"[1, 2]", b'{"session_id": 5}', b'{"cwd": "/"}', b"\xff\xfe{",
     b'{"session_id": "../../etc", "cwd": 7}', b'{"session_id": "s", "cwd": "\\u0000"}',

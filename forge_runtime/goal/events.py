@@ -219,7 +219,7 @@ def stuck_reply(goal: dict, unchanged: int) -> dict:
 def on_prompt(event: dict) -> dict | None:
     """Record a pending `/goal`; for a bound session, charge the turns its Stops missed and
     apply the verdicts that ended its goal (a prompt into a goal that this exhausts is
-    blocked)."""
+    blocked), and tell the model when the prompt starts the tranche's last turn."""
     from forge_runtime import hints
 
     goal_prompt = parse_goal_prompt(event["prompt"])
@@ -254,6 +254,9 @@ def on_prompt(event: dict) -> dict | None:
             woken = _host_prompt_held(project, event)
             if woken is not None:
                 return woken
+            from forge_runtime.goal import wrapup
+
+            return wrapup.at_prompt(project, event)
     if sets_goal:
         from forge_runtime.goal import qualification
         from forge_runtime.goal.nesting import require_person
@@ -1134,7 +1137,8 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
 
 def _reply_after_charge(project: Project, binding: dict, event: dict, result) -> dict | None:
     """What the Stop answers once its turns are charged: the budget spent, the goal ended
-    while the host keeps it running, the stuck warning, or nothing."""
+    while the host keeps it running, the stuck warning and the last-turn notice
+    (goal/wrapup.py), or nothing."""
     from forge_runtime.goal import charging
     from forge_runtime.goal.ledger import EXHAUSTED
 
@@ -1163,9 +1167,10 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
 
         return stop_session(checkpoint.stamped(allowance_text(result.goal),
                                                project.state_path))
-    if result.stuck:
-        return stuck_reply(result.goal, result.unchanged_turns)
-    return None
+    from forge_runtime.goal import wrapup
+
+    return wrapup.after_charge(project, event, binding, result, stuck_reply(
+        result.goal, result.unchanged_turns) if result.stuck else None)
 
 
 def _ended_but_running(binding: dict, event: dict) -> dict | None:

@@ -6,6 +6,8 @@
     forge ▰▰▰▰▱▱▱▱▱▱ 12/20 · 1.2M/3M tok · 41/240 min · next: ...    (with ceilings)
     forge ▰▰▰▱▱▱▱▱▱▱ 7/20 · $1.20/$5 · next: ...                      (a dollar ceiling)
     forge ▰▰▰▰▰▰▱▱▱▱ 7/20 · 5h 62%/80% · week 3%/10% · next: ...     (plan ceilings)
+    forge ▰▰▰▰▰▰▱▱▱▱ 12/20 · 2.6M/3M tok · tok ceiling in ~3 turns ~14:20 UTC · next: ...
+    forge ▰▰▰▰▰▰▰▰▰▱ 19/20 · last turn · next: ...                   (the forecast)
 
 The gauge fills by whichever of the tranche's ceilings is nearest.
 
@@ -186,12 +188,44 @@ def ended_words(goal: dict, unicode: bool = True) -> str:
     return f"goal ended: {ended}" if isinstance(ended, str) else "goal cleared"
 
 
+# how the gauge names the ceiling a forecast reaches first (goal/forecast.py)
+_RUNWAY_UNITS = {"tokens": "tok", "usd": "$", "minutes": "min", "five_hour": "5h",
+                 "seven_day": "7d", "seven_day_spend": "week"}
+
+
+def runway_text(ways: list, now: int) -> str | None:
+    """The forecast at a glance (goal/forecast.py's runways, soonest first): `last turn`,
+    `ends ~14:20 UTC` for the turn ceiling, `tok ceiling in ~3 turns ~14:20 UTC` for
+    another; None when it adds nothing to the numbers beside it."""
+    if not ways:
+        return None
+    first = ways[0]
+    unit = _RUNWAY_UNITS.get(first.ceiling)
+    if first.turns_left <= 0:  # the clock ran out before a Stop could say so
+        return f"{unit or 'turn'} ceiling reached"
+    if first.turns_left == 1:
+        return "last turn" + (f" ({unit})" if unit else "")
+    clock = None if first.at is None else "~" + clock_text(first.at, now)
+    if unit is None:
+        return None if clock is None else f"ends {clock}"
+    return f"{unit} ceiling in ~{first.turns_left} turns" + (f" {clock}" if clock else "")
+
+
+def clock_text(at: int, now: int) -> str:
+    """A forecast time as a person reads it: `14:20 UTC` within a day, else with the date."""
+    import time
+
+    shape = "%H:%M UTC" if at - now < 86400 else "%Y-%m-%d %H:%M UTC"
+    return time.strftime(shape, time.gmtime(at))
+
+
 def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
-         colour: bool = False) -> str:
+         colour: bool = False, outlook: str | None = None) -> str:
     """The one-line summary of a goal: gauge, turns, steps, stuck or spent, next step.
 
     `checkpoint` is a `checkpoint.Checkpoint` (or None when state.md cannot be read);
-    `stuck` the charged turns without progress (`stuck_turns`).
+    `stuck` the charged turns without progress (`stuck_turns`); `outlook` the forecast
+    of a running goal (`runway_text`).
     """
     status = goal["status"]
     found = measures(goal)
@@ -204,6 +238,9 @@ def line(goal: dict, checkpoint=None, stuck: int = 0, *, unicode: bool = True,
     tone = _RED if spent else _YELLOW if stuck else _GREEN
     parts = [f"forge {paint(bar(used, ceiling, unicode), tone, colour)} {numbers}"]
     parts += [_measure_text(*measure) for measure in found[1:]]
+    if outlook and not spent:
+        parts.append(paint(outlook, _YELLOW, colour) if outlook.startswith("last turn")
+                     else outlook)
     if checkpoint is not None and checkpoint.total:
         parts.append(f"{checkpoint.done}/{checkpoint.total} steps")
     if goal.get("sandbox") == UNSANDBOXED:

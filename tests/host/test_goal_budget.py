@@ -58,7 +58,8 @@ def test_the_stuck_warning_reaches_the_person_and_the_models_next_turn(claude_ho
     session = host.run(f"/goal {OBJECTIVE}", cwd=project, timeout=60, env=NO_BLOCK_CAP)
 
     warnings = [index for index, hook in enumerate(session.hooks_for("Stop"))
-                if hook.reply and "systemMessage" in hook.reply]
+                if hook.reply and "FORGE_GOAL_STUCK_WARNING" in hook.reply.get("systemMessage",
+                                                                             "")]
     assert warnings == [5, 10, 15]  # after 5, 10 and 15 charged turns without progress
     # the model: its very next request has a system message with the additionalContext
     bodies = [json.dumps(body) for body in session.model_requests()]

@@ -204,10 +204,12 @@ def status(args) -> Result:
         lines.append(f"brief       {brief}")
     by_model = _by_model(project, nonce)
     lines += [f"model       {line}" for line in _model_lines(by_model)]
+    outlook, forecast_lines, forecast_data = _forecast(project, nonce)
+    lines += forecast_lines
     if sys.stdout.isatty():  # the gauge is for a person at a terminal; pipes get the text
         stuck = gauge.stuck_turns(Ledger(project.ledger_root, nonce).current().record)
         lines.insert(0, gauge.line(seen.goal, found, stuck, unicode=gauge.unicode_ok(),
-                                   colour=use_colour(sys.stdout)))
+                                   colour=use_colour(sys.stdout), outlook=outlook))
     goal = seen.goal
     data = {"goal": goal, "state_turn_count": seen.state_turn_count,
             "next_step": seen.next_step, "consistent": seen.consistent,
@@ -215,7 +217,7 @@ def status(args) -> Result:
             "brief": None if brief is None else str(brief),
             "budget": _budget(goal),
             "checklist": {"done": found.done, "total": found.total} if found else None,
-            "by_model": by_model, "remote": published}
+            "by_model": by_model, "remote": published, "forecast": forecast_data}
     if not seen.consistent:
         lines.append(f"state.md    {seen.problem}")
         tampered = seen.problem_code in (None, TAMPERED)
@@ -246,6 +248,26 @@ def status(args) -> Result:
         data["gates"] = gates_line
         way_on = gates_hint or way_on
     return Result(way_on, lines, data)
+
+
+def _forecast(project, nonce: str) -> tuple[str | None, list[str], dict | None]:
+    """When a running goal's budget runs out at its tranche's pace (goal/forecast.py): the
+    gauge's words, the status lines and the JSON; nothing for a goal that is not running."""
+    import time
+
+    from forge_runtime.goal import forecast, gauge, tranche
+    from forge_runtime.goal.ledger import Ledger
+
+    ledger = Ledger(project.ledger_root, nonce)
+    head = ledger.current()
+    if head.goal["status"] != "active":
+        return None, [], None
+    pace = tranche.pace(ledger, head)[0]
+    now = int(time.time())
+    ways = forecast.runways(head.goal, pace, now)
+    lines = [f"pace        {forecast.pace_words(pace)}"]
+    lines += [f"forecast    {forecast.runway_words(way, now)}" for way in ways]
+    return gauge.runway_text(ways, now), lines, forecast.as_data(pace, ways)
 
 
 def _gates_changed(project, nonce: str) -> list[str]:
