@@ -230,8 +230,10 @@ def text(report: dict) -> list[str]:
 
     def figures(one: dict, turns: bool = True) -> str:
         spent = f"{tokens_text(one['tokens'])} tok · {dollars(one['picousd'])}"
-        return f"{one['turns']} turns · {spent} · plan {percent(one['plan'])}" if turns \
-            else spent
+        if not turns:
+            return spent
+        count = f"{one['turns']} turn{'' if one['turns'] == 1 else 's'}"
+        return f"{count} · {spent} · plan {percent(one['plan'])}"
 
     every = report["totals"]["all"]
     lines = [f"goals on {sanitize(report['remote'])} and this clone"
