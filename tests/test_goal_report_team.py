@@ -210,6 +210,16 @@ def test_the_team_report_gives_every_goal_and_totals_as_the_ledgers_count_them(
     assert rows[team["shared"]]["where"] == "joined"
     assert rows[team["local"]]["where"] == "this clone"
 
+    # once joined and published, the remote's chain holds the join record: verified whole
+    # in memory (the join recomputed from its side), the same figures
+    remote.sync(ann, team["shared"], "origin")
+    assert any(one["kind"] == "merge" for one in Ledger(ann.ledger_root, team["shared"])
+               .history())
+    code, again = _report(capsys, monkeypatch, team["bob"], "--remote", "origin")
+    joined = {row["nonce"]: row for row in again["goals"]}[team["shared"]]
+    assert joined["where"] == "both" and joined["turns"] == shared_goal["turn_count"]
+    assert joined["tokens"] == shared_goal["token_count"]
+
 
 def test_a_forged_chain_is_listed_refused_and_counted_nowhere(team, capsys, monkeypatch):
     code, data = _report(capsys, monkeypatch, team["ann"], "--remote", "origin")
@@ -247,6 +257,13 @@ def test_since_keeps_the_tranches_activated_since_and_refuses_what_is_no_time(
     assert code != 0
     assert "Error: --since 'last tuesday' is neither a date" in text
     assert text.rstrip().endswith("Fix: forge goal report --remote origin --since 7d")
+    code, text = _text(capsys, monkeypatch, team["ann"], "--since", "7d")
+    assert code != 0 and "needs the name of a git remote" in text
+    assert text.rstrip().endswith("Fix: forge goal report --remote origin")
+    code, text = _text(capsys, monkeypatch, team["ann"], "--remote", "origin", "--nonce",
+                       team["local"])
+    assert code != 0 and f"Fix: forge goal report --nonce {team['local']}\n" \
+        "Or: forge goal report --remote origin" in text
 
 
 def test_a_remote_that_is_no_configured_remote_is_an_error_with_its_fix(
@@ -346,3 +363,44 @@ def test_a_persons_goal_records_who_opened_the_tranche_where_and_on_which_host(
         "by": "Cy <cy@example.com>", "branch": "topic", "host": "claude"}
     codex = {goal_host.KEY: hosts.adapter("codex")}
     assert (goal_host.name(codex), goal_host.name({})) == ("codex", "claude")
+
+
+def _record(kind: str, at: str, activation: str, plan_week: int = 0, **fields) -> dict:
+    goal = {"activation_id": activation, "plan_week": plan_week, "status": "active",
+            **fields.pop("goal", {})}
+    return {"kind": kind, "at": at, "goal": goal, **fields}
+
+
+def test_plan_share_sums_each_weeks_rise_to_the_tranche_it_rose_in():
+    """The goal's own use of the week (plan_week) rises with its charges and starts again
+    when the week resets: a tranche is charged each rise, a new week's use from its start."""
+    from forge_runtime.goal.report_team import tranches
+
+    chain = [_record("activate", "2026-12-01T10:00:00Z", "one", by="Ann <a@x>"),
+             _record("charge", "2026-12-01T10:05:00Z", "one", 150, turn="t1"),
+             _record("charge", "2026-12-01T10:09:00Z", "one", 300, turn="t2"),
+             _record("exhaust", "2026-12-01T10:09:01Z", "one", 300, ceiling="turns"),
+             _record("activate", "2026-12-08T09:00:00Z", "two", 300, by="Bob <b@x>"),
+             _record("charge", "2026-12-08T09:05:00Z", "two", 40, turn="t3"),  # a new week
+             _record("charge", "2026-12-08T09:09:00Z", "two", 65, turn="t4")]
+    first, second = tranches(chain)
+    assert (first["by"], first["turns"], first["plan"]) == ("Ann <a@x>", 2, 300)
+    assert (second["by"], second["turns"], second["plan"]) == ("Bob <b@x>", 2, 65)
+    assert iso_week(first["at"]) == "2026-W49" and iso_week(second["at"]) == "2026-W50"
+
+
+@pytest.mark.parametrize("end, words", [
+    (_record("exhaust", "2026-12-01T10:00:00Z", "one", ceiling="usd",
+             goal={"status": "exhausted"}), "exhausted on its dollar ceiling"),
+    (_record("exhaust", "2026-12-01T10:00:00Z", "one", ceiling="usage_limit",
+             goal={"status": "exhausted"}), "stopped at the host's usage limit"),
+    (_record("complete", "2026-12-01T10:00:00Z", "one",
+             goal={"status": "complete", "ended": "met, unverified"}), "met, unverified"),
+    (_record("cancel", "2026-12-01T10:00:00Z", "one",
+             goal={"status": "cancelled", "ended": "wedged"}), "wedged"),
+    (_record("cancel", "2026-12-01T10:00:00Z", "one", goal={"status": "cancelled"}),
+     "cleared")])
+def test_how_a_goal_ended_reads_as_its_end_record_says(end, words):
+    from forge_runtime.goal.report_team import ending
+
+    assert ending([_record("activate", "2026-12-01T09:00:00Z", "one"), end]) == words

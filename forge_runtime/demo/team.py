@@ -26,17 +26,22 @@ def team_report(demo: Demo) -> Section:
     every = told["totals"]["all"]
     people = told["totals"]["person"]
     ada, ben = (f"{name} <{email}>" for name, email in (PERSON, TEAMMATE))
+    continued = next((one["nonce"] for one in told["goals"] if one["people"] == [ada, ben]),
+                     None)
     if every["turns"] != sum(counted.values()) or every["goals"] != len(counted) \
-            or set(people) != {ada, ben} or told["refused"]:
+            or set(people) != {ada, ben} or told["refused"] or continued is None:
         raise DemoFailed(f"the team report counts {every['turns']} turns of {every['goals']} "
                          f"goals by {sorted(people)}, the ledgers {sum(counted.values())} of "
                          f"{len(counted)} by {[ada, ben]}")
     lines = shown.stdout.splitlines()
     per_person = lines.index("per person")
+    shared = next(index for index, line in enumerate(lines)
+                  if line.startswith(continued[:12]))
     return Section("A team's goals through the git remote", [
         f"`forge goal report --remote origin` read {every['goals']} goals, Ada's in the "
-        "project and the one Ben's fresh clone continued, each chain verified first (a "
-        "forged one is listed refused and counted nowhere):",
+        "project and the one Ben's fresh clone continued, each chain verified before it "
+        "counts; each tranche's spend goes to whoever opened it:",
+        *(f"    {line}" for line in lines[shared:shared + 3]),
         *(f"    {line}" for line in lines[per_person:per_person + 3]),
         *(f"    {line}" for line in lines if line.startswith("total ")),
         f"the same {every['turns']} turns the two ledgers count; with --html, a "

@@ -416,10 +416,15 @@ def team_report(args) -> Result:
     from forge_runtime.goal import report_team
     from forge_runtime.hints import sanitize
 
-    again = "forge goal report --remote origin --since 7d"
     if not args.remote:
-        raise ForgeError("--since filters the team report, which needs --remote NAME",
-                         again, exit_code=EXIT_USAGE)
+        raise ForgeError("the team report (--remote, --since) needs the name of a git "
+                         "remote: --remote NAME", "forge goal report --remote origin",
+                         exit_code=EXIT_USAGE)
+    if args.nonce:
+        raise ForgeError("--nonce names one goal's story; --remote lists every goal",
+                         f"forge goal report --nonce {sanitize(args.nonce)}",
+                         exit_code=EXIT_USAGE, or_=[f"forge goal report --remote "
+                                                    f"{sanitize(args.remote)}"])
     since = None
     if args.since is not None:
         try:
