@@ -88,3 +88,33 @@ def test_a_story_without_usage_reads_as_before():
     told = report.story(records)
     assert told["tranches"][0]["minutes"] == 5 and told["tranches"][0]["tokens"] == 0
     assert told["by_model"] == {}
+
+
+def test_the_page_draws_each_running_total_against_the_ceiling_it_had(project, capsys,
+                                                                       tmp_path):
+    """Issue 42: where the goal stopped is seen: the token line meets its dashed ceiling at
+    the last record, and a ceiling the goal never had (dollars) gets no chart."""
+    import re
+    import shutil
+    import subprocess
+
+    _goal_that_spent_its_tokens(project)
+    page = tmp_path / "goal.html"
+    assert main(["goal", "report", "--html", str(page), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [point["tokens"] for point in data["running"]][-1] == [2000, 2000]
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "needs chromium (.ci/run installs it)"
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--no-first-run", "--disable-background-networking",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+                          page.as_uri()], capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    charts = dict(re.findall(r'<h3 id="ceiling-([a-z-]+)">[^<]*</h3>(<svg.*?</svg>)', dom))
+    assert set(charts) == {"turns", "tokens"}
+    tokens = charts["tokens"]
+    total = re.search(r'<polyline points="([^"]+)" class="total"', tokens).group(1).split()
+    limit = re.search(r'<polyline points="([^"]+)" class="limit"', tokens).group(1).split()
+    assert total[-1] == limit[-1]  # the last record's total is on its ceiling: it stopped there
+    assert "2k of 2k</text>" in tokens and "exhausted on its tokens ceiling" in tokens
+    assert "3 of 20</text>" in charts["turns"]

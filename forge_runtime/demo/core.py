@@ -19,6 +19,17 @@ DEMO_DIR = Path(__file__).resolve().parent
 SESSION_TIMEOUT = 60.0
 
 
+# who each clone's person is, by their git identity: what each tranche's activation records
+PERSON, TEAMMATE = ("Ada", "ada@example.com"), ("Ben", "ben@example.com")
+
+
+def set_identity(root: Path, person: tuple[str, str]) -> None:
+    """Give the clone at `root` a person's git identity, as their own clone has."""
+    for key, value in zip(("user.name", "user.email"), person, strict=True):
+        subprocess.run(["git", "config", key, value], cwd=root, check=True,
+                       capture_output=True, timeout=60)
+
+
 class DemoFailed(ForgeError):
     """A step did not see what it exists to show; the demo stops and says which."""
 
@@ -64,6 +75,7 @@ class Demo:
 
     def __post_init__(self) -> None:
         self.project = init_git_project(self.workdir / "project")
+        set_identity(self.project, PERSON)  # the person whose project it is
 
     def forge(self, *args: str, cwd: Path | None = None) -> ForgeRun:
         """Run `forge <args>` in the project (or in `cwd`, another clone) as a person would,

@@ -7,7 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 from forge_runtime import hints
-from forge_runtime.demo.core import Demo, DemoFailed, Section
+from forge_runtime.demo.core import TEAMMATE, Demo, DemoFailed, Section, set_identity
+from forge_runtime.demo.team import team_report
 
 GOAL = "the file done.txt exists"
 
@@ -403,6 +404,7 @@ def ledger_follows_the_clone(demo: Demo) -> Section:
     spent = state.read(find_project(demo.project).state_path).goal
     published = demo.forge("goal", "publish", "--nonce", spent["nonce"])
     git("clone", "-q", str(origin), str(clone), cwd=demo.workdir)
+    set_identity(clone, TEAMMATE)  # a teammate's clone
     demo.forge("init", "--json", cwd=clone)
     (clone / ".forge" / "guard.yaml").write_text(rules_path.read_text())
     session = demo.session("fresh-clone", f"/goal {BUDGET_GOAL}", script="budget", cwd=clone)
@@ -486,4 +488,5 @@ STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
          budget_stops_native_autonomy, ledger_follows_the_clone, money_and_the_plan,
          guard_refuses_writes,
          clarify_freezes_a_brief, artifacts_earn_activation, gates_rerun_only_what_changed,
-         done_means_verified, the_hosts_truth, nobody_switches_forge_off, hint_contract)
+         done_means_verified, the_hosts_truth, nobody_switches_forge_off, team_report,
+         hint_contract)

@@ -283,15 +283,16 @@ def _with_sandbox(goal: dict, sandbox: str | None) -> dict:
 def _create(ledger_root: str | os.PathLike, objective: str, repository: str, session: str | None,
             witness, gates: dict, limits: Limits,
             sandbox: str | None = None, started: str | None = None,
-            plan_found: dict | None = None) -> Head:
-    """Write a new goal, then publish it under its objective (under the activation lock)."""
+            plan_found: dict | None = None, activator: dict | None = None) -> Head:
+    """Write a new goal, then publish it under its objective (under the activation lock);
+    `activator`: who, where and on which host (goal/activator.py)."""
     from forge_runtime.goal import plan
     from forge_runtime.goal.index import publish_index
 
     nonce = new_nonce()
     goal = plan.baseline(_fresh_goal(nonce, objective, repository, limits, started), plan_found)
     head = Ledger(ledger_root, nonce, witness=witness).create(
-        _with_sandbox(goal, sandbox), session=session, **gates)
+        _with_sandbox(goal, sandbox), session=session, **gates, **(activator or {}))
     publish_index(ledger_root, objective_hash(objective), nonce)
     return head
 
@@ -342,7 +343,8 @@ def _charge_owed(ledger: Ledger, head: Head, owed: tuple[list[str], dict],
 def _reactivate(ledger: Ledger, repository: str, session: str | None,
                 state_path: str | os.PathLike, gates: dict,
                 limits: Limits, sandbox: str | None = None, started: str | None = None,
-                plan_found: dict | None = None) -> tuple[str, Head]:
+                plan_found: dict | None = None,
+                activator: dict | None = None) -> tuple[str, Head]:
     with ledger.lock():
         ledger.verify()  # a full check before granting anything
         head = ledger.settle()
@@ -366,7 +368,8 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
 
             goal = plan.baseline(goal, plan_found)
             owed = _owed(ledger, head)
-            head = ledger.append(head, "activate", goal, session=session, **gates)
+            head = ledger.append(head, "activate", goal, session=session, **gates,
+                                 **(activator or {}))
             return TRANCHE_ADDED, _charge_owed(ledger, head, owed, session, state_path)
         if goal["status"] in (COMPLETE, CANCELLED):
             goal["status"] = ACTIVE
@@ -377,13 +380,14 @@ def _reactivate(ledger: Ledger, repository: str, session: str | None,
 def activate(project: Project, objective: str, session: str | None = None,
              recorded: dict | None = None, sandbox: str | None = None,
              started: str | None = None, plan_found: dict | None = None,
-             prompt_limits: dict | None = None) -> Activation:
+             prompt_limits: dict | None = None, host: str | None = None) -> Activation:
     """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
     `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`). A new
     tranche's clock starts at `started` (when the prompt arrived: the first turn ran on
     it, `clock_start`), else now. `plan_found`: the plan's reading that prompt found
     (goal/plan.py), where the goal's own use of the week starts; `prompt_limits`: the
-    ceilings it found, which the ones read now may only tighten (`stricter`).
+    ceilings it found, which the ones read now may only tighten (`stricter`); `host`: the
+    host whose session ran the `/goal` (a tranche it opens records it, goal/activator.py).
 
     Finding an objective's goal and creating it run under one repository-wide lock: two
     first activations of one objective (two sessions, two worktrees) would otherwise each
@@ -398,6 +402,9 @@ def activate(project: Project, objective: str, session: str | None = None,
     from forge_runtime.goal.witness import Witness
 
     gates = field_for(project) if recorded is None else recorded
+    from forge_runtime.goal import activator
+
+    by = activator.fields(project.root, host)
     objective = normalise(objective)
     root = project.ledger_root
     repository = repository_id(root)
@@ -417,12 +424,12 @@ def activate(project: Project, objective: str, session: str | None = None,
         if nonce is None:
             created = _create(root, objective, repository, session, witness, gates,
                               stricter(tranche_limits(project), prompt_limits), sandbox,
-                              started, plan_found)
+                              started, plan_found, by)
             state.write_goal(project.state_path, created.goal)
             return Activation(NEW, created.goal, notice)
     outcome, head = _reactivate(Ledger(root, nonce, witness=witness), repository, session,
                                 project.state_path, gates,
                                 stricter(tranche_limits(project), prompt_limits), sandbox,
-                                started, plan_found)
+                                started, plan_found, by)
     state.write_goal(project.state_path, head.goal)
     return Activation(outcome, head.goal, notice)

@@ -914,6 +914,7 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
 def _confirm_pending(project: Project, event: dict, binding: dict | None,
                      chunk: transcript.Chunk) -> tuple[dict | None, transcript.Chunk]:
     from forge_runtime.goal import activation, qualification
+    from forge_runtime.goal import host as goal_host
 
     session = event["session_id"]
     pending = sessions.read_pending(project.ledger_root, session) or {}
@@ -955,7 +956,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
                                   recorded if isinstance(recorded, dict) else None, sandbox,
                                   activation.clock_start(pending.get("at")),
                                   _prompt_plan(project, event, note),
-                                  (note or {}).get("limits"))
+                                  (note or {}).get("limits"), goal_host.name(event))
     # the pending note stays until the binding is written (`_stop_bound`): a hook killed in
     # between confirms again at the next Stop (activation binds idempotently) instead of
     # leaving the session unbound with its native goal running unbudgeted

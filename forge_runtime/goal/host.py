@@ -10,6 +10,7 @@ asks an adapter, and what holds for Claude Code:
     sandbox_posture(root, rollout)  its own sandbox's posture for the session (none)
     SESSION_END_BUDGET_SECONDS      what a SessionEnd hook may spend (gates/goal.py's)
     continuing(reply)               the Stop reply that keeps a goal going (model context)
+    NAME                            its name, which a goal's activation records (claude)
 """
 
 KEY = "forge_host"
@@ -29,3 +30,9 @@ def transcript_reader(event: dict):
     from forge_runtime.goal import transcript
 
     return transcript
+
+
+def name(event: dict) -> str:
+    """The name of the host that sent `event` (claude, codex)."""
+    handed = event.get(KEY)
+    return handed.NAME if handed is not None else "claude"

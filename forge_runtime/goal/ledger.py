@@ -132,11 +132,6 @@ class Ledger:
         except records.RecordError as exc:
             raise tampered(f"goal {self.nonce}: record {exc}") from None
 
-    def _check_link(self, record: dict, before: dict) -> None:
-        if record.get("prev") != before["hash"]:
-            raise tampered(f"goal {self.nonce}: record {record['seq']} does not follow record "
-                           f"{before['seq']} (reordered, replaced or removed)")
-
     def head(self) -> Head:
         """The last record, checked in O(1) (see the module docstring)."""
         try:
@@ -156,16 +151,16 @@ class Ledger:
         follower = os.path.join(self.records_dir, records.record_name(seq + 1))
         if os.path.lexists(follower):
             adopted = self._record(seq + 1)
-            self._check_link(adopted, last)
+            _check_link(self.nonce, adopted, last)
             if os.path.lexists(os.path.join(self.records_dir, records.record_name(seq + 2))):
                 raise tampered(f"goal {self.nonce}: records appended out of sequence "
                                f"after record {seq + 1}")
             last, stale = adopted, True
-        self._check_goal_fields(last)
+        _check_goal_fields(self.nonce, last)
         if last["seq"] > 1:
             before = self._record(last["seq"] - 1)
-            self._check_link(last, before)
-            self._check_goal_fields(before)
+            _check_link(self.nonce, last, before)
+            _check_goal_fields(self.nonce, before)
             check_transition(before, last, self.nonce)  # a sealed record obeys the rules too
             self._audit_one_link(last)
         return Head(last, stale)
@@ -185,12 +180,7 @@ class Ledger:
         if last["seq"] < 3:
             return
         seq = 2 + int(last["hash"][:12], 16) % (last["seq"] - 2)
-        self._check_link(self._record(seq), self._record(seq - 1))
-
-    def _check_goal_fields(self, record: dict) -> None:
-        goal = record.get("goal")
-        if not isinstance(goal, dict) or goal.get("nonce") != self.nonce:
-            raise tampered(f"goal {self.nonce}: record {record['seq']} belongs to another goal")
+        _check_link(self.nonce, self._record(seq), self._record(seq - 1))
 
     def verify(self) -> dict:
         """Check every record and transition; return the goal as the chain says it is."""
@@ -200,17 +190,7 @@ class Ledger:
         for seq in range(1, head.seq + 1):
             record = self._record(seq)
             charged.update(map(turn_key, merge.marked(record)))
-            if before is None:
-                if record.get("prev") != records.GENESIS_PREV:
-                    raise tampered(f"goal {self.nonce}: record 1 is not a genesis record")
-            else:
-                self._check_link(record, before)
-            self._check_goal_fields(record)
-            check_transition(before, record, self.nonce)
-            if record.get("kind") == MERGE:
-                why = merge.check(_Chain(self, seq - 1), record, self.nonce, check_transition)
-                if why:
-                    raise tampered(f"goal {self.nonce}: record {seq} (merge) {why}")
+            check_step(self.nonce, before, record, _Chain(self, seq - 1))
             before = record
         names = {entry for entry in os.listdir(self.records_dir) if not entry.startswith(".")}
         expected = {records.record_name(seq) for seq in range(1, head.seq + 1)}
@@ -238,7 +218,7 @@ class Ledger:
     def previous(self, record: dict) -> dict:
         """The record that `record` seals, checked against its own hash and the link."""
         earlier = self._record(record["seq"] - 1)
-        self._check_link(record, earlier)
+        _check_link(self.nonce, record, earlier)
         return earlier
 
     def current(self) -> Head:
@@ -351,6 +331,53 @@ class Ledger:
             if self.witness is not None:
                 self.witness.record(self.nonce, record)
         return Head(record, False)
+
+
+def _check_link(nonce: str, record: dict, before: dict) -> None:
+    if record.get("prev") != before["hash"]:
+        raise tampered(f"goal {nonce}: record {record['seq']} does not follow record "
+                       f"{before['seq']} (reordered, replaced or removed)")
+
+
+def _check_goal_fields(nonce: str, record: dict) -> None:
+    goal = record.get("goal")
+    if not isinstance(goal, dict) or goal.get("nonce") != nonce:
+        raise tampered(f"goal {nonce}: record {record['seq']} belongs to another goal")
+
+
+def check_step(nonce: str, before: dict | None, record: dict, chain_before) -> None:
+    """The full verification's check of one record (already matched against its own hash):
+    it seals `before` (None: it is the genesis record), is goal `nonce`'s, obeys the rules,
+    and a join is exactly the join of its side onto `chain_before` (every record before
+    it, oldest first)."""
+    if before is None:
+        if record.get("prev") != records.GENESIS_PREV:
+            raise tampered(f"goal {nonce}: record 1 is not a genesis record")
+    else:
+        _check_link(nonce, record, before)
+    _check_goal_fields(nonce, record)
+    check_transition(before, record, nonce)
+    if record.get("kind") == MERGE:
+        why = merge.check(chain_before, record, nonce, check_transition)
+        if why:
+            raise tampered(f"goal {nonce}: record {record['seq']} (merge) {why}")
+
+
+def check_chain(nonce: str, chain: list[dict]) -> dict:
+    """Every record and transition of a chain held in memory (one read from a remote for a
+    report, never taken into this clone's ledger), as `Ledger.verify` checks one on disk;
+    the goal as the chain says it is, or the tamper error."""
+    if not chain:
+        raise tampered(f"goal {nonce}: the chain holds no record")
+    before = None
+    for seq, one in enumerate(chain, 1):
+        if not isinstance(one, dict) or one.get("seq") != seq or \
+                records.seal(one).get("hash") != one.get("hash"):
+            raise tampered(f"goal {nonce}: record {seq} does not match its own hash or place")
+        check_step(nonce, before, one,
+                   chain[:seq - 1] if one.get("kind") == MERGE else ())  # read by joins only
+        before = one
+    return before["goal"]
 
 
 class _Chain:

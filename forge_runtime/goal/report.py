@@ -85,7 +85,36 @@ def story(records: list[dict]) -> dict:
         tranche["tokens"] = sum(turn["tokens"] for turn in tranche["turns"])
         tranche["picousd"] = sum(turn["picousd"] or 0 for turn in tranche["turns"])
     head = records[-1]["goal"] if records else {}
-    return {"goal": head, "tranches": tranches, "by_model": spent_by_model(records)}
+    return {"goal": head, "tranches": tranches, "by_model": spent_by_model(records),
+            "running": running(records)}
+
+
+# what each ceiling measures, as the goal names the figure and its ceiling
+MEASURES = (("turns", "turn_count", "turn_ceiling"), ("tokens", "token_count", "token_ceiling"),
+            ("dollars", "picousd", "usd_ceiling"))
+
+
+def running(records: list[dict]) -> list[dict]:
+    """After each record, each measure the goal had a ceiling on (turns, tokens, dollars,
+    the plan's shares in basis points) as [total, ceiling]: the ledger's own counts, a
+    ceiling None where the tranche had none."""
+    from forge_runtime.goal.gauge import plan_figure
+
+    def plan_of(goal: dict) -> dict:
+        ceilings = goal.get("plan_ceilings")
+        return ceilings if isinstance(ceilings, dict) else {}
+
+    windows = sorted({window for record in records for window in plan_of(record["goal"])})
+    points = []
+    for record in records:
+        goal = record["goal"]
+        point = {"seq": record.get("seq"), "at": record.get("at")}
+        for name, figure, ceiling in MEASURES:
+            point[name] = [goal.get(figure, 0), goal.get(ceiling)]
+        for window in windows:
+            point[f"plan {window}"] = [plan_figure(goal, window), plan_of(goal).get(window)]
+        points.append(point)
+    return points
 
 
 def model_lines(by_model: dict, tokens_text) -> list[str]:

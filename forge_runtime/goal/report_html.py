@@ -2,9 +2,11 @@
 
 The same story report.py tells in lines, drawn: turns, tokens and dollars per turn by model
 (stacked bars, one colour per model), where each tranche began and how it ended, the stuck
-warnings, the gates, and where the goal stands. One self-contained file: inline SVG and
-CSS, no script, no request anywhere (a Content-Security-Policy says so), every string from
-the ledger escaped (an objective is whatever a person typed).
+warnings, the gates, where the goal stands, and each running total against the ceiling the
+goal had on it (turns, tokens, dollars, the plan's shares), so where it stopped is seen.
+One self-contained file: inline SVG and CSS, no script, no request anywhere (a
+Content-Security-Policy says so), every string from the ledger escaped (an objective is
+whatever a person typed).
 """
 
 from __future__ import annotations
@@ -63,6 +65,71 @@ def _chart(turns: list[dict], colours: dict, measure, label, title: str) -> str:
     return "".join(parts)
 
 
+CEILING_WIDTH, CEILING_HEIGHT = 640, 140
+
+
+def _ceiling_chart(name: str, series: list[list], label, stopped: str) -> str:
+    """The running total of one measure (a line) against its ceiling (a dashed step line,
+    raised by each tranche; left out where a tranche had none), one point per record, and
+    a mark where the chain ends, with how it stopped."""
+    top = max([total for total, _ in series] +
+              [ceiling for _, ceiling in series if isinstance(ceiling, int)], default=0) or 1
+    steps = max(len(series) - 1, 1)
+
+    def x(index: int) -> float:
+        return 60 + index * (CEILING_WIDTH - 80) / steps
+
+    def y(value: int) -> float:
+        return 14 + (1 - value / top) * CEILING_HEIGHT
+
+    total = " ".join(f"{x(n):.1f},{y(value):.1f}" for n, (value, _) in enumerate(series))
+    ceilings, run = [], []
+    for n, (_, ceiling) in enumerate(series):
+        if isinstance(ceiling, int):
+            run += [f"{x(max(n - 1, 0)) if run else x(n):.1f},{y(ceiling):.1f}",
+                    f"{x(n):.1f},{y(ceiling):.1f}"]
+        elif run:
+            ceilings.append(run)
+            run = []
+    if run:
+        ceilings.append(run)
+    end_x, (end_value, end_ceiling) = x(len(series) - 1), series[-1]
+    parts = [f'<svg role="img" aria-label="{html.escape(name)} against its ceiling" '
+             f'class="ceiling-chart" width="{CEILING_WIDTH + 260}" '
+             f'height="{CEILING_HEIGHT + 34}">',
+             f'<text x="0" y="12" class="axis">{html.escape(label(top))}</text>',
+             f'<text x="0" y="{CEILING_HEIGHT + 14}" class="axis">0</text>']
+    parts += [f'<polyline points="{" ".join(one)}" class="limit"/>' for one in ceilings]
+    parts.append(f'<polyline points="{total}" class="total"/>')
+    stop = f"{label(end_value)}" + (f" of {label(end_ceiling)}"
+                                     if isinstance(end_ceiling, int) else "")
+    parts.append(f'<circle cx="{end_x:.1f}" cy="{y(end_value):.1f}" r="4" class="end">'
+                 f"<title>{html.escape(stopped)}: {html.escape(stop)}</title></circle>"
+                 f'<text x="{end_x + 8:.1f}" y="{y(end_value) + 4:.1f}" class="axis">'
+                 f"{html.escape(stop)}</text>"
+                 f'<text x="60" y="{CEILING_HEIGHT + 30}" class="axis">record 1 to '
+                 f"{len(series)}: {html.escape(stopped)}</text></svg>")
+    return "".join(parts)
+
+
+def _ceilings(told: dict, stopped: str) -> list[str]:
+    """One chart per measure the goal had a ceiling on, turns always."""
+    from forge_runtime.goal.plan import percent
+
+    points = told.get("running") or []
+    labels = {"turns": str, "tokens": tokens_text, "dollars": dollars_text}
+    sections = []
+    for name in (points[0] if points else {}):
+        if name in ("seq", "at"):
+            continue
+        series = [point[name] for point in points]
+        if name != "turns" and not any(isinstance(c, int) for _, c in series):
+            continue  # a ceiling the goal never had
+        sections += [f'<h3 id="ceiling-{name.replace(" ", "-")}">{html.escape(name)}</h3>',
+                     _ceiling_chart(name, series, labels.get(name, percent), stopped)]
+    return sections
+
+
 def _tokens(spent: dict) -> int:
     from forge_runtime.goal.usage import counted
 
@@ -71,6 +138,15 @@ def _tokens(spent: dict) -> int:
 
 def _picos(spent: dict) -> int:
     return spent.get("picousd", 0)
+
+
+def _ended_words(ended: dict) -> str:
+    """How a tranche ended, as its row and the ceiling charts say it."""
+    how = ended.get("how", "running")
+    if how == "exhausted":
+        ceiling = ended.get("ceiling")
+        how = f"exhausted on its {CEILING_WORDS.get(ceiling, ceiling)} ceiling"
+    return how
 
 
 def render(told: dict) -> str:
@@ -83,11 +159,7 @@ def render(told: dict) -> str:
     esc = html.escape
     rows = []
     for tranche in told["tranches"]:
-        ended = tranche["ended"] or {}
-        how = ended.get("how", "running")
-        if how == "exhausted":
-            ceiling = ended.get("ceiling")
-            how = f"exhausted on its {CEILING_WORDS.get(ceiling, ceiling)} ceiling"
+        how = _ended_words(tranche["ended"] or {})
         rows.append(
             f"<tr><td>{tranche['activation']}</td><td>{esc(tranche['started'])}</td>"
             f"<td>{len(tranche['turns'])}</td><td>{tokens_text(tranche['tokens'])}</td>"
@@ -120,10 +192,12 @@ def render(told: dict) -> str:
     if priced:
         sections += ["<h2>Dollars per turn</h2>",
                      _chart(turns, colours, _picos, dollars_text, "dollars per turn")]
+    last = (told["tranches"][-1]["ended"] or {}) if told["tranches"] else {}
     sections += [
         f'<ul class="legend">{legend}</ul>',
         f'<p id="stuck">stuck warnings at turns {", ".join(map(str, stuck))}</p>'
         if stuck else "",
+        "<h2>Against its ceilings</h2>", *_ceilings(told, _ended_words(last)),
         "<h2>Tranches</h2>",
         f'<table id="tranches"><tr><th>#</th><th>from</th><th>turns</th><th>tokens</th>'
         f"{dollar_head}<th>minutes</th><th>ended</th><th>next step then</th></tr>"
@@ -149,4 +223,7 @@ tr:nth-child(even) { background: #f4f4f4; }
 .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 4px; }
 .axis, .tick { font-size: 10px; fill: #666; } .tick { text-anchor: middle; }
 .tranche { stroke: #999; stroke-dasharray: 4 3; } .stuck { fill: #d62728; }
+.total { fill: none; stroke: #4e79a7; stroke-width: 2; }
+.limit { fill: none; stroke: #e15759; stroke-width: 1.5; stroke-dasharray: 6 3; }
+.end { fill: #e15759; } h3 { font-size: 14px; margin: 1em 0 0.2em; }
 """

@@ -69,6 +69,14 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert titles[10] == "Done means verified: /goal the parser is fixed"
     assert "unit-tests never-run" in verified and "Next: forge gate run unit-tests" in verified
     assert "FORGE_GOAL_VERIFIED: goal " in verified and "verify-gates` exits 0" in verified
+    team = "\n".join(report["sections"][-2]["lines"])
+    assert titles[-2] == "A team's goals through the git remote"
+    assert re.search(r"    Ada <ada@example\.com>  \d+ goal\(s\) · \d+ turns · ", team), team
+    assert re.search(r"    Ben <ben@example\.com>  1 goal\(s\) · 20 turns · ", team), team
+    assert "by Ada <ada@example.com>, Ben <ben@example.com>  on main" in team
+    assert "the same " in team and " turns the two ledgers count" in team
+    assert "forge goal report --remote origin --html " in "\n".join(
+        report["sections"][-1]["lines"])
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()

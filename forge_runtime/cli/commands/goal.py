@@ -8,7 +8,7 @@ person's `/goal` in Claude Code and charged by forge's Stop hook, never from her
 from __future__ import annotations
 
 from forge_runtime import hints
-from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.errors import EXIT_REFUSED, EXIT_USAGE, ForgeError
 from forge_runtime.result import Result
 
 NO_GOAL = "a person runs /goal with an objective in Claude Code"
@@ -34,7 +34,15 @@ def register(subparsers, common) -> None:
         if name == "report":
             action.add_argument("--html", metavar="PATH", nargs="?", const="",
                                 help="also draw the story as a page (default: "
-                                     ".forge/reports/goal-<nonce>.html)")
+                                     ".forge/reports/goal-<nonce>.html, or "
+                                     ".forge/reports/team-<remote>.html with --remote)")
+            action.add_argument("--remote", metavar="NAME",
+                                help="every goal published on this git remote and this "
+                                     "clone's: who, where, what each spent and how it "
+                                     "ended, with totals per person, branch, model and week")
+            action.add_argument("--since", metavar="WHEN",
+                                help="with --remote: only tranches activated since WHEN "
+                                     "(2026-12-01, 2026-12-01T09:00:00Z, 7d, 2w, 12h)")
     text = "the price table dollars are counted with (compiled from genai-prices)"
     action = actions.add_parser("prices", parents=[common], help=text, description=text)
     action.add_argument("--compile", action="store_true",
@@ -392,6 +400,8 @@ def report(args) -> Result:
     from forge_runtime.goal.gauge import tokens_text
     from forge_runtime.goal.ledger import Ledger
 
+    if args.remote is not None or args.since is not None:
+        return team_report(args)
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
     if nonce is None:
@@ -418,6 +428,73 @@ def report(args) -> Result:
         lines.append(f"page        {page}")
         told["html"] = str(page)
     return Result(way_on, lines, told)
+
+
+def team_report(args) -> Result:
+    """`forge goal report --remote NAME [--since WHEN] [--html [PATH]]`."""
+    import time
+
+    from forge_runtime.gitrefs import GitFailed
+    from forge_runtime.goal import report_team
+    from forge_runtime.hints import sanitize
+
+    if not args.remote:
+        raise ForgeError("the team report (--remote, --since) needs the name of a git "
+                         "remote: --remote NAME", "forge goal report --remote origin",
+                         exit_code=EXIT_USAGE)
+    if args.nonce:
+        raise ForgeError("--nonce names one goal's story; --remote lists every goal",
+                         f"forge goal report --nonce {sanitize(args.nonce)}",
+                         exit_code=EXIT_USAGE, or_=[f"forge goal report --remote "
+                                                    f"{sanitize(args.remote)}"])
+    since = None
+    if args.since is not None:
+        try:
+            since = report_team.parse_since(args.since, int(time.time()))
+        except ValueError:
+            raise ForgeError(f"--since {sanitize(args.since)!r} is neither a date or time "
+                             "(2026-12-01, 2026-12-01T09:00:00Z) nor a span back from now "
+                             "(7d, 2w, 12h)", f"forge goal report --remote {args.remote} "
+                             "--since 7d", exit_code=EXIT_USAGE) from None
+    project = _project()
+    try:
+        told = report_team.build(project, args.remote, since)
+    except GitFailed as exc:
+        raise ForgeError(f"the goals on remote {sanitize(args.remote)!r} cannot be read: "
+                         f"{sanitize(exc.why)}", "git remote -v", exit_code=EXIT_REFUSED,
+                         rationale="a remote a person configured, reachable from here "
+                                   "(`git remote add NAME URL`)") from None
+    if since is not None:
+        told["since"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since))
+    lines = report_team.text(told)
+    shown = f"forge goal report --remote {args.remote}" + \
+        (f" --since {args.since}" if args.since else "")
+    if args.html is not None:
+        from pathlib import Path
+
+        from forge_runtime.goal.report_team_html import render
+
+        page = Path(args.html) if args.html else \
+            Path(project.forge_dir) / "reports" / f"team-{_file_name(args.remote)}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(render(told), encoding="utf-8")
+        lines.append(f"page        {page}")
+        told["html"] = str(page)
+    refused = told["refused"]
+    if refused:
+        return Result(hints.next_(refused[0]["fix"], f"{len(refused)} chain(s) did not "
+                                  "verify and are counted nowhere",
+                                  or_=[f"{shown} --html"] if args.html is None else None),
+                      lines, told)
+    if args.html is None:
+        return Result(hints.next_(f"{shown} --html", "see it drawn as a page"), lines, told)
+    return Result(hints.done(f"{told['totals']['all']['goals']} goal(s) reported; the page "
+                             "is self-contained"), lines, told)
+
+
+def _file_name(remote: str) -> str:
+    """A remote's name as part of a file name: letters, digits, '-' and '_' only."""
+    return "".join(char if char.isalnum() or char in "-_" else "_" for char in remote)
 
 
 def verify_gates(args) -> Result:
