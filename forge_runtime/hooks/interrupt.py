@@ -14,28 +14,13 @@ next event charges the same turn late from the same note.
 A session without a goal pays three stats.
 """
 
-REQUIRED: dict[str, type] = {}
-# Below the host's own limit for Interrupt hooks (30 s, read from the binary); the charge
-# may wait on the ledger's lock like a Stop's.
-WATCHDOG_SECONDS = 25.0
+from forge_runtime.hooks.charge_only import REQUIRED, on_wedged, watchdog_seconds
 
-
-def watchdog_seconds(host) -> float:
-    """How long this hook may take before its watchdog answers (hooks/dispatch.py)."""
-    return WATCHDOG_SECONDS
-
-
-def on_wedged(event: dict | None, seconds: float) -> dict | None:
-    """Nothing to answer (the host ignores it): the session's next event charges the turn."""
-    return None
+__all__ = ["REQUIRED", "handle", "on_wedged", "watchdog_seconds"]
 
 
 def handle(event: dict) -> dict | None:
-    from forge_runtime.goal import sessions
+    from forge_runtime.hooks.charge_only import charged
 
-    if not sessions.event_involvement(event):
-        return None
-    from forge_runtime.goal.events import on_stop
-
-    on_stop(event)  # its reply is the host's to ignore; the ledger is what this changes
+    charged(event)
     return None

@@ -18,29 +18,16 @@ transcript entry, and a prompt that finds the goal ended so is blocked too.
 hooks.json starts it only for `rate_limit`; a session without a goal pays three stats.
 """
 
-REQUIRED: dict[str, type] = {}
-# Below the host's own limit for StopFailure hooks (120 s, read from the binary); the
-# charge may wait on the ledger's lock like a Stop's.
-WATCHDOG_SECONDS = 25.0
+from forge_runtime.hooks.charge_only import REQUIRED, on_wedged, watchdog_seconds
 
-
-def watchdog_seconds(host) -> float:
-    """How long this hook may take before its watchdog answers (hooks/dispatch.py)."""
-    return WATCHDOG_SECONDS
-
-
-def on_wedged(event: dict | None, seconds: float) -> dict | None:
-    """Nothing to answer (the host ignores it): the session's next event charges the turn."""
-    return None
+__all__ = ["REQUIRED", "handle", "on_wedged", "watchdog_seconds"]
 
 
 def handle(event: dict) -> dict | None:
-    from forge_runtime.goal import sessions
+    from forge_runtime.hooks.charge_only import charged
 
-    if not sessions.event_involvement(event):
-        return None
-    from forge_runtime.goal.events import hold_next_prompt, on_stop
+    if charged(event):
+        from forge_runtime.goal.events import hold_next_prompt
 
-    on_stop(event)  # its reply is the host's to ignore; the ledger is what this changes
-    hold_next_prompt(event)
+        hold_next_prompt(event)
     return None
