@@ -417,17 +417,23 @@ def report(args) -> Result:
         told["gates"] = gates_line
         way_on = gates_hint or way_on
     if args.html is not None:
-        from pathlib import Path
-
         from forge_runtime.goal.report_html import render
 
-        page = Path(args.html) if args.html else \
-            Path(project.forge_dir) / "reports" / f"goal-{nonce}.html"
-        page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(render(told), encoding="utf-8")
-        lines.append(f"page        {page}")
-        told["html"] = str(page)
+        _write_page(project, args.html, f"goal-{nonce}.html", render, told, lines)
     return Result(way_on, lines, told)
+
+
+def _write_page(project, asked: str, default_name: str, render, told: dict,
+                lines: list[str]) -> None:
+    """Write a report's page where `--html` asked (its default under .forge/reports/), and
+    say where in the lines and the data."""
+    from pathlib import Path
+
+    page = Path(asked) if asked else Path(project.forge_dir) / "reports" / default_name
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(render(told), encoding="utf-8")
+    lines.append(f"page        {page}")
+    told["html"] = str(page)
 
 
 def team_report(args) -> Result:
@@ -470,16 +476,10 @@ def team_report(args) -> Result:
     shown = f"forge goal report --remote {args.remote}" + \
         (f" --since {args.since}" if args.since else "")
     if args.html is not None:
-        from pathlib import Path
-
         from forge_runtime.goal.report_team_html import render
 
-        page = Path(args.html) if args.html else \
-            Path(project.forge_dir) / "reports" / f"team-{_file_name(args.remote)}.html"
-        page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(render(told), encoding="utf-8")
-        lines.append(f"page        {page}")
-        told["html"] = str(page)
+        _write_page(project, args.html, f"team-{_file_name(args.remote)}.html", render, told,
+                    lines)
     refused = told["refused"]
     if refused:
         return Result(hints.next_(refused[0]["fix"], f"{len(refused)} chain(s) did not "
