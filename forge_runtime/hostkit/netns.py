@@ -44,16 +44,20 @@ def available() -> tuple[bool, str]:
     return True, "loopback-only network and PID namespace (unshare -n -p)"
 
 
-def wrap(command: list[str], unix_path: str, port: int, own_pids: bool = True) -> list[str]:
-    """`command` run inside fresh namespaces, with 127.0.0.1:<port> relayed to `unix_path`.
+def wrap(command: list[str], unix_path: str, port: int, own_pids: bool = True,
+         relays: dict[int, str] | None = None) -> list[str]:
+    """`command` run inside fresh namespaces, with 127.0.0.1:<port> relayed to `unix_path`,
+    and each of `relays` (port: Unix socket, another loopback server of the test, such as
+    a webhook receiver) likewise.
 
     `own_pids=False` leaves out the PID namespace: then a process the session starts in the
     background can outlive it, as on a person's machine (the caller ends it), and the host's
     own bubblewrap sandbox, which reads /proc/<pid>/ns of its children, can run.
     """
     pids = ["-p", "-f", "--kill-child"] if own_pids else []
+    more = [word for extra, path in (relays or {}).items() for word in (path, str(extra))]
     return [shutil.which("unshare") or "unshare", "-n", *pids, "--",
-            sys.executable, "-I", "-m", MODULE, unix_path, str(port), "--", *command]
+            sys.executable, "-I", "-m", MODULE, unix_path, str(port), *more, "--", *command]
 
 
 def _pump(source: socket.socket, target: socket.socket) -> None:
@@ -91,13 +95,17 @@ def _serve(listener: socket.socket, unix_path: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 4 or argv[2] != "--":
-        sys.stderr.write(f"usage: python -m {MODULE} UNIX_SOCKET PORT -- COMMAND...\n")
+    pairs = argv[:argv.index("--")] if "--" in argv else []
+    command = argv[len(pairs) + 1:]
+    if not pairs or len(pairs) % 2 or not command or \
+            not all(port.isdigit() for port in pairs[1::2]):
+        sys.stderr.write(f"usage: python -m {MODULE} UNIX_SOCKET PORT [UNIX_SOCKET PORT ...] "
+                         "-- COMMAND...\n")
         return 2
-    unix_path, port, _, *command = argv
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    listener = socket.create_server(("127.0.0.1", int(port)))
-    threading.Thread(target=_serve, args=(listener, unix_path), daemon=True).start()
+    for unix_path, port in zip(pairs[::2], pairs[1::2], strict=True):
+        listener = socket.create_server(("127.0.0.1", int(port)))
+        threading.Thread(target=_serve, args=(listener, unix_path), daemon=True).start()
     return subprocess.run(command).returncode
 
 
