@@ -1,11 +1,12 @@
 """The record of every message forge sent or tried to send, beside the goal ledger.
 
-    <ledger root>/notify/<key>.json   {"key", "nonce", "end", "at", "status", "channels",
-                                       "finished", "error"}
+    <ledger root>/notify/<key>.json   {"key", "nonce", "end", "at", "time", "status",
+                                       "channels", "finished", "error"}
 
 A hook creates the record before it starts the sender (notify/sender.py), exclusively:
-the key names what is told (a goal's end record, its stuck warning at a turn, a refusal
-at a ledger head), so a refusal that every later Stop repeats is told once. The sender
+the key names what is told (a goal's end record, its stuck warning in a tranche, a
+refusal at a ledger head), so a refusal that every later Stop repeats is told once, and
+the stuck warning, which the session hears every 5 turns, reaches the person once. The sender
 writes what each channel answered: `status` is `sent` when every channel took the
 message, `failed` when one did not (each channel's `error` says why), or, for a record
 still `sending` after `STALE_SECONDS`, a sender that never finished. `forge goal status`
@@ -39,7 +40,9 @@ def create(ledger_root, key: str, fields: dict) -> str | None:
     root = os.fspath(ledger_root)
     os.close(safeio.open_dir(outbox_dir(root), root, create=True))
     path = path_of(root, key)
-    record = {"key": key, **fields, "at": _now(), "status": SENDING}
+    import time
+
+    record = {"key": key, **fields, "at": _now(), "time": time.time(), "status": SENDING}
     if not safeio.create(path, fastjson.dumps(record).encode("utf-8"), root):
         return None
     return path
@@ -85,7 +88,13 @@ def records(ledger_root) -> list[dict]:
         return []
     found = [read(os.path.join(directory, name), ledger_root) for name in names]
     return sorted((record for record in found if record is not None),
-                  key=lambda record: str(record.get("at")))
+                  key=lambda record: (str(record.get("at")), _time(record)))
+
+
+def _time(record: dict) -> float:
+    """When the record was made, to the fraction of a second (`at` is to the second)."""
+    made = record.get("time")
+    return made if isinstance(made, (int, float)) and not isinstance(made, bool) else 0.0
 
 
 def failed(ledger_root, nonce: str | None = None) -> list[dict]:

@@ -72,10 +72,10 @@ def _job(note: dict, session: str | None) -> dict | None:
         return {"kind": kind, "ledger_root": root, "key": f"{goal['nonce']}-{record['seq']}",
                 "nonce": goal["nonce"], "end": end, "goal": goal,
                 "ceiling": record.get("ceiling"), "why": record.get("reason")}
-    if kind == ends.STUCK:
+    if kind == ends.STUCK:  # once a tranche: the warning repeats every 5 turns in session
         goal = note["goal"]
         return {"kind": kind, "ledger_root": root, "nonce": goal["nonce"], "end": "stuck",
-                "key": f"{goal['nonce']}-stuck-{goal['turn_count']}", "goal": goal,
+                "key": f"{goal['nonce']}-stuck-{goal.get('activation_count')}", "goal": goal,
                 "why": note["why"]}
     if kind == ends.WEDGED:
         return {"kind": kind, "ledger_root": root, "nonce": note["nonce"], "end": "wedged",
