@@ -227,3 +227,47 @@ def test_a_broken_channel_file_never_changes_the_stop_and_is_kept_as_the_failure
     assert record["error"].endswith("Fix: forge notify test\n  correct "
                                     f"{project.root}/.forge/guard.yaml:2, then run this to "
                                     "check it")
+
+
+def test_an_end_whose_hook_died_before_telling_it_is_told_at_the_sessions_end(project,
+                                                                            receiver):
+    """`claude -p` ends the StopFailure hook (and what it started) as it exits: the end is
+    on the ledger, its message nowhere; the session's end tells it, once."""
+    guard_with_channels(project.root, webhook(receiver.url))
+    session = started_goal(project, OBJECTIVE, 19)
+    session.turn()
+    ends.take()  # the hook died before its reply: nothing it noted was told
+    for _ in range(2):
+        _launch(project, session.event("SessionEnd", reason="other"), "SessionEnd")
+    (record,) = finished(project.ledger_root)
+    assert (record["end"], record["status"]) == ("exhausted", "sent")
+    assert len(receiver.posts) == 1
+
+
+def test_a_sender_killed_before_it_took_its_record_is_started_again_once(project, receiver):
+    guard_with_channels(project.root, webhook(receiver.url))
+    session = started_goal(project, OBJECTIVE, 19)
+    session.turn()
+    (note,) = [note for note in ends.take() if note["kind"] == ends.END]
+    nonce, seq = note["record"]["goal"]["nonce"], note["record"]["seq"]
+    outbox.create(project.ledger_root, f"{nonce}-{seq}", {"nonce": nonce, "end": "exhausted"})
+    for _ in range(2):  # the record its hook made; no sender ever claimed it
+        _launch(project, session.event("SessionEnd", reason="other"), "SessionEnd")
+    (record,) = finished(project.ledger_root)
+    assert record["status"] == "sent" and len(receiver.posts) == 1
+
+
+def test_two_senders_of_one_record_send_it_once(project, receiver):
+    from forge_runtime.notify import sender
+
+    guard_with_channels(project.root, webhook(receiver.url))
+    session = started_goal(project, OBJECTIVE, 19)
+    session.turn()
+    (note,) = [note for note in ends.take() if note["kind"] == ends.END]
+    job = trigger._job(note, session.id)
+    path = outbox.create(project.ledger_root, job["key"], {"nonce": job["nonce"],
+                                                           "end": job["end"]})
+    job = {**job, "project": str(project.root), "outbox": path, "replies": []}
+    wait_for([sender.spawn(job), sender.spawn(job)])
+    assert len(receiver.posts) == 1
+    assert outbox.read(path, project.ledger_root)["status"] == "sent"

@@ -3,6 +3,8 @@
     <ledger root>/notify/<key>.json   {"key", "nonce", "end", "at", "time", "status",
                                        "channels", "finished", "error"}
 
+    <ledger root>/notify/<key>.claim  the pid of the sender that took the record
+
 A hook creates the record before it starts the sender (notify/sender.py), exclusively:
 the key names what is told (a goal's end record, its stuck warning in a tranche, a
 refusal at a ledger head), so a refusal that every later Stop repeats is told once, and
@@ -46,6 +48,37 @@ def create(ledger_root, key: str, fields: dict) -> str | None:
     if not safeio.create(path, fastjson.dumps(record).encode("utf-8"), root):
         return None
     return path
+
+
+def claim(path: str, ledger_root) -> bool:
+    """The sender's first act: take the record for itself (exclusively, with its pid).
+    False when another sender has it: this one was started twice and sends nothing."""
+    from forge_runtime import safeio
+
+    return safeio.create(_claim_path(path), str(os.getpid()).encode("ascii"),
+                         os.fspath(ledger_root))
+
+
+def reopen(ledger_root, key: str) -> str | None:
+    """The path of `key`'s record when no sender has taken it (one killed as it started:
+    `claude -p` ends a StopFailure hook and what it started as it exits), so another may;
+    else None (sent, failed, or being sent). A sender that was only slow loses the claim
+    to the second one and sends nothing: the message goes out once either way."""
+    path = path_of(ledger_root, key)
+    record = read(path, ledger_root)
+    if record is None or record.get("status") != SENDING or \
+            os.path.lexists(_claim_path(path)):
+        return None
+    return path
+
+
+def told(ledger_root, key: str) -> bool:
+    """Whether a message about `key` was sent, failed, or is being sent."""
+    return os.path.lexists(path_of(ledger_root, key)) and reopen(ledger_root, key) is None
+
+
+def _claim_path(path: str) -> str:
+    return path[:-len(".json")] + ".claim"
 
 
 def finish(path: str, ledger_root, status: str, channels: list[dict],

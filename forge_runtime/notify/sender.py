@@ -2,9 +2,10 @@
 
 `spawn` starts `<python> -I <plugin>/forge_runtime/entry.py notify` (launch.py routes it
 here) in a session of its own (the host's signal to the hook's process group never
-reaches it), stdout and stderr on /dev/null (the host waits on no pipe of it), and the job
-on a pipe that is its stdin: the channels are never taken from a file, only from the
-person's configuration, which `main` reads itself (notify/config.py).
+reaches it), its stdout on /dev/null and its stderr appended to the outbox's sender.log
+(the host waits on no pipe of it), and the job on a pipe that is its stdin: the channels
+are never taken from a file the job names, only from the person's configuration, which
+`main` reads itself (notify/config.py).
 
 `main` sends the message through every channel at once, each attempt bounded by the
 channel's timeout and tried `ATTEMPTS` times with a growing pause, all within
@@ -18,10 +19,14 @@ from __future__ import annotations
 import os
 import sys
 
+_LOG_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
 ATTEMPTS = 3
 PAUSES = (1.0, 3.0)  # seconds before the second and third attempts
 DEADLINE_SECONDS = 100.0  # 3 x 30 s (the longest timeout a channel may set) and the pauses
 COMMAND = "notify"  # the word launch.py routes to `main`
+
+
+LOG_NAME = "sender.log"  # beside the outbox records: what a sender said before it died
 
 
 def spawn(job: dict) -> int:
@@ -33,12 +38,13 @@ def spawn(job: dict) -> int:
     entry = os.path.join(root, "forge_runtime", "entry.py")
     argv = [sys.executable, "-I", entry, COMMAND] if os.path.isfile(entry) else \
         [sys.executable, "-I", "-m", "forge_runtime.entry", COMMAND]
+    log = os.path.join(os.path.dirname(job["outbox"]), LOG_NAME)
     read_end, write_end = os.pipe()
     try:
         pid = os.posix_spawn(sys.executable, argv, dict(os.environ), setsid=True,
                              file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0),
                                            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                                           (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+                                           (os.POSIX_SPAWN_OPEN, 2, log, _LOG_FLAGS, 0o644)])
         os.close(read_end)
         read_end = -1
         data = fastjson.dumps(job).encode("utf-8")
@@ -57,11 +63,15 @@ def main(stdin) -> int:
 
     try:
         job = fastjson.loads(stdin.read())
-    except ValueError:
+    except ValueError as exc:  # its hook died while writing it: the record says sending
+        sys.stderr.write(f"forge notify: no job to send ({exc})\n")
         return 0
     try:
         run(job)
     except BaseException as exc:  # noqa: BLE001 - written on the record, never raised
+        import traceback
+
+        traceback.print_exc()
         _record(job, "failed", [], f"the sender failed: {exc.__class__.__name__}: {exc}")
     return 0
 
@@ -72,6 +82,8 @@ def run(job: dict) -> dict | None:
     from forge_runtime.errors import ForgeError
     from forge_runtime.notify import config, outbox
 
+    if not outbox.claim(job["outbox"], job["ledger_root"]):
+        return None  # started again for a record another sender took after all
     try:
         channels = config.load(job["project"])
     except ForgeError as exc:

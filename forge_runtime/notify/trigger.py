@@ -49,7 +49,8 @@ def _start(project_root, job: dict, replies: list[str]) -> int | None:
     from forge_runtime.notify import outbox, sender
 
     path = outbox.create(job["ledger_root"], job["key"],
-                         {"nonce": job.get("nonce"), "end": job["end"]})
+                         {"nonce": job.get("nonce"), "end": job["end"]}) or \
+        outbox.reopen(job["ledger_root"], job["key"])
     if path is None:  # told already
         return None
     return sender.spawn({**job, "project": os.fspath(project_root), "outbox": path,
