@@ -69,6 +69,12 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert titles[10] == "Done means verified: /goal the parser is fixed"
     assert "unit-tests never-run" in verified and "Next: forge gate run unit-tests" in verified
     assert "FORGE_GOAL_VERIFIED: goal " in verified and "verify-gates` exits 0" in verified
+    told = "\n".join(report["sections"][-2]["lines"])
+    assert titles[-2] == "A goal's end reaches the person, wherever they are"
+    assert "Title: forge: goal stopped at the usage limit · Priority: high" in told
+    assert "Ended: usage limit (FORGE_GOAL_USAGE_LIMIT)" in told
+    assert "Next: /goal the weekly report is sent" in told
+    assert "`forge notify test` sends a sample through every channel: sent    webhook " in told
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()
