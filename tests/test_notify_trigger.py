@@ -271,3 +271,30 @@ def test_two_senders_of_one_record_send_it_once(project, receiver):
     wait_for([sender.spawn(job), sender.spawn(job)])
     assert len(receiver.posts) == 1
     assert outbox.read(path, project.ledger_root)["status"] == "sent"
+
+
+def test_a_moved_project_tells_its_goal_and_the_way_to_adopt_it(tmp_path, receiver):
+    import shutil
+
+    from goal_support import goal_projects
+
+    from forge_runtime.hostkit.projects import init_git_project
+    from forge_runtime.project import find_project
+
+    old = init_git_project(tmp_path / "old")
+    goal_projects(old)
+    started_goal(find_project(old), OBJECTIVE, 2)
+    new = tmp_path / "new"
+    shutil.move(old, new)
+    guard_with_channels(new, webhook(receiver.url))
+    moved = find_project(new)
+    session = Session(moved)
+    session.person_goal(OBJECTIVE)
+    reply = session.turn()
+    assert "FORGE_GOAL_LEDGER_MOVED" in reply["stopReason"]
+    _told(moved, session, reply)
+    (post,) = receiver.posts
+    assert post["headers"]["Title"] == "forge: goal ledger moved"
+    assert _lines(post)[0] == f"Goal: {OBJECTIVE}"
+    assert _lines(post)[-2] == "Fix: forge goal adopt"
+    assert reply["stopReason"].splitlines()[-2:] == _lines(post)[-2:]

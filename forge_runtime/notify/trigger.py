@@ -100,8 +100,12 @@ def _refusal_job(note: dict, session: str | None) -> dict:
         nonce = (read(session_marker(session)) or {}).get("nonce")
     head = _pointer(root, nonce) if isinstance(nonce, str) else None
     end = "moved" if note["code"].endswith("MOVED") else "tampered"
+    goal = (binding or {}).get("goal")
+    if goal is None and session:  # a /goal refused at its first Stop: its objective
+        pending = sessions.read_pending(root, session) or {}
+        goal = {"objective": pending["objective"]} if pending.get("objective") else None
     return {"kind": note["kind"], "ledger_root": root, "nonce": nonce, "end": end,
-            "key": f"{nonce or session}-{end}-{head}", "goal": (binding or {}).get("goal"),
+            "key": f"{nonce or session}-{end}-{head}", "goal": goal,
             "why": note["why"], "hint": note["hint"]}
 
 
