@@ -88,6 +88,9 @@ def test_notify_test_sends_a_sample_through_every_channel_and_says_done(project,
     assert out.splitlines() == [f"sent    webhook {receiver.url} (ntfy)",
                                 f"sent    webhook {receiver.url} (json)",
                                 "Done.", "  all 2 channel(s) took the sample"]
+    code, out = run_cli(capsys, "doctor")
+    assert f"ok    notify       a goal's end is sent to webhook {receiver.url} (ntfy), webhook " \
+           f"{receiver.url} (json)" in out.splitlines()
     (ntfy,) = [post for post in receiver.posts if post["path"] == "/"]
     assert ntfy["headers"]["Title"] == "forge: a sample notification (forge notify test)"
     assert "Goal: (a sample) the file done.txt exists" in ntfy["body"]
