@@ -519,6 +519,29 @@ def check_plugin_fetched(project: Project) -> Check | None:
                    "runs forge's hooks from its first prompt")
 
 
+def check_notify(project: Project) -> Check | None:
+    """The channels a goal's end is sent through (notify/config.py) and the messages that
+    did not reach them; None when no channel is configured and nothing failed."""
+    from forge_runtime.notify import config, outbox
+
+    failures = outbox.unanswered(project.ledger_root)
+    if not config.present(project.root) and not failures:
+        return None
+    try:
+        channels = config.load(project.root)
+    except ForgeError as exc:
+        return Check("notify", False, exc.message, exc.fix)
+    if failures:
+        return Check("notify", False, f"{len(failures)} message(s) about goals did not reach "
+                     f"every channel since the last that did: "
+                     f"{outbox.failure_words(failures[-1])}", "forge notify test")
+    if not channels:
+        return Check("notify", True, "no channel configured: a goal's end is told in its "
+                                     "session only")
+    return Check("notify", True, "a goal's end is sent to "
+                 + ", ".join(channel.label for channel in channels))
+
+
 def run_checks(project: Project) -> list[Check]:
     """Every check, in the order a person would fix them."""
     checks: list[Callable[[], Check]] = [
@@ -535,6 +558,9 @@ def run_checks(project: Project) -> list[Check]:
         checks.insert(3, lambda: fetched)
     if linked_trees(project) > 1 and _sandbox_on(project):
         checks.append(lambda: check_linked_trees(project))
+    notify = check_notify(project)
+    if notify is not None:
+        checks.append(lambda: notify)
     return [check() for check in checks]
 
 

@@ -75,7 +75,8 @@ LAUNCHER_ENV = "FORGE_HOOK_LAUNCHER"
 
 def main(root: str, argv: list[str]) -> int:
     """`hook [<Event>]`, `killed <signal>` (hooks/forge-hook, for a Stop whose interpreter a
-    signal killed) or `cli <args>`, for the plugin at `root`."""
+    signal killed), `cli <args>` or `notify` (a notification's sender, notify/sender.py),
+    for the plugin at `root`."""
     surface, rest = (argv[0], argv[1:]) if argv else ("", [])
     if surface == "hook":
         event = os.environ.pop(EVENT_ENV, None)  # neither is inherited by what the hook runs
@@ -96,7 +97,12 @@ def main(root: str, argv: list[str]) -> int:
         from forge_runtime.cli.main import main as cli_main
 
         return end_process(cli_main(rest))
-    sys.stderr.write("forge: entry.py takes `hook <Event>`, `killed <signal>` or `cli <args>`\n")
+    if surface == "notify" and not rest:  # a notification's sender, started by a hook
+        from forge_runtime.notify.sender import main as send
+
+        return end_process(send(sys.stdin.buffer))
+    sys.stderr.write("forge: entry.py takes `hook <Event>`, `killed <signal>`, `cli <args>` "
+                     "or `notify`\n")
     return 2
 
 

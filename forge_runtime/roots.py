@@ -123,6 +123,16 @@ def witness_dir() -> str:
     return os.path.join(state, "forge", "witness")
 
 
+def config_dir() -> str:
+    """forge's folder in this user's configuration (`$XDG_CONFIG_HOME/forge`, by default
+    `~/.config/forge`): a person's settings outside every work tree, which the guard keeps
+    from the agent (the notification channels, notify/config.py)."""
+    config = os.environ.get("XDG_CONFIG_HOME")
+    if not config or not os.path.isabs(config):
+        config = os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(config, "forge")
+
+
 def session_marker(session_id: str) -> str:
     """The file that says `session_id` was bound to a goal (its name is checked by callers)."""
     return os.path.join(witness_dir(), "sessions", session_id)

@@ -43,3 +43,14 @@ def _own_state_home(tmp_path_factory, monkeypatch):
     """forge's goal witness lives in the user's state directory: give each test its own,
     never the machine's (subprocesses inherit it)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
+def _own_config_home(tmp_path_factory, monkeypatch):
+    """forge reads the person's notification channels from the user's configuration
+    directory: each test has its own, never the machine's (subprocesses inherit it), and
+    starts with nothing noted for a notification by an earlier test in this process."""
+    from forge_runtime.notify import ends
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    ends.take()

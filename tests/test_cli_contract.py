@@ -87,6 +87,8 @@ ARGUMENTS: dict[tuple[str, ...], list[list[str]]] = {
     ("sandbox", "status"): [[]],
     ("sandbox", "disable"): [[]],
     ("sandbox", "diff"): [[]],
+    # no channel configured here: the sends themselves are tests/test_notify_outbox.py's
+    ("notify", "test"): [[]],
 }
 
 

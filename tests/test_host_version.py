@@ -24,12 +24,29 @@ def spawn():
     def run(*command: str) -> dict[str, str]:
         process = subprocess.Popen(list(command))
         started.append(process)
+        _until_running(process.pid, command[-1])
         return {"CLAUDE_PID": str(process.pid)}
 
     yield run
     for process in started:
         process.kill()
         process.wait()
+
+
+def _until_running(pid: int, last: str, seconds: float = 10.0) -> None:
+    """Wait until the process's own command line is in /proc (a loaded machine may show the
+    new process's before its interpreter has set it up), so the lookup reads the host's."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[-2:-1] == \
+                    [last.encode()]:
+                return
+        except OSError:
+            pass
+        time.sleep(0.01)
 
 
 def _executable(path: Path) -> Path:

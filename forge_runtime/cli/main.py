@@ -15,7 +15,7 @@ from forge_runtime.result import Result
 # Modules under forge_runtime.cli.commands, in the order `forge --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = ("init", "doctor", "hints", "guard", "mode", "goal", "ledger",
                                    "brief", "clarify", "artifacts", "mcp", "statusline",
-                                   "gate", "council", "sandbox", "demo")
+                                   "gate", "council", "sandbox", "notify", "demo")
 
 
 HELP_HINT = hints.next_("forge doctor", "check that forge is installed and ready in this project")
@@ -159,4 +159,18 @@ def main(argv: list[str] | None = None) -> int:
                         data={"error": str(exc), "code": None})
     except KeyboardInterrupt:
         return 130
-    return emit(result, as_json)
+    code = emit(result, as_json)
+    _tell()
+    return code
+
+
+def _tell() -> None:
+    """A command that ended a goal (`forge ledger charge` at its ceiling) tells the person
+    as the Stop hook would (notify/); nothing is imported when it ended nothing."""
+    noted = sys.modules.get("forge_runtime.notify.ends")
+    if noted is None or not noted.NOTED:
+        return
+    from forge_runtime.notify.trigger import after_event
+    from forge_runtime.roots import locate
+
+    after_event(locate()[0], None, None)

@@ -90,11 +90,13 @@ class Demo:
 
     def session(self, name: str, prompt: str, *, script: str = "script",
                 args: tuple[str, ...] = (), cwd: Path | None = None,
-                login: str = "api_key", resume: str | None = None) -> SessionResult:
+                login: str = "api_key", resume: str | None = None,
+                relays: dict[int, str] | None = None) -> SessionResult:
         """Run one real host session in the project (or in `cwd`, another clone) against
         `forge_runtime/demo/<script>.yaml`, logged in as `login` says (the host kit's
-        `Host(login=...)`: "subscription" is a pretend Claude plan); `resume` goes on with
-        an earlier session of the same script.
+        `Host(login=...)`: "subscription" is a pretend Claude plan), with the demo's own
+        loopback servers (`relays`: port -> Unix socket) reachable from it; `resume` goes on
+        with an earlier session of the same script.
 
         Sessions on the same script share one Host (one HOME), so a later one may resume.
         """
@@ -104,7 +106,7 @@ class Demo:
             # PID namespace (it reads /proc/<pid>/ns of its children): no private one.
             host = Host(self.workdir / f"host-{script}", Script.load(DEMO_DIR / f"{script}.yaml"),
                         plugin_dirs=[self.plugin_dir], timeout=SESSION_TIMEOUT, own_pids=False,
-                        login=login)
+                        login=login, relays=relays)
             self._hosts[script] = host
         result = host.run(prompt, cwd=cwd or self.project, args=args, resume=resume)
         if result.timed_out:

@@ -426,6 +426,87 @@ def ledger_follows_the_clone(demo: Demo) -> Section:
     ])
 
 
+NOTIFY_GOAL = "the weekly report is sent"
+
+
+def a_goals_end_reaches_the_person(demo: Demo) -> Section:
+    """A goal that ends while nobody watches sends one message to the person's channel: a
+    webhook the demo listens on, on 127.0.0.1, as ntfy would."""
+    import shutil
+    import tempfile
+
+    import yaml
+
+    from forge_runtime.hostkit.receiver import Receiver
+
+    folder = Path(tempfile.mkdtemp(prefix="fdn-", dir="/tmp" if Path("/tmp").is_dir()
+                                   else None))  # a Unix socket's path is short
+    receiver = Receiver(unix_path=folder / "ntfy.sock").start()
+    guard = demo.project / ".forge" / "guard.yaml"
+    before = guard.read_text(encoding="utf-8") if guard.exists() else None
+    settings = yaml.safe_load(before or "") or {}
+    settings["notify"] = {"channels": [{"type": "webhook",
+                                        "url": f"{receiver.url}/my-goals"}]}
+    guard.write_text(yaml.safe_dump(settings, default_flow_style=None), encoding="utf-8")
+    try:
+        session = demo.session("notify", f"/goal {NOTIFY_GOAL}", script="notify",
+                               login="subscription", relays={receiver.port:
+                                                             str(receiver.unix_path)})
+        told = _posts_after(receiver, session)
+        tested = demo.forge("notify", "test")
+    finally:
+        guard.write_text(before, encoding="utf-8") if before is not None else guard.unlink()
+        receiver.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    ends = [post for post in told if post["headers"].get("Title") ==
+            "forge: goal stopped at the usage limit"]
+    if len(ends) != 1 or tested.exit_code != 0:
+        raise DemoFailed(f"the goal's end sent {len(ends)} message(s), not one (`forge notify "
+                         f"test` exited {tested.exit_code}; the outbox: {_outbox_says(demo)})")
+    headers = ends[0]["headers"]
+    slowest = max(hook.duration_s for hook in session.hooks)
+    return Section("A goal's end reaches the person, wherever they are", [
+        "`notify: {channels: [{type: webhook, url: ...}]}` in .forge/guard.yaml (or the "
+        "person's own ~/.config/forge/notify.yaml; an agent can write neither); the demo "
+        "listens on 127.0.0.1 as an ntfy server would, for a phone.",
+        f"/goal {NOTIFY_GOAL} met the plan's usage limit at its first request; the hook that "
+        "recorded the end answered the host at once and left the sending to a process of its "
+        f"own (slowest hook {slowest * 1000:.0f} ms). The webhook got one POST:",
+        f"    Title: {headers['Title']} · Priority: {headers['Priority']} · "
+        f"Tags: {headers['Tags']}",
+        *(f"    {line}" for line in ends[0]["body"].splitlines()),
+        "A channel that fails is kept and shown by forge goal status and forge doctor; "
+        "`forge notify test` sends a sample through every channel: "
+        + tested.stdout.splitlines()[0],
+    ])
+
+
+def _posts_after(receiver, session, seconds: float = 60.0) -> list[dict]:
+    """What the receiver got once the sender the session's hooks started is done: at once
+    in the demo's network namespace (it waits for the sender), else within `seconds` (a
+    loaded machine starts the sender's interpreter late)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not receiver.posts and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return list(receiver.posts)
+
+
+def _outbox_says(demo: Demo) -> str:
+    """The outbox's records and the sender's log, for a demo step that got no message."""
+    from forge_runtime.notify import outbox
+    from forge_runtime.project import find_project
+
+    folder = Path(outbox.outbox_dir(find_project(demo.project).ledger_root))
+    found = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    log = folder / "sender.log"
+    return "; ".join([f"{path.name}: {path.read_text(encoding='utf-8')[:200]}"
+                      for path in found]
+                     + ([f"sender.log: {log.read_text(encoding='utf-8')[-300:]}"]
+                        if log.is_file() else []))
+
+
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
     from forge_runtime.hint_audit import json_problems, output_problems
@@ -488,5 +569,6 @@ STEPS = (install_forge, person_sets_a_goal, ledger_charged_the_turns,
          budget_stops_native_autonomy, ledger_follows_the_clone, money_and_the_plan,
          guard_refuses_writes,
          clarify_freezes_a_brief, artifacts_earn_activation, gates_rerun_only_what_changed,
-         done_means_verified, the_hosts_truth, nobody_switches_forge_off, team_report,
+         done_means_verified, the_hosts_truth, nobody_switches_forge_off,
+         a_goals_end_reaches_the_person, team_report,
          hint_contract)

@@ -128,7 +128,11 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
             return reply  # a Stop the host repeated with no new turn: never continue it
         body = reading.body(goal["nonce"])
         if stuck_for:
-            body = streak.warning(streak.failing_names(reading), stuck_for, goal) + "\n" + body
+            warned = streak.warning(streak.failing_names(reading), stuck_for, goal)
+            from forge_runtime.notify import ends
+
+            ends.stuck(project.ledger_root, goal, warned)
+            body = warned + "\n" + body
         return _continuing(event, _with_notice(reply, body, reading.hint(project),
                                                to_model=True,
                                                to_person=changed or bool(stuck_for)))

@@ -110,7 +110,17 @@ def _exhaust(ledger: Ledger, head: Head, progress: Progress, session: str,
         spent = {turn: usage[turn] for turn in owed if turn in (usage or {})}
         if spent:
             extra["owed_usage"] = spent
-    return ledger.append(head, "exhaust", goal, session=session, ceiling=ceiling, **extra)
+    head = ledger.append(head, "exhaust", goal, session=session, ceiling=ceiling, **extra)
+    _told(ledger, head)
+    return head
+
+
+def _told(ledger: Ledger, head: Head) -> None:
+    """An end just recorded, noted for the person's notification (notify/ends.py, imported
+    here: a charge that ends nothing never loads it)."""
+    from forge_runtime.notify import ends
+
+    ends.recorded(ledger.root, head.record)
 
 
 class Seen(record("Seen", "plan usage_limit", defaults=(None, False))):
@@ -213,6 +223,11 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
     if ceiling is not None:
         head = _exhaust(ledger, head, progress, session, owed, ceiling, usage)
         late = head.record.get("late_turns", 0)
+    elif stuck:
+        from forge_runtime.notify import ends
+
+        ends.stuck(ledger.root, head.goal, f"the checklist and next step in state.md have not "
+                                           f"changed for {unchanged} charged turns")
     return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
 
 
@@ -286,5 +301,6 @@ def end(ledger: Ledger, state_path: str | os.PathLike, kind: str, session: str, 
             return head.goal
         head = ledger.append(head, kind, {**head.goal, "status": status, "ended": ended},
                              session=session, reason=why)
+        _told(ledger, head)
         state.write_goal(state_path, head.goal)
         return head.goal

@@ -752,6 +752,9 @@ def owe_end(project: Project, session: str, ended: str, why: str) -> None:
         return
     binding[END_OWED] = {"ended": ended, "why": why}
     sessions.write_binding(project.ledger_root, session, binding)
+    from forge_runtime.notify import ends
+
+    ends.wedged(project.ledger_root, binding, why)  # said now: the record may come late
 
 
 _TAKEN_OVER = "taken over"
@@ -900,7 +903,13 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
     ledger is owed its end (`owe_end`)."""
     from forge_runtime.goal import checkpoint
     from forge_runtime.goal.lock import WEDGED
+    from forge_runtime.goal.whereabouts import MOVED
 
+    if exc.code in (TAMPERED, MOVED):  # nothing is recorded: the person hears of it now
+        from forge_runtime.notify import ends
+
+        ends.refused(project.ledger_root, session, exc.code, exc.message,
+                     exc.hint().render())
     if exc.code == WEDGED and session is not None:
         from forge_runtime.goal.charging import WEDGED as ENDED_WEDGED
 

@@ -120,7 +120,8 @@ def _decide(event: dict, env: dict[str, str], role):
 
     entry = finding.entry
     message = f"{GUARD}: {tool} {finding.message}"
-    if entry is not None and entry.rationale is not None and paths.SWITCH_OFF not in message:
+    if entry is not None and entry.rationale == paths.HOST_RATIONALE and \
+            paths.SWITCH_OFF not in message:
         message += "; a change there can switch forge off"
     return hints.error(message, entry.fix if entry else "forge guard roles",
                        entry.rationale if entry and entry.rationale else PROTECTION_RATIONALE)

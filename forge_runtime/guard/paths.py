@@ -6,6 +6,8 @@ Protected, for every role including an unguarded main session:
   project rule file `.forge/guard.yaml`;
 - the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
 - the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`);
+- the person's forge settings outside the work tree (`roots.config_dir()`: the channels
+  a goal's end is sent through, notify/config.py);
 - the files that tell git where a work tree's repository is, which forge holds against
   the layout (goal/whereabouts.py): the git dir's `commondir`, a linked worktree's `.git`
   file, and those of every other linked worktree of the repository;
@@ -32,13 +34,16 @@ from forge_runtime.guard.host_loaded import MANAGED_DIR as MANAGED_DIR
 from forge_runtime.guard.host_loaded import SETTINGS as SETTINGS
 from forge_runtime.guard.host_loaded import TREE as TREE
 from forge_runtime.records import record
-from forge_runtime.roots import FORGE_DIR, ledger_root, witness_dir
+from forge_runtime.roots import FORGE_DIR, config_dir, ledger_root, witness_dir
 
 GUARD_DIR_NAME = "forge-guard"
 RULE_FILE = "guard.yaml"
 
 LEDGER_LABEL = "the goal ledger"
 WITNESS_LABEL = "forge's goal witness"
+CONFIG_LABEL = "forge's settings of this user (where a goal's end is sent)"
+CONFIG_RATIONALE = ("the person chooses where forge tells them how a goal ended, in their own "
+                    "terminal or editor; an agent never chooses a channel or a command")
 FRONT_MATTER = "front matter"
 SWITCH_OFF = "this would switch forge off"
 HOST_FIX = "forge sandbox status"
@@ -52,6 +57,7 @@ HOST_ENTRY_POINTS = ("forge_runtime.hooks", "forge_runtime.statusline")
 # The host's homes count by their names, however a program builds the rest of the path
 # (`os.path.join(home, ".claude", "settings.json")`, `$CODEX_HOME + "/config.toml"`).
 MARKERS = ("forge-goals", "forge-guard", ".forge/local", ".forge/guard", "forge-hook",
+           ".config/forge", "notify.yaml",
            *HOST_ENTRY_POINTS, "goal-ledger", ".claude", "claude_config_dir",
            "managed-settings", "forge-env", ".codex", "codex_home", "enabledplugins",
            "disableallhooks", ".mcp.json", ".agents/", ".bashrc", ".bash_profile",
@@ -105,6 +111,8 @@ def protected_paths(project, extra: tuple[str, ...] = (),
         Protected(os.path.realpath(os.path.join(root, FORGE_DIR, "local", "state.md")),
                   "the goal fields of state.md", FRONT_MATTER, "forge goal sync"),
         Protected(os.path.realpath(witness_dir()), WITNESS_LABEL, TREE, "forge goal verify"),
+        Protected(os.path.realpath(config_dir()), CONFIG_LABEL, TREE, "forge notify test",
+                  CONFIG_RATIONALE),
     ]
     if git_dir is not None:
         found += _pointers(root, git_dir, git_common_dir)

@@ -84,6 +84,9 @@ SCHEMA = {
                 "after_usage_limit": {"enum": ["stop", "continue"]},
             },
         },
+        # how a goal's end reaches the person: notify/config.py checks the section, so a
+        # broken one never turns the guard's rules into an error
+        "notify": {"type": "object"},
     },
 }
 

@@ -204,4 +204,24 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
         import faulthandler
 
         faulthandler.cancel_dump_traceback_later()
+    tell(event, reply)
     return 0
+
+
+def tell(event: dict | None, reply: dict | None) -> None:
+    """Once the reply is out, start the message for what this event ended (a goal's end,
+    a refusal, the stuck warning: notify/); nothing is imported when nothing was noted."""
+    noted = sys.modules.get("forge_runtime.notify.ends")
+    if noted is None or not noted.NOTED:
+        return
+    import os
+
+    from forge_runtime.notify.trigger import after_event
+    from forge_runtime.roots import locate
+
+    try:
+        root = locate(os.environ.get("CLAUDE_PROJECT_DIR") or (event or {}).get("cwd")
+                      or None)[0]
+    except OSError:
+        return
+    after_event(root, event, reply)

@@ -38,6 +38,7 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.goal.events import on_session_end
 
     on_session_end(event)
+    tell_missed(event)
     from forge_runtime import gates
 
     if gates.in_play(sessions.project_for(event)):  # else nothing to note, nothing to import
@@ -49,3 +50,16 @@ def handle(event: dict) -> dict | None:
         except ForgeError:  # a gates record not forge's: no one hears a SessionEnd;
             return None  # `forge goal status` and the next Stop say so
     return None
+
+
+def tell_missed(event: dict) -> None:
+    """The goal's end that a hook recorded and died before telling (`claude -p` ends
+    StopFailure's as it exits), told now (notify/missed.py): only for a goal that ended."""
+    from forge_runtime.goal import sessions
+
+    project = sessions.project_for(event)
+    binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
+    if (binding.get("goal") or {}).get("status") not in (None, "active"):
+        from forge_runtime.notify.missed import note_missed
+
+        note_missed(project.root, project.ledger_root, binding)

@@ -37,6 +37,9 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.goal.events import on_prompt
 
     reply = on_prompt(event)
+    from forge_runtime.hooks.session_end import tell_missed
+
+    tell_missed(event)
     try:
         note_if_met(event, PROMPT_BUDGET_SECONDS)
     except ForgeError as exc:  # the goal's gates record is not forge's: its next Stop ends it

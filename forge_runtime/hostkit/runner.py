@@ -172,16 +172,21 @@ class Host:
     script sends). The host's requests then carry the token as a bearer; with the
     credentials file it also looks up the account on api.anthropic.com, which fails in the
     loopback-only namespace, and it works on.
+
+    `relays`: more servers of the test on loopback (port: the Unix socket each also
+    listens on, such as hostkit/receiver.py's), reachable from inside the namespace at the
+    same 127.0.0.1 port.
     """
 
     def __init__(self, workdir: str | Path, script: Script, *,
                  plugin_dirs: Sequence[str | Path] = (), env: dict[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, isolate_network: bool = True,
                  own_pids: bool = True, claude_bin: str | Path | None = None,
-                 login: str = "api_key") -> None:
+                 login: str = "api_key", relays: dict[int, str] | None = None) -> None:
         if login not in LOGINS:
             raise ValueError(f"login must be one of {LOGINS}, not {login!r}")
         self.login = login
+        self.relays = dict(relays or {})  # more loopback servers: port -> Unix socket
         self.workdir = Path(workdir).resolve()
         self.home = self.workdir / "home"
         self.home.mkdir(parents=True, exist_ok=True)
@@ -296,7 +301,8 @@ class Host:
     def _isolated(self, command: list[str]) -> list[str]:
         if not self.isolated:
             return command
-        return netns.wrap(command, str(self.server.unix_path), self.server.port, self.own_pids)
+        return netns.wrap(command, str(self.server.unix_path), self.server.port, self.own_pids,
+                          self.relays)
 
     def _environment(self, run_dir: Path, extra: dict[str, str] | None) -> dict[str, str]:
         env = {name: os.environ[name] for name in PASSED_THROUGH_ENV if name in os.environ}

@@ -7,7 +7,8 @@ Added (merged; every other key stays as it was):
 - `permissions.deny` rules `Edit(<path>)` (`_spell` says how a path is written) for the
   goal ledger, forge's guard directory (modes, rule cache), `.forge/guard.yaml`, the git
   `commondir` file (and a linked work tree's `.git` file) that would relocate both, the
-  goal witness (`~/.local/state/forge/witness`), the plugins directory that holds forge's
+  goal witness (`~/.local/state/forge/witness`), the person's forge settings
+  (`~/.config/forge`: where a goal's end is sent), the plugins directory that holds forge's
   code, its data and its hook interpreter, the host files that can switch forge off
   (project and user `settings.json` / `settings.local.json`) and this record. With the
   sandbox on, each is a read-only bind for every Bash command (a path that does not exist
@@ -55,7 +56,19 @@ def witness_root() -> str:
     `~/...` under the home directory, else absolute."""
     from forge_runtime.roots import witness_dir
 
-    root = os.path.realpath(witness_dir())
+    return _home_spelled(witness_dir())
+
+
+def config_root() -> str:
+    """forge's folder of this user's settings (`roots.config_dir`: where a goal's end is
+    sent, notify/config.py), as a deny-rule path."""
+    from forge_runtime.roots import config_dir
+
+    return _home_spelled(config_dir())
+
+
+def _home_spelled(path: str) -> str:
+    root = os.path.realpath(path)
     home = os.path.realpath(scopes.home_dir())
     if root.startswith(home + os.sep):
         return "~/" + os.path.relpath(root, home)
@@ -141,7 +154,8 @@ def rule_forms(project: Project) -> list[frozenset[str]]:
     forms = [frozenset({_spell(project, path, tree, True), _spell(project, path, tree, False)})
              for path, tree in [*_targets(project), *inside]]
     return [*forms, *(frozenset({rule}) for rule in
-                      (f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES, *outside))]
+                      (f"Edit({witness_root()}/**)", f"Edit({config_root()}/**)",
+                       PLUGINS_RULE, *HOME_RULES, *outside))]
 
 
 def ledger_rules(project: Project) -> frozenset[str]:
@@ -155,7 +169,8 @@ def deny_rules(project: Project, settings: Path, scope: str) -> list[str]:
     inside, outside = _loaded_targets(project)
     spelled = [_spell(project, path, tree, relative)
                for path, tree in [*_targets(project), *inside]]
-    return [*spelled, f"Edit({witness_root()}/**)", PLUGINS_RULE, *HOME_RULES, *outside,
+    return [*spelled, f"Edit({witness_root()}/**)", f"Edit({config_root()}/**)",
+            PLUGINS_RULE, *HOME_RULES, *outside,
             _spell(project, record_path(settings), False, relative)]
 
 

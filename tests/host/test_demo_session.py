@@ -77,6 +77,15 @@ def test_demo_runs_a_real_goal_session_and_keeps_the_project(tmp_path, claude_bi
     assert "the same " in team and " turns the two ledgers count" in team
     assert "forge goal report --remote origin --html " in "\n".join(
         report["sections"][-1]["lines"])
+    truth = "\n".join(report["sections"][titles.index("The host's truth")]["lines"])
+    assert "every surface is classified by forge's host contract" in truth
+    assert "status cancelled (ended: impossible), 1 turn charged" in truth
+    told = "\n".join(report["sections"][-3]["lines"])
+    assert titles[-3] == "A goal's end reaches the person, wherever they are"
+    assert "Title: forge: goal stopped at the usage limit · Priority: high" in told
+    assert "Ended: usage limit (FORGE_GOAL_USAGE_LIMIT)" in told
+    assert "Next: /goal the weekly report is sent" in told
+    assert "`forge notify test` sends a sample through every channel: sent    webhook " in told
     project = kept / "project"
     assert (project / "done.txt").read_text() == "done\n"
     assert (project / ".forge" / "local" / "state.md").is_file()

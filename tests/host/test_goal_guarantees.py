@@ -145,11 +145,11 @@ rules:
           input:
             file_path: "{cwd}/wipe.py"
             content: |
-              import glob, os, subprocess
+              import glob, os, shutil, subprocess
               common = subprocess.check_output(["git", "rev-parse", "--git-common-dir"],
                                                text=True).strip()
               for path in glob.glob(os.path.join(common, "forge-" + "goals", "sessions", "*")):
-                  os.remove(path)
+                  shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
   - name: model works
     reply: {text: "Working on it."}
 """

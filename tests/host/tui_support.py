@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import time
+
+# found once, when the module loads: a TUI test started early runs in a thread while other
+# tests of its worker run, and one of them may have set PATH to a folder of its own
+TMUX = shutil.which("tmux") or "tmux"
 
 
 class Tui:
@@ -23,7 +28,7 @@ class Tui:
         self._tmux("new-session", "-d", "-s", "tui", "-x", "160", "-y", "50", line)
 
     def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], check=True,
+        return subprocess.run([TMUX, "-L", self.socket, *args], check=True,
                               capture_output=True, text=True).stdout
 
     def screen(self, colours: bool = False) -> str:
@@ -74,4 +79,4 @@ class Tui:
         return [call for call in calls if json.loads(call["stdin"])["hook_event_name"] == event]
 
     def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True)

@@ -255,6 +255,9 @@ def status(args) -> Result:
         lines.append(f"gates       {gates_line}")
         data["gates"] = gates_line
         way_on = gates_hint or way_on
+    from forge_runtime.notify import outbox  # a message about the goal that did not go out
+
+    lines += outbox.status_lines(project.ledger_root, nonce)
     return Result(way_on, lines, data)
 
 
