@@ -423,10 +423,11 @@ def _mid_turn(space: Workspace, tranche: str) -> Plan:
         _person_goal(host)
         _expect_no_reply(_turn(host, 1), "the goal's first turn")
     host.mid_turn(MID_TURN_BYTES)
+    read = {"file_path": str(space.root / "README.md")}
+    host.asks_for("toolu_bench_read", "Read", read)
     project = space.project()
     snapshot = Snapshot([project.ledger_root, space.state_home], space.scratch / "snapshot")
-    event = host.event("PreToolUse", tool_name="Read",
-                       tool_input={"file_path": str(space.root / "README.md")},
+    event = host.event("PreToolUse", tool_name="Read", tool_input=read,
                        tool_use_id="toolu_bench_read")
     return Plan(space.hook(event), expect_allowed, snapshot.restore,
                 note=f"{MID_TURN_BYTES:,} bytes of the running turn since the last charge")

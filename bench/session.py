@@ -136,6 +136,13 @@ class HostSession:
             self._append({"type": "user", "message": {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": call, "content": _FILLER * 40}]}})
 
+    def asks_for(self, call: str, name: str, tool_input: dict) -> None:
+        """The response that asks for tool call `call`, as the host writes it before that
+        call's PreToolUse (forge's budget check waits for it: goal/midturn.py)."""
+        self._append({"type": "assistant", "message": _response(
+            f"msg_{uuid.uuid4().hex[:24]}", [{"type": "tool_use", "id": call, "name": name,
+                                              "input": tool_input}], "tool_use")})
+
     def evaluator_says_not_met(self, objective: str) -> None:
         """What the host appends around a Stop while its native goal is unmet."""
         self._append({"type": "user", "isMeta": True, "message": {
