@@ -29,6 +29,10 @@ from forge_runtime.goal.charging import charge
 from forge_runtime.goal.ledger import Ledger
 
 KILLS = 200
+# A loaded machine can stretch a charge so that KILLS land on one side of its commit point
+# only (27 in flight, none past the commit, once in a full CI run): kill on, up to this many
+# times KILLS, until both sides are hit.
+MORE_KILLS = 4
 CHARGES_PER_PROCESS = 3
 
 
@@ -72,7 +76,9 @@ def test_a_charge_killed_at_any_instant_leaves_the_old_count_or_the_new(fast_dir
     window = _kill_window(project)
     rng = random.Random(20261130)
     goal, in_flight_landed, in_flight_lost = None, 0, 0
-    for attempt in range(KILLS):
+    for attempt in range(KILLS * MORE_KILLS):
+        if attempt >= KILLS and in_flight_landed and in_flight_lost:
+            break  # both sides of the commit point were hit: enough
         if goal is None or goal["turn_count"] > 20 - CHARGES_PER_PROCESS - 1:
             goal = activation.activate(project, f"objective {attempt}").goal
         ledger = Ledger(project.ledger_root, goal["nonce"])
