@@ -60,7 +60,7 @@ def measure(settings: Settings, base: Path, rounds: int) -> dict:
     except NotAvailable as exc:
         return {"status": NOT_AVAILABLE, "reason": str(exc), "processes": PROCESSES}
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     space = Workspace.create(settings.plugin_root, settings.python, base, "concurrency",
                              settings.fixtures)

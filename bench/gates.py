@@ -109,7 +109,7 @@ def stop_with_gates(space: Workspace) -> Plan:
                 note=f"charges turn 21; its two gates cover {FILES:,} unchanged files")
 
 
-ACTIVATE = ("import sys; from forge_runtime.goal import activation; "
+ACTIVATE = ("import sys; from forge_runtime.goal.rules import activation; "
             "from forge_runtime.project import find_project; "
             "activation.activate(find_project('.'), 'the gate passes', sandbox=sys.argv[1])")
 

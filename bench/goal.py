@@ -79,7 +79,7 @@ class BuiltGoal:
     nonce: str
 
     def goal(self) -> dict:
-        from forge_runtime.goal.ledger import Ledger
+        from forge_runtime.goal.store.ledger import Ledger
 
         return Ledger(self.space.project().ledger_root, self.nonce).head().goal
 
@@ -128,9 +128,10 @@ def _no_fsync():
 
 
 def _build(space: Workspace, turns: int, sessions: int) -> BuiltGoal:
-    from forge_runtime.goal import activation, events
-    from forge_runtime.goal.ledger import EXHAUSTED
-    from forge_runtime.goal.sessions import read_binding
+    from forge_runtime.goal import events
+    from forge_runtime.goal.rules import activation
+    from forge_runtime.goal.store.ledger import EXHAUSTED
+    from forge_runtime.goal.store.sessions import read_binding
 
     hosts = [HostSession(space) for _ in range(sessions)]
     _write_guard(space)
@@ -194,9 +195,9 @@ def build_goal(space: Workspace, turns: int, sessions: int = 1) -> BuiltGoal:
 # -- what a valid run does ---------------------------------------------------------------------
 
 def _turn_count(space: Workspace) -> int | None:
-    from forge_runtime.goal import state
+    from forge_runtime.goal.store import state_file
 
-    goal = state.read(space.project().state_path).goal
+    goal = state_file.read(space.project().state_path).goal
     return goal["turn_count"] if goal else None
 
 
@@ -216,13 +217,13 @@ def _charged(space: Workspace, wanted: int):
 
 def _unpriced(space: Workspace) -> str | None:
     """Why the last charge carries no dollars (every goal's charges are priced with the
-    table its activation sealed, goal/pricing.py) or its goal no dollar ceiling, or None."""
-    from forge_runtime.goal import state
-    from forge_runtime.goal.ledger import Ledger
+    table its activation sealed, goal/budget/pricing.py) or its goal no dollar ceiling, or None."""
+    from forge_runtime.goal.store import state_file
+    from forge_runtime.goal.store.ledger import Ledger
 
     project = space.project()
     head = Ledger(project.ledger_root,
-                  state.read(project.state_path).goal["nonce"]).current()
+                  state_file.read(project.state_path).goal["nonce"]).current()
     picousd = (head.record.get("usage") or {}).get("picousd")
     if not isinstance(head.goal.get("usd_ceiling"), int):
         return f"the goal has no dollar ceiling: {head.goal!r}"
@@ -234,7 +235,7 @@ def _unpriced(space: Workspace) -> str | None:
 
 def goal_prompt(space: Workspace) -> Plan:
     """UserPromptSubmit for `/goal ...` in a project with no goal yet."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     _ledger_present()
     _write_guard(space)
@@ -394,7 +395,7 @@ def status_line_with_goal(space: Workspace) -> Plan:
 def status_line_with_plan(space: Workspace) -> Plan:
     """That status line on a subscription login: the plan's windows in its input, which
     forge keeps for the hooks (a small file and its mirror) before it draws the gauge."""
-    require_module("forge_runtime.goal.plan_store", "the plan's windows")
+    require_module("forge_runtime.goal.hosts.plan_readings", "the plan's windows")
     plan = status_line_with_goal(space)
     now = int(time.time())
     event = {**json.loads(plan.command.stdin), "cost": {"total_api_duration_ms": 5000},

@@ -44,7 +44,8 @@ def _origin(space: Workspace) -> Path:
 
 def _published(space: Workspace, turns: int) -> tuple:
     """A goal of `turns` turns, published on `origin`, its session publishing too."""
-    from forge_runtime.goal import remote, sessions
+    from forge_runtime.goal.store import sessions
+    from forge_runtime.goal.sync import remote
 
     built = build_goal(space, turns)
     bare = _origin(space)
@@ -59,8 +60,8 @@ def _published(space: Workspace, turns: int) -> tuple:
 
 def _owe(space: Workspace, nonce: str, behind: int) -> None:
     """Make what the remote last took `behind` turns older than the ledger's head."""
-    from forge_runtime.goal import remote
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
+    from forge_runtime.goal.sync import remote
 
     ledger = Ledger(space.project().ledger_root, nonce)
     mark = remote.read_state(ledger)["published"]
@@ -84,7 +85,7 @@ def _after_publisher(space: Workspace, nonce: str, restore):
                 except OSError:
                     continue
                 running = running or (nonce.encode() in words and any(
-                    b"forge_runtime.goal.publisher" in word for word in words))
+                    b"forge_runtime.goal.sync.publisher" in word for word in words))
             if not running:
                 break
             time.sleep(0.05)
@@ -97,7 +98,7 @@ def charging_published(due: bool):
         _ledger_present()
         built, bare = _published(space, 200)
         if due:
-            from forge_runtime.goal.remote import PUBLISH_EVERY
+            from forge_runtime.goal.sync.remote import PUBLISH_EVERY
 
             _owe(space, built.nonce, PUBLISH_EVERY - 1)  # this charge makes a push owed
         host = built.sessions[0]
@@ -117,7 +118,7 @@ def publishing(space: Workspace) -> Plan:
     """`forge goal publish` of a 2,000-turn ledger one turn ahead of the remote."""
     _ledger_present()
     built, bare = _published(space, 2000)
-    from forge_runtime.goal import activation
+    from forge_runtime.goal.rules import activation
 
     with hook_environment(space):
         activation.activate(space.project(), OBJECTIVE, built.sessions[0].id)  # a bind record

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from bench.measure import Command, run_once
 
 _LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)\s*$")
-# what pricing may use only when forge-env is built (goal/price_table.py compiles the table
+# what pricing may use only when forge-env is built (goal/budget/price_table.py compiles the table
 # from it): a hook that imports any of them pays far more than its whole budget
 PRICING_ONLY = ("genai_prices", "pydantic", "pydantic_core", "httpx")
 BEFORE_FORGE = "(before forge: the interpreter, or -m)"

@@ -35,7 +35,7 @@ def create(base: Path, source_python: str = sys.executable) -> str:
     the plugin keeps forge-env (`<plugin data>/forge-env`, `plugin_data` gives the
     directory the host names in CLAUDE_PLUGIN_DATA) and holds the compiled price table, as
     bootstrap.py builds it: a `/goal` there seals that table instead of compiling its own
-    from genai-prices (goal/activation.py trusts only a table the guard keeps agents from)."""
+    from genai-prices (goal/rules/activation.py trusts only a table the guard keeps agents from)."""
     from forge_runtime.bootstrap import compile_prices
 
     env = base / PLUGIN_DATA / FORGE_ENV

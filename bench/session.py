@@ -1,7 +1,7 @@
 """A host session as forge's hooks see it: host-shaped events, and a transcript on disk.
 
 The transcript entries follow what Claude Code 2.1.332 writes (the host notes, and
-forge_runtime/goal/transcript.py which reads them): a person's `/goal` leaves a command
+forge_runtime/goal/hosts/transcript.py which reads them): a person's `/goal` leaves a command
 entry and a `Goal set:` reply; each turn adds tool calls, tool results and a closing
 assistant entry; each Stop adds the goal evaluator's feedback and verdict. Entries carry
 realistic bulk (a few KB per turn), so a 2,000-turn session has a transcript of the size a

@@ -96,7 +96,7 @@ class Workspace:
     @property
     def state_home(self) -> Path:
         """The XDG state directory of this workspace's processes: forge's goal witness
-        (forge_runtime/goal/witness.py) lives there, so snapshots can put it back too."""
+        (forge_runtime/goal/sync/witness.py) lives there, so snapshots can put it back too."""
         path = self.scratch / "state"
         path.mkdir(exist_ok=True)
         return path

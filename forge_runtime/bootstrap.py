@@ -176,13 +176,13 @@ class Bootstrap:
 
 
 def compile_prices(python: Path, cwd: Path) -> bool:
-    """Compile the price table into the new environment (goal/price_table.py), so no /goal
+    """Compile the price table into the new environment (goal/budget/price_table.py), so no /goal
     pays for importing genai-prices; True when it did. A failure costs nothing but that: the
     first /goal compiles it then, or refuses a dollar ceiling it cannot count."""
     import subprocess
 
     code = ("import sys; sys.path.append(sys.argv[1]); "
-            "from forge_runtime.goal import price_table; price_table.write()")
+            "from forge_runtime.goal.budget import price_table; price_table.write()")
     try:
         done = subprocess.run([str(python), "-I", "-c", code,
                                str(Path(__file__).resolve().parents[1])], cwd=cwd,

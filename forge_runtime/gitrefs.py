@@ -288,7 +288,7 @@ class RemoteRefs:
 
     def commit(self, message: str, tree: str | None = None, parent: str | None = None) -> str:
         """A commit of `tree` (default: the empty tree) carrying `message`, on top of
-        `parent` when given (so the ref only ever moves forward: see goal/remote.py)."""
+        `parent` when given (so the ref only ever moves forward: see goal/sync/remote.py)."""
         if tree is None:
             tree = self.checked("hash-object", "-t", "tree", "-w", "--stdin", stdin="").strip()
         parents = ["-p", parent] if parent else []

@@ -16,7 +16,7 @@ from forge_runtime.digest import sha256_hex
 
 # What hooks import, as pip requirements and as module names; pyproject.toml lists the same
 # requirements (a test keeps the two in step). genai-prices is no hook's import: the first
-# /goal in an environment compiles its price table from it (goal/price_table.py), and the
+# /goal in an environment compiles its price table from it (goal/budget/price_table.py), and the
 # hooks read that file.
 HOOK_REQUIREMENTS: tuple[str, ...] = ("pyyaml>=6.0", "filelock>=3.12", "jsonschema>=4.20",
                                       "genai-prices>=0.2.3")

@@ -6,7 +6,7 @@ The project root is the nearest ancestor holding `.git` (a directory, or a workt
 git directory's own place gives (`<common>/worktrees/<name>` for a linked work tree), never
 what a `commondir` file says: that file is one write away from sending forge to another,
 empty ledger, so forge keeps its ledger where it is and the goal witness fails closed when
-the file disagrees (goal/witness.py). `project.py` builds its
+the file disagrees (goal/sync/witness.py). `project.py` builds its
 `Project` of `pathlib.Path`s from these; this module imports nothing but `os`, because
 pathlib (with the `re` it imports) and `collections` cost a lean interpreter more than its
 own start, and the status line of a session without a goal needs only `ledger_root_of` and

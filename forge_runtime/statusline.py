@@ -13,7 +13,7 @@ project from being imported.
 
 On a subscription login its input also carries the plan's windows (`rate_limits`, read
 from the API's rate-limit headers; no hook input has them): for a session bound to a goal
-or with a pending `/goal`, forge keeps them where the hooks read them (goal/plan_store.py),
+or with a pending `/goal`, forge keeps them where the hooks read them (goal/hosts/plan_readings.py),
 with the usage of the newest answer the input holds (`context_window.current_usage`), and
 the gauge shows the windows the goal watches with these newest figures.
 
@@ -54,10 +54,12 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool,
                  reading: dict | None = None) -> str:
     """The line for a session bound to a goal, after the Stop hook's own head and state
     checks; anything that does not check out is the attention line. `reading`: the plan's
-    windows the host reports now (goal/plan.py), newer than the goal's last charge."""
+    windows the host reports now (goal/budget/plan.py), newer than the goal's last charge."""
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import checkpoint, consistency, gauge, sessions
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.rules import consistency
+    from forge_runtime.goal.store import sessions
+    from forge_runtime.goal.store.ledger import Ledger
+    from forge_runtime.goal.views import checkpoint, gauge
 
     try:
         binding = sessions.read_binding(project.ledger_root, session_id) or {}
@@ -73,7 +75,7 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool,
         return gauge.attention(colour)
     goal = head.goal
     if reading and reading["windows"] and isinstance(goal.get("plan_ceilings"), dict):
-        from forge_runtime.goal import plan
+        from forge_runtime.goal.budget import plan
 
         goal = plan.advanced(goal, reading)  # what the next charge records, shown now
     return gauge.line(goal, checkpoint.of_tasks(current.tasks),
@@ -82,12 +84,12 @@ def session_line(project, session_id: str, *, unicode: bool, colour: bool,
 
 
 def _pace(ledger, head, binding: dict):
-    """A running goal's pace (goal/forecast.py), from the tranche start its session's
+    """A running goal's pace (goal/views/forecast.py), from the tranche start its session's
     Stop noted (one record read; without a note, a walk back of one tranche); None for a
     goal that is not running."""
     if head.goal["status"] != "active":
         return None
-    from forge_runtime.goal import tranche
+    from forge_runtime.goal.views import tranche
 
     return tranche.pace(ledger, head, binding.get(tranche.SEQ_KEY))[0]
 
@@ -98,7 +100,7 @@ def _outlook(goal: dict, pace) -> str | None:
         return None
     import time
 
-    from forge_runtime.goal import forecast, gauge
+    from forge_runtime.goal.views import forecast, gauge
 
     now = int(time.time())
     return gauge.runway_text(forecast.runways(goal, pace, now), now)
@@ -118,16 +120,17 @@ def _heard_from_api(event: dict) -> bool:
 
 def keep_plan_reading(ledger_root: str, event: dict) -> dict | None:
     """The plan's windows in the host's input as a reading, kept for the hooks (a copy
-    under the ledger root, its mirror in the witness root: goal/plan_store.py) with the
+    under the ledger root, its mirror in the witness root: goal/hosts/plan_readings.py) with the
     usage of the newest answer the input holds (a tool call waits for the figures of the
-    answer that asked for it: goal/plan_fresh.py); None when none is kept. A reading
+    answer that asked for it: goal/hosts/plan_freshness.py); None when none is kept. A reading
     without windows from before the host's first answer says nothing about the login, so
     it does not replace what is kept."""
     import time
 
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import plan, plan_store
-    from forge_runtime.goal.plan_fresh import usage_key
+    from forge_runtime.goal.budget import plan
+    from forge_runtime.goal.hosts import plan_readings
+    from forge_runtime.goal.hosts.plan_freshness import usage_key
 
     reading = plan.from_statusline(event, int(time.time()))
     if not reading["windows"] and not _heard_from_api(event):
@@ -135,7 +138,7 @@ def keep_plan_reading(ledger_root: str, event: dict) -> dict | None:
     context = event.get("context_window")
     answer = usage_key(context.get("current_usage")) if isinstance(context, dict) else None
     try:
-        plan_store.record(ledger_root, event["session_id"], reading, answer)
+        plan_readings.record(ledger_root, event["session_id"], reading, answer)
     except (ForgeError, OSError):
         return None  # the mirror is written first: a stale copy then fails closed (latest)
     return reading
@@ -164,7 +167,7 @@ def _surely_without_goal(raw: bytes) -> bool:
     project_dir = os.environ.get("CLAUDE_PROJECT_DIR")
     if session_id is None or not project_dir:
         return False
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
     from forge_runtime.roots import ledger_root_of
 
     return not sessions.involvement(ledger_root_of(project_dir), session_id)
@@ -182,7 +185,8 @@ def forge_part(raw: bytes, *, colour: bool = False) -> str:
         return ""
     if not isinstance(event, dict) or not isinstance(event.get("session_id"), str):
         return ""
-    from forge_runtime.goal import gauge, sessions
+    from forge_runtime.goal.store import sessions
+    from forge_runtime.goal.views import gauge
 
     project = sessions.project_for(event)
     involved = sessions.involvement(project.ledger_root, event["session_id"])

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime.goal import events, state, transcript
+from forge_runtime.goal import events
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store import state_file
 from forge_runtime.project import Project, find_project
 
 
 def goal_in_state(project_dir: Path) -> dict | None:
     """The goal fields of a project's state.md, as the hooks last wrote them."""
-    return state.read(find_project(project_dir).state_path).goal
+    return state_file.read(find_project(project_dir).state_path).goal
 
 
 # A goal test not about the sandbox runs its goals by the project's opt-out, in so many
@@ -166,7 +168,7 @@ def crossing_in_two_turns(session: Session, spend, below: dict, crossing: dict) 
 def goal_again(session: Session, objective: str) -> dict:
     """The person's `/goal <objective>` once more after forge stopped it, and the Stop that
     lets its new tranche run: the goal as the ledger's head holds it then."""
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     session.person_goal(objective)
     assert session.turn() is None
@@ -179,7 +181,7 @@ def assert_transition(before: dict, record: dict, refused: str | None,
     """The ledger's rule on `record` following `before` (ledger.check_transition): it
     accepts it when `refused` is None, else refuses it in words matching `refused`."""
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal.ledger import check_transition
+    from forge_runtime.goal.store.ledger import check_transition
 
     if refused is None:
         check_transition(before, record, nonce)
@@ -209,7 +211,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str]:
 
 def goal_of(project: Project) -> dict:
     """The goal fields of the project's state.md."""
-    return state.read(project.state_path).goal
+    return state_file.read(project.state_path).goal
 
 
 def started_goal(project: Project, objective: str, turns: int) -> Session:
@@ -238,7 +240,7 @@ def goal_with_checklist(project: Project, objective: str, turns: int,
 class Session:
     """A host session as forge's hooks see it: events in, a JSON-lines transcript on disk.
 
-    The entries mirror what Claude Code 2.1.332 writes (see forge_runtime/goal/transcript.py
+    The entries mirror what Claude Code 2.1.332 writes (see forge_runtime/goal/hosts/transcript.py
     and the host tests that check the same flows against the real binary).
     """
 

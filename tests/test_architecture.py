@@ -34,6 +34,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SURFACES = "surfaces"
 SHELL = "forge_runtime.guard.shell"
+GOAL = "forge_runtime.goal"
 
 
 def modules_of(package: str) -> dict[str, tuple[Path, bool]]:
@@ -185,6 +186,31 @@ def test_the_shell_model_imports_only_down_its_own_layers():
     assert listed == {module for module in graph if module == SHELL or
                       module.startswith(SHELL + ".")}
     assert upward_imports(graph, table, within=SHELL) == []
+
+
+def test_the_goal_package_imports_only_down_its_own_layers():
+    """Every module of goal/ has its layer (ARCHITECTURE.md's goal table, by prefix), every
+    row names modules that exist, and none imports a row above its own: the store never a
+    rule, a rule never an event handler, the layout nothing of goal/ at all."""
+    table = layer_table("goal layers", GOAL)
+    graph = import_graph("forge_runtime")
+    inside = [module for module in graph if module == GOAL or module.startswith(GOAL + ".")]
+    assert [module for module in inside if layer_of(module, table) is None] == []
+    assert [prefix for _, prefixes in table for prefix in prefixes
+            if not any(module == prefix or module.startswith(prefix + ".")
+                       for module in inside)] == []
+    assert upward_imports(graph, table, within=GOAL) == []
+
+
+def test_the_goal_package_map_lists_every_module():
+    """goal/__init__.py's map is where a newcomer starts: it names every module of the
+    package by its path under goal/, and no module that is gone."""
+    package = ROOT / "forge_runtime" / "goal"
+    mapped = set(re.findall(r"^ {4}([a-z_]+(?:/[a-z_]+)*)\s", (package / "__init__.py")
+                            .read_text(encoding="utf-8"), re.M))
+    modules = {path.relative_to(package).with_suffix("").as_posix()
+               for path in package.rglob("*.py") if path.name != "__init__.py"}
+    assert mapped == modules
 
 
 # What may use the host kit (the scripted model, the host runner, pinned host builds): the

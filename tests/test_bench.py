@@ -172,7 +172,7 @@ import time:       200 |        300 |   json.decoder
 import time:       300 |        600 | json
 import time:        50 |         50 |       yaml.error
 import time:       400 |        450 |     yaml
-import time:        10 |        460 |   forge_runtime.goal.state
+import time:        10 |        460 |   forge_runtime.goal.store.state_file
 import time:        20 |        480 | forge_runtime.hooks.stop
 import time:         5 |          5 | site
 """
@@ -182,7 +182,7 @@ def test_import_tree_follows_the_interpreters_indentation():
     tree = imports.parse(SAMPLE_IMPORTTIME)
     assert [node.name for node in tree] == ["json", "forge_runtime.hooks.stop", "site"]
     state = tree[1].children[0]
-    assert state.name == "forge_runtime.goal.state"
+    assert state.name == "forge_runtime.goal.store.state_file"
     assert [child.name for child in state.children] == ["yaml"]
     assert [child.name for child in state.children[0].children] == ["yaml.error"]
 
@@ -190,7 +190,7 @@ def test_import_tree_follows_the_interpreters_indentation():
 def test_import_breakdown_blames_the_forge_module_that_imported():
     edges = imports.pulled_in(imports.parse(SAMPLE_IMPORTTIME), {"site"})
     assert edges == [(imports.BEFORE_FORGE, "json", 600),
-                     ("forge_runtime.goal.state", "yaml", 450)]
+                     ("forge_runtime.goal.store.state_file", "yaml", 450)]
 
 
 def test_import_breakdown_names_lazy_imports_at_run_time():

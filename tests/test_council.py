@@ -11,7 +11,8 @@ from test_gates import age, forge, write
 
 from forge_runtime.council import advisors, convene, sdk, triage
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import state, transcript
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store import state_file
 
 GATES = """\
 gates:
@@ -81,10 +82,10 @@ def test_a_genuine_decision_is_admitted(project):
 
 def test_during_a_goal_a_council_is_charged_one_turn_per_session(project):
     running_goal(project)
-    before = state.read(project.state_path).goal["turn_count"]
+    before = state_file.read(project.state_path).goal["turn_count"]
     held = convene.convene(project, "Table-driven parser or recursive descent?", ask=scripted)
     assert held["charged"] == convene.SESSIONS == 11
-    assert state.read(project.state_path).goal["turn_count"] == before + 11
+    assert state_file.read(project.state_path).goal["turn_count"] == before + 11
     text = (project.root / held["record"]).read_text()
     assert f"goal: {held['goal']}" in text and "charged_turns: 11" in text
     assert "## Verdict\n\nkeep one module." in text
@@ -219,7 +220,7 @@ def failing_seat(perspective: str, stage: str = "opinion"):
 
 def test_a_failed_advisor_keeps_the_other_opinions_and_resumes_only_the_missing(project):
     session = running_goal(project)
-    before = state.read(project.state_path).goal["turn_count"]
+    before = state_file.read(project.state_path).goal["turn_count"]
     held = convene.convene(project, "SQLite or flat CSV files?", ask=failing_seat("scale"))
     assert held["status"] == "incomplete"
     assert sorted(o["perspective"] for o in held["opinions"]) == [
@@ -228,7 +229,7 @@ def test_a_failed_advisor_keeps_the_other_opinions_and_resumes_only_the_missing(
     assert held["missing"][0].startswith("the scale advisor's opinion (the council's "
                                          "advisor-scale session failed")
     assert held["charged"] == 5  # every session asked is charged, the failed one too
-    assert state.read(project.state_path).goal["turn_count"] == before + 5
+    assert state_file.read(project.state_path).goal["turn_count"] == before + 5
     record = (project.root / held["record"]).read_text()
     assert "status: incomplete" in record and "maintainer thinks so" in record
     asked = []
@@ -242,7 +243,7 @@ def test_a_failed_advisor_keeps_the_other_opinions_and_resumes_only_the_missing(
     assert not any(role != "advisor-scale" and not review and role != "council-chair"
                    for role, review in asked)  # no opinion given before is asked again
     assert resumed["status"] == "complete" and resumed["charged"] == 12
-    assert state.read(project.state_path).goal["turn_count"] == before + 12
+    assert state_file.read(project.state_path).goal["turn_count"] == before + 12
     record = (project.root / resumed["record"]).read_text()
     assert "resumed: 1" in record and "sessions: 12" in record and "failed_sessions: 1" in record
     assert "## Missing" not in record

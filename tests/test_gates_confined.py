@@ -19,7 +19,7 @@ from test_gates import age, write
 from test_gates_confirm import gates_file
 
 from forge_runtime.gates import confined, confirm, recorded, seccomp
-from forge_runtime.goal import activation
+from forge_runtime.goal.rules import activation
 from forge_runtime.sandbox.posture import OPTED_OUT, SANDBOXED
 
 OBJECTIVE = "the parser passes its tests"

@@ -14,7 +14,7 @@ from goal_support import goal_project
 from test_gates import age, forge, write
 
 from forge_runtime.gates import confined, confirm, recorded
-from forge_runtime.goal import activation
+from forge_runtime.goal.rules import activation
 from forge_runtime.sandbox import layer
 from forge_runtime.sandbox.posture import OPTED_OUT, SANDBOXED, ledger_protected
 from forge_runtime.sandbox.scopes import PROJECT

@@ -9,7 +9,7 @@ import pytest
 from goal_support import Session, gates_project, running_goal, stop_turn, two_gates
 from test_gates import forge, forge_json, write
 
-from forge_runtime.goal import state
+from forge_runtime.goal.store import state_file
 from forge_runtime.hooks import session_end, stop
 
 OBJECTIVE = "the parser passes its tests"
@@ -201,9 +201,10 @@ def held_goal(project) -> Session:
 
 
 def ledger_goal(project) -> dict:
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
-    return Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"]).current().goal
+    nonce = state_file.read(project.state_path).goal["nonce"]
+    return Ledger(project.ledger_root, nonce).current().goal
 
 
 def test_a_met_verdict_while_a_gate_fails_keeps_the_goal_going_until_it_passes(project):
@@ -307,7 +308,7 @@ def test_a_continued_turn_a_persons_esc_ended_is_charged_by_the_next_prompt(proj
     user_prompt_submit.handle(session.event("UserPromptSubmit", prompt="I will look myself"))
     goal = ledger_goal(project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 2)
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     charges = [record for record in Ledger(project.ledger_root, goal["nonce"]).history()
                if record["kind"] == "charge"]

@@ -12,8 +12,8 @@ from test_gates import write
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.gates import config, recorded
-from forge_runtime.goal import activation, charging
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.rules import activation, charging
+from forge_runtime.goal.store.ledger import Ledger
 
 OBJECTIVE = "the parser passes its tests"
 GATES = """\

@@ -118,7 +118,7 @@ def test_a_record_replaced_deleted_or_garbled_ends_autonomy_with_the_way_on(proj
 def test_a_hook_killed_between_the_witness_and_the_record_leaves_a_readable_record(project):
     from forge_runtime.gates import witnessed
     from forge_runtime.gates.files import encode
-    from forge_runtime.goal.witness import Witness
+    from forge_runtime.goal.sync.witness import Witness
 
     session = held_goal(project)
     model_context(turn(session))

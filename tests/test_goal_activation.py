@@ -8,10 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import activation, state
-from forge_runtime.goal.charging import charge, end
-from forge_runtime.goal.index import OBJECTIVES_DIR
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.rules import activation
+from forge_runtime.goal.rules.charging import charge, end
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import Ledger
+from forge_runtime.goal.store.objective_index import OBJECTIVES_DIR
 
 
 def _spend(project, goal: dict, turns: int, tag: str = "") -> dict:
@@ -30,7 +31,7 @@ def test_a_new_objective_starts_a_fresh_goal(tmp_path):
     assert (goal["turn_count"], goal["activation_count"], goal["turn_ceiling"],
             goal["status"]) == (0, 1, 20, "active")
     assert goal["objective"] == "ship the parser" and len(goal["nonce"]) == 32
-    assert state.read(project.state_path).goal == state.mirror(goal)
+    assert state_file.read(project.state_path).goal == state_file.mirror(goal)
 
 
 def test_the_same_objective_before_exhaustion_binds_and_changes_nothing(tmp_path):
@@ -135,7 +136,7 @@ def test_another_worktree_of_the_repository_shares_the_goal_and_its_count(tmp_pa
     assert moved.outcome == activation.TRANCHE_ADDED
     assert moved.goal["nonce"] == goal["nonce"]
     assert (moved.goal["turn_count"], moved.goal["turn_ceiling"]) == (20, 40)
-    assert state.read(there.state_path).goal["turn_count"] == 20
+    assert state_file.read(there.state_path).goal["turn_count"] == 20
 
 
 def _forget(project, goal: dict, what: str) -> None:
@@ -185,7 +186,7 @@ def test_a_first_activation_cut_short_before_its_index_is_adopted_not_refused(tm
 def test_activation_ids_are_random_version_4_uuids_in_their_text_form():
     import uuid
 
-    from forge_runtime.goal.ledger import random_uuid
+    from forge_runtime.goal.store.ledger import random_uuid
 
     made = {random_uuid() for _ in range(200)}
     assert len(made) == 200

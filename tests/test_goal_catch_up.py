@@ -20,8 +20,10 @@ from goal_support import (
     started_goal,
 )
 
-from forge_runtime.goal import events, records, transcript
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal import events
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store import record_file
+from forge_runtime.goal.store.ledger import Ledger
 
 OBJECTIVE = "the parser passes its tests"
 
@@ -130,18 +132,18 @@ def test_a_transcript_that_lost_its_charged_turns_fails_closed(project, damage, 
 def test_a_charge_that_cannot_be_written_names_the_condition(project, monkeypatch, code, words,
                                                             fix):
     session = _started(project)
-    real = records._write_temp
+    real = record_file._write_temp
 
     def failing(directory, data, durable):
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(records, "_write_temp", failing)
+    monkeypatch.setattr(record_file, "_write_temp", failing)
     lines = session.turn()["stopReason"].splitlines()
     assert lines[0].startswith("Error: FORGE_GOAL_LEDGER_UNWRITABLE: forge cannot write ")
     assert words in lines[0] and lines[1].startswith(fix)
     assert "the goal's next event charges every turn missed meanwhile" in lines[2]
     assert "or a /goal of it in any session" in lines[2]
-    monkeypatch.setattr(records, "_write_temp", real)  # fixed: the missed turn is charged
+    monkeypatch.setattr(record_file, "_write_temp", real)  # fixed: the missed turn is charged
     assert session.turn() is None
     assert goal_of(project)["turn_count"] == 3
     assert Ledger(project.ledger_root, goal_of(project)["nonce"]).verify()["turn_count"] == 3
@@ -163,7 +165,7 @@ def test_status_and_history_show_late_charges(project, monkeypatch, capsys):
 
 
 def test_events_reading_an_older_binding_without_an_anchor_still_catch_up(project):
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     session = _started(project)
     binding = sessions.read_binding(project.ledger_root, session.id)
@@ -178,8 +180,9 @@ _FULL_DISK_SCRIPT = r"""
 import json, os, sys
 from pathlib import Path
 from goal_support import Session, make_project
-from forge_runtime.goal import state, transcript
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import Ledger
 
 transcript.FLUSH_WAIT = 0.05
 mount, elsewhere = Path(sys.argv[1]), Path(sys.argv[2])
@@ -198,7 +201,7 @@ os.close(filler)
 full = session.turn()
 os.unlink(mount / "filler")
 after = session.turn()
-goal = Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"]).verified()
+goal = Ledger(project.ledger_root, state_file.read(project.state_path).goal["nonce"]).verified()
 print(json.dumps({"full": full, "after": after, "turns": goal["turn_count"]}))
 """
 
@@ -331,7 +334,7 @@ def test_any_interleaving_of_missed_repeated_and_concurrent_stops_charges_each_t
 
 def test_a_stop_that_died_before_the_exhaustion_is_finished_by_the_next_with_its_counts(
         project, monkeypatch):
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     session = _started(project, turns=18)
     session.work()  # turn 19: its Stop hook dies
@@ -359,13 +362,13 @@ def test_a_stop_that_died_before_the_exhaustion_is_finished_by_the_next_with_its
 
 def _unwritable(monkeypatch):
     """The ledger's disk is full until the returned function frees it."""
-    real = records._write_temp
+    real = record_file._write_temp
 
     def failing(directory, data, durable):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(records, "_write_temp", failing)
-    return lambda: monkeypatch.setattr(records, "_write_temp", real)
+    monkeypatch.setattr(record_file, "_write_temp", failing)
+    return lambda: monkeypatch.setattr(record_file, "_write_temp", real)
 
 
 def _worked(project) -> int:

@@ -8,7 +8,8 @@ import pytest
 from goal_support import Session, goal_project_fixture, goal_with_checklist
 
 from forge_runtime import hints
-from forge_runtime.goal import checkpoint, gauge, state
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.views import checkpoint, gauge
 from forge_runtime.hint_audit import output_problems
 from forge_runtime.hooks import stop
 
@@ -40,7 +41,7 @@ def test_exhaustion_names_the_checkpoint_before_the_same_hint(project):
 
 def test_tampering_names_the_checkpoint_and_keeps_its_fix(project):
     session = running(project, 3)
-    nonce = state.read(project.state_path).goal["nonce"]
+    nonce = state_file.read(project.state_path).goal["nonce"]
     record = project.ledger_root / nonce / "records" / "00000003.json"
     record.write_text(record.read_text().replace('"charge"', '"bind"'))
     lines = session.turn()["stopReason"].splitlines()

@@ -10,7 +10,7 @@ from goal_support import Session, goal_project_fixture, run_cli
 
 from forge_runtime import hints
 from forge_runtime.cli.main import main, parses
-from forge_runtime.goal import sessions, state
+from forge_runtime.goal.store import sessions, state_file
 
 OBJECTIVE = "the parser passes its tests"
 
@@ -47,7 +47,7 @@ def test_status_shows_the_budget_and_hints_real_commands(project, capsys):
     code, text = run_cli(capsys, "goal", "status")
     assert code == 0
     assert "turns       3 of 20 (1 activation(s) x 20)" in text
-    nonce = state.read(project.state_path).goal["nonce"]
+    nonce = state_file.read(project.state_path).goal["nonce"]
     assert f"Or: forge goal history --nonce {nonce}" in text
     assert all(parses(command) for command in _hint_commands(text))
     code, data = _json(capsys, "goal", "status")
@@ -85,24 +85,24 @@ def test_status_of_an_exhausted_goal_names_the_way_on_as_the_stop_hook_does(proj
 
 def test_sync_catches_a_lagging_state_up(project, capsys):
     _session(project, 4)
-    parsed = state.read(project.state_path)
-    project.state_path.write_text(state.render({**parsed.goal, "turn_count": 3}, parsed.body))
+    parsed = state_file.read(project.state_path)
+    project.state_path.write_text(state_file.render({**parsed.goal, "turn_count": 3}, parsed.body))
     code, text = run_cli(capsys, "goal", "status")
     assert code == 0 and "Next: forge goal sync --nonce" in text
     assert run_cli(capsys, "goal", "sync")[0] == 0
-    assert state.read(project.state_path).goal["turn_count"] == 4
-    assert state.read(project.state_path).body == parsed.body
+    assert state_file.read(project.state_path).goal["turn_count"] == 4
+    assert state_file.read(project.state_path).body == parsed.body
 
 
 def test_a_reduced_count_is_refused_with_exit_2_and_sync_restores_the_ledgers(project, capsys):
     _session(project, 6)
-    parsed = state.read(project.state_path)
-    project.state_path.write_text(state.render({**parsed.goal, "turn_count": 1}, parsed.body))
+    parsed = state_file.read(project.state_path)
+    project.state_path.write_text(state_file.render({**parsed.goal, "turn_count": 1}, parsed.body))
     code, text = run_cli(capsys, "goal", "status")
     assert code == 2 and "FORGE_GOAL_LEDGER_TAMPERED" in text
     assert text.splitlines()[-1].startswith("Fix: forge goal sync --nonce ")
     assert run_cli(capsys, "goal", "sync")[0] == 0
-    assert state.read(project.state_path).goal["turn_count"] == 6
+    assert state_file.read(project.state_path).goal["turn_count"] == 6
 
 
 def test_verify_and_history_read_the_whole_chain(project, capsys):
@@ -135,12 +135,12 @@ def test_ledger_charge_charges_a_bound_session_but_never_confirms_a_pending_goal
     session._append({"type": "assistant", "message": {}})
     code, _ = run_cli(capsys, "ledger", "charge", "--session", session.id, "--transcript",
                    str(session.transcript))
-    assert code == 0 and state.read(project.state_path).goal["turn_count"] == 2
+    assert code == 0 and state_file.read(project.state_path).goal["turn_count"] == 2
     other = Session(project)
     other.person_goal("another objective")
     code, _ = run_cli(capsys, "ledger", "charge", "--session", other.id, "--transcript",
                    str(other.transcript))
-    assert state.read(project.state_path).goal["objective"] == OBJECTIVE
+    assert state_file.read(project.state_path).goal["objective"] == OBJECTIVE
 
 
 def test_ledger_charge_at_the_ceiling_says_what_the_stop_hook_says(project, capsys):
@@ -170,7 +170,7 @@ def test_the_shell_wrapper_reaches_the_same_implementation(project):
 
 
 def test_status_of_a_goal_whose_work_tree_follows_another_goal_says_so(project, capsys):
-    from forge_runtime.goal import activation
+    from forge_runtime.goal.rules import activation
 
     first = activation.activate(project, "ship the parser").goal
     activation.activate(project, "ship the lexer")  # another session's /goal, same work tree

@@ -1,4 +1,4 @@
-"""The plan windows read from a Codex rollout's tail (goal/codex_plan.py), on lines Codex
+"""The plan windows read from a Codex rollout's tail (goal/hosts/codex_plan.py), on lines Codex
 CLI 0.171.0 wrote against the host kit's `plan_usage` headers.
 
 The captured session: three tool calls and a closing answer; the first response reported
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime.goal import codex_plan, codex_transcript, plan
+from forge_runtime.goal.budget import plan
+from forge_runtime.goal.hosts import codex_plan, codex_transcript
 
 DATA = Path(__file__).parent / "data"
 PLAN_ROLLOUT = DATA / "codex-0.171.0-plan-rollout.jsonl"
@@ -160,7 +161,7 @@ def test_the_reading_is_dated_when_codex_wrote_it():
 def codex_event(tmp_path, monkeypatch):
     """A Codex hook's event on a copy of the captured rollout, its ledger root and witness
     of its own."""
-    from forge_runtime.goal.host import KEY
+    from forge_runtime.goal.hosts.host_adapter import KEY
     from forge_runtime.hosts import codex
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -178,18 +179,18 @@ def test_hooks_of_parallel_tool_calls_keep_the_same_bytes(codex_event, monkeypat
     disagree."""
     import time
 
-    from forge_runtime.goal import plan_store
+    from forge_runtime.goal.hosts import plan_readings
 
     event, root = codex_event
     clock = [AFTER]
     monkeypatch.setattr(time, "time", lambda: clock[0])
-    copies = [Path(path) for path in plan_store._paths(root, "s1")]
-    first = plan_store.current(event, root)
+    copies = [Path(path) for path in plan_readings._paths(root, "s1")]
+    first = plan_readings.current(event, root)
     written = [path.read_bytes() for path in copies]
     for path in copies:  # as if the other hook had read before this one wrote
         path.unlink()
     clock[0] = AFTER + 1
-    second = plan_store.current(event, root)
+    second = plan_readings.current(event, root)
     assert (first["at"], second["at"]) == (AFTER, AFTER + 1)
     assert [path.read_bytes() for path in copies] == written
     assert json.loads(written[0])["at"] == 1796404274
@@ -202,23 +203,23 @@ def test_a_copy_caught_between_its_two_writes_is_no_tampering(codex_event):
     import time
 
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import plan_store
+    from forge_runtime.goal.hosts import plan_readings
 
     event, root = codex_event
-    reading = plan_store.current(event, root)
-    stored, mirror = (Path(path) for path in plan_store._paths(root, "s1"))
+    reading = plan_readings.current(event, root)
+    stored, mirror = (Path(path) for path in plan_readings._paths(root, "s1"))
     newer = {**reading, "at": reading["at"] + 5}
     mirror.write_text(json.dumps(newer))
     writer = threading.Timer(0.01, lambda: stored.write_text(json.dumps(newer)))
     writer.start()
-    assert plan_store.latest(root, "s1")["at"] == newer["at"]
+    assert plan_readings.latest(root, "s1")["at"] == newer["at"]
     writer.join()
     mirror.write_text(json.dumps({**newer, "at": 1}))
     started = time.monotonic()
     with pytest.raises(ForgeError) as raised:
-        plan_store.latest(root, "s1")
+        plan_readings.latest(root, "s1")
     assert "FORGE_GOAL_LEDGER_TAMPERED" in raised.value.hint().render()
-    assert time.monotonic() - started < plan_store.TORN_WRITE_SECONDS + 0.5
+    assert time.monotonic() - started < plan_readings.TORN_WRITE_SECONDS + 0.5
 
 
 def test_a_window_not_in_codexs_shape_before_the_real_ones_hides_nothing(tmp_path):
@@ -231,21 +232,21 @@ def test_figures_pushed_out_of_the_tail_still_hold(codex_event, tmp_path):
     """The agent appends more than the reader's tail of lines without figures: the
     figures forge read before still hold (kept), and a session that never showed any
     reads as nothing, writing nothing."""
-    from forge_runtime.goal import plan_store
+    from forge_runtime.goal.hosts import plan_readings
 
     event, root = codex_event
-    assert plan_store.current(event, root)["windows"]["five_hour"]["used"] == 10000
+    assert plan_readings.current(event, root)["windows"]["five_hour"]["used"] == 10000
     padding = json.dumps({"type": "response_item", "payload": {"output": "x" * 4000}}) + "\n"
     with open(event["transcript_path"], "a") as handle:
         handle.write(padding * 300)
     assert codex_plan.plan_reading(event["transcript_path"]) is None
-    assert plan_store.current(event, root)["windows"]["five_hour"]["used"] == 10000
+    assert plan_readings.current(event, root)["windows"]["five_hour"]["used"] == 10000
 
     (tmp_path / "fresh").mkdir()
     fresh = {**event, "session_id": "s2",
              "transcript_path": str(rollout(tmp_path / "fresh", padding))}
-    assert plan_store.current(fresh, root) is None
-    assert plan_store.latest(root, "s2") is None
+    assert plan_readings.current(fresh, root) is None
+    assert plan_readings.latest(root, "s2") is None
 
 
 @pytest.mark.parametrize("field, minutes, name", [
@@ -258,7 +259,8 @@ def test_a_window_renewed_a_moment_before_its_reset_holds_nothing_into_the_next(
     the next window, 5 hours or a week of a goal stopped by a figure of a window over)."""
     import time
 
-    from forge_runtime.goal import plan, plan_store
+    from forge_runtime.goal.budget import plan
+    from forge_runtime.goal.hosts import plan_readings
 
     event, root = codex_event
     resets_at, following = NEW_RESET, NEW_RESET + minutes * 60
@@ -268,11 +270,11 @@ def test_a_window_renewed_a_moment_before_its_reset_holds_nothing_into_the_next(
     clock = [resets_at - 2]
     monkeypatch.setattr(time, "time", lambda: clock[0])
     goal = {"plan_ceilings": {name: 8000}}
-    reading = plan_store.current(event, root)
+    reading = plan_readings.current(event, root)
     assert reading["windows"] == {name: {"used": 9000, "resets_at": resets_at}}
     goal = plan.advanced(goal, reading)
     assert plan.over(goal, clock[0]) == [name]  # the old window still stops the goal
     clock[0] = resets_at + 1
-    reading = plan_store.current(event, root)
+    reading = plan_readings.current(event, root)
     assert reading["windows"] == {name: {"used": 500, "resets_at": following}}
     assert plan.over(plan.advanced(goal, reading), clock[0]) == []

@@ -6,9 +6,10 @@ import multiprocessing
 
 from goal_support import make_project
 
-from forge_runtime.goal import activation, index, state
-from forge_runtime.goal.charging import charge
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.rules import activation
+from forge_runtime.goal.rules.charging import charge
+from forge_runtime.goal.store import objective_index, state_file
+from forge_runtime.goal.store.ledger import Ledger
 
 WORKERS = 8
 
@@ -44,7 +45,7 @@ def test_distinct_turns_from_many_processes_are_all_counted_once(tmp_path):
     turns = [r["turn"] for r in ledger.history() if r["kind"] == "charge"]
     assert sorted(turns) == sorted({*(f"w{w}-t0" for w in range(WORKERS)), "shared-0"})
     assert final["turn_count"] == WORKERS + 1
-    assert state.read(project.state_path).goal["turn_count"] == final["turn_count"]
+    assert state_file.read(project.state_path).goal["turn_count"] == final["turn_count"]
 
 
 def test_the_same_turn_from_many_processes_counts_once(tmp_path):
@@ -86,23 +87,23 @@ def test_a_first_activation_finishing_inside_anothers_lookup_is_joined_not_refus
     import threading
     import time
 
-    from forge_runtime.goal import status
+    from forge_runtime.goal.store import ledger
 
     project = make_project(tmp_path)
-    real_listing, other = status.goal_nonces, {}
+    real_listing, other = ledger.goal_nonces, {}
 
     def other_process():
         other["goal"] = activation.activate(project, "one objective").goal
 
     def listing_while_another_activation_runs(seen_project):
         seen = real_listing(seen_project)
-        monkeypatch.setattr(status, "goal_nonces", real_listing)
+        monkeypatch.setattr(ledger, "goal_nonces", real_listing)
         other["thread"] = threading.Thread(target=other_process)
         other["thread"].start()
         time.sleep(0.3)  # unserialised, the other activation finishes in a few ms
         return seen
 
-    monkeypatch.setattr(status, "goal_nonces", listing_while_another_activation_runs)
+    monkeypatch.setattr(ledger, "goal_nonces", listing_while_another_activation_runs)
     mine = activation.activate(project, "one objective").goal
     other["thread"].join(10)
     assert mine["nonce"] == other["goal"]["nonce"]
@@ -113,7 +114,7 @@ def test_reading_a_goal_while_other_processes_charge_it_never_reports_tampering(
     """`forge goal verify|status`, an activation's lookup and a Stop's status check all read
     a goal that other sessions may be charging at that moment."""
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import status
+    from forge_runtime.goal.views import status
 
     project = make_project(tmp_path)
     goal = activation.activate(project, "ship it").goal
@@ -128,7 +129,8 @@ def test_reading_a_goal_while_other_processes_charge_it_never_reports_tampering(
     while any(writer.is_alive() for writer in writers):
         for read in (lambda: status.verify_all(project),
                      lambda: status.view(project, goal["nonce"]),
-                     lambda: index.find_nonce(project.ledger_root, goal["objective_hash"])):
+                     lambda: objective_index.find_nonce(project.ledger_root,
+                                                        goal["objective_hash"])):
             try:
                 read()
             except ForgeError as exc:

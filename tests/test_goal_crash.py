@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 from goal_support import make_project
 
-from forge_runtime.goal import activation, consistency
-from forge_runtime.goal.charging import charge
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.rules import activation, consistency
+from forge_runtime.goal.rules.charging import charge
+from forge_runtime.goal.store.ledger import Ledger
 
 KILLS = 200
 # A loaded machine can stretch a charge so that KILLS land on one side of its commit point

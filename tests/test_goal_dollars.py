@@ -18,8 +18,9 @@ from goal_support import (
     running_goal,
 )
 
-from forge_runtime.goal import pricing, state
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.budget import pricing
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import Ledger
 
 OBJECTIVE = "the invoice totals add up"
 MODEL = "claude-opus-4-5"  # $5 / $25 per million, cache reads $0.50, writes $6.25 / $10
@@ -50,7 +51,7 @@ def _spend(session: Session, message_id: str, model: str = MODEL, hour: int = 0,
 
 
 def _ledger(project) -> Ledger:
-    return Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
+    return Ledger(project.ledger_root, state_file.read(project.state_path).goal["nonce"])
 
 
 def _by_hand(model: str, hour: int = 0, **tokens) -> Decimal:
@@ -186,7 +187,7 @@ def test_a_record_cannot_forge_dollars_or_move_the_dollar_ceiling_or_table(recor
 
 
 def test_a_dollar_ceiling_with_no_price_table_refuses_the_goal(project, monkeypatch):
-    from forge_runtime.goal import price_table
+    from forge_runtime.goal.budget import price_table
 
     def no_table(path=None):
         raise ImportError("No module named 'genai_prices'")
@@ -272,7 +273,7 @@ def test_the_html_report_opens_in_a_real_browser_and_shows_the_run(cli_project, 
 
 
 def test_the_html_report_escapes_what_the_ledger_holds():
-    from forge_runtime.goal.report_html import render
+    from forge_runtime.goal.views.report_html import render
 
     told = {"goal": {"nonce": "n" * 32, "objective": "<script>alert(1)</script>",
                      "status": "active", "turn_count": 0, "turn_ceiling": 20},

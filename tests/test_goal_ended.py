@@ -17,8 +17,9 @@ import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import ended, events, midturn, transcript
-from forge_runtime.goal.ledger import Ledger, check_transition
+from forge_runtime.goal import ended, events, midturn
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store.ledger import Ledger, check_transition
 from forge_runtime.hooks import pre_tool_use
 
 project = goal_project_fixture()
@@ -102,7 +103,7 @@ def test_a_chain_of_wake_ups_is_recorded_turn_by_turn_and_a_person_still_works(p
     history = _history(project)
     assert [record["kind"] for record in history].count("overrun") == 3
     from forge_runtime.cli.commands.goal import timeline
-    from forge_runtime.goal.report import story
+    from forge_runtime.goal.views.report import story
 
     assert sum("over budget " in line for line in timeline(history)) == 3
     assert len(story(history)["tranches"][-1]["overrun"]) == 3
@@ -241,7 +242,7 @@ def test_an_overrun_records_turn_marker_verifies_and_a_cut_one_fails_closed(proj
     last = ledger.current().seq
     os.unlink(os.path.join(ledger.records_dir, f"{last:08d}.json"))  # cut the overrun
     records_head = {"seq": last - 1, "hash": ledger.record_at(last - 1)["hash"]}
-    from forge_runtime.goal.records import canonical, replace_atomically
+    from forge_runtime.goal.store.record_file import canonical, replace_atomically
 
     replace_atomically(ledger.head_path, canonical(records_head))
     with pytest.raises(ForgeError, match="turn markers name charges the chain no longer has"):

@@ -15,8 +15,10 @@ from goal_support import (
     started_goal,
 )
 
-from forge_runtime.goal import events, sessions, state, transcript
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal import events
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store import sessions, state_file
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hooks import stop
 
 OBJECTIVE = "the parser passes its tests"
@@ -158,7 +160,7 @@ def test_an_agent_writing_an_active_goal_into_state_gets_nothing(project):
             "activation_id": "a", "activation_count": 9, "turn_count": 0,
             "turn_ceiling": 180, "status": "active"}
     project.state_path.parent.mkdir(parents=True)
-    project.state_path.write_text(state.render(fake, "body\n"))
+    project.state_path.write_text(state_file.render(fake, "body\n"))
     session = Session(project)
     session.prompt("keep going")
     assert session.turn() is None
@@ -264,8 +266,8 @@ def test_a_resumed_session_binds_without_changing_counts(project):
 # -- rule 7: fail closed ----------------------------------------------------------------
 
 def _tamper_state(project, **changes):
-    parsed = state.read(project.state_path)
-    project.state_path.write_text(state.render({**parsed.goal, **changes}, parsed.body))
+    parsed = state_file.read(project.state_path)
+    project.state_path.write_text(state_file.render({**parsed.goal, **changes}, parsed.body))
 
 
 def _running(project, turns: int = 4) -> Session:
@@ -301,8 +303,8 @@ def test_a_state_lagging_by_one_turn_is_allowed(project):
 
 def test_a_deleted_state_file_or_goal_ends_autonomy(project):
     session = _running(project)
-    parsed = state.read(project.state_path)
-    project.state_path.write_text(state.render(None, parsed.body))
+    parsed = state_file.read(project.state_path)
+    project.state_path.write_text(state_file.render(None, parsed.body))
     assert "no goal" in _stop_text(session.turn())
     project.state_path.unlink()
     assert "missing" in _stop_text(session.turn())
@@ -428,8 +430,8 @@ def test_two_worktrees_charging_one_goal_in_turn_are_never_refused(worktrees):
         reply = session.turn()
         assert reply is None or "continue" not in reply  # a stuck warning at most
     # each work tree's state is the goal as its own last Stop left it
-    assert state.read(here.state_path).goal["turn_count"] == 7
-    assert state.read(there.state_path).goal["turn_count"] == 8
+    assert state_file.read(here.state_path).goal["turn_count"] == 7
+    assert state_file.read(there.state_path).goal["turn_count"] == 8
     assert Ledger(here.ledger_root, goal_of(here)["nonce"]).verify()["turn_count"] == 8
 
 
@@ -442,7 +444,7 @@ def test_a_tranche_added_in_another_worktree_is_followed_not_refused(worktrees):
     second.person_goal(OBJECTIVE)  # one more tranche, from the other work tree
     second.turn()
     assert first.turn() is None  # e.g. a person's plain message resumes the TUI's native goal
-    goal = state.read(here.state_path).goal
+    goal = state_file.read(here.state_path).goal
     assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (22, 40, "active")
 
 
@@ -482,7 +484,7 @@ def test_a_second_goal_in_the_same_work_tree_stops_the_first_with_a_way_back(pro
 def test_a_first_stop_killed_after_activating_leaves_the_session_bound(project, monkeypatch):
     """The hook process may die at any instant (killed, timed out): once the goal is
     activated, the session must stay bound, or its native goal would run unbudgeted."""
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     class Killed(BaseException):
         pass
@@ -641,7 +643,7 @@ def test_an_opt_out_withdrawn_before_the_confirming_stop_ends_the_session(projec
 
 
 def test_an_opted_out_goal_is_recorded_and_shown_as_unsandboxed(project):
-    from forge_runtime.goal import gauge
+    from forge_runtime.goal.views import gauge
     from forge_runtime.statusline import session_line
 
     session = Session(project)

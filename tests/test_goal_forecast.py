@@ -1,4 +1,4 @@
-"""When a goal's budget runs out at its pace (goal/forecast.py, goal/tranche.py): pure
+"""When a goal's budget runs out at its pace (goal/views/forecast.py, goal/views/tranche.py): pure
 arithmetic on constructed goals and tranche starts, the tranche start found on a real
 ledger, and what `forge goal status` and the status line say of it."""
 
@@ -9,9 +9,9 @@ import json
 import pytest
 from goal_support import Session, goal_again, goal_of, goal_project
 
-from forge_runtime.goal import forecast, gauge, tranche
-from forge_runtime.goal.ceilings import epoch
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.budget.ceilings import epoch
+from forge_runtime.goal.store.ledger import Ledger
+from forge_runtime.goal.views import forecast, gauge, tranche
 
 OBJECTIVE = "the CSV importer handles quoted commas"
 NOW = epoch("2026-12-05T12:00:00Z")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
-from forge_runtime.goal import events, host_prompts, sessions
+from forge_runtime.goal import events
+from forge_runtime.goal.hosts import host_prompts
+from forge_runtime.goal.store import sessions
 
 project = goal_project_fixture()
 OBJECTIVE = "the parser passes its tests"

@@ -14,8 +14,8 @@ import time
 
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
-from forge_runtime.goal import transcript
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hooks import interrupt
 
 project = goal_project_fixture()

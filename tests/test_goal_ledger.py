@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import records
-from forge_runtime.goal.ledger import (
+from forge_runtime.goal.store import record_file
+from forge_runtime.goal.store.ledger import (
     ACTIVE,
     TAMPERED,
     Ledger,
@@ -37,7 +37,7 @@ def _ledger(tmp_path, charges: int = 5) -> Ledger:
 
 
 def _path(ledger: Ledger, seq: int):
-    return ledger.records_dir / records.record_name(seq)
+    return ledger.records_dir / record_file.record_name(seq)
 
 
 def _refused(call) -> str:
@@ -57,8 +57,8 @@ def test_a_clean_ledger_verifies_and_its_head_is_the_last_record(tmp_path):
 
 def test_records_are_write_once(tmp_path):
     ledger = _ledger(tmp_path, 1)
-    record = records.read_record(ledger.records_dir, 2)
-    assert records.write_record(ledger.records_dir, record) is False
+    record = record_file.read_record(ledger.records_dir, 2)
+    assert record_file.write_record(ledger.records_dir, record) is False
 
 
 def test_an_edited_record_is_detected(tmp_path):
@@ -73,7 +73,7 @@ def test_an_edited_record_resealed_is_detected_by_the_chain(tmp_path):
     ledger = _ledger(tmp_path)
     record = json.loads(_path(ledger, 6).read_text())
     record["goal"]["turn_count"] = 1
-    _path(ledger, 6).write_text(json.dumps(records.seal(record)))
+    _path(ledger, 6).write_text(json.dumps(record_file.seal(record)))
     _refused(ledger.head)  # the head pointer names the old hash
 
 
@@ -120,22 +120,22 @@ def test_a_records_directory_replaced_by_a_symlink_is_detected(tmp_path):
 
 def test_a_record_appended_out_of_sequence_is_detected(tmp_path):
     ledger = _ledger(tmp_path)
-    forged = records.seal({"seq": 8, "prev": "0" * 64, "kind": "charge",
+    forged = record_file.seal({"seq": 8, "prev": "0" * 64, "kind": "charge",
                            "goal": _goal(ledger.nonce, 7)})
-    records.write_record(ledger.records_dir, forged)
+    record_file.write_record(ledger.records_dir, forged)
     _refused(ledger.verify)
 
 
 def test_a_rewound_head_pointer_is_detected(tmp_path):
     ledger = _ledger(tmp_path)
-    third = records.read_record(ledger.records_dir, 3)
+    third = record_file.read_record(ledger.records_dir, 3)
     ledger.head_path.write_text(json.dumps({"seq": 3, "hash": third["hash"]}))
     assert "out of sequence" in _refused(ledger.head)
 
 
 def test_a_crash_between_record_and_pointer_is_adopted(tmp_path):
     ledger = _ledger(tmp_path)
-    fifth = records.read_record(ledger.records_dir, 5)
+    fifth = record_file.read_record(ledger.records_dir, 5)
     ledger.head_path.write_text(json.dumps({"seq": 5, "hash": fifth["hash"]}))
     head = ledger.head()
     assert head.seq == 6 and head.stale_pointer
@@ -146,18 +146,18 @@ def test_a_crash_between_record_and_pointer_is_adopted(tmp_path):
 
 def test_a_forged_record_that_does_not_follow_the_head_is_not_adopted(tmp_path):
     ledger = _ledger(tmp_path)
-    forged = records.seal({"seq": 7, "prev": "f" * 64, "kind": "charge",
+    forged = record_file.seal({"seq": 7, "prev": "f" * 64, "kind": "charge",
                            "goal": _goal(ledger.nonce, 6), "turn": "x"})
-    records.write_record(ledger.records_dir, forged)
+    record_file.write_record(ledger.records_dir, forged)
     _refused(ledger.head)
 
 
 def test_the_rolling_audit_checks_a_link_deep_in_the_chain_on_a_plain_head_read(tmp_path):
     ledger = _ledger(tmp_path, 15)
-    last = records.read_record(ledger.records_dir, 16)
+    last = record_file.read_record(ledger.records_dir, 16)
     audited = 2 + int(last["hash"][:12], 16) % (16 - 2)  # the link this head audits
-    record = records.read_record(ledger.records_dir, audited)
-    _path(ledger, audited).write_text(json.dumps(records.seal({**record, "prev": "e" * 64})))
+    record = record_file.read_record(ledger.records_dir, audited)
+    _path(ledger, audited).write_text(json.dumps(record_file.seal({**record, "prev": "e" * 64})))
     assert "does not follow" in _refused(ledger.head)  # without a full read of the chain
 
 
@@ -189,11 +189,11 @@ def test_a_sealed_record_that_breaks_the_rules_is_refused_on_every_charge(tmp_pa
     """A record with a correct hash and link (anyone can compute a sha256) that raises the
     ceiling or lowers the count must not become the head a Stop charges against."""
     ledger = _ledger(tmp_path)
-    last = records.read_record(ledger.records_dir, 6)
-    forged = records.seal({"seq": 7, "prev": last["hash"], "kind": "bind", "at": "now",
+    last = record_file.read_record(ledger.records_dir, 6)
+    forged = record_file.seal({"seq": 7, "prev": last["hash"], "kind": "bind", "at": "now",
                            "goal": {**_goal(ledger.nonce, 0), "turn_ceiling": 200,
                                     "activation_count": 10}})
-    records.write_record(ledger.records_dir, forged)
+    record_file.write_record(ledger.records_dir, forged)
     if published:
         ledger.head_path.write_text(json.dumps({"seq": 7, "hash": forged["hash"]}))
     assert "is not a valid step" in _refused(ledger.head)
@@ -205,13 +205,13 @@ def test_records_cut_from_the_end_with_the_pointer_rewound_are_detected_by_verif
     ledger = _ledger(tmp_path)
     for seq in (5, 6):
         _path(ledger, seq).unlink()
-    fourth = records.read_record(ledger.records_dir, 4)
+    fourth = record_file.read_record(ledger.records_dir, 4)
     ledger.head_path.write_text(json.dumps({"seq": 4, "hash": fourth["hash"]}))
     assert "turn markers" in _refused(ledger.verify)
 
 
 def test_a_reader_lock_neither_creates_nor_needs_write_access_to_the_lock_file(tmp_path):
-    from forge_runtime.goal.lock import LOCK_NAME, locked
+    from forge_runtime.goal.store.lock import LOCK_NAME, locked
 
     with locked(tmp_path, shared=True):
         assert not (tmp_path / LOCK_NAME).exists()

@@ -1,4 +1,4 @@
-"""Two clones' histories of one goal joined (goal/merge.py), without a remote: each clone's
+"""Two clones' histories of one goal joined (goal/store/merge.py), without a remote: each clone's
 ledger is written as forge's charging writes it, the join is built, staged and installed in
 the clone that writes it (as remote.py does), then verified whole. Both ways round, the
 joined counts are the union: turns, over-budget turns, tokens and dollars once each, the
@@ -14,9 +14,10 @@ import time
 import pytest
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import ceilings, merge, records
-from forge_runtime.goal.charging import Progress, Seen, charge_locked
-from forge_runtime.goal.ledger import OVERRUN, TAMPERED, Ledger, check_transition, stage
+from forge_runtime.goal.budget import ceilings
+from forge_runtime.goal.rules.charging import Progress, Seen, charge_locked
+from forge_runtime.goal.store import merge, record_file
+from forge_runtime.goal.store.ledger import OVERRUN, TAMPERED, Ledger, check_transition, stage
 
 NONCE = "5e" * 16
 # the weekly window's reset (epoch s) a minute ago: a clone may already see the next week
@@ -131,7 +132,8 @@ def test_tokens_and_dollars_a_side_spent_join_once(tmp_path):
 
 
 def test_the_report_counts_what_each_model_spent_in_either_clone(tmp_path):
-    from forge_runtime.goal import report, usage
+    from forge_runtime.goal.budget import usage
+    from forge_runtime.goal.views import report
 
     a, b = _shared(tmp_path, ["t-0"], tokens=100, picousd=10)
     a.charge("a-1", tokens=7, picousd=3)
@@ -148,7 +150,8 @@ def test_the_report_counts_what_each_model_spent_in_either_clone(tmp_path):
 
 
 def test_a_join_carried_inside_another_joins_side_is_counted_once(tmp_path):
-    from forge_runtime.goal import report, usage
+    from forge_runtime.goal.budget import usage
+    from forge_runtime.goal.views import report
 
     a, b = _shared(tmp_path, ["t-0"], tokens=100)
     a.charge("a-1", tokens=7)
@@ -214,7 +217,7 @@ def test_a_week_one_clone_saw_reset_counts_the_new_week(tmp_path):
 
 def test_clones_on_two_hosts_keep_each_hosts_figures_and_the_later_host(tmp_path,
                                                                         monkeypatch):
-    from forge_runtime.goal import ledger
+    from forge_runtime.goal.store import ledger
 
     a, b = _shared(tmp_path, ["t-0"], reading=_reading(1000),
                    plan_ceilings={"seven_day_spend": 5000})
@@ -327,7 +330,7 @@ def test_a_merge_record_altered_to_drop_what_the_side_holds_fails_closed(tmp_pat
     forged = copy.deepcopy(record)
     del forged["hash"]
     alter(forged)
-    forged = records.seal(forged)
+    forged = record_file.seal(forged)
     with pytest.raises(ForgeError) as refused:
         stage(tmp_path / "staging", NONCE, [*main, forged])
     assert refused.value.code == TAMPERED
@@ -343,5 +346,5 @@ def test_a_merge_head_whose_goal_does_not_follow_its_fields_fails_the_o1_check(t
     del forged["hash"]
     alter(forged)
     with pytest.raises(ForgeError) as refused:
-        check_transition(main[-1], records.seal(forged), NONCE)
+        check_transition(main[-1], record_file.seal(forged), NONCE)
     assert refused.value.code == TAMPERED

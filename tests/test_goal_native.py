@@ -1,12 +1,12 @@
-"""What a `goal_status` attachment says (goal/native.py): every shape the host writes, and
-the unknown read safe: a shape forge has not seen ends forge's goal, and asked whether the
-native goal still runs it says "it may"."""
+"""What a `goal_status` attachment says (goal/hosts/native_goal.py): every shape the host
+writes, and the unknown read safe: a shape forge has not seen ends forge's goal, and asked
+whether the native goal still runs it says "it may"."""
 
 from __future__ import annotations
 
 import pytest
 
-from forge_runtime.goal.native import (
+from forge_runtime.goal.hosts.native_goal import (
     CLEARED,
     IMPOSSIBLE,
     MET,

@@ -1,4 +1,4 @@
-"""A host session an agent started is not a person (goal/nesting.py), read from a /proc
+"""A host session an agent started is not a person (goal/hosts/nesting.py), read from a /proc
 laid out as Linux lays it out, and from the environment the host gives its tools."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import nesting
+from forge_runtime.goal.hosts import nesting
 
 CLAUDE = "/opt/claude/bin/claude"
 HOOK = ["python3", "-I", "entry.py", "hook"]

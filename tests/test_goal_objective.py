@@ -5,7 +5,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forge_runtime.goal.objective import normalise, objective_hash, parse_goal_prompt
+from forge_runtime.goal.store.objective import normalise, objective_hash, parse_goal_prompt
 
 words = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Z", "C")), min_size=1),
                  min_size=1, max_size=6)

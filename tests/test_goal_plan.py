@@ -1,4 +1,4 @@
-"""The plan's allowance (goal/plan.py): readings from both hosts, the goal's own use of the
+"""The plan's allowance (goal/budget/plan.py): readings from both hosts, the goal's own use of the
 week, the ceilings at a Stop and before a tool call, and figures changed outside forge."""
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ import pytest
 from goal_support import Session, goal_project_fixture
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import ceilings, midturn, plan, plan_store, state
-from forge_runtime.goal.ledger import Ledger, check_transition
+from forge_runtime.goal import midturn
+from forge_runtime.goal.budget import ceilings, plan
+from forge_runtime.goal.hosts import plan_readings
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import Ledger, check_transition
 
 OBJECTIVE = "the invoice totals add up"
 NOW = int(time.time())
@@ -43,12 +46,12 @@ def _statusline(five_hour=None, seven_day=None) -> dict:
 
 def _show(project, session: Session, **figures) -> None:
     """forge's status line stores what the host reports now."""
-    plan_store.record(str(project.ledger_root), session.id,
+    plan_readings.record(str(project.ledger_root), session.id,
                 plan.from_statusline(_statusline(**figures), int(time.time())))
 
 
 def _ledger(project) -> Ledger:
-    return Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
+    return Ledger(project.ledger_root, state_file.read(project.state_path).goal["nonce"])
 
 
 def _tool_call(session: Session) -> str | None:
@@ -172,22 +175,22 @@ def test_ceilings_come_from_guard_yaml_in_basis_points():
 def test_the_store_and_its_mirror_must_agree(project, tmp_path):
     root = str(project.ledger_root)
     reading = plan.from_statusline(_statusline(five_hour=50), NOW)
-    plan_store.record(root, "abc", reading)
-    assert plan_store.latest(root, "abc") == reading
+    plan_readings.record(root, "abc", reading)
+    assert plan_readings.latest(root, "abc") == reading
     stored = project.ledger_root / "sessions" / "abc.plan.json"
     mirror = tmp_path / "state" / "forge" / "witness" / "plan" / "abc.json"
-    assert plan_store.bare(json.loads(mirror.read_text())) == reading
+    assert plan_readings.bare(json.loads(mirror.read_text())) == reading
     lowered = {**reading, "windows": {"five_hour": {"used": 0, "resets_at": IN_AN_HOUR}}}
     for damage in (lambda: stored.write_text(json.dumps(lowered)),
                    lambda: stored.write_text("not json"),
                    lambda: stored.write_text(json.dumps({**reading, "host": "person"}))):
         damage()
         with pytest.raises(ForgeError) as raised:
-            plan_store.latest(root, "abc")
+            plan_readings.latest(root, "abc")
         assert "FORGE_GOAL_LEDGER_TAMPERED" in raised.value.hint().render()
     stored.unlink()  # one copy left: a crash between the two writes; it still counts
-    assert plan_store.latest(root, "abc") == reading
-    assert plan_store.latest(root, "../abc") is None
+    assert plan_readings.latest(root, "abc") == reading
+    assert plan_readings.latest(root, "../abc") is None
 
 
 # -- through the hooks ------------------------------------------------------------------------
@@ -305,7 +308,7 @@ def test_plan_figures_that_do_not_follow_the_charge_are_tampering(project, chang
 
 def _limited_turn(project) -> tuple[Session, object]:
     """A goal's second turn, charged with the host's usage-limit mark."""
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     session = Session(project)
     session.person_goal(OBJECTIVE)
@@ -354,7 +357,7 @@ def test_status_shows_the_windows_the_goal_watches(cli_project, capsys):
     assert budget == {"host": "claude", "usage_limited": False,
                       "five_hour": {"used": 62.5, "ceiling": 80.0},
                       "seven_day_spend": {"used": 2.0, "ceiling": 5.0}}
-    from forge_runtime.goal import gauge
+    from forge_runtime.goal.views import gauge
 
     line = gauge.line(_ledger(cli_project).current().goal, unicode=False)
     assert "5h 62.5%/80%" in line and "week 2%/5%" in line
@@ -375,7 +378,7 @@ def test_the_report_says_which_window_ended_the_tranche(cli_project, capsys):
 def test_a_usage_limit_mark_left_without_its_exhaustion_still_denies_the_next_call(project):
     """`claude -p` ends the StopFailure hook's process as it exits: the charge with the
     host's usage-limit mark may land without the exhaustion after it."""
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     session = Session(project)
     session.person_goal(OBJECTIVE)

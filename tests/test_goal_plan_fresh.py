@@ -1,6 +1,6 @@
 """A Claude Code tool call of a goal with plan ceilings is held to the plan's figures of the
-answer that asked for it (goal/plan_fresh.py), and a window the host does not report is
-named where forge first sees it (goal/plan_windows.py).
+answer that asked for it (goal/hosts/plan_freshness.py), and a window the host does not report is
+named where forge first sees it (goal/hosts/unreported_windows.py).
 
 The host runs its status line 300 ms after its messages last changed, so answers that come
 faster share one run, and a tool call's PreToolUse can start before that run (measured:
@@ -16,7 +16,8 @@ import time
 import pytest
 from goal_support import Session, goal_project_fixture
 
-from forge_runtime.goal import midturn, plan_fresh, plan_store
+from forge_runtime.goal import midturn
+from forge_runtime.goal.hosts import plan_freshness, plan_readings
 
 OBJECTIVE = "the invoice totals add up"
 IN_AN_HOUR, IN_A_WEEK = int(time.time()) + 3600, int(time.time()) + 6 * 86400
@@ -156,7 +157,7 @@ def test_parallel_calls_of_one_answer_share_its_figures(project):
 
 
 def test_without_the_figures_of_its_answer_in_time_the_call_is_denied(project, monkeypatch):
-    monkeypatch.setattr(plan_fresh, "FRESH_WAIT_SECONDS", 0.3)
+    monkeypatch.setattr(plan_freshness, "FRESH_WAIT_SECONDS", 0.3)
     session = _running(project, 70)
     _answer(session, 1, "toolu_1")  # the host never draws it
     started = time.monotonic()
@@ -170,7 +171,7 @@ def test_a_session_whose_status_line_never_draws_is_told_how_to_install_it(proje
                                                                              monkeypatch):
     """`claude -p` draws no status line: the first turn's calls are denied, and its Stop
     ends the goal (FORGE_GOAL_PLAN_UNAVAILABLE, events.py)."""
-    monkeypatch.setattr(plan_fresh, "FRESH_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(plan_freshness, "FRESH_WAIT_SECONDS", 0.2)
     _guard(project, "{five_hour: 80}")
     session = Session(project)
     session.person_goal(OBJECTIVE)
@@ -232,7 +233,7 @@ def test_a_window_that_ended_with_no_answer_since_still_counts_as_reported(proje
 def test_the_answer_counts_once_its_stream_ended_and_only_the_newest_is_read(project):
     session = Session(project)
     _answer(session, 1, "toolu_1")
-    watch = plan_fresh.AnswerWatch(str(session.transcript), "toolu_2")
+    watch = plan_freshness.AnswerWatch(str(session.transcript), "toolu_2")
     assert watch.usage() is None  # the newest answer asks for another call
     _answer(session, 2, "toolu_2", final=False)
     assert watch.usage() is None  # written before its stream ended: no final usage yet
@@ -249,26 +250,26 @@ def test_an_answer_with_a_long_tool_input_is_found_past_the_first_look(project):
     """A Write of a large file is one transcript line longer than the first look reads."""
     session = Session(project)
     entry = _answer(session, 1, "toolu_big")
-    entry["message"]["content"][0]["input"] = {"content": "x" * (3 * plan_fresh.TAIL_BYTES)}
+    entry["message"]["content"][0]["input"] = {"content": "x" * (3 * plan_freshness.TAIL_BYTES)}
     session.transcript.write_text("")
     session._append(entry)
-    assert session.transcript.stat().st_size > 3 * plan_fresh.TAIL_BYTES
-    assert plan_fresh.AnswerWatch(str(session.transcript), "toolu_big").usage()[0] == \
+    assert session.transcript.stat().st_size > 3 * plan_freshness.TAIL_BYTES
+    assert plan_freshness.AnswerWatch(str(session.transcript), "toolu_big").usage()[0] == \
         [1037, 20, 0, 0]
 
 
 def test_an_answers_usage_is_read_as_the_host_shows_it_its_status_line():
     plain = {"input_tokens": 5, "output_tokens": 7, "cache_creation_input_tokens": 11,
              "cache_read_input_tokens": 13, "iterations": []}
-    assert plan_fresh.usage_key(plain) == [5, 7, 11, 13]
+    assert plan_freshness.usage_key(plain) == [5, 7, 11, 13]
     iterated = {**plain, "iterations": [
         {"type": "message", "input_tokens": 1, "output_tokens": 2,
          "cache_creation_input_tokens": 3, "cache_read_input_tokens": 4},
         {"type": "compaction", "input_tokens": 99, "output_tokens": 99,
          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}]}
-    assert plan_fresh.usage_key(iterated) == [1, 2, 3, 4]
-    assert plan_fresh.usage_key({"input_tokens": "5"}) is None
-    assert plan_fresh.usage_key(None) is None
+    assert plan_freshness.usage_key(iterated) == [1, 2, 3, 4]
+    assert plan_freshness.usage_key({"input_tokens": "5"}) is None
+    assert plan_freshness.usage_key(None) is None
 
 
 def test_a_copy_behind_its_mirror_by_the_notes_alone_reads_as_the_mirror(project):
@@ -282,12 +283,12 @@ def test_a_copy_behind_its_mirror_by_the_notes_alone_reads_as_the_mirror(project
     before = stored.read_text()
     _status_line(project, session, _usage(2), five_hour=40)
     stored.write_text(before)
-    kept = plan_store.with_notes(str(project.ledger_root), session.id)
-    assert kept[plan_store.ANSWER] == plan_fresh.usage_key(_usage(2))
+    kept = plan_readings.with_notes(str(project.ledger_root), session.id)
+    assert kept[plan_readings.ANSWER] == plan_freshness.usage_key(_usage(2))
     lowered = json.loads(before)
     lowered["windows"]["five_hour"]["used"] = 0
     stored.write_text(json.dumps(lowered))
     from forge_runtime.errors import ForgeError
 
     with pytest.raises(ForgeError):
-        plan_store.with_notes(str(project.ledger_root), session.id)
+        plan_readings.with_notes(str(project.ledger_root), session.id)

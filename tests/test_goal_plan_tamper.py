@@ -20,8 +20,11 @@ from pathlib import Path
 import pytest
 from goal_support import Session, goal_project_fixture
 
-from forge_runtime.goal import events, plan, plan_store, records, state
-from forge_runtime.goal.ledger import Ledger, now
+from forge_runtime.goal import events
+from forge_runtime.goal.budget import plan
+from forge_runtime.goal.hosts import plan_readings
+from forge_runtime.goal.store import record_file, state_file
+from forge_runtime.goal.store.ledger import Ledger, now
 from forge_runtime.hooks import pre_tool_use, stop
 
 OBJECTIVE = "the invoice totals add up"
@@ -65,7 +68,7 @@ class Clock:
 
 def _show(project, session: Session, reading: dict) -> None:
     """forge's status line keeps what the host reports now (both copies, as forge does)."""
-    plan_store.record(str(project.ledger_root), session.id, reading)
+    plan_readings.record(str(project.ledger_root), session.id, reading)
 
 
 def _paths(project, session: Session):
@@ -77,7 +80,7 @@ def _paths(project, session: Session):
 
 
 def _ledger(project) -> Ledger:
-    return Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
+    return Ledger(project.ledger_root, state_file.read(project.state_path).goal["nonce"])
 
 
 def _tool_call(session: Session) -> str | None:
@@ -334,9 +337,9 @@ def test_two_figures_in_one_second_are_kept_a_second_apart(project):
 def _sealed_after(ledger: Ledger, head: dict, kind: str, goal: dict, **fields) -> dict:
     """A record the attacker seals and appends as forge would (a sha256 anyone computes),
     the head pointer moved to it; no rule of forge's is asked."""
-    record = records.seal({"at": now(), **fields, "seq": head["seq"] + 1,
+    record = record_file.seal({"at": now(), **fields, "seq": head["seq"] + 1,
                            "prev": head["hash"], "kind": kind, "goal": goal})
-    path = os.path.join(ledger.records_dir, records.record_name(record["seq"]))
+    path = os.path.join(ledger.records_dir, record_file.record_name(record["seq"]))
     with open(path, "w") as handle:
         handle.write(json.dumps(record))
     with open(ledger.head_path, "w") as handle:
@@ -357,7 +360,7 @@ def _one_more_turn(goal: dict) -> dict:
 
 
 def _forged_charge(project, reading: dict | None, **goal_changes) -> dict:
-    """Append a charge carrying `reading`, its goal moved as goal/plan.py moves it (so the
+    """Append a charge carrying `reading`, its goal moved as goal/budget/plan.py moves it (so the
     ledger's own rule accepts the arithmetic), plus `goal_changes`."""
     def change(goal: dict) -> dict:
         goal = _one_more_turn(goal)
@@ -472,8 +475,8 @@ def _rewrite_last_charge(project, change) -> None:
     head = ledger.current()
     record = dict(head.record)
     change(record)
-    sealed = records.seal(record)
-    path = os.path.join(ledger.records_dir, records.record_name(record["seq"]))
+    sealed = record_file.seal(record)
+    path = os.path.join(ledger.records_dir, record_file.record_name(record["seq"]))
     with open(path, "w") as handle:
         handle.write(json.dumps(sealed))
     with open(ledger.head_path, "w") as handle:
@@ -538,7 +541,7 @@ def test_guard_yaml_edited_mid_goal_changes_nothing_sealed(project, text):
 
 
 def test_a_usage_limit_mark_survives_guard_yaml_saying_continue(project):
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     session = Session(project)
     session.person_goal(OBJECTIVE)
@@ -559,14 +562,14 @@ def _priced(project) -> tuple[Session, str]:
     session = Session(project)
     session.person_goal(OBJECTIVE)
     assert _stop(session) is None
-    from forge_runtime.goal import pricing
+    from forge_runtime.goal.budget import pricing
 
     digest = _ledger(project).current().goal["prices"]["digest"]
     return session, pricing.sealed_path(project.ledger_root, digest)
 
 
 def _other_table(path: str) -> None:
-    from forge_runtime.goal import pricing
+    from forge_runtime.goal.budget import pricing
 
     table = json.loads(Path(path).read_text())
     for entry in table["models"]:
@@ -599,7 +602,7 @@ TABLE_ATTACKS = {
 
 @pytest.mark.parametrize("attack", TABLE_ATTACKS.values(), ids=TABLE_ATTACKS.keys())
 def test_a_sealed_price_table_changed_on_disk_fails_closed(project, attack, monkeypatch):
-    from forge_runtime.goal import pricing
+    from forge_runtime.goal.budget import pricing
 
     session, path = _priced(project)
     monkeypatch.setattr(pricing, "_loaded", {})  # each hook is a process of its own
@@ -609,7 +612,7 @@ def test_a_sealed_price_table_changed_on_disk_fails_closed(project, attack, monk
 
 
 def test_a_charge_that_swaps_the_sealed_table_is_refused(project):
-    from forge_runtime.goal import pricing
+    from forge_runtime.goal.budget import pricing
 
     session, path = _priced(project)
     table = json.loads(Path(path).read_text())
@@ -624,13 +627,13 @@ def test_a_charge_that_swaps_the_sealed_table_is_refused(project):
 # -- the pending note of a /goal (under the ledger root, written before the first turn) -----
 
 def _pending(project, session: Session) -> dict:
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     return sessions.read_pending(str(project.ledger_root), session.id)
 
 
 def _forge_pending(project, session: Session, change) -> None:
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     note = _pending(project, session)
     change(note)
@@ -678,7 +681,7 @@ def test_a_binding_whose_goal_lost_its_plan_ceilings_still_stops_at_the_stop(pro
     """The binding's copy of the goal (what a tool call starts from) sits under the ledger
     root without a witness: edited, the turn's tool calls may run on it, but its Stop
     charges against the ledger and ends the goal."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     session, clock = _rising(project)
     binding = sessions.read_binding(str(project.ledger_root), session.id)
@@ -710,7 +713,7 @@ def test_what_the_prompt_found_damaged_in_the_witness_root_fails_closed(project,
 
 def _zero_priced(path) -> None:
     """A compiled table in which every model, family and host costs nothing."""
-    from forge_runtime.goal import price_table, pricing
+    from forge_runtime.goal.budget import price_table, pricing
 
     table = price_table.compile_table()
     for entry in table["models"]:
@@ -727,7 +730,7 @@ def test_a_compiled_table_an_agent_could_write_is_never_sealed(project, monkeypa
     """An interpreter outside forge-env keeps its compiled table in the user's cache (or a
     virtualenv inside the project): places the guard lets an agent write. A table of zero
     prices planted there before a person's /goal must not price the goal's turns."""
-    from forge_runtime.goal import price_table
+    from forge_runtime.goal.budget import price_table
 
     home = project.root.parent / "home"
     monkeypatch.setenv("HOME", str(home))
@@ -764,7 +767,7 @@ def test_forge_envs_compiled_table_is_kept_from_agents(project, monkeypatch):
                                      "cwd": str(project.root), "tool_name": tool,
                                      "tool_input": tool_input})
         assert reply["hookSpecificOutput"]["permissionDecision"] == "deny"
-    from forge_runtime.goal import activation
+    from forge_runtime.goal.rules import activation
 
     assert activation._kept_from_agents(project, table)
 
@@ -862,7 +865,7 @@ def test_a_binding_that_is_not_forges_denies_and_stops_without_a_traceback(proje
 
 
 def test_a_usage_limit_mark_is_not_cleared_by_a_forged_charge(project):
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     _guard(project, "  after_usage_limit: continue\n")
     session = Session(project)
@@ -889,7 +892,7 @@ def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, ceilings,
     """Figures of other windows are no figures of the one a ceiling watches (a host that
     reports only some, or a store the agent filled with the others): fail closed. With no
     figures when the /goal was typed, the Stop ends it; with figures then, the /goal itself
-    is refused, the window named (goal/plan_windows.py)."""
+    is refused, the window named (goal/hosts/unreported_windows.py)."""
     _guard(project, f"  plan: {ceilings}\n")
     clock = Clock()
     session = Session(project)
@@ -913,14 +916,14 @@ def test_a_prompt_noted_again_keeps_what_it_first_found(project):
     """A host that notes a `/goal` at a later event (Codex: its first tool call, again when
     the pending note is gone) must not replace what the prompt first found with a
     guard.yaml the first turn changed since."""
-    from forge_runtime.goal import prompt_note
+    from forge_runtime.goal.store import prompt_notes
 
     root = str(project.ledger_root)
-    prompt_note.keep(root, "s-1", {"token_ceiling": 1000}, None, "prompt-1")
-    prompt_note.keep(root, "s-1", {}, None, "prompt-1")
-    assert prompt_note.found(root, "s-1")["limits"] == {"token_ceiling": 1000}
-    prompt_note.keep(root, "s-1", {}, None, "prompt-2")  # a new /goal: its own note
-    assert prompt_note.found(root, "s-1")["limits"] == {}
+    prompt_notes.keep(root, "s-1", {"token_ceiling": 1000}, None, "prompt-1")
+    prompt_notes.keep(root, "s-1", {}, None, "prompt-1")
+    assert prompt_notes.found(root, "s-1")["limits"] == {"token_ceiling": 1000}
+    prompt_notes.keep(root, "s-1", {}, None, "prompt-2")  # a new /goal: its own note
+    assert prompt_notes.found(root, "s-1")["limits"] == {}
 
 
 # -- a Codex rollout, read through forge's store of what it read (plan_store.current) --------
@@ -971,12 +974,12 @@ def test_a_rollout_the_agent_rewrote_lowers_nothing_forge_read(project, attack):
     event = {"session_id": "codex-session", "transcript_path": str(rollout),
              "cwd": str(project.root), "hook_event_name": "PreToolUse", codex.KEY: codex}
     root = str(project.ledger_root)
-    first = plan_store.current(event, root)
+    first = plan_readings.current(event, root)
     assert first["windows"]["five_hour"]["used"] == 9000
     attack(rollout, clock)
     for _ in range(2):  # and once more, from what forge kept of the forged read
         try:
-            reading = plan_store.current(event, root)
+            reading = plan_readings.current(event, root)
         except ForgeError as exc:
             assert TAMPERED in exc.hint().render()
             return

@@ -13,7 +13,7 @@ from genai_prices import Usage, calc_price
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge_runtime.goal import price_table, pricing
+from forge_runtime.goal.budget import price_table, pricing
 
 TODAY = datetime.date.today()
 
@@ -153,7 +153,7 @@ def test_building_forge_env_compiles_the_table_into_it(tmp_path):
 
     target = subprocess.run([sys.executable, "-I", "-c", "import sys; sys.path.append("
                              f"{str(price_table.Path(__file__).resolve().parents[1])!r}); "
-                             "from forge_runtime.goal import price_table; "
+                             "from forge_runtime.goal.budget import price_table; "
                              "print(price_table.compiled_path())"],
                             capture_output=True, text=True, check=True).stdout.strip()
     before = price_table.Path(target).stat().st_mtime_ns if price_table.Path(target).exists() \
@@ -305,7 +305,7 @@ def test_pricing_a_known_or_unknown_model_imports_no_re(tmp_path):
     table_file.write_bytes(pricing.encode(price_table.compile_table(TODAY)))
     code = (f"import sys; sys.path.insert(0, {str(price_table.Path(__file__).parents[1])!r})\n"
             "from forge_runtime import fastjson\n"
-            "from forge_runtime.goal import pricing\n"
+            "from forge_runtime.goal.budget import pricing\n"
             f"data = open({str(table_file)!r}, 'rb').read()\n"
             "table = pricing.PriceTable(fastjson.loads(data), 'x')\n"
             "for name in ('claude-opus-5-5', 'claude-sonnet-4-5-20250929', 'gpt-6.1-sol',"

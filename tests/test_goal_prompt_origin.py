@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime.goal import transcript
-from forge_runtime.goal.transcript import HOST, PERSON, prompt_origin
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.hosts.transcript import HOST, PERSON, prompt_origin
 
 MEASURED = Path(__file__).parent / "data" / "claude-code-2.1.337-prompt-entries.jsonl"
 ROWS = [json.loads(line) for line in MEASURED.read_text().splitlines()]

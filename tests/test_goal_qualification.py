@@ -6,7 +6,7 @@ import pytest
 
 from forge_runtime import hook_python
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import qualification
+from forge_runtime.goal.rules import qualification
 
 
 def test_a_missing_verification_dependency_blocks_the_goal(monkeypatch):

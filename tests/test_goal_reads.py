@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from goal_support import Session, goal_project_fixture, running_goal
 
-from forge_runtime.goal import state
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.guard import READ_ONLY
 from forge_runtime.roots import RECEIPT_KEY_NAME
 
@@ -104,7 +104,7 @@ def test_a_read_past_the_ceiling_is_denied_in_the_goals_first_turn(project, tool
     session._append({"type": "assistant", "message": {"role": "assistant",
                                                       "stop_reason": "end_turn", "content": []}})
     assert session.stop()["continue"] is False
-    goal = Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"]).current()
+    goal = Ledger(project.ledger_root, state_file.read(project.state_path).goal["nonce"]).current()
     assert goal.goal["status"] == "exhausted"
 
 

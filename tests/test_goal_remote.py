@@ -19,9 +19,11 @@ from pathlib import Path
 import pytest
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import activation, publisher, remote, state
-from forge_runtime.goal.charging import charge
-from forge_runtime.goal.ledger import TAMPERED, Ledger
+from forge_runtime.goal.rules import activation
+from forge_runtime.goal.rules.charging import charge
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import TAMPERED, Ledger
+from forge_runtime.goal.sync import publisher, remote
 from forge_runtime.project import find_project
 from tests.artifact_support import bare_repository
 from tests.artifact_support import git as _git
@@ -62,14 +64,14 @@ def _charge(project, nonce: str, turns: list[str], tokens: int = 0) -> list:
 
 
 def _spent(turn: str, tokens: int) -> dict | None:
-    from forge_runtime.goal.usage import usage_record
+    from forge_runtime.goal.budget.usage import usage_record
 
     return {turn: usage_record({"m": {"input": tokens, "picousd": tokens * 1000}})} \
         if tokens else None
 
 
 def _witness(project):
-    from forge_runtime.goal.witness import Witness
+    from forge_runtime.goal.sync.witness import Witness
 
     return Witness(project)
 
@@ -95,7 +97,7 @@ def test_a_fresh_clone_continues_the_count_and_stops_at_the_same_ceiling(origin)
     started = activation.activate(b, OBJECTIVE, "sess-b")
     assert (started.outcome, started.goal["nonce"]) == (activation.BOUND, nonce)
     assert (started.goal["turn_count"], started.goal["turn_ceiling"]) == (12, 20)
-    assert state.read(b.state_path).goal["turn_count"] == 12
+    assert state_file.read(b.state_path).goal["turn_count"] == 12
     outcomes = _charge(b, nonce, [f"b-{n}" for n in range(10)])
     assert [o.outcome for o in outcomes].count("charged") == 8  # 12 + 8 = the ceiling
     assert _goal(b, nonce)["status"] == "exhausted"
@@ -107,7 +109,7 @@ def test_a_fresh_clone_continues_the_count_and_stops_at_the_same_ceiling(origin)
     remote.sync(b, nonce, "origin")
     goal = remote.sync(a, nonce, "origin").goal
     assert (goal["turn_count"], goal["turn_ceiling"], goal["status"]) == (20, 40, "active")
-    assert state.read(a.state_path).goal["turn_count"] == 20  # state.md follows the join
+    assert state_file.read(a.state_path).goal["turn_count"] == 20  # state.md follows the join
 
 
 def _charge_and_publish(project, nonce, turns, charged, failures, barrier):
@@ -259,7 +261,7 @@ def test_a_project_without_remote_never_publishes(tmp_path, origin):
 
 
 def test_tokens_dollars_and_over_budget_turns_of_both_clones_join_on_the_remote(origin):
-    from forge_runtime.goal.charging import overrun
+    from forge_runtime.goal.rules.charging import overrun
 
     a, b, nonce = _shared_goal(origin)
     _charge(a, nonce, ["a-1"], tokens=7)
@@ -308,7 +310,7 @@ def test_a_merge_record_that_lies_about_the_join_fails_verification(origin):
     path = Path(ledger.records_dir) / f"{head.seq:08d}.json"
     forged = json.loads(path.read_text())
     forged["side"][0]["turn"] = "b-forged"  # a side record changed: its own hash breaks
-    from forge_runtime.goal.records import canonical, seal
+    from forge_runtime.goal.store.record_file import canonical, seal
 
     path.chmod(0o644)
     path.write_bytes(canonical(seal(forged)))
@@ -423,7 +425,7 @@ def test_a_fresh_clone_prices_its_turns_with_the_table_the_goal_sealed(origin, m
     """The remote carries the sealed price table beside the records: a clone continuing a
     goal (its own /goal only binds, sealing nothing) prices its turns with the same table,
     even when its own compiled table is another one (another machine, another day)."""
-    from forge_runtime.goal import price_table, pricing
+    from forge_runtime.goal.budget import price_table, pricing
 
     a = clone(origin, "machine-a")
     goal = activation.activate(a, OBJECTIVE, "sess-a").goal
@@ -459,6 +461,6 @@ def test_a_remote_price_table_that_is_not_a_table_fails_closed(origin):
 
 
 def pricing_path(project, goal):
-    from forge_runtime.goal import pricing
+    from forge_runtime.goal.budget import pricing
 
     return Path(pricing.sealed_path(project.ledger_root, goal["prices"]["digest"]))

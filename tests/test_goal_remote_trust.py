@@ -17,9 +17,11 @@ from goal_support import Session
 
 from forge_runtime import gitrefs
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import activation, publisher, records, remote
-from forge_runtime.goal.ledger import TAMPERED, Ledger
-from forge_runtime.goal.objective import objective_hash
+from forge_runtime.goal.rules import activation
+from forge_runtime.goal.store import record_file
+from forge_runtime.goal.store.ledger import TAMPERED, Ledger
+from forge_runtime.goal.store.objective import objective_hash
+from forge_runtime.goal.sync import publisher, remote
 from tests.artifact_support import bare_repository
 from tests.test_goal_remote import OBJECTIVE, _charge, _goal, _witness, clone
 
@@ -50,7 +52,7 @@ def origin(tmp_path):
 @pytest.fixture
 def quiet_publisher(monkeypatch):
     monkeypatch.setattr(publisher, "spawn", lambda root, nonce: None)
-    monkeypatch.setattr("forge_runtime.goal.transcript.FLUSH_WAIT", 0.05)
+    monkeypatch.setattr("forge_runtime.goal.hosts.transcript.FLUSH_WAIT", 0.05)
     monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
 
@@ -177,7 +179,7 @@ def test_a_goal_ref_whose_name_is_no_nonce_is_never_taken_in(origin, quiet_publi
     tree = _git("rev-parse", f"{head}^{{tree}}", cwd=origin).strip()
     genesis = json.loads(_git("cat-file", "-p", f"{tree}:records/00000001.json", cwd=origin))
     genesis["goal"]["nonce"] = name
-    forged = records.canonical(records.seal(genesis)).decode()
+    forged = record_file.canonical(record_file.seal(genesis)).decode()
     blob = _git("hash-object", "-w", "--stdin", cwd=origin, stdin=forged).strip()
     inner = _git("mktree", cwd=origin, stdin=f"100644 blob {blob}\t00000001.json\n").strip()
     tree = _git("mktree", cwd=origin, stdin=f"040000 tree {inner}\trecords\n").strip()

@@ -1,4 +1,4 @@
-"""`forge goal report`, and tokens in `forge goal status` and `history` (goal/report.py)."""
+"""`forge goal report`, and tokens in `forge goal status` and `history` (goal/views/report.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from goal_support import Session, goal_project_fixture, run_cli
 
 from forge_runtime.cli.main import main
-from forge_runtime.goal import report
+from forge_runtime.goal.views import report
 
 OBJECTIVE = "the parser passes its tests"
 

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 from forge_runtime.cli.main import main
-from forge_runtime.goal import activation, charging, remote
-from forge_runtime.goal.charging import charge
-from forge_runtime.goal.ledger import Ledger
-from forge_runtime.goal.report_team import iso_week
-from forge_runtime.goal.usage import usage_record
+from forge_runtime.goal.budget.usage import usage_record
+from forge_runtime.goal.rules import activation, charging
+from forge_runtime.goal.rules.charging import charge
+from forge_runtime.goal.store.ledger import Ledger
+from forge_runtime.goal.sync import remote
+from forge_runtime.goal.views.report_team import iso_week
 from tests.artifact_support import bare_repository
 from tests.artifact_support import git as _git
 from tests.test_goal_remote import RULES, _witness
@@ -78,7 +79,7 @@ def _plus(*many: dict) -> dict:
 def _forge_last_record(origin: Path, nonce: str) -> None:
     """What someone with push access does to inflate a goal: edit the last record's turn
     count, seal it again with forge's own (public) hashing, and push the ref again."""
-    from forge_runtime.goal import records
+    from forge_runtime.goal.store import record_file
 
     work = origin.parent / "by-hand"
     if not work.exists():
@@ -89,7 +90,7 @@ def _forge_last_record(origin: Path, nonce: str) -> None:
     last = sorted((work / "records").iterdir())[-1]
     record = json.loads(last.read_text())
     record["goal"]["turn_count"] += 5
-    last.write_bytes(records.canonical(records.seal(record)))
+    last.write_bytes(record_file.canonical(record_file.seal(record)))
     _git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "more", cwd=work)
     _git("push", "-q", "--force", "origin", f"HEAD:{ref}", cwd=work)
 
@@ -98,7 +99,7 @@ def _forge_last_record(origin: Path, nonce: str) -> None:
 def team(tmp_path, monkeypatch):
     """Goals of two people in three clones, published on one bare remote; the figures
     each ledger holds, for the report to match."""
-    monkeypatch.setattr("forge_runtime.goal.publisher.spawn", lambda root, nonce: None)
+    monkeypatch.setattr("forge_runtime.goal.sync.publisher.spawn", lambda root, nonce: None)
     origin = bare_repository(tmp_path / "shared.git")
     ann = _clone(origin, "ann", "Ann")
     bob = _clone(origin, "bob", "Bob", branch="feature")
@@ -310,7 +311,7 @@ def _chromium() -> str:
 
 def test_the_team_page_opens_in_a_real_browser_and_shows_the_totals(team, capsys,
                                                                      monkeypatch, tmp_path):
-    from forge_runtime.goal.gauge import dollars_text, tokens_text
+    from forge_runtime.goal.views.gauge import dollars_text, tokens_text
 
     page = tmp_path / "team.html"
     code, data = _report(capsys, monkeypatch, team["ann"], "--remote", "origin", "--html",
@@ -347,7 +348,7 @@ def test_a_persons_goal_records_who_opened_the_tranche_where_and_on_which_host(
     from goal_support import Session, goal_project
 
     from forge_runtime import hosts
-    from forge_runtime.goal import host as goal_host
+    from forge_runtime.goal.hosts import host_adapter as goal_host
 
     project = goal_project(tmp_path, monkeypatch)
     _git("init", "-q", "-b", "topic", str(project.root), cwd=tmp_path)
@@ -374,7 +375,7 @@ def _record(kind: str, at: str, activation: str, plan_week: int = 0, **fields) -
 def test_plan_share_sums_each_weeks_rise_to_the_tranche_it_rose_in():
     """The goal's own use of the week (plan_week) rises with its charges and starts again
     when the week resets: a tranche is charged each rise, a new week's use from its start."""
-    from forge_runtime.goal.report_team import tranches
+    from forge_runtime.goal.views.report_team import tranches
 
     chain = [_record("activate", "2026-12-01T10:00:00Z", "one", by="Ann <a@x>"),
              _record("charge", "2026-12-01T10:05:00Z", "one", 150, turn="t1"),
@@ -401,6 +402,6 @@ def test_plan_share_sums_each_weeks_rise_to_the_tranche_it_rose_in():
     (_record("cancel", "2026-12-01T10:00:00Z", "one", goal={"status": "cancelled"}),
      "cleared")])
 def test_how_a_goal_ended_reads_as_its_end_record_says(end, words):
-    from forge_runtime.goal.report_team import ending
+    from forge_runtime.goal.views.report_team import ending
 
     assert ending([_record("activate", "2026-12-01T09:00:00Z", "one"), end]) == words

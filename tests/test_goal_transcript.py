@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forge_runtime.goal import transcript
+from forge_runtime.goal.hosts import transcript
 
 
 def _write(path, *entries, partial: str = ""):
@@ -158,7 +158,7 @@ def test_an_objective_holding_the_hosts_own_markup_is_still_a_persons_goal(tmp_p
 
 
 def test_the_native_goal_runs_while_its_newest_verdict_says_not_met(tmp_path):
-    from forge_runtime.goal.native import running_goal
+    from forge_runtime.goal.hosts.native_goal import running_goal
 
     path = tmp_path / "t.jsonl"
     assert running_goal(path) is None  # no transcript yet

@@ -18,9 +18,14 @@ from goal_support import (
     running_goal,
 )
 
-from forge_runtime.goal import activation, events, gauge, state, transcript, usage
-from forge_runtime.goal.ceilings import epoch
-from forge_runtime.goal.ledger import TAMPERED, Ledger, check_transition
+from forge_runtime.goal import events
+from forge_runtime.goal.budget import usage
+from forge_runtime.goal.budget.ceilings import epoch
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.rules import activation
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import TAMPERED, Ledger, check_transition
+from forge_runtime.goal.views import gauge
 
 DATA = Path(__file__).parent / "data"
 SESSION = DATA / "claude-code-2.1.332-agent-session.jsonl"
@@ -133,7 +138,7 @@ def _spend(session: Session, message_id: str, **tokens) -> None:
 
 
 def _ledger(project) -> Ledger:
-    return Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
+    return Ledger(project.ledger_root, state_file.read(project.state_path).goal["nonce"])
 
 
 def test_every_charge_carries_its_turns_tokens_and_the_goal_their_sum(project):
@@ -349,7 +354,7 @@ def test_a_tranche_out_of_time_is_denied_its_next_tool_call(project, monkeypatch
     session.person_goal(OBJECTIVE)
     assert session.turn() is None
     assert _tool_call(session) is None
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     monkeypatch.setattr(ceilings, "now", lambda: "2999-01-01T00:00:00Z")
     reason = _tool_call(session)["hookSpecificOutput"]["permissionDecisionReason"]
@@ -366,7 +371,7 @@ def test_without_ceilings_no_tool_call_is_counted_or_denied(project):
 
 
 def sessions_cursor(project, session):
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     return sessions.read_cursor(project.ledger_root, session.id)
 
@@ -377,7 +382,7 @@ CODEX_ROLLOUT = DATA / "codex-0.171.0-goal-rollout.jsonl"
 
 
 def test_codex_token_count_events_are_each_turns_responses():
-    from forge_runtime.goal import codex_transcript
+    from forge_runtime.goal.hosts import codex_transcript
 
     chunk = codex_transcript.read_since(CODEX_ROLLOUT)
     found = chunk.responses()
@@ -392,7 +397,7 @@ def test_codex_token_count_events_are_each_turns_responses():
 
 
 def test_codex_input_includes_its_cached_tokens_and_a_repeated_event_counts_once():
-    from forge_runtime.goal import codex_transcript
+    from forge_runtime.goal.hosts import codex_transcript
 
     event = {"type": "event_msg", "payload": {"type": "token_count", "info": {
         "total_token_usage": {"input_tokens": 5000},
@@ -535,7 +540,7 @@ def test_the_first_turn_of_a_new_tranche_is_held_to_what_that_tranche_adds(proje
 
 
 def test_the_first_turns_clock_starts_at_the_prompt(project, monkeypatch):
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     _guard(project, "goal: {require_sandbox: false, tranche: {minutes: 30}}\n")
     monkeypatch.setattr(ceilings, "now", lambda: "2026-01-01T10:00:00Z")

@@ -16,9 +16,10 @@ import threading
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
-from forge_runtime.goal import codex_transcript, events, transcript
+from forge_runtime.goal import events
 from forge_runtime.goal.events import USAGE_LIMIT_CODE
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.hosts import codex_transcript, transcript
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hooks import pre_tool_use, stop_failure
 
 project = goal_project_fixture()

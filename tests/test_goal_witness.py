@@ -14,8 +14,9 @@ from goal_support import (
     started_goal,
 )
 
-from forge_runtime.goal import sessions, state, witness
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import sessions, state_file
+from forge_runtime.goal.store.ledger import Ledger
+from forge_runtime.goal.sync import witness
 from forge_runtime.project import find_project
 
 OBJECTIVE = "the parser passes its tests"
@@ -69,12 +70,12 @@ def test_a_lost_ledger_is_caught_at_the_next_stop_and_the_next_goal(project, tmp
     elif damage == "rolled back":
         _roll_back(project, tmp_path, backup)
     else:  # the same goal rebuilt from scratch with fewer turns: another chain, same nonce
-        nonce = state.read(project.state_path).goal["nonce"]
+        nonce = state_file.read(project.state_path).goal["nonce"]
         other = make_project(tmp_path / "forger")
         forger = Session(other)
         forger.person_goal(OBJECTIVE)
         forger.turn()
-        forged = state.read(other.state_path).goal["nonce"]
+        forged = state_file.read(other.state_path).goal["nonce"]
         shutil.rmtree(project.ledger_root / nonce)
         shutil.copytree(other.ledger_root / forged, project.ledger_root / nonce)
     lines = _refusal(session.turn())
@@ -131,7 +132,7 @@ def test_a_deleted_witness_is_adopted_and_a_session_without_a_goal_is_left_alone
     bystander.prompt("what does this repo do?")
     assert bystander.turn() is None
     assert sessions.involvement(project.ledger_root, bystander.id) == set()
-    goal = state.read(project.state_path).goal
+    goal = state_file.read(project.state_path).goal
     assert Ledger(project.ledger_root, goal["nonce"]).verified()["turn_count"] == 4
 
 
@@ -376,7 +377,7 @@ def test_vouching_for_the_ledger_imports_nothing_a_charging_stop_would_not(proje
 
     _running(project, 1)
     code = ("import sys; sys.path.insert(0, sys.argv[1]);"
-            "from forge_runtime.goal.witness import Witness;"
+            "from forge_runtime.goal.sync.witness import Witness;"
             "from forge_runtime.project import locate_project;"
             "Witness(locate_project(sys.argv[2])).whereabouts.vouch();"
             "print(sorted({'re', 'shlex'} & set(sys.modules)))")

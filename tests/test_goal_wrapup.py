@@ -1,4 +1,4 @@
-"""The wrap-up turn (goal/wrapup.py): the model hears FORGE_GOAL_LAST_TURN before it works
+"""The wrap-up turn (goal/views/wrapup.py): the model hears FORGE_GOAL_LAST_TURN before it works
 a tranche's last turn, by the turn ceiling or by a ceiling its pace reaches within the
 turn, and at no other turn. tests/host/test_goal_wrapup_host.py checks the same against
 the real Claude Code's model requests."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from goal_support import Session, goal_again, goal_of, goal_project_fixture
 
-from forge_runtime.goal import sessions
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.ledger import Ledger
 
 OBJECTIVE = "the CSV importer handles quoted commas"
 LAST = "FORGE_GOAL_LAST_TURN: this is the last turn of the tranche of goal "
@@ -117,7 +117,7 @@ def test_the_stuck_warning_and_the_notice_come_as_one_message_with_one_hint(proj
 
 
 def test_the_session_notes_where_the_tranche_starts_once(project, monkeypatch):
-    from forge_runtime.goal import tranche
+    from forge_runtime.goal.views import tranche
 
     session = Session(project)
     session.person_goal(OBJECTIVE)

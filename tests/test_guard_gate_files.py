@@ -13,8 +13,8 @@ import pytest
 from goal_support import goal_project
 from test_guard_decide import assert_contract
 
-from forge_runtime.goal import activation, charging
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.rules import activation, charging
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.guard.decide import decide
 from forge_runtime.roots import receipt_key
 
@@ -188,7 +188,7 @@ def test_the_read_allow_path_imports_nothing_heavy(project, key):
             "before = set(sys.modules)\n"
             "out = io.StringIO()\n"
             "dispatch.run(['PreToolUse'], io.BytesIO(raw), out, io.StringIO())\n"
-            "print(sorted({'re', 'pathlib', 'json', 'forge_runtime.goal.ledger'} & "
+            "print(sorted({'re', 'pathlib', 'json', 'forge_runtime.goal.store.ledger'} & "
             "(set(sys.modules) - before)), repr(out.getvalue()))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "CLAUDE_PROJECT_DIR": str(project.root)},

@@ -150,7 +150,7 @@ DENIED = [
     "python3 -m forge_runtime goal publish --nonce n1 --restore",
     "forge init --force",
     "echo '{}' | python3 -m forge_runtime.hooks UserPromptSubmit",
-    # forge's status line with forged input writes the plan's readings (goal/plan_store.py)
+    # forge's status line with forged input writes the plan's readings (goal/hosts/plan_readings.py)
     "python3 -c 'from forge_runtime.statusline import main; main()' < ../outside/limits.json",
     "python3 -m forge_runtime.statusline < ../outside/limits.json",
     ".forge/hooks/lib/goal-ledger.sh activate --project .",

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from goal_support import goal_of, goal_project_fixture, run_cli, started_goal
 
-from forge_runtime.goal import sessions
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hint_audit import output_problems
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,7 +87,7 @@ def test_a_fifo_for_state_md_ends_autonomy_at_once_and_its_turn_is_charged(proje
     assert done.returncode == 0 and took < 10
     assert _charged(project, session) == 3
     # the person's way out replaces the FIFO with forge's file, the agent's body gone with it
-    from forge_runtime.goal import status
+    from forge_runtime.goal.views import status
 
     status.sync(project, goal_nonce(project, session))
     assert goal_of(project)["turn_count"] == 3
@@ -211,7 +211,7 @@ def test_a_watchdog_setting_can_only_shorten_it(project):
 
 
 def test_forge_goal_status_never_hangs_on_a_held_lock(project, capsys, monkeypatch):
-    from forge_runtime.goal import lock
+    from forge_runtime.goal.store import lock
 
     session = started_goal(project, OBJECTIVE, 1)
     monkeypatch.setattr(lock, "LOCK_SECONDS", 0.5)
@@ -248,7 +248,8 @@ def test_a_linked_forge_local_is_refused_not_written_through(project, tmp_path):
 
 def test_a_state_md_linked_out_of_the_project_is_replaced_by_sync_never_written_through(
         project, tmp_path):
-    from forge_runtime.goal import state, status
+    from forge_runtime.goal.store import state_file
+    from forge_runtime.goal.views import status
 
     session = started_goal(project, OBJECTIVE, 1)
     target = tmp_path / "victim.md"
@@ -262,7 +263,7 @@ def test_a_state_md_linked_out_of_the_project_is_replaced_by_sync_never_written_
     status.sync(project, goal_nonce(project, session))
     assert target.read_bytes() == victim
     assert not project.state_path.is_symlink()
-    assert state.read(project.state_path).goal["turn_count"] == 2
+    assert state_file.read(project.state_path).goal["turn_count"] == 2
 
 
 FULL_BRIEF = ("## Goal\nExport CSV.\n## Acceptance criteria\n- report.csv exists\n"

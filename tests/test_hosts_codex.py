@@ -1,6 +1,7 @@
 """The Codex adapter and its rollout reader, through the hook dispatcher as Codex runs it.
 
-The rollout entries mirror what Codex CLI 0.171.0 writes (forge_runtime/goal/codex_transcript.py;
+The rollout entries mirror what Codex CLI 0.171.0 writes
+(forge_runtime/goal/hosts/codex_transcript.py;
 tests/host/test_codex_goal.py checks the same flows against the real binary).
 """
 
@@ -15,9 +16,9 @@ from pathlib import Path
 import pytest
 from goal_support import goal_in_state
 
-from forge_runtime.goal import codex_transcript, sessions
-from forge_runtime.goal.ledger import Ledger
-from forge_runtime.goal.status import goal_nonces
+from forge_runtime.goal.hosts import codex_transcript
+from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.ledger import Ledger, goal_nonces
 from forge_runtime.hooks.dispatch import run
 from forge_runtime.hosts import codex
 from forge_runtime.project import find_project
@@ -333,7 +334,7 @@ def test_a_line_appended_to_the_rollout_cannot_make_a_full_access_session_sandbo
 
 
 def test_an_opted_out_goal_in_full_access_runs_and_is_recorded_unsandboxed(rollout):
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     (rollout.project / ".forge").mkdir()
     (rollout.project / ".forge" / "guard.yaml").write_text("goal: {require_sandbox: false}\n")
@@ -346,7 +347,7 @@ def test_an_opted_out_goal_in_full_access_runs_and_is_recorded_unsandboxed(rollo
 
 
 def test_a_goal_in_codexs_workspace_sandbox_is_recorded_sandboxed(rollout):
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     rollout.person_goal("ship it")
     rollout.turn()
@@ -506,7 +507,7 @@ def test_a_model_created_codex_goal_notes_no_first_turn(rollout):
 
 
 def test_a_codex_session_an_agent_started_is_not_a_person(rollout, monkeypatch):
-    from forge_runtime.goal import nesting
+    from forge_runtime.goal.hosts import nesting
 
     monkeypatch.setattr(nesting, "started_by_agent", lambda: "measured")
     rollout.person_goal("ship it")
@@ -692,7 +693,7 @@ def test_a_codex_turn_is_priced_as_its_model_at_every_tool_call_and_stop(rollout
     ("complete", "met"), ("blocked", "impossible"), ("budget_limited", "unknown"),
     ("archived", "unknown"), ("", "unknown")])
 def test_every_status_codex_ends_its_goal_with_ends_forges_goal_named(rollout, status, ended):
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
     from forge_runtime.project import find_project
 
     rollout.person_goal("ship it")

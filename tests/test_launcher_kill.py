@@ -21,8 +21,8 @@ from goal_support import goal_project, goal_project_fixture, started_goal
 
 from forge_runtime import hints
 from forge_runtime.cli.main import main
-from forge_runtime.goal import kills, state
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import killed_stops, state_file
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hint_audit import output_problems
 from forge_runtime.hooks import session_start, stop, user_prompt_submit
 from forge_runtime.roots import session_marker
@@ -87,7 +87,7 @@ def test_a_killed_stop_of_a_bound_session_ends_its_autonomy_and_is_recorded(
     assert f" by signal {number} (SIG{sig}), not by the host's timeout, so forge ends this " \
         "goal's autonomy" in first and "kernel layer" in first
     assert hints.split_rendered(reason)[1].text == "forge sandbox enable"
-    [kill] = kills.row(project.ledger_root)
+    [kill] = killed_stops.row(project.ledger_root)
     assert (kill["signal"], kill["session"]) == (number, session.id)
 
 
@@ -95,7 +95,7 @@ def test_a_killed_stop_of_a_session_without_a_goal_is_passed_on_and_records_noth
         project, stand_in):
     done = _launch(project, stand_in, "no-goal-session")
     assert (done.returncode, done.stdout) == (137, b"")
-    assert not os.path.exists(os.path.join(project.ledger_root, kills.FILE_NAME))
+    assert not os.path.exists(os.path.join(project.ledger_root, killed_stops.FILE_NAME))
 
 
 def test_killed_stops_in_a_row_are_counted_until_one_runs_to_the_end(project, stand_in):
@@ -111,7 +111,7 @@ def test_killed_stops_in_a_row_are_counted_until_one_runs_to_the_end(project, st
     assert reply["systemMessage"].startswith(
         "Error: FORGE_GOAL_HOOK_KILLED: 3 Stop hooks in a row were killed by signal 9")
     assert hints.split_rendered(reply["systemMessage"])[1].text == "forge sandbox enable"
-    goal = state.read(project.state_path).goal
+    goal = state_file.read(project.state_path).goal
     charges = [r for r in Ledger(project.ledger_root, goal["nonce"]).history()
                if r["kind"] == "charge"]
     assert len(charges) == 4 and [r.get("late", False) for r in charges[1:]] == [True] * 3
@@ -121,7 +121,7 @@ def test_killed_stops_in_a_row_are_counted_until_one_runs_to_the_end(project, st
     session.work()
     done = _launch(project, stand_in, session, die="none")
     assert done.returncode == 0, done.stderr
-    assert kills.row(project.ledger_root) == []
+    assert killed_stops.row(project.ledger_root) == []
     assert session_start.killed_stops_notice({"cwd": str(project.root)}) is None
     session.work()
     reason = _stop_reason(_launch(project, stand_in, session))
@@ -153,7 +153,7 @@ def test_the_hosts_timeout_signals_the_launcher_too_so_it_never_counts_as_a_kill
     os.killpg(launcher.pid, signal.SIGTERM)
     out, _ = launcher.communicate(timeout=10)
     assert (launcher.returncode, out) == (-signal.SIGTERM, b"")
-    assert kills.row(project.ledger_root) == []
+    assert killed_stops.row(project.ledger_root) == []
 
 
 def test_when_the_second_run_dies_too_a_witnessed_session_still_stops(project, stand_in):
@@ -197,7 +197,7 @@ def test_goal_status_tells_the_row_of_killed_stops_until_a_stop_runs(tmp_path, m
     project = goal_project(tmp_path, monkeypatch, cli=True)
     session = started_goal(project, OBJECTIVE, 2)
     for _ in range(3):
-        kills.add(project.ledger_root, session.id, 9)
+        killed_stops.add(project.ledger_root, session.id, 9)
     assert main(["goal", "status"]) == 2
     text = capsys.readouterr().out
     assert "killed      3 Stop hooks in a row were killed by signal 9 (SIGKILL), the last at " \
@@ -238,8 +238,8 @@ def test_a_stop_whose_launcher_is_killed_while_it_runs_charges_then_ends_autonom
     assert " by a signal to its launcher (which forge cannot see), not by the host's timeout" \
         in error
     assert hints.split_rendered(error)[1].text == "forge sandbox enable"
-    assert state.read(project.state_path).goal["turn_count"] == 2  # charged first
-    [kill] = kills.row(project.ledger_root)
+    assert state_file.read(project.state_path).goal["turn_count"] == 2  # charged first
+    [kill] = killed_stops.row(project.ledger_root)
     assert (kill["signal"], kill["session"]) == (None, session.id)
 
 
@@ -254,5 +254,5 @@ def test_a_wrapper_between_launcher_and_interpreter_is_no_killed_launcher(projec
                           env={**os.environ, "FORGE_PYTHON": str(wrapper),
                                "CLAUDE_PROJECT_DIR": str(project.root)}, timeout=60)
     assert (done.returncode, done.stdout) == (0, b""), done.stderr
-    assert state.read(project.state_path).goal["turn_count"] == 2
-    assert kills.row(project.ledger_root) == []
+    assert state_file.read(project.state_path).goal["turn_count"] == 2
+    assert killed_stops.row(project.ledger_root) == []

@@ -180,17 +180,18 @@ HOOK_SIDE = ("hooks", "goal", "gates", "guard", "clarify", "hosts", "sandbox", "
 # Raw opens left in hook-side modules, each with why it cannot wedge a hook nor lead it out
 # of the project. A new one fails the test below: route it through safeio, or add it here.
 ALLOWED = {
-    "goal.ledger": (1, "os.rename of a ledger directory forge staged itself; rename never "
-                       "follows a link at either name"),
-    "goal.remote": (1, "os.rename of a staged ledger directory, as goal.ledger"),
-    "goal.lock": (3, "the lock file: O_NOFOLLOW, O_RDWR (which never blocks on a FIFO), a "
-                     "flock with a deadline; filelock only where fcntl is missing"),
-    "goal.nesting": (2, "/proc/<pid>/stat and cmdline: the kernel's files, never the "
-                        "agent's"),
-    "goal.publisher": (1, "the publisher's lock file: O_NOFOLLOW and a non-blocking flock"),
-    "goal.records": (4, "ledger records: reads with safeio.READ_FLAGS, O_EXCL temporaries, "
-                        "names forge created replaced or linked, never followed"),
-    "goal.state": (1, "forge's own state.md template, in the plugin's tree"),
+    "goal.store.ledger": (1, "os.rename of a ledger directory forge staged itself; rename "
+                             "never follows a link at either name"),
+    "goal.sync.remote": (1, "os.rename of a staged ledger directory, as goal.store.ledger"),
+    "goal.store.lock": (3, "the lock file: O_NOFOLLOW, O_RDWR (which never blocks on a FIFO), "
+                           "a flock with a deadline; filelock only where fcntl is missing"),
+    "goal.hosts.nesting": (2, "/proc/<pid>/stat and cmdline: the kernel's files, never the "
+                              "agent's"),
+    "goal.sync.publisher": (1, "the publisher's lock file: O_NOFOLLOW and a non-blocking flock"),
+    "goal.store.record_file": (4, "ledger records: reads with safeio.READ_FLAGS, O_EXCL "
+                                  "temporaries, names forge created replaced or linked, never "
+                                  "followed"),
+    "goal.store.state_file": (1, "forge's own state.md template, in the plugin's tree"),
     "launch": (5, "the hook module cache, in the plugin's own tree, never the project's"),
     "safeio": (9, "the module itself"),
 }
@@ -238,7 +239,7 @@ def _hook_side_modules() -> dict[str, Path]:
 
 def test_every_file_a_hook_touches_is_opened_through_safeio():
     modules = _hook_side_modules()
-    assert "hooks.stop" in modules and "goal.state" in modules  # the scan sees them
+    assert "hooks.stop" in modules and "goal.store.state_file" in modules  # the scan sees them
     problems = []
     for name, path in modules.items():
         found = _raw_opens(ast.parse(path.read_text(encoding="utf-8")))

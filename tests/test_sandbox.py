@@ -15,7 +15,7 @@ import pytest
 
 from forge_runtime.cli.main import main
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import sessions
+from forge_runtime.goal.store import sessions
 from forge_runtime.guard.decide import decide
 from forge_runtime.project import find_project
 from forge_runtime.sandbox import layer, posture, scopes, tools

@@ -16,8 +16,8 @@ import time
 import pytest
 from goal_support import Session, goal_project, goal_with_checklist
 
-from forge_runtime.goal import sessions, state
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import sessions, state_file
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.statusline_settings import ENTRY
 
 OBJECTIVE = "the CSV importer handles quoted commas"
@@ -147,7 +147,7 @@ def test_a_session_without_a_goal_shows_nothing_beside_another_sessions_goal(pro
 @pytest.mark.parametrize("tamper", ["record", "head", "state", "binding", "ledger-gone"])
 def test_a_tampered_ledger_shows_the_attention_line_and_never_an_error(project, tamper):
     session = running(project, 3)
-    nonce = state.read(project.state_path).goal["nonce"]
+    nonce = state_file.read(project.state_path).goal["nonce"]
     goal_dir = project.ledger_root / nonce
     if tamper == "record":
         record = goal_dir / "records" / "00000003.json"
@@ -190,7 +190,7 @@ def test_a_failing_own_command_leaves_forges_part(project):
 
 def test_the_status_line_changes_nothing_on_disk(project):
     session = running(project, 3)
-    ledger = Ledger(project.ledger_root, state.read(project.state_path).goal["nonce"])
+    ledger = Ledger(project.ledger_root, state_file.read(project.state_path).goal["nonce"])
 
     def snapshot() -> dict:
         return {path: path.read_bytes() for path in project.root.rglob("*") if path.is_file()}
@@ -219,9 +219,9 @@ def plan_input(session: Session, five_hour=62.5, seven_day=30, api_ms=1234) -> d
 
 
 def kept(project, session: Session) -> dict | None:
-    from forge_runtime.goal import plan_store
+    from forge_runtime.goal.hosts import plan_readings
 
-    return plan_store.latest(str(project.ledger_root), session.id)
+    return plan_readings.latest(str(project.ledger_root), session.id)
 
 
 def test_a_goal_sessions_plan_windows_are_kept_for_the_hooks_newest_first(project):
@@ -271,13 +271,13 @@ def test_no_windows_are_kept_before_the_hosts_first_answer_and_none_after_it_say
 def test_a_kept_reading_changed_outside_forge_fails_closed_until_the_host_speaks(project,
                                                                                  where):
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import plan_store
+    from forge_runtime.goal.hosts import plan_readings
     from forge_runtime.roots import witness_dir
 
     session = running(project, 3)
     statusline(plan_input(session, five_hour=85), project.root)
     store = project.ledger_root / sessions.SESSIONS_DIR / f"{session.id}.plan.json"
-    mirror = os.path.join(witness_dir(), plan_store.MIRROR_DIR, f"{session.id}.json")
+    mirror = os.path.join(witness_dir(), plan_readings.MIRROR_DIR, f"{session.id}.json")
     path = str(store) if where == "store" else mirror
     with open(path) as handle:
         text = handle.read()
@@ -308,9 +308,9 @@ def test_the_gauge_shows_the_windows_the_goal_watches_with_the_newest_figures(pr
 
 
 def test_the_newest_answers_usage_and_every_window_shown_are_kept_beside_the_reading(project):
-    """A tool call waits for a reading taken with its answer's usage (goal/plan_fresh.py);
-    a window the host has shown once is one it reports (goal/plan_windows.py)."""
-    from forge_runtime.goal import plan_store
+    """A tool call waits for a reading taken with its answer's usage (goal/hosts/plan_freshness.py);
+    a window the host has shown once is one it reports (goal/hosts/unreported_windows.py)."""
+    from forge_runtime.goal.hosts import plan_readings
 
     session = running(project, 3)
     usage = {"input_tokens": 1259, "output_tokens": 20, "cache_creation_input_tokens": 7,
@@ -318,18 +318,18 @@ def test_the_newest_answers_usage_and_every_window_shown_are_kept_beside_the_rea
     statusline({**plan_input(session), "context_window": {"current_usage": usage,
                                                           "total_input_tokens": 2166}},
                project.root)
-    noted = plan_store.with_notes(str(project.ledger_root), session.id)
-    assert noted[plan_store.ANSWER] == [1259, 20, 7, 900]
-    assert noted[plan_store.REPORTED] == ["five_hour", "seven_day"]
+    noted = plan_readings.with_notes(str(project.ledger_root), session.id)
+    assert noted[plan_readings.ANSWER] == [1259, 20, 7, 900]
+    assert noted[plan_readings.REPORTED] == ["five_hour", "seven_day"]
     statusline(plan_input(session, seven_day=None), project.root)  # no answer in the input
-    noted = plan_store.with_notes(str(project.ledger_root), session.id)
-    assert plan_store.ANSWER not in noted
-    assert noted[plan_store.REPORTED] == ["five_hour", "seven_day"]
-    assert kept(project, session) == plan_store.bare(noted)  # a charge carries no notes
+    noted = plan_readings.with_notes(str(project.ledger_root), session.id)
+    assert plan_readings.ANSWER not in noted
+    assert noted[plan_readings.REPORTED] == ["five_hour", "seven_day"]
+    assert kept(project, session) == plan_readings.bare(noted)  # a charge carries no notes
 
 
 def test_the_plan_reading_is_kept_before_a_slow_status_line_of_the_persons_runs(project):
-    """A goal's tool call waits for this reading (goal/plan_fresh.py); a person's own
+    """A goal's tool call waits for this reading (goal/hosts/plan_freshness.py); a person's own
     status line may take seconds."""
     session = running(project, 3)
     raw = json.dumps(plan_input(session)).encode()

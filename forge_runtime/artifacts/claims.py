@@ -121,7 +121,7 @@ class LocalClaims:
         return record if isinstance(record, dict) else None
 
     def _locked(self):
-        from forge_runtime.goal.lock import locked
+        from forge_runtime.goal.store.lock import locked
 
         self.dir.mkdir(parents=True, exist_ok=True)
         return locked(self.dir)

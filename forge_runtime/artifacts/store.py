@@ -292,7 +292,7 @@ class Store:
         The next number is found and the file created under one exclusive lock, and the
         file is created with O_EXCL, so two processes never write one ID.
         """
-        from forge_runtime.goal.lock import locked
+        from forge_runtime.goal.store.lock import locked
 
         self.dir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(parents=True, exist_ok=True)

@@ -110,7 +110,7 @@ def brief_of_goal(forge_dir: str | os.PathLike, objective: str) -> Path | None:
     `forge brief freeze`, `forge brief show` and `forge clarify` all hand on `/goal <the
     brief's goal_condition>`; a goal whose objective is that condition started from it.
     """
-    from forge_runtime.goal.objective import normalise
+    from forge_runtime.goal.store.objective import normalise
 
     wanted = normalise(objective)
     folder = Path(forge_dir) / NOTES_DIR

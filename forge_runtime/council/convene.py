@@ -42,8 +42,8 @@ Ask = Callable[[advisors.Member, str, str], sdk.Answer]
 
 def active_goal(project) -> dict | None:
     """The goal state.md names, when it is running (budget left or not)."""
-    from forge_runtime.goal import status
-    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, Ledger
+    from forge_runtime.goal.store.ledger import ACTIVE, EXHAUSTED, Ledger
+    from forge_runtime.goal.views import status
 
     nonce = status.chosen_nonce(project)
     if nonce is None:
@@ -265,7 +265,7 @@ def missing_seats(council: dict) -> list[str]:
 
 
 def _now() -> str:
-    from forge_runtime.goal.ledger import now
+    from forge_runtime.goal.store.ledger import now
 
     return now()
 
@@ -282,8 +282,8 @@ def _session_cost(member, stage: str, answer: sdk.Answer | None, failure: str | 
 def _charge(project, nonce: str, turn: str, session: str) -> int:
     """Charge one council session to the goal as one turn (each session is its own turn,
     charged as it ends); returns 1 when it was."""
-    from forge_runtime.goal import charging
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.rules import charging
+    from forge_runtime.goal.store.ledger import Ledger
 
     ledger = Ledger(project.ledger_root, nonce)
     outcome = charging.charge(ledger, project.state_path, [turn], session, own_turn=turn)

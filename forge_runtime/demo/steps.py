@@ -102,7 +102,7 @@ BUDGET_CHECKLIST = "- [x] find the failing tests\n- [ ] fix the parser\n- [ ] fi
 def budget_stops_native_autonomy(demo: Demo) -> Section:
     """A goal that is never met: forge charges 20 turns, then ends native autonomy, naming
     the checkpoint; the status line shows the spent budget."""
-    from forge_runtime.goal import state
+    from forge_runtime.goal.store import state_file
     from forge_runtime.project import find_project
 
     state_path = find_project(demo.project).state_path
@@ -115,7 +115,7 @@ def budget_stops_native_autonomy(demo: Demo) -> Section:
             or "FORGE_GOAL_BUDGET_EXHAUSTED" not in stops[0]:
         raise DemoFailed(f"the never-met goal ended with {session.terminal_reason!r}, not "
                          "forge's FORGE_GOAL_BUDGET_EXHAUSTED stop")
-    goal = state.read(find_project(demo.project).state_path).goal
+    goal = state_file.read(find_project(demo.project).state_path).goal
     if demo.forge("goal", "verify", "--json").exit_code != 0:
         raise DemoFailed("the goal ledger did not verify after exhaustion")
     reason = stops[0].splitlines()
@@ -166,7 +166,7 @@ def money_and_the_plan(demo: Demo) -> Section:
         raise DemoFailed(f"the dollar-bound goal was not stopped: {money}")
     if limit is None or limit.get("usage_limited") is not True or limit["status"] != "exhausted":
         raise DemoFailed(f"the usage limit did not end the second goal's autonomy: {limit}")
-    from forge_runtime.goal.pricing import dollars
+    from forge_runtime.goal.budget.pricing import dollars
 
     reads = sum(1 for hook in spent.hooks_for("PreToolUse"))
     status = demo.forge("goal", "status", "--nonce", limit["nonce"])
@@ -190,8 +190,7 @@ def money_and_the_plan(demo: Demo) -> Section:
 
 def _goals(demo: Demo) -> list[dict]:
     """Every goal of the demo project, as its ledger has it now."""
-    from forge_runtime.goal.ledger import Ledger
-    from forge_runtime.goal.status import goal_nonces
+    from forge_runtime.goal.store.ledger import Ledger, goal_nonces
     from forge_runtime.project import find_project
 
     project = find_project(demo.project)
@@ -387,7 +386,7 @@ def ledger_follows_the_clone(demo: Demo) -> Section:
 
     import yaml
 
-    from forge_runtime.goal import state
+    from forge_runtime.goal.store import state_file
     from forge_runtime.project import find_project
 
     def git(*args: str, cwd: Path) -> None:
@@ -401,7 +400,7 @@ def ledger_follows_the_clone(demo: Demo) -> Section:
     rules = (yaml.safe_load(rules_path.read_text()) if rules_path.exists() else None) or {}
     rules.setdefault("goal", {})["remote"] = "origin"
     rules_path.write_text(yaml.safe_dump(rules, default_flow_style=None))
-    spent = state.read(find_project(demo.project).state_path).goal
+    spent = state_file.read(find_project(demo.project).state_path).goal
     published = demo.forge("goal", "publish", "--nonce", spent["nonce"])
     git("clone", "-q", str(origin), str(clone), cwd=demo.workdir)
     set_identity(clone, TEAMMATE)  # a teammate's clone
@@ -410,7 +409,7 @@ def ledger_follows_the_clone(demo: Demo) -> Section:
     session = demo.session("fresh-clone", f"/goal {BUDGET_GOAL}", script="budget", cwd=clone)
     stops = [hook.reply["stopReason"] for hook in session.hooks_for("Stop")
              if hook.reply and "stopReason" in hook.reply]
-    goal = state.read(find_project(clone).state_path).goal or {}
+    goal = state_file.read(find_project(clone).state_path).goal or {}
     shown = demo.forge("goal", "status", cwd=clone).stdout.splitlines()
     if published.exit_code != 0 or not stops or "40 of 40 turns" not in stops[0] \
             or goal.get("nonce") != spent["nonce"]:

@@ -287,7 +287,7 @@ def recorded_posture(project, nonce: str) -> str | None:
     before forge recorded it), read from its ledger's head as held.py reads the goal. No
     witness is noted for it: the kernel layer keeps a sandboxed goal's ledger from the
     agent, and an opted-out goal's gates run unconfined whatever its ledger says."""
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     posture = Ledger(project.ledger_root, nonce).current().goal.get("sandbox")
     return posture if isinstance(posture, str) else None

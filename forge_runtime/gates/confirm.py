@@ -26,7 +26,7 @@ import time
 
 from forge_runtime.gates import files, runner, status
 from forge_runtime.gates.recorded import Recorded
-from forge_runtime.goal.ledger import now
+from forge_runtime.goal.store.ledger import now
 
 MIN_SLICE_SECONDS = 0.5
 PASSED, NOT_RUN = "passed", "not run"

@@ -23,7 +23,7 @@ from __future__ import annotations
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.gates import defined, files, in_play
 from forge_runtime.gates.reading import VERIFY, Reading, unrecorded
-from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
+from forge_runtime.goal.store.ledger import ACTIVE, COMPLETE, now
 from forge_runtime.project import paths_of
 
 TYPE_CHECKING = False
@@ -40,15 +40,15 @@ SESSION_END_BUDGET_SECONDS = 6.0
 
 def session_end_budget(event: dict) -> float:
     """What a SessionEnd hook may spend: the host's adapter says, else Claude Code's."""
-    from forge_runtime.goal import host
+    from forge_runtime.goal.hosts import host_adapter
 
-    handed = host.adapter(event)
+    handed = host_adapter.adapter(event)
     return SESSION_END_BUDGET_SECONDS if handed is None else handed.SESSION_END_BUDGET_SECONDS
 
 
 def _bound_goal(project, session_id: str) -> dict | None:
-    from forge_runtime.goal import sessions
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store import sessions
+    from forge_runtime.goal.store.ledger import Ledger
 
     binding = sessions.read_binding(project.ledger_root, session_id)
     if not binding or not isinstance(binding.get("nonce"), str):
@@ -70,7 +70,7 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     like any other problem, never a reason to stop the goal.
     """
     from forge_runtime.gates import held
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     project = sessions.project_for(event)
     if not in_play(project):
@@ -146,10 +146,10 @@ def _continuing(event: dict, reply: dict) -> dict:
     """The reply that keeps the goal going, in the host's terms: Claude Code answers model
     context with another model request; Codex accepts no context on Stop (hosts/codex.py
     drops it) and makes another turn for a block with the same text as its reason: the
-    host's adapter says (goal/host.py)."""
-    from forge_runtime.goal import host
+    host's adapter says (goal/hosts/host_adapter.py)."""
+    from forge_runtime.goal.hosts import host_adapter
 
-    handed = host.adapter(event)
+    handed = host_adapter.adapter(event)
     return reply if handed is None else handed.continuing(reply)
 
 
@@ -223,7 +223,7 @@ def note_if_met(event: dict, budget: float) -> None:
     (goal/events.py). `budget`: the seconds forge may spend running the recorded gates
     within this hook's time limit."""
     from forge_runtime.gates import held
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     project = sessions.project_for(event)
     if not in_play(project):

@@ -28,8 +28,8 @@ does not count.
 
 from __future__ import annotations
 
-from forge_runtime.goal.ledger import ACTIVE, COMPLETE, now
-from forge_runtime.goal.witness import witnessed_ledger
+from forge_runtime.goal.store.ledger import ACTIVE, COMPLETE, now
+from forge_runtime.goal.sync.witness import witnessed_ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def hold_met(project, nonce: str) -> bool:
     """Hold the host's `met` on goal `nonce` if it has recorded final gates: True when held
     (the verdict then ends nothing). A goal with no gates recorded is met as the host says."""
     from forge_runtime.gates import files, in_play, recorded
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
     from forge_runtime.project import paths_of
 
     if not in_play(project) or recorded.of_goal(paths_of(project), nonce) is None:
@@ -79,7 +79,7 @@ def complete(project, goal: dict, session: str, reading: Reading) -> dict:
     from forge_runtime import hints
     from forge_runtime.gates import files
     from forge_runtime.gates.confirm import describe
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     names = ", ".join(state.gate.name for state in reading.states) or "its final gates"
     charging.end(witnessed_ledger(project, goal["nonce"]), project.state_path, "complete", session,
@@ -116,7 +116,7 @@ def _receipts(reading: Reading, confirmed: dict) -> dict:
 def release(project, goal: dict, session: str, why: str) -> dict:
     """A person took over a held goal (their next prompt, or the session ended): it ends
     complete as the host judged it, unverified unless forge's run passes (`note_met`)."""
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     return charging.end(witnessed_ledger(project, goal["nonce"]), project.state_path, "complete",
                         session, f"host verdict: met; held for its final gates until {why}",

@@ -91,7 +91,7 @@ def of_field(field) -> Recorded:
 def of_goal(project, nonce: str) -> Recorded | None:
     """The final gates goal `nonce` is judged by: those of the newest record a person's
     `/goal` wrote; None when that record holds none (the project had no gates file then)."""
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     ledger = Ledger(project.ledger_root, nonce)
     with ledger.lock(shared=True):
@@ -144,8 +144,8 @@ def _shown(value) -> str:
 def last_recorded(project, objective: str) -> tuple[str, Recorded | None] | None:
     """(nonce, the gates it last recorded) for the goal of `objective`; None when the
     objective has no goal yet (its first `/goal` has nothing to compare with)."""
-    from forge_runtime.goal.index import find_nonce
-    from forge_runtime.goal.objective import objective_hash
+    from forge_runtime.goal.store.objective import objective_hash
+    from forge_runtime.goal.store.objective_index import find_nonce
 
     nonce = find_nonce(project.ledger_root, objective_hash(objective))
     return None if nonce is None else (nonce, of_goal(project, nonce))

@@ -12,7 +12,7 @@ alone, before anything dearer.
 
 from __future__ import annotations
 
-from forge_runtime.goal.charging import STUCK_AFTER, STUCK_CODE
+from forge_runtime.goal.rules.charging import STUCK_AFTER, STUCK_CODE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

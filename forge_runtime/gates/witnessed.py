@@ -4,7 +4,7 @@ The record (`<ledger root>/gates/<nonce>.json`, read and written by gates/files.
 what forge's own run of the recorded gates found, the `met` forge holds and the turn it
 last continued at: what makes a goal "verified" and what keeps forge from continuing a Stop
 it did not charge. The ledger's own records are hash-chained and witnessed; this file is
-rewritten at every Stop, so the goal witness (goal/witness.py, outside the work tree) keeps
+rewritten at every Stop, so the goal witness (goal/sync/witness.py, outside the work tree) keeps
 the digests of forge's last two writes of it instead, and a read that finds other bytes
 (edited, replaced, deleted, not JSON) fails closed with FORGE_GOAL_LEDGER_TAMPERED. In a
 sandboxed posture the kernel keeps the agent off the file already; unsandboxed, a script
@@ -68,7 +68,7 @@ def parsed(body: bytes | None) -> dict | None:
 
 
 def tampered(nonce: str, why: str):
-    from forge_runtime.goal.ledger import tampered as ledger_tampered
+    from forge_runtime.goal.store.ledger import tampered as ledger_tampered
 
     return ledger_tampered(f"goal {nonce}'s gates record {why}, so what forge's own run "
                            "of its final gates found cannot be trusted", RESET_FIX)
@@ -90,7 +90,7 @@ class CacheWitness:
 
 
 def _witness(project):
-    from forge_runtime.goal.witness import Witness
+    from forge_runtime.goal.sync.witness import Witness
 
     return Witness(project)
 

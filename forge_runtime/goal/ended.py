@@ -17,7 +17,7 @@ person's `/goal` runs a budget.
 
 from __future__ import annotations
 
-from forge_runtime.goal import sessions
+from forge_runtime.goal.store import sessions
 
 # tool name -> what it starts (Claude Code 2.1.332's tool list, read from its binary; Codex
 # CLI 0.171.0's goal tool). docs/goal-ledger.md lists every route, tool or not.
@@ -58,11 +58,11 @@ def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
                            "turn") + ")")
     if active:
         return None
-    from forge_runtime.goal import transcript
+    from forge_runtime.goal.hosts import transcript
 
     if _current_origin(event, root, binding) == transcript.PERSON:
         return None  # a person's own turn after the goal: not autonomy
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     if goal.get("status") == "exhausted" and ceilings.usage_limited(goal):
         from forge_runtime.goal.events import USAGE_LIMIT_CODE
@@ -94,7 +94,7 @@ def _current_origin(event: dict, root: str, binding: dict) -> str | None:
     person's prompt would count as the host's. So a call that finds no prompt entry since
     the charge waits for one, up to PROMPT_WAIT_SECONDS; a call no prompt opened (a
     background subagent's) is judged by what the charge saw after that wait, as before."""
-    from forge_runtime.goal.host import transcript_reader
+    from forge_runtime.goal.hosts.host_adapter import transcript_reader
 
     reader, path = transcript_reader(event), event.get("transcript_path") or ""
     offset, carried = binding.get("offset", 0), binding.get("prompt_origin")
@@ -110,7 +110,7 @@ def _current_origin(event: dict, root: str, binding: dict) -> str | None:
 
 def _refusal(event: dict, goal: dict, why: str, code: str = ENDED_CODE) -> str:
     from forge_runtime import hints
-    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.views import checkpoint
 
     if goal.get("status") == "exhausted":
         from forge_runtime.goal.events import exhausted_hint

@@ -21,10 +21,11 @@ from __future__ import annotations
 import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.goal import sessions, transcript
-from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, TAMPERED, TRANCHE
-from forge_runtime.goal.objective import normalise, parse_goal_prompt
-from forge_runtime.goal.witness import witnessed_ledger
+from forge_runtime.goal.hosts import transcript
+from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.ledger import ACTIVE, EXHAUSTED, TAMPERED, TRANCHE
+from forge_runtime.goal.store.objective import normalise, parse_goal_prompt
+from forge_runtime.goal.sync.witness import witnessed_ledger
 from forge_runtime.project import Project
 
 TYPE_CHECKING = False
@@ -46,7 +47,7 @@ _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
 def _reader(event: dict):
     """The transcript reader of the host that sent `event`: transcript.py for Claude Code,
     codex_transcript.py for Codex (both offer the same functions and chunk)."""
-    from forge_runtime.goal.host import transcript_reader
+    from forge_runtime.goal.hosts.host_adapter import transcript_reader
 
     return transcript_reader(event)
 
@@ -72,14 +73,14 @@ def exhausted_hint(goal: dict) -> hints.Hint:
 
 def tranche_words(goal: dict) -> str:
     """What one tranche of this goal holds: `20 turns`, and its token and minute ceilings."""
-    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.views.gauge import tokens_text
 
     words = [f"{TRANCHE} turns"]
     if isinstance(goal.get("token_ceiling"), int):
         words.append(f"{tokens_text(goal['tranche_tokens'])} tokens"
                      if isinstance(goal.get("tranche_tokens"), int) else "its tokens")
     if isinstance(goal.get("tranche_usd"), int):
-        from forge_runtime.goal.pricing import dollars
+        from forge_runtime.goal.budget.pricing import dollars
 
         words.append(dollars(goal["tranche_usd"]))
     if isinstance(goal.get("minute_ceiling"), int):
@@ -89,15 +90,15 @@ def tranche_words(goal: dict) -> str:
 
 def spent_words(goal: dict, ceiling: str | None) -> str:
     """Which ceiling ended the tranche, in the stop message's words."""
-    from forge_runtime.goal import ceilings
-    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.budget import ceilings
+    from forge_runtime.goal.views.gauge import tokens_text
 
     if ceiling == ceilings.TOKENS:
         return (f"used {tokens_text(goal.get('token_count', 0))} of "
                 f"{tokens_text(goal['token_ceiling'])} tokens (the token ceiling) in "
                 f"{goal['turn_count']} turns")
     if ceiling == ceilings.USD:
-        from forge_runtime.goal.pricing import dollars
+        from forge_runtime.goal.budget.pricing import dollars
 
         return (f"spent {dollars(goal.get('picousd', 0))} of {dollars(goal['usd_ceiling'])} "
                 f"(the dollar ceiling) in {goal['turn_count']} turns")
@@ -105,7 +106,7 @@ def spent_words(goal: dict, ceiling: str | None) -> str:
         return (f"ran {ceilings.minutes_used(goal, ceilings.now())} of {goal['minute_ceiling']} "
                 f"minutes (the time ceiling) of this tranche in {goal['turn_count']} turns")
     if ceiling in (ceilings.FIVE_HOUR, ceilings.SEVEN_DAY, ceilings.WEEK_SPEND):
-        from forge_runtime.goal.gauge import plan_words
+        from forge_runtime.goal.views.gauge import plan_words
 
         return f"{plan_words(goal, ceiling)} in {goal['turn_count']} turns"
     if ceiling == ceilings.USAGE_LIMIT:
@@ -135,7 +136,7 @@ def pending_words(event: dict) -> str:
 def exhausted_text(goal: dict, late: int = 0, owed: int = 0, ceiling: str | None = None,
                    overrun: int = 0, pending: str = "") -> str:
     """The stop message; `ceiling` names the one spent (else the first the goal reached)."""
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     ceiling = ceiling or ceilings.reached(goal, ceilings.now())
     code = USAGE_LIMIT_CODE if ceiling == ceilings.USAGE_LIMIT else EXHAUSTED_CODE
@@ -161,7 +162,7 @@ def ended_turn_text(goal: dict, overrun: int) -> str:
     """The stop message for a turn the host started for a goal that had ended: at the
     host's usage limit (FORGE_GOAL_USAGE_LIMIT: the host continues such a goal by itself
     once the limit resets), or otherwise."""
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     if goal["status"] == EXHAUSTED and ceilings.usage_limited(goal):
         return (f"{USAGE_LIMIT_CODE}: goal {goal['nonce']} ended when the host stopped it at "
@@ -204,7 +205,7 @@ def allowance_text(goal: dict) -> str:
 
 def stuck_reply(goal: dict, unchanged: int) -> dict:
     from forge_runtime import hints
-    from forge_runtime.goal.charging import STUCK_CODE
+    from forge_runtime.goal.rules.charging import STUCK_CODE
 
     text = (f"{STUCK_CODE}: the checklist and next step in .forge/local/state.md have not "
             f"changed for {unchanged} charged turns ({goal['turn_count']} of "
@@ -241,12 +242,13 @@ def on_prompt(event: dict) -> dict | None:
             caught_up = None
         held = _take_held_prompt(project, event["session_id"])
         if not sets_goal and caught_up is not None and caught_up.exhausted_now:
-            from forge_runtime.goal import checkpoint
+            from forge_runtime.goal.views import checkpoint
 
             return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
                 caught_up.goal, caught_up.late, caught_up.owed), project.state_path)}
         if held is not None and not sets_goal:
-            from forge_runtime.goal import ceilings, checkpoint
+            from forge_runtime.goal.budget import ceilings
+            from forge_runtime.goal.views import checkpoint
 
             return {"decision": "block", "reason": checkpoint.stamped(exhausted_text(
                 held, ceiling=ceilings.USAGE_LIMIT), project.state_path)}
@@ -254,12 +256,12 @@ def on_prompt(event: dict) -> dict | None:
             woken = _host_prompt_held(project, event)
             if woken is not None:
                 return woken
-            from forge_runtime.goal import wrapup
+            from forge_runtime.goal.views import wrapup
 
             return wrapup.at_prompt(project, event)
     if sets_goal:
-        from forge_runtime.goal import qualification
-        from forge_runtime.goal.nesting import require_person
+        from forge_runtime.goal.hosts.nesting import require_person
+        from forge_runtime.goal.rules import qualification
         from forge_runtime.sandbox import posture
 
         try:
@@ -305,7 +307,7 @@ def hold_next_prompt(event: dict) -> None:
     person's (the transcript has no entry for it yet), so the next one is held whoever
     sent it, once; it says why and the way on. A goal that goes on after a usage limit
     (`after_usage_limit: continue`) holds nothing."""
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     project = sessions.project_for(event)
     binding = sessions.read_binding(project.ledger_root, event["session_id"])
@@ -325,17 +327,17 @@ def _take_held_prompt(project: Project, session: str) -> dict | None:
     del binding[HELD_PROMPT]
     sessions.write_binding(project.ledger_root, session, binding)
     goal = binding.get("goal")
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     return goal if isinstance(goal, dict) and goal.get("status") == EXHAUSTED and \
         ceilings.usage_limited(goal) else None
 
 
 def _host_prompt_held(project: Project, event: dict) -> dict | None:
-    """The block for a prompt the host sent on its own (goal/host_prompts.py: a wake-up, a
+    """The block for a prompt the host sent on its own (goal/hosts/host_prompts.py: a wake-up, a
     cron, a background task's notice) into a session whose goal has ended: it never reaches
     the model, so the turn it would start costs nothing. A person's prompt goes through."""
-    from forge_runtime.goal import host_prompts
+    from forge_runtime.goal.hosts import host_prompts
 
     binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
     goal = binding.get("goal")
@@ -346,7 +348,7 @@ def _host_prompt_held(project: Project, event: dict) -> dict | None:
         return None
     if host_prompts.forget_fired(binding, event["prompt"]):
         sessions.write_binding(project.ledger_root, event["session_id"], binding)
-    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.views import checkpoint
 
     text = (f"{ENDED_TURN_CODE}: goal {goal.get('nonce')} is {goal['status']}, and this prompt "
             f"is the host's own ({why}), not a person's; forge held it before it reached the "
@@ -359,7 +361,7 @@ def first_turn_limits(project: Project, objective: str, event: dict) -> dict:
     the prompt arrived (the tranche's clock starts then), the goal's ceilings as the
     person's `/goal` would set them (`activation.prospect`), and where the turn's usage
     starts: the transcript's size and its subagent transcripts' marks at this moment."""
-    from forge_runtime.goal import ceilings
+    from forge_runtime.goal.budget import ceilings
 
     path = event.get("transcript_path") or ""
     try:
@@ -378,28 +380,29 @@ def plan_baseline(project: Project, event: dict, note: dict) -> dict:
     """A pending activation's `note` with where the goal's own use of the week starts, for
     a goal with plan ceilings: the plan as the person's `/goal` finds it (on Codex, whose
     `/goal` fires no hook, as the turn's first tool call finds it: the rollout's windows
-    before the turn's first response), kept outside the work tree (goal/prompt_note.py).
+    before the turn's first response), kept outside the work tree (goal/store/prompt_notes.py).
     A Claude Code `/goal` watching a window the host has not reported is refused
-    (goal/plan_windows.py)."""
+    (goal/hosts/unreported_windows.py)."""
     found = None
     if isinstance(note["limits"].get("plan_ceilings"), dict):
-        from forge_runtime.goal import plan, plan_store, plan_windows
+        from forge_runtime.goal.budget import plan
+        from forge_runtime.goal.hosts import plan_readings, unreported_windows
 
-        plan_windows.require_reported(project, event, note["limits"])
+        unreported_windows.require_reported(project, event, note["limits"])
         try:
-            found = plan_store.current(event, project.ledger_root)
+            found = plan_readings.current(event, project.ledger_root)
         except ForgeError:  # a reading forge did not write starts nothing
             found = None
         note["limits"] = plan.baseline(note["limits"], found)
-    from forge_runtime.goal import prompt_note
+    from forge_runtime.goal.store import prompt_notes
 
-    prompt_note.keep(project.ledger_root, event["session_id"], note["limits"], found,
+    prompt_notes.keep(project.ledger_root, event["session_id"], note["limits"], found,
                      event.get("prompt_id"))
     return note
 
 
 # what a first turn is held to (midturn.py): the goal's counts and ceilings, the price
-# table its dollars are counted with, and the plan's figures and ceilings (goal/plan.py)
+# table its dollars are counted with, and the plan's figures and ceilings (goal/budget/plan.py)
 FIRST_TURN_FIELDS = ("nonce", "objective", "turn_count", "token_count", "token_ceiling",
                      "tranche_tokens", "minute_ceiling", "tranche_started", "picousd",
                      "usd_ceiling", "tranche_usd", "prices", "plan_ceilings", "plan_seen",
@@ -411,7 +414,7 @@ def first_turn_note(project: Project, objective: str, at: str, offset: int,
     """The pending activation's part that midturn.py holds a first turn to: the prompt's
     time `at`, where its usage starts (`offset` in the transcript, `subagents` marks), and
     the ceilings the `/goal` will give its goal (`activation.prospect`)."""
-    from forge_runtime.goal import activation
+    from forge_runtime.goal.rules import activation
 
     goal = activation.prospect(project, objective, at)
     return {"at": at, "offset": offset, "subagents": subagents, "limits": {
@@ -447,10 +450,11 @@ def gates_notice(project: Project, objective: str, field: dict) -> str | None:
 
 def host_posture(project: Project, event: dict) -> dict | None:
     """The host's own sandbox for its session (Codex's kernel layer), as the host's adapter
-    reads it (goal/host.py); None on Claude Code, whose sandbox is forge's settings layer."""
-    from forge_runtime.goal import host
+    reads it (goal/hosts/host_adapter.py); None on Claude Code, whose sandbox is forge's
+    settings layer."""
+    from forge_runtime.goal.hosts import host_adapter
 
-    handed = host.adapter(event)
+    handed = host_adapter.adapter(event)
     if handed is None:
         return None
     from pathlib import Path
@@ -465,7 +469,7 @@ def on_session_end(event: dict) -> None:
     _follow_transcript(project, event)
     binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
     if binding.get("remote"):
-        from forge_runtime.goal.publisher import after_event
+        from forge_runtime.goal.sync.publisher import after_event
 
         after_event(project, binding, None, now=True)
 
@@ -520,13 +524,13 @@ def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[s
     waits in the binding for the next turn; on Codex they follow the entry that opens it.
     A goal whose activation sealed a price table (`ledger`'s head says) has each response
     priced (pricing.py)."""
-    from forge_runtime.goal import pricing, usage
+    from forge_runtime.goal.budget import pricing, usage
 
     try:
         pricer = None if ledger is None else \
             pricing.pricer_for(ledger.root, ledger.current().goal)
     except pricing.Unsealed as exc:
-        from forge_runtime.goal.ledger import tampered
+        from forge_runtime.goal.store.ledger import tampered
 
         raise tampered(f"goal {binding.get('nonce')}: {exc}") from None
     usage.price_with(pricer)
@@ -538,7 +542,7 @@ def _turn_usage(path: str, binding: dict, chunk: transcript.Chunk, turns: list[s
 
 def _tally_turns(path: str, binding: dict, chunk: transcript.Chunk, turns: list[str]) -> dict:
     """`_turn_usage`'s tally, priced as it set up."""
-    from forge_runtime.goal import usage
+    from forge_runtime.goal.budget import usage
 
     try:
         helpers, binding["subagents"] = transcript.read_subagents(
@@ -598,14 +602,14 @@ def _remember(project: Project, session: str, binding: dict, path: str,
     if mark is not None:
         binding["anchor"] = mark
     sessions.write_binding(project.ledger_root, session, binding)
-    from forge_runtime.goal.witness import Witness
+    from forge_runtime.goal.sync.witness import Witness
 
     Witness(project).mark_session(session, binding["nonce"])
 
 
-# the transcript readers a binding may name (goal/host.py: each host's reader module)
-_READERS = {"forge_runtime.goal.transcript": "transcript",
-            "forge_runtime.goal.codex_transcript": "codex_transcript"}
+# the transcript readers a binding may name (goal/hosts/host_adapter.py: each host's reader module)
+_READERS = {"forge_runtime.goal.hosts.transcript": "transcript",
+            "forge_runtime.goal.hosts.codex_transcript": "codex_transcript"}
 
 
 def catch_up_sessions(project: Project, nonce: str, current: str) -> None:
@@ -625,7 +629,7 @@ def catch_up_sessions(project: Project, nonce: str, current: str) -> None:
         if not grown:
             continue
         if binding.get("reader") == "codex_transcript":
-            from forge_runtime.goal import codex_transcript as reader
+            from forge_runtime.goal.hosts import codex_transcript as reader
         else:
             reader = transcript
         mark = binding.get("anchor")
@@ -659,7 +663,7 @@ def _catch_up(project: Project, binding: dict, chunk: transcript.Chunk, session:
     for, until its own run of the gates passes, the budget ends it, or a person's own
     prompt takes over (the host's record of who sent it: a scheduled one never does).
     """
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     ledger = witnessed_ledger(project, binding["nonce"])
     verdicts = [verdict for verdict in chunk.verdicts() if verdict.condition is None
@@ -813,7 +817,7 @@ class storage_errors:  # noqa: N801 (used as `with storage_errors(project):`)
 
     def __exit__(self, kind, exc, traceback) -> bool:
         if isinstance(exc, OSError):
-            from forge_runtime.goal.storage import unwritable
+            from forge_runtime.goal.store.unwritable import unwritable
 
             raise unwritable(exc, self.project.ledger_root) from None
         return False
@@ -862,8 +866,8 @@ def _lost_binding(project: Project, session: str) -> dict | None:
     """A session the witness knows as bound has no binding in the ledger: with its goal
     still in the ledger (only the binding deleted), stop it with the way back; with the goal
     gone too (the ledger deleted, replaced or relocated), fail closed."""
-    from forge_runtime.goal.ledger import ACTIVE, EXHAUSTED, Ledger
-    from forge_runtime.goal.witness import Witness
+    from forge_runtime.goal.store.ledger import ACTIVE, EXHAUSTED, Ledger
+    from forge_runtime.goal.sync.witness import Witness
 
     witness = Witness(project)
     nonce = witness.bound_goal(session)
@@ -901,9 +905,9 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
     """The reply that ends the session on `exc`, with where the work stands (`checkpoint`,
     imported only here: a Stop that charges and says nothing never needs it). A wedged
     ledger is owed its end (`owe_end`)."""
-    from forge_runtime.goal import checkpoint
-    from forge_runtime.goal.lock import WEDGED
-    from forge_runtime.goal.whereabouts import MOVED
+    from forge_runtime.goal.store.lock import WEDGED
+    from forge_runtime.goal.sync.ledger_location import MOVED
+    from forge_runtime.goal.views import checkpoint
 
     if exc.code in (TAMPERED, MOVED):  # nothing is recorded: the person hears of it now
         from forge_runtime.notify import ends
@@ -911,7 +915,7 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
         ends.refused(project.ledger_root, session, exc.code, exc.message,
                      exc.hint().render())
     if exc.code == WEDGED and session is not None:
-        from forge_runtime.goal.charging import WEDGED as ENDED_WEDGED
+        from forge_runtime.goal.rules.charging import WEDGED as ENDED_WEDGED
 
         try:  # noqa: SIM105 (contextlib costs a Stop a few ms: see storage_errors)
             owe_end(project, session, ENDED_WEDGED, f"{WEDGED}: {exc.message}")
@@ -922,8 +926,8 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
 
 def _confirm_pending(project: Project, event: dict, binding: dict | None,
                      chunk: transcript.Chunk) -> tuple[dict | None, transcript.Chunk]:
-    from forge_runtime.goal import activation, qualification
-    from forge_runtime.goal import host as goal_host
+    from forge_runtime.goal.hosts import host_adapter as goal_host
+    from forge_runtime.goal.rules import activation, qualification
 
     session = event["session_id"]
     pending = sessions.read_pending(project.ledger_root, session) or {}
@@ -945,7 +949,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     if set_at is None:  # not a person's /goal: never activates
         sessions.drop_pending(project.ledger_root, session)
         return binding, chunk
-    from forge_runtime.goal.nesting import require_person
+    from forge_runtime.goal.hosts.nesting import require_person
 
     try:  # a session an agent started: its host set a goal no person gave, so it ends
         require_person(str(pending.get("objective")))
@@ -957,9 +961,9 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
     sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
-    from forge_runtime.goal import prompt_note
+    from forge_runtime.goal.store import prompt_notes
 
-    note = prompt_note.found(project.ledger_root, session)
+    note = prompt_notes.found(project.ledger_root, session)
     _catch_up_goal_of(project, str(pending["objective"]), session)
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox,
@@ -971,7 +975,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
     # leaving the session unbound with its native goal running unbudgeted
     binding = {"nonce": started.goal["nonce"], "objective": started.goal["objective"],
                "repository": started.goal["repository"]}
-    from forge_runtime.goal import remote
+    from forge_runtime.goal.sync import remote
 
     published_on = remote.configured(project)
     if published_on is not None or os.path.exists(os.path.join(
@@ -990,8 +994,8 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 def _catch_up_goal_of(project: Project, objective: str, session: str) -> None:
     """Before a person's `/goal` applies: the turns its goal's other sessions left owed
     (`catch_up_sessions`), so a new tranche or a new session starts from every turn worked."""
-    from forge_runtime.goal.index import find_nonce
-    from forge_runtime.goal.objective import objective_hash
+    from forge_runtime.goal.store.objective import objective_hash
+    from forge_runtime.goal.store.objective_index import find_nonce
 
     nonce = find_nonce(project.ledger_root, objective_hash(normalise(objective)))
     if nonce is not None and os.path.isdir(os.path.join(project.ledger_root, nonce)):
@@ -999,18 +1003,19 @@ def _catch_up_goal_of(project: Project, objective: str, session: str) -> None:
 
 
 def _prompt_plan(project: Project, event: dict, note: dict | None) -> dict | None:
-    """The plan's reading the person's `/goal` prompt found (`note`, goal/prompt_note.py):
-    where the goal's own use of the week starts (goal/plan.py), and no higher than what the
+    """The plan's reading the person's `/goal` prompt found (`note`, goal/store/prompt_notes.py):
+    where the goal's own use of the week starts (goal/budget/plan.py), and no higher than what the
     host reports now (`plan.no_higher`): a start set high would hide what the goal uses."""
     if not note or note.get("plan") is None:
         return None
-    from forge_runtime.goal import plan, plan_store
+    from forge_runtime.goal.budget import plan
+    from forge_runtime.goal.hosts import plan_readings
 
-    return plan.no_higher(note["plan"], plan_store.current(event, project.ledger_root))
+    return plan.no_higher(note["plan"], plan_readings.current(event, project.ledger_root))
 
 
 def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
-    from forge_runtime.goal.ledger import ACTIVE, repository_id, tampered
+    from forge_runtime.goal.store.ledger import ACTIVE, repository_id, tampered
 
     session = event["session_id"]
     path = event.get("transcript_path") or ""
@@ -1022,7 +1027,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     if binding is None:
         return None
     if binding.get("repository") != repository_id(project.ledger_root):
-        from forge_runtime.goal.published import known_repository
+        from forge_runtime.goal.sync.remote_state import known_repository
 
         if not known_repository(project.ledger_root, binding.get("repository")):
             raise tampered(f"session {session} is bound to a goal of another repository")
@@ -1045,7 +1050,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
                                         "another objective")
     seen = host_seen(project, event, binding)
     result = _catch_up(project, binding, chunk, session, turn, path, at_stop=True, seen=seen)
-    from forge_runtime.goal import host_prompts
+    from forge_runtime.goal.hosts import host_prompts
 
     host_prompts.remember(binding, event)  # what the session's wake-ups and crons will send
     _remember(project, session, binding, path, chunk)
@@ -1054,7 +1059,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
     reply = _reply_after_charge(project, binding, event, result) or \
         _plan_unseen(project, event, binding, result.goal, seen)
     if binding.get("remote"):
-        from forge_runtime.goal.publisher import after_event
+        from forge_runtime.goal.sync.publisher import after_event
 
         notice = after_event(project, binding, result.goal, now=sessions.PENDING in involved,
                              can_tell=not (reply or {}).get("systemMessage"))
@@ -1071,26 +1076,26 @@ PLAN_WAIT_SECONDS = 2.0
 
 def host_seen(project: Project, event: dict, binding: dict, wait: bool = True):
     """What the host reports beside the turns (charging.Seen): for a goal with plan
-    ceilings, the newest reading of its plan's windows (goal/plan.py); a reading forge did
+    ceilings, the newest reading of its plan's windows (goal/budget/plan.py); a reading forge did
     not write fails closed (the tamper error)."""
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     goal = binding.get("goal")
     if not isinstance(goal, dict):  # the Stop that confirms a /goal: no charge left one yet
         goal = witnessed_ledger(project, binding["nonce"]).current().goal
     if not isinstance(goal.get("plan_ceilings"), dict):
         return charging.Seen()
-    from forge_runtime.goal import plan_store
-    from forge_runtime.goal.host import adapter
+    from forge_runtime.goal.hosts import plan_readings
+    from forge_runtime.goal.hosts.host_adapter import adapter
 
-    reading = plan_store.current(event, project.ledger_root)
+    reading = plan_readings.current(event, project.ledger_root)
     if wait and adapter(event) is None and not (reading or {}).get("windows"):
         import time
 
         deadline = time.monotonic() + PLAN_WAIT_SECONDS
         while time.monotonic() < deadline and not (reading or {}).get("windows"):
             time.sleep(0.1)
-            reading = plan_store.current(event, project.ledger_root)
+            reading = plan_readings.current(event, project.ledger_root)
     return charging.Seen(plan=reading if (reading or {}).get("windows") else None)
 
 
@@ -1099,8 +1104,8 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
     """A goal with plan ceilings whose host reported no plan windows, or none of a window
     the goal watches: forge cannot hold it to them, so it ends here (fail closed), recorded
     as ended for want of the plan's figures, with what would let forge see them."""
-    from forge_runtime.goal import plan
-    from forge_runtime.goal.host import adapter
+    from forge_runtime.goal.budget import plan
+    from forge_runtime.goal.hosts.host_adapter import adapter
 
     if not isinstance(goal.get("plan_ceilings"), dict) or seen is None or \
             goal.get("status") != ACTIVE:
@@ -1109,7 +1114,7 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
     if seen.plan is not None and not blind:
         return None
     from forge_runtime import hints
-    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.views import checkpoint
 
     if adapter(event) is not None:  # Codex: the windows come with a ChatGPT sign-in's replies
         where = ("the rollout's token_count events carry no rate limits (an API key login "
@@ -1122,12 +1127,12 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
         fix, why = "forge init --statusline", ("shows forge the plan's windows in an "
                                                "interactive session of a subscription login")
     if blind:  # the plan has no such window: only taking it out of goal.plan helps
-        from forge_runtime.goal.plan_windows import way_on
+        from forge_runtime.goal.hosts.unreported_windows import way_on
 
         where = (f"the host reports no figure of its {' or '.join(blind)} window, which the "
                  "goal watches")
         fix, why = way_on(goal, seen.plan.get("windows") or {})
-    from forge_runtime.goal import charging
+    from forge_runtime.goal.rules import charging
 
     ledger = witnessed_ledger(project, goal["nonce"])
     binding["goal"] = charging.end(ledger, project.state_path, "cancel", event["session_id"],
@@ -1148,12 +1153,12 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
 def _reply_after_charge(project: Project, binding: dict, event: dict, result) -> dict | None:
     """What the Stop answers once its turns are charged: the budget spent, the goal ended
     while the host keeps it running, the stuck warning and the last-turn notice
-    (goal/wrapup.py), or nothing."""
-    from forge_runtime.goal import charging
-    from forge_runtime.goal.ledger import EXHAUSTED
+    (goal/views/wrapup.py), or nothing."""
+    from forge_runtime.goal.rules import charging
+    from forge_runtime.goal.store.ledger import EXHAUSTED
 
     if result.goal["status"] == EXHAUSTED:
-        from forge_runtime.goal import checkpoint
+        from forge_runtime.goal.views import checkpoint
 
         return stop_session(checkpoint.stamped(
             exhausted_text(result.goal, result.late, result.owed, overrun=result.overrun,
@@ -1168,16 +1173,16 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
         if running is not None or not result.host_turn:
             return running
     if result.host_turn and result.goal["status"] != ACTIVE:
-        from forge_runtime.goal import checkpoint
+        from forge_runtime.goal.views import checkpoint
 
         return stop_session(checkpoint.stamped(ended_turn_text(result.goal, result.overrun),
                                                project.state_path))
     if past_allowance(binding, result.goal):
-        from forge_runtime.goal import checkpoint
+        from forge_runtime.goal.views import checkpoint
 
         return stop_session(checkpoint.stamped(allowance_text(result.goal),
                                                project.state_path))
-    from forge_runtime.goal import wrapup
+    from forge_runtime.goal.views import wrapup
 
     return wrapup.after_charge(project, event, binding, result, stuck_reply(
         result.goal, result.unchanged_turns) if result.stuck else None)

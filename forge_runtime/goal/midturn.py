@@ -1,5 +1,5 @@
 """Rule 3 of issue 22: a turn that runs past its tranche's token, dollar or time ceiling,
-or past the share of the plan's windows the goal may use (goal/plan.py: the host's newest
+or past the share of the plan's windows the goal may use (goal/budget/plan.py: the host's newest
 reading), ends at its next tool call, not at its Stop an hour later.
 
 A goal session's PreToolUse asks `spent(event)`. The last event that charged the session
@@ -29,7 +29,8 @@ costs one binding read.
 
 import os
 
-from forge_runtime.goal import ceilings, sessions
+from forge_runtime.goal.budget import ceilings
+from forge_runtime.goal.store import sessions
 
 # Claude Code's tools that make a model request of their own whose usage no transcript
 # holds (measured for WebSearch: one request on the session's model, absent from the
@@ -89,7 +90,7 @@ def _unseen_limit(event: dict, binding: dict, goal: dict) -> str | None:
     since the last charge says so first (codex_transcript.Chunk.usage_limited), so the tool
     call is denied and the Stop ends autonomy. Codex sessions only, and not for a goal that
     goes on after a usage limit."""
-    from forge_runtime.goal.host import adapter, transcript_reader
+    from forge_runtime.goal.hosts.host_adapter import adapter, transcript_reader
 
     if adapter(event) is None or goal.get("after_usage_limit") == "continue":
         return None
@@ -98,8 +99,8 @@ def _unseen_limit(event: dict, binding: dict, goal: dict) -> str | None:
                                                 offset if isinstance(offset, int) else 0)
     if not chunk.usage_limited():
         return None
-    from forge_runtime.goal import checkpoint
     from forge_runtime.goal.events import USAGE_LIMIT_CODE, exhausted_hint
+    from forge_runtime.goal.views import checkpoint
 
     text = (f"{USAGE_LIMIT_CODE}: the host stopped a turn of goal {goal.get('nonce')} at its "
             "plan's usage limit (its rollout says so), which ends the goal's autonomy; forge "
@@ -173,20 +174,22 @@ def _over(event: dict, root: str, start: dict, goal: dict, cursor_kind: str | No
 
 def _plan_over(event: dict, root: str, goal: dict):
     """(the plan ceiling reached, the goal with the host's reading) when the goal's plan
-    ceilings are reached (goal/plan.py), None when they are not; the denial's text when
+    ceilings are reached (goal/budget/plan.py), None when they are not; the denial's text when
     the reading is not forge's. A Claude Code session's own call is held to the figures of
-    the answer that asked for it (goal/plan_fresh.py): denied when none come in time, or
-    when they lack a window the goal watches (goal/plan_windows.py); any other call to the
+    the answer that asked for it (goal/hosts/plan_freshness.py): denied when none come in
+    time, or when they lack a window the goal watches (goal/hosts/unreported_windows.py);
+    any other call to the
     newest reading."""
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import plan, plan_store
+    from forge_runtime.goal.budget import plan
+    from forge_runtime.goal.hosts import plan_readings
 
     asked = _asked_by(event)
     try:
         if asked is None:
-            reading = plan_store.current(event, root)
+            reading = plan_readings.current(event, root)
         else:
-            from forge_runtime.goal.plan_fresh import reading_for_call
+            from forge_runtime.goal.hosts.plan_freshness import reading_for_call
 
             reading = reading_for_call(event, root, asked)
     except ForgeError as exc:
@@ -200,9 +203,9 @@ def _plan_over(event: dict, root: str, goal: dict):
         at = ceilings.epoch(ceilings.now())
     blind = plan.unwatched(goal) if asked is not None else []
     if blind:
-        from forge_runtime.goal import plan_windows
+        from forge_runtime.goal.hosts import unreported_windows
 
-        return plan_windows.denial(goal, blind, list(reading["windows"]))
+        return unreported_windows.denial(goal, blind, list(reading["windows"]))
     over = plan.over(goal, at)
     return (over[0], goal) if over else None
 
@@ -211,7 +214,7 @@ def _uncounted(event: dict, goal: dict) -> str:
     """The deny reason for a tool whose own model call no transcript shows, under a token
     ceiling it would spend past unseen."""
     from forge_runtime import hints
-    from forge_runtime.goal import checkpoint
+    from forge_runtime.goal.views import checkpoint
 
     tool = event["tool_name"]
     text = (f"FORGE_GOAL_UNCOUNTED_TOOL: {tool} {UNCOUNTED_MODEL_CALLS[tool]}, whose tokens "
@@ -239,7 +242,7 @@ def _current_goal(root: str, binding: dict) -> dict | None:
         seq = None
     if seq == binding.get("goal_seq"):
         return goal
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     return Ledger(root, nonce).current().goal
 
@@ -250,7 +253,7 @@ def _pending_spend(event: dict, root: str, binding: dict, priced: dict | None,
     dollars only for a `priced` goal (one with a dollar ceiling); None when a subagent
     transcript forge read is gone or rewritten, or the goal's sealed price table is.
     `cursor_kind` keeps the first turn's cursor apart from a bound goal's."""
-    from forge_runtime.goal import pricing, usage
+    from forge_runtime.goal.budget import pricing, usage
 
     try:
         usage.price_with(pricing.pricer_for(root, priced))
@@ -265,8 +268,9 @@ def _pending_spend(event: dict, root: str, binding: dict, priced: dict | None,
 def _tally_pending(event: dict, root: str, binding: dict, cursor_kind: str | None
                    ) -> tuple[int, int] | None:
     """`_pending_spend`'s reading, priced as it set up."""
-    from forge_runtime.goal import transcript, usage
-    from forge_runtime.goal.host import transcript_reader
+    from forge_runtime.goal.budget import usage
+    from forge_runtime.goal.hosts import transcript
+    from forge_runtime.goal.hosts.host_adapter import transcript_reader
 
     reader, session = transcript_reader(event), event["session_id"]
     path = event.get("transcript_path") or ""
@@ -318,7 +322,7 @@ def _asked_by(event: dict) -> str | None:
     """The id of the tool call a Claude Code session's own model asked for (its response is
     in the session's transcript), else None: Codex's calls, a subagent's (its responses are
     in its own transcript)."""
-    from forge_runtime.goal.host import adapter
+    from forge_runtime.goal.hosts.host_adapter import adapter
 
     ident = event.get("tool_use_id")
     if not isinstance(ident, str) or event.get("agent_id") or adapter(event) is not None:
@@ -327,8 +331,8 @@ def _asked_by(event: dict) -> str | None:
 
 
 def _denial(event: dict, goal: dict, ceiling: str) -> str:
-    from forge_runtime.goal import checkpoint
     from forge_runtime.goal.events import exhausted_text
+    from forge_runtime.goal.views import checkpoint
 
     text = exhausted_text(goal, ceiling=ceiling).replace(
         "; forge stopped it.", "; forge denies this tool call so the turn ends, and its Stop "
@@ -349,8 +353,8 @@ def _unreadable(event: dict, binding: dict) -> str:
 def _first_turn_denial(event: dict, goal: dict, ceiling: str) -> str:
     """The denial of a first turn that reached the ceilings its `/goal` will have."""
     from forge_runtime import hints
-    from forge_runtime.goal import checkpoint
     from forge_runtime.goal.events import spent_words
+    from forge_runtime.goal.views import checkpoint
 
     spent = spent_words(goal, ceiling).rsplit(" in ", 1)[0]  # no turn is charged yet
     objective = hints.sanitize(goal.get("objective") or "")

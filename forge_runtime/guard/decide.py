@@ -144,7 +144,7 @@ def _key_denial(tool: str, tool_input: dict, cwd: str, env: dict[str, str], dirs
 def _sandbox_escape(ledger_root: str, session_id: str, guarded: bool):
     """The deny for a call asking to run outside the host's sandbox, in a session with a role
     or a goal: the kernel layer is what keeps such a session off the ledger."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     if not guarded and not sessions.involvement(ledger_root, session_id):
         return None

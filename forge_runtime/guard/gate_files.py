@@ -58,8 +58,8 @@ def in_progress(ledger_root: str) -> str | None:
     None when there is none. A goal whose ledger cannot be read counts as in progress (the
     guard fails closed)."""
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal.ledger import ACTIVE, HEAD_NAME, Ledger
-    from forge_runtime.goal.sessions import SESSIONS_DIR
+    from forge_runtime.goal.store.ledger import ACTIVE, HEAD_NAME, Ledger
+    from forge_runtime.goal.store.sessions import SESSIONS_DIR
 
     try:
         names = os.listdir(ledger_root)

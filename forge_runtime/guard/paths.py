@@ -5,11 +5,11 @@ Protected, for every role including an unguarded main session:
 - forge's guard files: the guard directory (main-session modes, the rule cache) and the
   project rule file `.forge/guard.yaml`;
 - the `goal:` front matter of `.forge/local/state.md` (its Markdown body stays editable);
-- the goal witness outside the work tree (`forge_runtime.goal.witness.witness_root()`);
+- the goal witness outside the work tree (`forge_runtime.goal.sync.witness.witness_root()`);
 - the person's forge settings outside the work tree (`roots.config_dir()`: the channels
   a goal's end is sent through, notify/config.py);
 - the files that tell git where a work tree's repository is, which forge holds against
-  the layout (goal/whereabouts.py): the git dir's `commondir`, a linked worktree's `.git`
+  the layout (goal/sync/ledger_location.py): the git dir's `commondir`, a linked worktree's `.git`
   file, and those of every other linked worktree of the repository;
 - the host's own off switches (`host_paths`): its settings files at every scope, the
   plugin install tree and data (forge's code and its hook interpreter, forge-env), and
@@ -49,7 +49,7 @@ SWITCH_OFF = "this would switch forge off"
 HOST_FIX = "forge sandbox status"
 
 # forge's entry points the host runs (hooks, the status line): fed an agent's input they
-# would write the ledger's and the plan's records (goal/plan_store.py) through forge's code
+# would write the ledger's and the plan's records (goal/hosts/plan_readings.py) through forge's code
 HOST_ENTRY_POINTS = ("forge_runtime.hooks", "forge_runtime.statusline")
 # Words whose mere mention makes a shell command sensitive (it must then be provably
 # read-only), the host's entry points among them. Generic names such as `state.md` are
@@ -125,7 +125,7 @@ def protected_paths(project, extra: tuple[str, ...] = (),
 
 def _pointers(root: str, git_dir: str, common: str) -> list[Protected]:
     """The files that tell git where a work tree's repository is, which forge checks
-    against the layout (goal/whereabouts.py): the git dir's `commondir`, this work tree's
+    against the layout (goal/sync/ledger_location.py): the git dir's `commondir`, this work tree's
     `.git` file when it is a linked one, and for every linked work tree of the repository
     (`<common>/worktrees/<name>/`) its `commondir`, its `gitdir` and the `.git` file that
     names. One `listdir` when the repository has no linked work tree."""

@@ -60,18 +60,18 @@ SCHEMA = {
             "additionalProperties": False,
             "properties": {
                 "require_sandbox": {"type": "boolean"},
-                # the git remote each goal's ledger is published on (goal/remote.py)
+                # the git remote each goal's ledger is published on (goal/sync/remote.py)
                 "remote": {"type": "string", "pattern": REMOTE_NAME},
-                "tranche": {  # per-tranche ceilings beside the 20 turns (goal/activation.py)
+                "tranche": {  # per-tranche ceilings beside the 20 turns (goal/rules/activation.py)
                     "type": "object",
                     "additionalProperties": False,
                     "properties": {"tokens": {"type": "integer", "minimum": 1},
                                    "minutes": {"type": "integer", "minimum": 1},
-                                   # dollars, priced with genai-prices (goal/pricing.py)
+                                   # dollars, priced with genai-prices (goal/budget/pricing.py)
                                    "usd": {"type": "number", "exclusiveMinimum": 0,
                                            "maximum": 1000000}},
                 },
-                # shares of the plan's windows a goal may reach (goal/plan.py), in percent
+                # shares of the plan's windows a goal may reach (goal/budget/plan.py), in percent
                 "plan": {
                     "type": "object",
                     "additionalProperties": False,

@@ -23,7 +23,7 @@ def charged(event: dict) -> bool:
     """Charge the event's turn as its Stop would (goal/events.py `on_stop`: a pending
     `/goal` confirmed, verdicts applied); False for a session without a goal (three
     stats)."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     if not sessions.event_involvement(event):
         return False

@@ -5,7 +5,7 @@ The host starts this hook for every tool (hooks/hooks.json), reads included: a m
 only reads still makes a model request per call, so a goal's ceilings hold for those too.
 A read (Read, Grep, Glob) is no role's to refuse, so the guard answers it from the receipt
 key check alone and the call goes on to the budget check, whose first question for a
-session without a goal is two stats (goal/sessions.py).
+session without a goal is two stats (goal/store/sessions.py).
 
 Allowing is answering nothing, so the host's own permission flow still applies; the guard
 only ever adds denials. Malformed input and any failure inside the guard are denials too

@@ -25,7 +25,7 @@ def on_wedged(event: dict | None, seconds: float) -> dict | None:
 
 
 def handle(event: dict) -> dict | None:
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     involved = sessions.event_involvement(event)
     if sessions.PENDING in involved and sessions.BOUND not in involved:
@@ -55,7 +55,7 @@ def handle(event: dict) -> dict | None:
 def tell_missed(event: dict) -> None:
     """The goal's end that a hook recorded and died before telling (`claude -p` ends
     StopFailure's as it exits), told now (notify/missed.py): only for a goal that ended."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     project = sessions.project_for(event)
     binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}

@@ -77,11 +77,11 @@ def foreign_forge_notice() -> dict | None:
 
 def killed_stops_notice(event: dict, reply: dict | None = None) -> dict | None:
     """Tell the person when this repository's last Stop hooks were killed by someone else's
-    signal (forge_runtime/goal/kills.py): the killer may live on into this session."""
-    from forge_runtime.goal import kills
+    signal (forge_runtime/goal/store/killed_stops.py): the killer may live on into this session."""
+    from forge_runtime.goal.store import killed_stops
     from forge_runtime.roots import ledger_root_of
 
-    return kills.with_notice(reply, ledger_root_of(
+    return killed_stops.with_notice(reply, ledger_root_of(
         os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None))
 
 

@@ -9,7 +9,7 @@ Fail closed for a bound session: when the input is malformed or forge itself fai
 autonomy ends (`continue: false`) instead of running unbudgeted, and so it does when the
 interpreter running this hook is killed by a signal that is not the host's timeout (the
 launcher then asks `on_killed`), or its launcher while it runs (see
-forge_runtime/goal/kills.py). A session with no goal gets nothing, whatever happens.
+forge_runtime/goal/store/killed_stops.py). A session with no goal gets nothing, whatever happens.
 """
 
 import os
@@ -18,11 +18,11 @@ REQUIRED: dict[str, type] = {}
 
 
 def handle(event: dict) -> dict | None:
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     if not sessions.event_involvement(event):
         if event.get("stop_hook_active") is True:  # a Stop hook keeps this session going
-            from forge_runtime.goal.native import running_goal
+            from forge_runtime.goal.hosts.native_goal import running_goal
 
             condition = running_goal(event.get("transcript_path") or "")
             if condition is not None:  # the host's native goal, with no binding
@@ -30,15 +30,16 @@ def handle(event: dict) -> dict | None:
 
                 return on_unbound_goal(condition)
         return None
-    from forge_runtime.goal import kills
     from forge_runtime.goal.events import on_stop
+    from forge_runtime.goal.store import killed_stops
 
     reply = on_stop(event)
     project = sessions.project_for(event)
-    if kills.launcher_gone():  # killed while this Stop ran: someone else's signal
-        reply = _ended_by_kill(reply, kills.add(project.ledger_root, event["session_id"], None))
+    if killed_stops.launcher_gone():  # killed while this Stop ran: someone else's signal
+        row = killed_stops.add(project.ledger_root, event["session_id"], None)
+        reply = _ended_by_kill(reply, row)
     else:
-        kills.clear(project.ledger_root)  # this Stop ran: the row of killed ones is broken
+        killed_stops.clear(project.ledger_root)  # this Stop ran: the row of killed ones is broken
     from forge_runtime import gates
 
     if not gates.in_play(project):
@@ -71,7 +72,7 @@ def on_wedged(event: dict | None, seconds: float) -> dict | None:
 
 def wedged_reply(event_name: str, event: dict | None, seconds: float) -> dict | None:
     """`continue: false` with FORGE_GOAL_WEDGED for a goal's hook whose watchdog fired."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     asked = event or {"session_id": os.environ.get("CLAUDE_CODE_SESSION_ID", "")}
     try:
@@ -81,7 +82,7 @@ def wedged_reply(event_name: str, event: dict | None, seconds: float) -> dict | 
     if not has_goal:
         return None
     from forge_runtime.errors import EXIT_REFUSED, ForgeError
-    from forge_runtime.goal.lock import WEDGED
+    from forge_runtime.goal.store.lock import WEDGED
 
     wedged = ForgeError(f"forge's {event_name} hook did not finish within {seconds:g} s: "
                         "something it reads or waits on (a file in the work tree, the goal "
@@ -99,10 +100,10 @@ def _owe_wedged_end(event: dict, why: str) -> None:
     """Note the wedged end in the session's binding (goal/events.owe_end) for its next event
     to record; the reply ends autonomy whether or not the note could be written."""
     try:
-        from forge_runtime.goal import sessions
-        from forge_runtime.goal.charging import WEDGED as ENDED_WEDGED
         from forge_runtime.goal.events import owe_end
-        from forge_runtime.goal.lock import WEDGED
+        from forge_runtime.goal.rules.charging import WEDGED as ENDED_WEDGED
+        from forge_runtime.goal.store import sessions
+        from forge_runtime.goal.store.lock import WEDGED
 
         owe_end(sessions.project_for(event), event["session_id"], ENDED_WEDGED,
                 f"{WEDGED}: {why}")
@@ -113,7 +114,7 @@ def _owe_wedged_end(event: dict, why: str) -> None:
 def on_failure(problem: str) -> dict | None:
     """End autonomy when the failing session has a goal (bound, or a `/goal` awaiting
     confirmation: the host's native goal is running); no-op for any other session."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     event = {"session_id": os.environ.get("CLAUDE_CODE_SESSION_ID", "")}
     try:
@@ -129,7 +130,7 @@ def on_killed(signal_number: int) -> dict | None:
     be told from one) ends its autonomy, and the kill joins the row of killed Stops; any
     other session gets nothing. The event itself is gone with the killed interpreter: the
     session is the host's CLAUDE_CODE_SESSION_ID, the project its CLAUDE_PROJECT_DIR."""
-    from forge_runtime.goal import kills, sessions
+    from forge_runtime.goal.store import killed_stops, sessions
 
     event = {"session_id": os.environ.get("CLAUDE_CODE_SESSION_ID", "")}
     try:
@@ -139,7 +140,7 @@ def on_killed(signal_number: int) -> dict | None:
     except Exception:  # we cannot even tell: a goal might be running, so stop it
         project = None
     try:
-        row = kills.add(project.ledger_root, event["session_id"], signal_number)
+        row = killed_stops.add(project.ledger_root, event["session_id"], signal_number)
     except Exception:  # the stop matters more than the record: say it without the row
         row = [{"signal": signal_number}]
     return _ended_by_kill(None, row)
@@ -150,9 +151,9 @@ def _ended_by_kill(reply: dict | None, row: list[dict]) -> dict:
     refusal that ends it because of the row of killed Stops this one closes."""
     if reply and reply.get("continue") is False:
         return reply
-    from forge_runtime.goal import kills
+    from forge_runtime.goal.store import killed_stops
 
-    refusal = kills.refusal(row)
+    refusal = killed_stops.refusal(row)
     return {"continue": False, "stopReason": _with_checkpoint(refusal.hint().render())}
 
 
@@ -170,7 +171,7 @@ def _with_checkpoint(text: str) -> str:
     """The failure text with where the work stands, when that can still be read: the
     reply itself must go out whatever else is broken."""
     try:
-        from forge_runtime.goal import checkpoint
+        from forge_runtime.goal.views import checkpoint
         from forge_runtime.project import find_project
 
         return checkpoint.stamped(text, find_project().state_path)

@@ -214,7 +214,7 @@ TYPED_BY_PERSON = {True: PERSON}
 # above (`origin` by its `kind`), or HOST when present and not null or false (the host
 # writes these only on a prompt no person typed as it stands: a wake-up's or a cron's, text
 # it made or re-sent, another session's, a connector's or a relay's, a queue's or a hook's
-# own rows, its summaries). goal/transcript.py's rule reads exactly this table.
+# own rows, its summaries). goal/hosts/transcript.py's rule reads exactly this table.
 PROMPT_ENTRY = {
     "promptSource": (PROMPT_SOURCES, BOTH), "origin": (ORIGIN_KINDS, BOTH),
     "turnOrigin": (TURN_ORIGINS, BOTH), "hostInitiator": (HOST_INITIATORS, BOTH),
@@ -248,7 +248,7 @@ TASK_NOTIFICATION = "<task-notification>"
 # the host's by its origin) saying whether the subagent has reported yet.
 PROMPT_ENTRY_IRRELEVANT = {"resultEndsInWaitingNote": SINCE_337}
 
-# --- The status line's input: the plan's windows (goal/plan.py) and whether the host has
+# --- The status line's input: the plan's windows (goal/budget/plan.py) and whether the host has
 # heard from the API yet (statusline.py).
 STATUSLINE = {"rate_limits": BOTH, "rate_limits.five_hour": BOTH,
               "rate_limits.seven_day": BOTH, "rate_limits.*.used_percentage": BOTH,

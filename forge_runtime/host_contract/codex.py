@@ -92,7 +92,7 @@ GOAL_SET, GOAL_CLEARED = "User set the goal:", "User cleared the goal."
 # A Stop hook's block continues the turn with this message.
 HOOK_PROMPT = "<hook_prompt "
 # How a goal stands (`status`): running, or ended by the model's `update_goal` (as the
-# outcomes goal/transcript.py names: met, impossible).
+# outcomes goal/hosts/transcript.py names: met, impossible).
 GOAL_RUNNING = "active"
 GOAL_ENDED = {"complete": "met", "blocked": "impossible"}
 # The goal store's statuses that do not end it: running, paused by the person (`/goal
@@ -107,7 +107,7 @@ USAGE_LIMIT_ERROR = "usage_limit_exceeded"
 TOKEN_FIELDS = ("last_token_usage", "total_token_usage", "input_tokens", "output_tokens",
                 "cached_input_tokens", "cache_write_input_tokens")
 # The plan's windows: each `token_count` event's `rate_limits.primary` and `.secondary`
-# (`used_percent`, `window_minutes`, `resets_at`), named by their length (goal/plan.py).
+# (`used_percent`, `window_minutes`, `resets_at`), named by their length (goal/budget/plan.py).
 RATE_LIMITS = ("primary", "secondary")
 RATE_LIMIT_WINDOWS = {300: "five_hour", 10080: "seven_day"}
 # Names the drift check looks for in the binary (no table delimits them).

@@ -8,7 +8,8 @@ A hook command names its host (`python -m forge_runtime.hooks --host codex Stop`
 `--host` means Claude Code, the plugin's launcher); the dispatcher checks the input's shape
 against that host and lets its adapter run the event module. The goal ledger, the guard and
 the hints are the same code for every host: they never import an adapter. An adapter other
-than Claude Code's hands itself to the core on the event (forge_runtime/goal/host.py says
+than Claude Code's hands itself to the core on the event
+(forge_runtime/goal/hosts/host_adapter.py says
 what the core asks of it). Nothing here is imported on a hook's hot path beyond this file
 and the adapter of the host that called.
 """

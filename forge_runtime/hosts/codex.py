@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from forge_runtime import safeio
-from forge_runtime.goal.host import KEY
+from forge_runtime.goal.hosts.host_adapter import KEY
 from forge_runtime.host_contract import codex as contract
 
 NAME = "codex"
@@ -57,7 +57,7 @@ def shape_problem(event_name: str, event: dict) -> str | None:
 
 def handle(event_name: str, module, event: dict) -> dict | None:
     """Run the core's event module for a Codex event, this adapter handed over on it (the
-    core asks it what goal/host.py lists); map its reply back."""
+    core asks it what goal/hosts/host_adapter.py lists); map its reply back."""
     event = {**event, KEY: sys.modules[__name__]}
     if event_name == "PreToolUse":
         objective = native_goal(event)
@@ -72,7 +72,7 @@ def handle(event_name: str, module, event: dict) -> dict | None:
         early = _note_person_goal(event)
         reply = early if early is not None else module.handle(event)
     except Exception as exc:  # fail closed for a session with a goal, as on Claude Code
-        from forge_runtime.goal import sessions
+        from forge_runtime.goal.store import sessions
 
         if not sessions.event_involvement(event):
             raise
@@ -81,14 +81,15 @@ def handle(event_name: str, module, event: dict) -> dict | None:
 
 
 def transcript_reader():
-    """The core's reader of this host's transcripts (goal/host.py): its rollout files."""
-    from forge_runtime.goal import codex_transcript
+    """The core's reader of this host's transcripts (goal/hosts/host_adapter.py): its
+    rollout files."""
+    from forge_runtime.goal.hosts import codex_transcript
 
     return codex_transcript
 
 
 def sandbox_posture(project_root: Path, rollout: str | None) -> dict:
-    """Codex's own sandbox for a session, for the core (goal/host.py)."""
+    """Codex's own sandbox for a session, for the core (goal/hosts/host_adapter.py)."""
     return codex_sandbox_posture(project_root, rollout=rollout)
 
 
@@ -120,7 +121,7 @@ def _note_person_goal(event: dict) -> dict | None:
     """Turn a `/goal` the host recorded since the session's last event into a pending
     activation for the core to confirm; stop a native goal no person set (None: go on)."""
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     project = sessions.project_for(event)
     session = event["session_id"]
@@ -152,9 +153,9 @@ def note_first_turn(event: dict, objective: str) -> dict | None:
     with the ceilings that `/goal` will have, its clock started at the rollout's entry and
     its tokens counted from there. A goal the model created (no person's `/goal` in the
     rollout) is noted nothing here; its first Stop stops it as unbudgeted. A `/goal` in a
-    session an agent started (goal/nesting.py) is denied its tool calls instead."""
+    session an agent started (goal/hosts/nesting.py) is denied its tool calls instead."""
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     project = sessions.project_for(event)
     session = event["session_id"]
@@ -182,7 +183,8 @@ def _note_pending(event: dict, project, binding: dict | None, first_turn: bool =
     part of the rollout read. `first_turn`: noted at a tool call, with what its ceilings
     need (events.first_turn_note: the prompt's time and offset, the ceilings it will
     have). A `/goal` in a session an agent started raises FORGE_GOAL_NOT_A_PERSON."""
-    from forge_runtime.goal import codex_transcript, sessions
+    from forge_runtime.goal.hosts import codex_transcript
+    from forge_runtime.goal.store import sessions
 
     session, path = event["session_id"], event.get("transcript_path") or ""
     chunk = codex_transcript.read_since(path, binding.get("offset", 0)) if binding \
@@ -194,14 +196,14 @@ def _note_pending(event: dict, project, binding: dict | None, first_turn: bool =
     pending = sessions.read_pending(project.ledger_root, session) or {}
     if pending.get("prompt_id") == message_id:
         return True, chunk
-    from forge_runtime.goal.nesting import require_person
+    from forge_runtime.goal.hosts.nesting import require_person
 
     require_person(objective)  # a session an agent started notes nothing
     note = {"objective": objective, "prompt_id": message_id}
     if first_turn:
-        from forge_runtime.goal.activation import clock_start
-        from forge_runtime.goal.ceilings import now
+        from forge_runtime.goal.budget.ceilings import now
         from forge_runtime.goal.events import first_turn_note, plan_baseline
+        from forge_runtime.goal.rules.activation import clock_start
 
         index = chunk.person_goal_index(message_id)
         stamp = chunk.entries[index].get("timestamp") if index is not None else None
@@ -224,7 +226,7 @@ def unsandboxed_goal_denial(event: dict, active: bool | None = None) -> dict | N
     if not (native_goal_active(event) if active is None else active):
         return None
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
     from forge_runtime.sandbox import posture
 
     project = sessions.project_for(event)
@@ -263,7 +265,7 @@ def native_goal(event: dict) -> str | None:
         return ""  # a store forge cannot read might hold one: the sandbox check decides
     if row is None:
         return None
-    from forge_runtime.goal.objective import normalise
+    from forge_runtime.goal.store.objective import normalise
 
     return normalise(row[0]) if isinstance(row[0], str) else ""
 
@@ -345,7 +347,7 @@ def codex_sandbox_posture(project_root: Path, home: Path | None = None,
             mode, source = config["sandbox_mode"], str(path)
             break
     if rollout:
-        from forge_runtime.goal.codex_transcript import sandbox_modes
+        from forge_runtime.goal.hosts.codex_transcript import sandbox_modes
 
         seen = sandbox_modes(rollout)
         outside = [seen_mode for seen_mode in seen if seen_mode not in SANDBOXING_MODES]

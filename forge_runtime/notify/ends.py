@@ -1,6 +1,6 @@
 """What this process ended or warned of, kept for the person's notification.
 
-The goal's core notes each end as it records it (goal/charging.py: an exhaustion, a
+The goal's core notes each end as it records it (goal/rules/charging.py: an exhaustion, a
 `complete` or `cancel` record, the stuck warning; gates/goal.py: a final gate stuck) and
 each refusal that ends a goal with no record (goal/events.py: a tampered or moved ledger,
 a wedged hook). The surface that answered (hooks/dispatch.py after its reply, the CLI

@@ -146,7 +146,7 @@ def spent(goal: dict) -> list[str]:
     """The goal's figures against its ceilings: turns, tokens, dollars, minutes, plan."""
     if "turn_count" not in goal:
         return []
-    from forge_runtime.goal.gauge import dollars_text, tokens_text
+    from forge_runtime.goal.views.gauge import dollars_text, tokens_text
 
     found = [f"{goal['turn_count']}/{goal.get('turn_ceiling')} turns"]
     tokens, ceiling = goal.get("token_count", 0), goal.get("token_ceiling")
@@ -158,11 +158,11 @@ def spent(goal: dict) -> list[str]:
         found.append(dollars_text(goal.get("picousd", 0))
                      + (f"/{dollars_text(usd)}" if isinstance(usd, int) else ""))
     if isinstance(goal.get("minute_ceiling"), int):
-        from forge_runtime.goal.ceilings import minutes_used, now
+        from forge_runtime.goal.budget.ceilings import minutes_used, now
 
         found.append(f"{minutes_used(goal, now()) or 0}/{goal['minute_ceiling']} min")
-    from forge_runtime.goal.gauge import plan_measures
-    from forge_runtime.goal.plan import percent
+    from forge_runtime.goal.budget.plan import percent
+    from forge_runtime.goal.views.gauge import plan_measures
 
     found += [f"{label} {percent(used)}/{percent(ceiling)} of the plan"
               for used, ceiling, label in plan_measures(goal)]
@@ -173,7 +173,7 @@ def figure_data(goal: dict) -> dict:
     """The figures for a JSON receiver: turns, tokens, dollars, plan shares (percent)."""
     if "turn_count" not in goal:
         return {}
-    from forge_runtime.goal.gauge import plan_figure
+    from forge_runtime.goal.views.gauge import plan_figure
 
     usd = goal.get("usd_ceiling")
     plan = goal.get("plan_ceilings") if isinstance(goal.get("plan_ceilings"), dict) else {}

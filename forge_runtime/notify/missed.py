@@ -28,7 +28,7 @@ def note_missed(project_root, ledger_root, binding: dict) -> None:
     if not config.present(project_root):
         return
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     try:
         record = _last_end(Ledger(ledger_root, nonce))
@@ -57,7 +57,7 @@ def _last_end(ledger) -> dict | None:
 def _recent(record: dict) -> bool:
     import time
 
-    from forge_runtime.goal.ceilings import epoch
+    from forge_runtime.goal.budget.ceilings import epoch
 
     try:
         return time.time() - epoch(str(record.get("at"))) <= RECENT_SECONDS

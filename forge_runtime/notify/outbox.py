@@ -156,7 +156,7 @@ def _as_failed(record: dict) -> dict | None:
     if record.get("status") == SENDING:
         import time
 
-        from forge_runtime.goal.ceilings import epoch
+        from forge_runtime.goal.budget.ceilings import epoch
 
         try:
             stale = time.time() - epoch(str(record.get("at"))) > STALE_SECONDS
@@ -187,6 +187,6 @@ def status_lines(ledger_root, nonce: str) -> list[str]:
 
 
 def _now() -> str:
-    from forge_runtime.goal.ceilings import now
+    from forge_runtime.goal.budget.ceilings import now
 
     return now()

@@ -88,13 +88,13 @@ def _job(note: dict, session: str | None) -> dict | None:
 def _refusal_job(note: dict, session: str | None) -> dict:
     """A tampered or moved ledger: the session's goal, as its binding last had it, told
     once per goal, refusal and ledger head (a refusal after a later change is told again)."""
-    from forge_runtime.goal import sessions
+    from forge_runtime.goal.store import sessions
 
     root = note["ledger_root"]
     binding = sessions.read_binding(root, session) if session else None
     nonce = (binding or {}).get("nonce")
     if nonce is None and session:  # the binding is gone: the witness's note of it
-        from forge_runtime.goal.witness_files import read
+        from forge_runtime.goal.sync.witness_files import read
         from forge_runtime.roots import session_marker
 
         nonce = (read(session_marker(session)) or {}).get("nonce")
@@ -110,7 +110,7 @@ def _refusal_job(note: dict, session: str | None) -> dict:
 
 
 def _pointer(root: str, nonce: str) -> int | None:
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     return Ledger(root, nonce).pointer()
 

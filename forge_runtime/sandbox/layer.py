@@ -52,7 +52,7 @@ OPT_OUT = f"mkdir -p .forge && echo '{OPT_OUT_LINE}' >> .forge/guard.yaml"
 
 
 def witness_root() -> str:
-    """The goal witness directory (`forge_runtime.goal.witness`), as a deny-rule path:
+    """The goal witness directory (`forge_runtime.goal.sync.witness`), as a deny-rule path:
     `~/...` under the home directory, else absolute."""
     from forge_runtime.roots import witness_dir
 

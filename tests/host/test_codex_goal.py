@@ -3,7 +3,7 @@
 Codex's native goal auto-continues with no budget of its own (the scripted model never
 finishes), so only forge's Stop hook ends the run. A person's `/goal` fires no hook on
 Codex: forge confirms it from the rollout file at the goal's first Stop (see
-forge_runtime/goal/codex_transcript.py).
+forge_runtime/goal/hosts/codex_transcript.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from codex_support import (
 from goal_support import goal_in_state
 from tui_support import Tui
 
-from forge_runtime.goal.status import goal_nonces
+from forge_runtime.goal.store.ledger import goal_nonces
 from forge_runtime.project import find_project
 
 pytestmark = [pytest.mark.host,

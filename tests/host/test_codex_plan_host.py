@@ -1,6 +1,6 @@
 """Plan windows against the real Codex CLI: the host kit's model server sends Codex's
 `x-codex-primary/secondary-*` headers (a script reply's `plan_usage`), Codex writes them to
-its rollout's `token_count` entries, and forge reads them there (goal/codex_plan.py).
+its rollout's `token_count` entries, and forge reads them there (goal/hosts/codex_plan.py).
 
 Codex writes a response's `token_count` after the response's tool calls have run, so the
 tool call of the response that crosses a ceiling still runs, and the next one is denied:
@@ -20,7 +20,7 @@ from codex_support import denial_reasons, exhausted_stops, start_goal
 from goal_support import goal_in_state
 from session_support import guard_goal
 
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = [pytest.mark.host,

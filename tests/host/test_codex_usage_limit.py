@@ -19,7 +19,7 @@ from codex_support import OBJECTIVE, PROMPT, native_goal_status
 from goal_support import goal_in_state
 from tui_support import Tui
 
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = [pytest.mark.host,

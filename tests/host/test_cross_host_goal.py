@@ -23,7 +23,7 @@ NO_BLOCK_CAP = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "100"}
 def ledger_goal(project) -> tuple[dict, list[dict]]:
     """The goal as its ledger's head says, and its charge records (state.md mirrors no
     dollars)."""
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
     from forge_runtime.project import find_project
 
     forge = find_project(project)

@@ -25,7 +25,7 @@ from session_support import forge_cli
 from forge_runtime.gates.confined import recorded_posture
 from forge_runtime.gates.confirm import log_path
 from forge_runtime.gates.files import read_record
-from forge_runtime.goal import state
+from forge_runtime.goal.store import state_file
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -97,7 +97,7 @@ def default_posture_project(project: Path, services: dict, port: int) -> None:
 def forge_reached(project: Path) -> tuple[dict, list[str], str]:
     """The goal's gates record, what forge's own run of the probe reached, and its log."""
     forge = find_project(project)
-    goal = state.read(forge.state_path).goal
+    goal = state_file.read(forge.state_path).goal
     record = read_record(forge, goal["nonce"])
     log = Path(log_path(forge, goal["nonce"], "tests")).read_text()
     line = next(line for line in log.splitlines() if line.startswith("REACHED: "))
@@ -141,7 +141,7 @@ def test_claude_codes_gate_run_reaches_nothing_from_a_conftest(claude_host, proj
     assert record["confirmed"]["confinement"] == "bwrap", record
     assert reached == [], log
     assert "1 passed" in log
-    goal = state.read(find_project(project).state_path).goal
+    goal = state_file.read(find_project(project).state_path).goal
     assert recorded_posture(find_project(project), goal["nonce"]) == "sandboxed"
     assert goal["status"] == "complete" and record["met"]["verified"] is True, session.result
     # what the agent's own `forge gate run` reached from the host's sandboxed Bash, for the
@@ -179,7 +179,7 @@ def test_codexs_gate_run_reaches_nothing_from_a_conftest(codex_host, project, se
     tui.type(f"/goal {OBJECTIVE}")
     forge = find_project(project)
     def ended_and_noted() -> bool:  # held.complete ends the goal, then notes forge's run
-        goal = state.read(forge.state_path).goal or {}
+        goal = state_file.read(forge.state_path).goal or {}
         return goal.get("status") == "complete" and "met" in read_record(forge, goal["nonce"])
 
     tui.wait_for(ended_and_noted, "forge to end the goal and note its own run", timeout=90)
@@ -188,6 +188,6 @@ def test_codexs_gate_run_reaches_nothing_from_a_conftest(codex_host, project, se
     assert record["confirmed"]["confinement"] == "bwrap", record
     assert reached == [], log
     assert "1 passed" in log
-    goal = state.read(forge.state_path).goal
+    goal = state_file.read(forge.state_path).goal
     assert recorded_posture(forge, goal["nonce"]) == "sandboxed"
     assert record["met"]["verified"] is True

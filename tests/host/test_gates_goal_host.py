@@ -15,7 +15,7 @@ import pytest
 from session_support import forge_cli
 
 from forge_runtime.gates.files import read_record
-from forge_runtime.goal import state
+from forge_runtime.goal.store import state_file
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -122,7 +122,7 @@ def test_a_goal_hears_of_the_one_stale_gate_and_forge_runs_the_recorded_gates_it
     assert "unit-tests stale" in json.dumps(first_told["body"])
 
     forge = find_project(project)
-    goal = state.read(forge.state_path).goal
+    goal = state_file.read(forge.state_path).goal
     assert (goal["status"], goal["turn_count"]) == ("complete", 4), session.result
     record = read_record(forge, goal["nonce"])
     assert record["met"]["verified"] is True and record["verified_at"]
@@ -243,7 +243,7 @@ def test_a_goal_whose_model_buys_its_gates_is_met_but_not_verified(claude_host, 
                  for hook in session.hooks_for("Stop")[-9:]]
     assert all("FORGE_GATES_NOT_CONFIRMED: goal " in text for text in continued)
     forge = find_project(project)
-    goal = state.read(forge.state_path).goal
+    goal = state_file.read(forge.state_path).goal
     assert goal["status"] == "complete", session.result
     assert goal["turn_count"] == len(session.hooks_for("Stop"))  # every turn charged
     record = read_record(forge, goal["nonce"])

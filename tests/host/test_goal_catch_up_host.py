@@ -15,7 +15,7 @@ import pytest
 from goal_support import goal_in_state, opt_out_of_sandbox
 from session_support import NEVER_MET, model_turns, stop_reasons
 
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.project import find_project
 

@@ -28,7 +28,7 @@ from codex_support import denial_reasons, exhausted_stops, start_goal
 from goal_support import goal_in_state
 from session_support import guard_goal, stop_reasons, tool_denials, working_until_denied
 
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -52,7 +52,7 @@ PICO = 10**12
 def price_table() -> dict:
     """The table the hooks of this interpreter seal at activation (compiled when missing,
     as the first `/goal` would)."""
-    from forge_runtime.goal import price_table as compiled
+    from forge_runtime.goal.budget import price_table as compiled
 
     path = compiled.compiled_path()
     if not path.exists():

@@ -8,8 +8,8 @@ import pytest
 from goal_support import goal_in_state
 from session_support import NEVER_MET, model_turns
 
-from forge_runtime.goal import sessions
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host

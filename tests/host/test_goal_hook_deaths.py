@@ -21,8 +21,8 @@ import pytest
 from goal_support import goal_in_state
 from session_support import NEVER_MET, model_turns, plugin_with_hooks
 
-from forge_runtime.goal import kills
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import killed_stops
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -118,7 +118,7 @@ def test_stop_hooks_the_host_timed_out_on_random_turns_still_end_the_session_at_
     assert set(hung) <= set(late)  # a hook that never ran charged nothing itself
     assert ended[0]["stopReason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
     assert f"{len(late)} of this tranche's turns were charged late" in ended[0]["stopReason"]
-    assert kills.row(find_project(project).ledger_root) == []  # a timeout is no kill
+    assert killed_stops.row(find_project(project).ledger_root) == []  # a timeout is no kill
 
 
 @pytest.mark.parametrize("seed", [20261201, 4])
@@ -146,7 +146,7 @@ def test_a_stop_whose_interpreter_is_killed_ends_the_goals_autonomy_at_that_turn
     error = reason[reason.index("Error: "):].splitlines()
     assert error[0].startswith("Error: FORGE_GOAL_HOOK_KILLED: ") and "signal 9" in error[0]
     assert error[1] == "Fix: forge sandbox enable"
-    [kill] = kills.row(find_project(project).ledger_root)
+    [kill] = killed_stops.row(find_project(project).ledger_root)
     assert (kill["signal"], kill["session"]) == (9, session.session_id)
     # the killed turn is charged late by the session's end (or the next prompt)
     goal = goal_in_state(project)
@@ -286,7 +286,7 @@ def test_a_background_killer_started_by_the_agent_buys_no_turns_in_this_session_
     assert told.splitlines()[-1] == "Fix: forge sandbox enable"
     # and the second session's own killed Stop counts its row (broken by a Stop of its own
     # that ran to the end, such as its first)
-    row = kills.row(ledger_root)
+    row = killed_stops.row(ledger_root)
     assert row and {kill["signal"] for kill in row} == {None if match == "launchers" else 9}
     assert row[-1]["session"] == second.session_id
     assert (f"{len(row)} Stop hooks in a row were killed by {how}" if len(row) > 1

@@ -20,8 +20,8 @@ import pytest
 from goal_support import opt_out_of_sandbox
 
 from forge_runtime import resources
-from forge_runtime.goal import sessions
-from forge_runtime.goal.status import goal_nonces
+from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.ledger import goal_nonces
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.pytest_plugin import as_script
 from forge_runtime.hostkit.runner import Host, SessionResult

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from goal_support import goal_in_state
 
-from forge_runtime.goal.objective import normalise
+from forge_runtime.goal.store.objective import normalise
 
 pytestmark = pytest.mark.host
 

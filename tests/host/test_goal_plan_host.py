@@ -6,7 +6,7 @@ end autonomy; a window the plan does not have is named at the person's `/goal`.
 The host hands the windows (`rate_limits`) to its status line only on a subscription login,
 only in the interactive TUI, and 300 ms after its messages last changed (docs/goal-ledger.md,
 "Plan windows: what forge can see"); a main-thread tool call waits for the status line's
-reading of the answer that asked for it (goal/plan_fresh.py), so the answer that crosses
+reading of the answer that asked for it (goal/hosts/plan_freshness.py), so the answer that crosses
 stops its own call, with the model's answers a third of a second apart too.
 """
 
@@ -101,7 +101,7 @@ def _stopped(stops: list[dict]) -> list[str]:
 
 def _ledger_goal(project) -> dict:
     """The goal as its ledger holds it (the plan's figures are not in state.md)."""
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
 
     found = find_project(project)
     return Ledger(found.ledger_root, goal_in_state(project)["nonce"]).current().goal

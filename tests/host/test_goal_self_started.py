@@ -23,7 +23,7 @@ import pytest
 from goal_support import goal_in_state, opt_out_of_sandbox
 
 from forge_runtime import resources
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.pytest_plugin import as_script
 from forge_runtime.hostkit.runner import Host, SessionResult

@@ -18,8 +18,8 @@ import pytest
 from goal_support import goal_in_state
 from session_support import bash, guard_goal, stop_reasons, tool_denials, working_until_denied
 
-from forge_runtime.goal import usage
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.budget import usage
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -94,7 +94,7 @@ def check_priced(project: Path, model: str, spent: dict, picousd: int) -> None:
 
     from genai_prices import Usage, calc_price
 
-    from forge_runtime.goal import pricing
+    from forge_runtime.goal.budget import pricing
 
     forge = find_project(project)
     goal = Ledger(forge.ledger_root, goal_in_state(project)["nonce"]).current().goal

@@ -14,7 +14,7 @@ import shutil
 import pytest
 from session_support import NEVER_MET
 
-from forge_runtime.goal import state
+from forge_runtime.goal.store import state_file
 from forge_runtime.project import find_project
 
 pytestmark = [pytest.mark.host,
@@ -33,9 +33,9 @@ def test_goal_clear_in_the_tui_marks_the_goal_cancelled(claude_host, project, tu
     # the host's own cap on consecutive Stop-hook blocks pauses the goal after 9 turns
     tui.wait_for(lambda: "Goal paused" in tui.screen(), "the native goal to pause")
     goal_stops = len(tui.hooks("Stop"))
-    goal = tui.wait_for(lambda: state_path.exists() and state.read(state_path).goal,
+    goal = tui.wait_for(lambda: state_path.exists() and state_file.read(state_path).goal,
                         "forge's activation")
-    tui.wait_for(lambda: state.read(state_path).goal["turn_count"] == goal_stops,
+    tui.wait_for(lambda: state_file.read(state_path).goal["turn_count"] == goal_stops,
                  "every Stop of the goal run to be charged", timeout=5)
     assert goal["status"] == "active" and goal_stops >= 5
 
@@ -45,7 +45,7 @@ def test_goal_clear_in_the_tui_marks_the_goal_cancelled(claude_host, project, tu
 
     tui.type("thanks, that is all")
     tui.wait_for(lambda: len(tui.hooks("Stop")) == goal_stops + 1, "the next turn's Stop")
-    after = state.read(state_path).goal
+    after = state_file.read(state_path).goal
     assert (after["status"], after["turn_count"]) == ("cancelled", goal_stops)
     assert tui.hooks("Stop")[-1]["stdout"] == ""  # a person's own turn: never stopped
 
@@ -91,6 +91,6 @@ def test_a_goal_typed_while_the_agent_is_busy_is_stopped_until_typed_again(
     assert lines[1] == f"Fix: /goal {OBJECTIVE}"
 
     tui.type(f"/goal {OBJECTIVE}")  # the Fix, typed when the agent is idle
-    goal = tui.wait_for(lambda: state_path.exists() and state.read(state_path).goal,
+    goal = tui.wait_for(lambda: state_path.exists() and state_file.read(state_path).goal,
                         "forge's activation")
     assert goal["objective"] == OBJECTIVE and goal["status"] == "active"

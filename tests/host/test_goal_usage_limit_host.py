@@ -34,8 +34,8 @@ from goal_support import opt_out_of_sandbox
 from tui_support import Tui
 
 from forge_runtime import resources
-from forge_runtime.goal import state
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.pytest_plugin import as_script
 from forge_runtime.hostkit.runner import Host
@@ -110,7 +110,7 @@ def _session(workdir: Path, after: str | None) -> dict:
                      for call in tui.hooks(event)]
              for event in ("UserPromptSubmit", "PreToolUse", "Stop", "StopFailure")}
     forge = find_project(project)
-    nonce = state.read(forge.state_path).goal["nonce"]
+    nonce = state_file.read(forge.state_path).goal["nonce"]
     return {"calls": calls, "rules": rules, "screen": screen, "waited": waited,
             "history": Ledger(forge.ledger_root, nonce).history(),
             "resumed": (project / "resumed.txt").exists(),

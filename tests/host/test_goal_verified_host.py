@@ -23,7 +23,7 @@ from goal_support import goal_in_state
 from session_support import host_knows_event
 
 from forge_runtime.gates.files import read_record
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host

@@ -20,8 +20,8 @@ import tempfile
 import pytest
 from session_support import forge_cli
 
-from forge_runtime.goal import state
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.project import find_project
 
 pytestmark = pytest.mark.host
@@ -64,7 +64,7 @@ def _script(code: str) -> dict:
 
 def _charged(project) -> dict:
     forge = find_project(project)
-    goal = state.read(forge.state_path).goal if forge.state_path.is_file() else None
+    goal = state_file.read(forge.state_path).goal if forge.state_path.is_file() else None
     nonce = goal["nonce"] if goal else next(
         path.name for path in forge.ledger_root.iterdir() if len(path.name) == 32)
     return Ledger(forge.ledger_root, nonce).verify()

@@ -23,7 +23,7 @@ from goal_support import goal_in_state
 from notify_support import finished, guard_with_channels, webhook
 from session_support import NEVER_MET, bash, stop_reasons
 
-from forge_runtime.goal.ledger import Ledger
+from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hostkit.receiver import Receiver
 from forge_runtime.project import find_project
 

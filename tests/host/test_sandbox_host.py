@@ -289,7 +289,7 @@ def test_a_background_killer_in_the_sandbox_reaches_no_hook_and_dies_with_its_ba
 
 
 def _ledger_goal(project, nonce: str) -> dict:
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
     from forge_runtime.project import find_project
 
     return Ledger(find_project(project).ledger_root, nonce).head().goal

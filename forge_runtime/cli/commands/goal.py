@@ -1,7 +1,7 @@
 """`forge goal status|sync|verify|history|report|adopt`: see and check the durable goal ledger.
 
 These only read the ledger (sync rewrites state.md from it; adopt notes a moved or copied
-ledger in the goal witness, goal/adoption.py); a goal is activated by a
+ledger in the goal witness, goal/rules/adoption.py); a goal is activated by a
 person's `/goal` in Claude Code and charged by forge's Stop hook, never from here.
 """
 
@@ -67,8 +67,8 @@ def _project():
 
 
 def _summary(goal: dict) -> list[str]:
-    from forge_runtime.goal.ceilings import minutes_used, now
-    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.budget.ceilings import minutes_used, now
+    from forge_runtime.goal.views.gauge import tokens_text
 
     lines = [f"goal        {goal['nonce']}",
              f"objective   {goal['objective']}",
@@ -85,7 +85,7 @@ def _summary(goal: dict) -> list[str]:
         lines.append(f"minutes     {minutes_used(goal, now())} of {goal['minute_ceiling']} "
                      "in this tranche")
     if "picousd" in goal or isinstance(goal.get("usd_ceiling"), int):
-        from forge_runtime.goal.pricing import dollars
+        from forge_runtime.goal.budget.pricing import dollars
 
         ceiling = goal.get("usd_ceiling")
         table = (goal.get("prices") or {}).get("version") or "no price table"
@@ -104,9 +104,9 @@ def _summary(goal: dict) -> list[str]:
 
 
 def _plan_lines(goal: dict) -> list[str]:
-    """The plan windows the goal watches (goal/plan.py), as its charges last read them."""
-    from forge_runtime.goal.gauge import plan_measures
-    from forge_runtime.goal.plan import percent
+    """The plan windows the goal watches (goal/budget/plan.py), as its charges last read them."""
+    from forge_runtime.goal.budget.plan import percent
+    from forge_runtime.goal.views.gauge import plan_measures
 
     words = {"5h": "5-hour window", "7d": "weekly window", "week": "the goal's own week"}
     host = goal.get("plan_host")
@@ -123,7 +123,7 @@ SANDBOX_WORDS = {"sandboxed": "sandboxed (the host's kernel layer keeps the ledg
 
 def _budget(goal: dict) -> dict:
     """The JSON budget: turns as before, tokens and minutes beside them."""
-    from forge_runtime.goal.ceilings import minutes_used, now
+    from forge_runtime.goal.budget.ceilings import minutes_used, now
 
     tokens, minutes = goal.get("token_ceiling"), goal.get("minute_ceiling")
     usd = goal.get("usd_ceiling")
@@ -140,7 +140,7 @@ def _budget(goal: dict) -> dict:
 def _plan_budget(goal: dict) -> dict | None:
     """The JSON plan windows (percent), the host they were last read from, and whether the
     host's usage limit stopped a turn; None for a goal without plan ceilings."""
-    from forge_runtime.goal.gauge import plan_figure
+    from forge_runtime.goal.views.gauge import plan_figure
 
     ceilings = goal.get("plan_ceilings")
     if not isinstance(ceilings, dict):
@@ -172,7 +172,7 @@ def _way_on(goal: dict) -> hints.Hint:
 
 
 def _ended(goal: dict) -> str:
-    from forge_runtime.goal.gauge import ended_words
+    from forge_runtime.goal.views.gauge import ended_words
 
     return ended_words(goal, unicode=False).removeprefix("goal ")
 
@@ -181,9 +181,9 @@ def status(args) -> Result:
     import sys
 
     from forge_runtime.cli.render import use_colour
-    from forge_runtime.goal import checkpoint, gauge
-    from forge_runtime.goal import status as core
-    from forge_runtime.goal.ledger import TAMPERED, Ledger
+    from forge_runtime.goal.store.ledger import TAMPERED, Ledger
+    from forge_runtime.goal.views import checkpoint, gauge
+    from forge_runtime.goal.views import status as core
 
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
@@ -202,11 +202,11 @@ def status(args) -> Result:
     if seen.goal.get("overrun_count"):
         lines.append(f"over budget {seen.goal['overrun_count']} turn(s) the host started after "
                      "the goal ended, denied their work (forge goal history lists them)")
-    from forge_runtime.goal import kills
+    from forge_runtime.goal.store import killed_stops
 
-    killed = kills.row(project.ledger_root)
+    killed = killed_stops.row(project.ledger_root)
     if killed:
-        lines.append(f"killed      {kills.summary(killed)}")
+        lines.append(f"killed      {killed_stops.summary(killed)}")
     brief = _brief_of(project, seen.goal)
     if brief is not None:
         lines.append(f"brief       {brief}")
@@ -234,7 +234,7 @@ def status(args) -> Result:
                              code=TAMPERED if tampered else seen.problem_code)
         return Result(refusal.hint(), lines, {**data, "code": refusal.code}, refusal.exit_code)
     if killed:  # an attack on forge's hooks comes before any way on
-        warning = kills.warning(killed)
+        warning = killed_stops.warning(killed)
         return Result(warning.hint(), lines, {**data, "code": warning.code}, warning.exit_code)
     if seen.state_turn_count != seen.goal["turn_count"]:
         lines.append(f"state.md    {seen.state_turn_count} turns (behind the ledger)")
@@ -262,12 +262,12 @@ def status(args) -> Result:
 
 
 def _forecast(project, nonce: str) -> tuple[str | None, list[str], dict | None]:
-    """When a running goal's budget runs out at its tranche's pace (goal/forecast.py): the
+    """When a running goal's budget runs out at its tranche's pace (goal/views/forecast.py): the
     gauge's words, the status lines and the JSON; nothing for a goal that is not running."""
     import time
 
-    from forge_runtime.goal import forecast, gauge, tranche
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
+    from forge_runtime.goal.views import forecast, gauge, tranche
 
     ledger = Ledger(project.ledger_root, nonce)
     head = ledger.current()
@@ -292,8 +292,8 @@ def _gates_changed(project, nonce: str) -> list[str]:
 def _from_remote(project, nonce: str) -> dict | None:
     """Join the remote's chain of the goal in first (goal.remote in .forge/guard.yaml), and
     say where the count comes from; None for a project that does not publish goals."""
-    from forge_runtime.goal import remote
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
+    from forge_runtime.goal.sync import remote
 
     name = remote.configured(project)
     if name is None:
@@ -332,10 +332,10 @@ def _remote_lines(project, nonce: str, published: dict | None) -> list[str]:
 
 def prices(args) -> Result:
     """Where this interpreter's price table is and what it was compiled from; `--compile`
-    makes it anew (a /goal with a dollar ceiling needs one: goal/pricing.py)."""
+    makes it anew (a /goal with a dollar ceiling needs one: goal/budget/pricing.py)."""
     import json
 
-    from forge_runtime.goal import price_table
+    from forge_runtime.goal.budget import price_table
 
     path = price_table.compiled_path()
     if args.compile or not path.exists():
@@ -360,8 +360,8 @@ def prices(args) -> Result:
 
 
 def publish(args) -> Result:
-    from forge_runtime.goal import remote
-    from forge_runtime.goal import status as core
+    from forge_runtime.goal.sync import remote
+    from forge_runtime.goal.views import status as core
 
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
@@ -383,25 +383,25 @@ def publish(args) -> Result:
 
 
 def _by_model(project, nonce: str) -> dict:
-    from forge_runtime.goal.ledger import Ledger
-    from forge_runtime.goal.report import spent_by_model
+    from forge_runtime.goal.store.ledger import Ledger
+    from forge_runtime.goal.views.report import spent_by_model
 
     return spent_by_model(Ledger(project.ledger_root, nonce).history())
 
 
 def _model_lines(by_model: dict) -> list[str]:
-    from forge_runtime.goal.gauge import tokens_text
-    from forge_runtime.goal.report import model_lines
+    from forge_runtime.goal.views.gauge import tokens_text
+    from forge_runtime.goal.views.report import model_lines
 
     return model_lines(by_model, tokens_text)
 
 
 def report(args) -> Result:
     from forge_runtime import gates
-    from forge_runtime.goal import report as story
-    from forge_runtime.goal import status as core
-    from forge_runtime.goal.gauge import tokens_text
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
+    from forge_runtime.goal.views import report as story
+    from forge_runtime.goal.views import status as core
+    from forge_runtime.goal.views.gauge import tokens_text
 
     if args.remote is not None or args.since is not None:
         return team_report(args)
@@ -420,7 +420,7 @@ def report(args) -> Result:
         told["gates"] = gates_line
         way_on = gates_hint or way_on
     if args.html is not None:
-        from forge_runtime.goal.report_html import render
+        from forge_runtime.goal.views.report_html import render
 
         _write_page(project, args.html, f"goal-{nonce}.html", render, told, lines)
     return Result(way_on, lines, told)
@@ -444,7 +444,7 @@ def team_report(args) -> Result:
     import time
 
     from forge_runtime.gitrefs import GitFailed
-    from forge_runtime.goal import report_team
+    from forge_runtime.goal.views import report_team
     from forge_runtime.hints import sanitize
 
     if not args.remote:
@@ -479,7 +479,7 @@ def team_report(args) -> Result:
     shown = f"forge goal report --remote {args.remote}" + \
         (f" --since {args.since}" if args.since else "")
     if args.html is not None:
-        from forge_runtime.goal.report_team_html import render
+        from forge_runtime.goal.views.report_team_html import render
 
         _write_page(project, args.html, f"team-{_file_name(args.remote)}.html", render, told,
                     lines)
@@ -502,8 +502,8 @@ def _file_name(remote: str) -> str:
 
 def verify_gates(args) -> Result:
     from forge_runtime.gates.goal import verify
-    from forge_runtime.goal import status as core
-    from forge_runtime.goal.ledger import COMPLETE, Ledger
+    from forge_runtime.goal.store.ledger import COMPLETE, Ledger
+    from forge_runtime.goal.views import status as core
 
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
@@ -529,7 +529,7 @@ def verify_gates(args) -> Result:
 
 
 def sync(args) -> Result:
-    from forge_runtime.goal import status as core
+    from forge_runtime.goal.views import status as core
 
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
@@ -542,8 +542,8 @@ def sync(args) -> Result:
 
 
 def verify(args) -> Result:
-    from forge_runtime.goal import status as core
-    from forge_runtime.goal.witness import witnessed_ledger
+    from forge_runtime.goal.sync.witness import witnessed_ledger
+    from forge_runtime.goal.views import status as core
 
     project = _project()
     if args.nonce:
@@ -560,8 +560,8 @@ def verify(args) -> Result:
 
 def adopt(args) -> Result:
     """A ledger the witness saw somewhere else: check every goal against what was seen
-    there, then note it here (goal/adoption.py); never a fresh budget."""
-    from forge_runtime.goal.adoption import adopt as adopt_here
+    there, then note it here (goal/rules/adoption.py); never a fresh budget."""
+    from forge_runtime.goal.rules.adoption import adopt as adopt_here
 
     project = _project()
     goals = adopt_here(project)
@@ -575,8 +575,8 @@ def adopt(args) -> Result:
 
 
 def history(args) -> Result:
-    from forge_runtime.goal import status as core
-    from forge_runtime.goal.ledger import Ledger
+    from forge_runtime.goal.store.ledger import Ledger
+    from forge_runtime.goal.views import status as core
 
     project = _project()
     nonce = core.chosen_nonce(project, args.nonce)
@@ -624,7 +624,7 @@ def _event_row(entry: dict) -> str | None:
 def _tokens_note(charges: list[dict]) -> str:
     """`, 35k tok` for charges whose transcript showed usage; nothing for ones without (a
     transcript that records none, or charges from before forge recorded usage)."""
-    from forge_runtime.goal.gauge import tokens_text
+    from forge_runtime.goal.views.gauge import tokens_text
 
     spent = [entry["usage"].get("counted", 0) for entry in charges
              if isinstance(entry.get("usage"), dict) and entry["usage"].get("by_model")]

@@ -76,7 +76,7 @@ def _reply_result(reply: dict | None) -> Result:
 
 
 def run_activate(args) -> Result:
-    from forge_runtime.goal import qualification
+    from forge_runtime.goal.rules import qualification
 
     project = _project(args)
     qualification.require(project)
@@ -94,7 +94,7 @@ def run_charge(args) -> Result:
 
 
 def run_verify(args) -> Result:
-    from forge_runtime.goal import status as core
+    from forge_runtime.goal.views import status as core
 
     goals = core.verify_all(_project(args))
     lines = [f"ok  {goal['nonce']}  {goal['turn_count']}/{goal['turn_ceiling']}"

@@ -1,7 +1,7 @@
 """The agent's Bash never pushes, deletes or rewrites forge's refs: `refs/forge/*`.
 
 forge keeps each goal's ledger (and claims) on the repository's own remote under
-`refs/forge/` (goal/remote.py). forge's own pushes run in its hook processes; an agent that
+`refs/forge/` (goal/sync/remote.py). forge's own pushes run in its hook processes; an agent that
 could move those refs could roll a goal's count back for every fresh clone. So, in every
 posture, a git command of the agent's is refused when it would change a ref in that
 namespace, however it is spelled:

@@ -68,7 +68,7 @@ def _off(what: str, note: str = "") -> Finding:
 
 def _goal_prompt(host: str, words: list[str | None]) -> Finding | None:
     """A host session started with a `/goal` prompt (`claude -p "/goal ..."`, `codex exec
-    "/goal ..."`): refused, the explaining layer over the runtime rule (goal/nesting.py)."""
+    "/goal ..."`): refused, the explaining layer over the runtime rule (goal/hosts/nesting.py)."""
     for word in words:
         if word is not None and word.split(None, 1)[:1] == ["/goal"]:
             return Finding(f"runs `{host}` with the prompt `/goal ...` (a session the agent "
