@@ -10,7 +10,8 @@ the file disagrees (goal/sync/witness.py). `project.py` builds its
 `Project` of `pathlib.Path`s from these; this module imports nothing but `os`, because
 pathlib (with the `re` it imports) and `collections` cost a lean interpreter more than its
 own start, and the status line of a session without a goal needs only `ledger_root_of` and
-`session_marker` (the goal witness's per-user directory, witness.py).
+`witness_dir` (the goal witness's per-user directory, witness.py). What forge keeps under
+those two roots is named in goal/store/layout.py.
 """
 
 import os
@@ -19,7 +20,6 @@ from forge_runtime import safeio
 
 FORGE_DIR = ".forge"
 LEDGER_DIR_NAME = "forge-goals"
-RECEIPT_KEY_NAME = "receipt.key"
 
 
 def _read_gitdir_file(dot_git: str) -> str | None:
@@ -110,11 +110,6 @@ def ledger_root(root: str, common_dir: str | None) -> str:
     return os.path.join(root, FORGE_DIR, "local", "goals")
 
 
-def receipt_key(ledger_root: str) -> str:
-    """The key that seals gate receipts (gates/receipts.py), beside the goal ledger."""
-    return os.path.join(ledger_root, "gates", RECEIPT_KEY_NAME)
-
-
 def witness_dir() -> str:
     """Where forge keeps goal witnesses for this user (outside every work tree)."""
     state = os.environ.get("XDG_STATE_HOME")
@@ -131,8 +126,3 @@ def config_dir() -> str:
     if not config or not os.path.isabs(config):
         config = os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(config, "forge")
-
-
-def session_marker(session_id: str) -> str:
-    """The file that says `session_id` was bound to a goal (its name is checked by callers)."""
-    return os.path.join(witness_dir(), "sessions", session_id)

@@ -11,8 +11,8 @@ from forge_runtime.errors import ForgeError
 from forge_runtime.goal.rules import activation
 from forge_runtime.goal.rules.charging import charge, end
 from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.layout import OBJECTIVES_DIR
 from forge_runtime.goal.store.ledger import Ledger
-from forge_runtime.goal.store.objective_index import OBJECTIVES_DIR
 
 
 def _spend(project, goal: dict, turns: int, tag: str = "") -> dict:

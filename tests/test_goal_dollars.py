@@ -19,7 +19,7 @@ from goal_support import (
 )
 
 from forge_runtime.goal.budget import pricing
-from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store import layout, state_file
 from forge_runtime.goal.store.ledger import Ledger
 
 OBJECTIVE = "the invoice totals add up"
@@ -141,7 +141,7 @@ def test_a_sealed_table_changed_on_disk_fails_the_next_charge_closed(project):
     _spend(session, "msg_1", input=1000)
     assert session.turn() is None
     prices = _ledger(project).current().goal["prices"]
-    path = project.ledger_root / pricing.SEALED_DIR / f"{prices['digest']}.json"
+    path = project.ledger_root / layout.PRICES_DIR / f"{prices['digest']}.json"
     table = json.loads(path.read_bytes())
     for entry in table["models"]:
         entry["prices"] = dict.fromkeys(entry["prices"], 0)

@@ -211,7 +211,8 @@ def test_records_cut_from_the_end_with_the_pointer_rewound_are_detected_by_verif
 
 
 def test_a_reader_lock_neither_creates_nor_needs_write_access_to_the_lock_file(tmp_path):
-    from forge_runtime.goal.store.lock import LOCK_NAME, locked
+    from forge_runtime.goal.store.layout import LOCK_NAME
+    from forge_runtime.goal.store.lock import locked
 
     with locked(tmp_path, shared=True):
         assert not (tmp_path / LOCK_NAME).exists()

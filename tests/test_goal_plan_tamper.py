@@ -23,7 +23,7 @@ from goal_support import Session, goal_project_fixture
 from forge_runtime.goal import events
 from forge_runtime.goal.budget import plan
 from forge_runtime.goal.hosts import plan_readings
-from forge_runtime.goal.store import record_file, state_file
+from forge_runtime.goal.store import layout, record_file, state_file
 from forge_runtime.goal.store.ledger import Ledger, now
 from forge_runtime.hooks import pre_tool_use, stop
 
@@ -562,10 +562,9 @@ def _priced(project) -> tuple[Session, str]:
     session = Session(project)
     session.person_goal(OBJECTIVE)
     assert _stop(session) is None
-    from forge_runtime.goal.budget import pricing
 
     digest = _ledger(project).current().goal["prices"]["digest"]
-    return session, pricing.sealed_path(project.ledger_root, digest)
+    return session, layout.sealed_prices_file(project.ledger_root, digest)
 
 
 def _other_table(path: str) -> None:

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forge_runtime.goal.budget import price_table, pricing
+from forge_runtime.goal.store import layout
 
 TODAY = datetime.date.today()
 
@@ -113,7 +114,7 @@ def test_the_sealed_copy_is_what_a_goal_prices_with(tmp_path, table):
 def test_a_changed_or_missing_sealed_table_fails_closed(tmp_path, table, damage):
     prices = pricing.seal(tmp_path, pricing.encode(table.table))
     pricing._loaded.clear()
-    path = tmp_path / pricing.SEALED_DIR / f"{prices['digest']}.json"
+    path = tmp_path / layout.PRICES_DIR / f"{prices['digest']}.json"
     if damage == "cheaper":
         changed = json.loads(path.read_bytes())
         for entry in changed["models"]:

@@ -13,9 +13,9 @@ import pytest
 from goal_support import Session, goal_project_fixture, running_goal
 
 from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store.layout import RECEIPT_KEY
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.guard import READ_ONLY
-from forge_runtime.roots import RECEIPT_KEY_NAME
 
 OBJECTIVE = "the invoice totals add up"
 MODEL = "claude-opus-4-5"  # $5 / $25 per million
@@ -109,7 +109,7 @@ def test_a_read_past_the_ceiling_is_denied_in_the_goals_first_turn(project, tool
 
 
 def test_a_read_in_a_session_without_a_goal_is_let_through_and_the_key_is_not(project):
-    key = Path(project.ledger_root) / "gates" / RECEIPT_KEY_NAME
+    key = Path(project.ledger_root) / "gates" / RECEIPT_KEY
     key.parent.mkdir(parents=True)
     key.write_bytes(b"KEY")
     session = Session(project)

@@ -21,7 +21,7 @@ import pytest
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal.rules import activation
 from forge_runtime.goal.rules.charging import charge
-from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store import layout, state_file
 from forge_runtime.goal.store.ledger import TAMPERED, Ledger
 from forge_runtime.goal.sync import publisher, remote
 from forge_runtime.project import find_project
@@ -256,7 +256,7 @@ def test_a_project_without_remote_never_publishes(tmp_path, origin):
     nonce = activation.activate(a, OBJECTIVE, "sess-a").goal["nonce"]
     assert remote.configured(a) is None
     assert publisher.after_event(a, {"nonce": nonce}, _goal(a, nonce), now=True) is None
-    assert not os.path.exists(os.path.join(Ledger(a.ledger_root, nonce).dir, remote.STATE_NAME))
+    assert not os.path.exists(os.path.join(Ledger(a.ledger_root, nonce).dir, layout.REMOTE_STATE))
     assert _remote_refs(origin) == {}
 
 
@@ -432,7 +432,7 @@ def test_a_fresh_clone_prices_its_turns_with_the_table_the_goal_sealed(origin, m
     digest = goal["prices"]["digest"]
     remote.sync(a, goal["nonce"], "origin")
     other = origin.parent / "other-prices.json"
-    table = json.loads(Path(pricing.sealed_path(a.ledger_root, digest)).read_text())
+    table = json.loads(Path(layout.sealed_prices_file(a.ledger_root, digest)).read_text())
     other.write_text(json.dumps({**table, "compiled": "another day"}))
     monkeypatch.setattr(price_table, "compiled_path", lambda: other)
     monkeypatch.setattr(price_table, "compile_table",
@@ -461,6 +461,5 @@ def test_a_remote_price_table_that_is_not_a_table_fails_closed(origin):
 
 
 def pricing_path(project, goal):
-    from forge_runtime.goal.budget import pricing
 
-    return Path(pricing.sealed_path(project.ledger_root, goal["prices"]["digest"]))
+    return Path(layout.sealed_prices_file(project.ledger_root, goal["prices"]["digest"]))

@@ -23,7 +23,7 @@ from forge_runtime.goal.budget import usage
 from forge_runtime.goal.budget.ceilings import epoch
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.rules import activation
-from forge_runtime.goal.store import state_file
+from forge_runtime.goal.store import layout, state_file
 from forge_runtime.goal.store.ledger import TAMPERED, Ledger, check_transition
 from forge_runtime.goal.views import gauge
 
@@ -563,7 +563,7 @@ def test_a_model_scheduled_goal_leaves_no_restriction_after_its_stop(project):
     _spend(session, "msg_2", input=5000)
     assert _tool_call(session) is None
     assert events.sessions.involvement(project.ledger_root, session.id) == set()
-    left = Path(project.ledger_root) / events.sessions.SESSIONS_DIR
+    left = Path(project.ledger_root) / layout.SESSIONS_DIR
     assert not list(left.glob(f"{session.id}*")), "its notes went with it"
 
 

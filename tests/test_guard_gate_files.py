@@ -14,9 +14,9 @@ from goal_support import goal_project
 from test_guard_decide import assert_contract
 
 from forge_runtime.goal.rules import activation, charging
+from forge_runtime.goal.store.layout import receipt_key
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.guard.decide import decide
-from forge_runtime.roots import receipt_key
 
 GATES = "gates:\n  unit-tests:\n    command: pytest -q\n    boundary: [\"src/**\"]\n"
 WEAKENED = GATES.replace("pytest -q", "true")

@@ -21,7 +21,7 @@ from goal_support import goal_project, goal_project_fixture, started_goal
 
 from forge_runtime import hints
 from forge_runtime.cli.main import main
-from forge_runtime.goal.store import killed_stops, state_file
+from forge_runtime.goal.store import killed_stops, layout, state_file
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hint_audit import output_problems
 from forge_runtime.hooks import session_start, stop, user_prompt_submit
@@ -95,7 +95,7 @@ def test_a_killed_stop_of_a_session_without_a_goal_is_passed_on_and_records_noth
         project, stand_in):
     done = _launch(project, stand_in, "no-goal-session")
     assert (done.returncode, done.stdout) == (137, b"")
-    assert not os.path.exists(os.path.join(project.ledger_root, killed_stops.FILE_NAME))
+    assert not os.path.exists(os.path.join(project.ledger_root, layout.KILLED_STOPS))
 
 
 def test_killed_stops_in_a_row_are_counted_until_one_runs_to_the_end(project, stand_in):

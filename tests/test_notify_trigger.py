@@ -21,7 +21,7 @@ from goal_support import Session, goal_project_fixture, started_goal
 from notify_support import finished, guard_with_channels, wait_for, webhook
 
 from forge_runtime.goal.events import exhausted_hint
-from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store import layout, sessions
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hostkit.receiver import Receiver
 from forge_runtime.notify import ends, outbox, trigger
@@ -82,7 +82,7 @@ def test_with_no_channel_nothing_is_written_or_started(project):
     reply = session.turn()
     assert ends.NOTED  # the end was noted ...
     assert trigger.after_event(project.root, session.event("Stop"), reply) == []
-    assert not os.path.exists(outbox.outbox_dir(project.ledger_root))  # ... and dropped
+    assert not os.path.exists(layout.outbox_dir(project.ledger_root))  # ... and dropped
 
 
 def test_a_charge_that_ends_nothing_imports_nothing_of_notify(project, receiver,

@@ -16,7 +16,7 @@ import time
 import pytest
 from goal_support import Session, goal_project, goal_with_checklist
 
-from forge_runtime.goal.store import sessions, state_file
+from forge_runtime.goal.store import layout, sessions, state_file
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.statusline_settings import ENTRY
 
@@ -158,7 +158,7 @@ def test_a_tampered_ledger_shows_the_attention_line_and_never_an_error(project, 
         project.state_path.write_text(project.state_path.read_text().replace(
             '"turn_count": 3', '"turn_count": 0'))
     elif tamper == "binding":
-        binding = project.ledger_root / sessions.SESSIONS_DIR / f"{session.id}.json"
+        binding = project.ledger_root / layout.SESSIONS_DIR / f"{session.id}.json"
         binding.write_text('{"nonce": "../../../somewhere"}')
     else:
         import shutil
@@ -271,13 +271,12 @@ def test_no_windows_are_kept_before_the_hosts_first_answer_and_none_after_it_say
 def test_a_kept_reading_changed_outside_forge_fails_closed_until_the_host_speaks(project,
                                                                                  where):
     from forge_runtime.errors import ForgeError
-    from forge_runtime.goal.hosts import plan_readings
     from forge_runtime.roots import witness_dir
 
     session = running(project, 3)
     statusline(plan_input(session, five_hour=85), project.root)
-    store = project.ledger_root / sessions.SESSIONS_DIR / f"{session.id}.plan.json"
-    mirror = os.path.join(witness_dir(), plan_readings.MIRROR_DIR, f"{session.id}.json")
+    store = project.ledger_root / layout.SESSIONS_DIR / f"{session.id}.plan.json"
+    mirror = os.path.join(witness_dir(), layout.PLAN_MIRROR_DIR, f"{session.id}.json")
     path = str(store) if where == "store" else mirror
     with open(path) as handle:
         text = handle.read()

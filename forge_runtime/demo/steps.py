@@ -494,12 +494,12 @@ def _posts_after(receiver, session, seconds: float = 60.0) -> list[dict]:
 
 def _outbox_says(demo: Demo) -> str:
     """The outbox's records and the sender's log, for a demo step that got no message."""
-    from forge_runtime.notify import outbox
+    from forge_runtime.goal.store import layout
     from forge_runtime.project import find_project
 
-    folder = Path(outbox.outbox_dir(find_project(demo.project).ledger_root))
+    folder = Path(layout.outbox_dir(find_project(demo.project).ledger_root))
     found = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    log = folder / "sender.log"
+    log = folder / layout.SENDER_LOG
     return "; ".join([f"{path.name}: {path.read_text(encoding='utf-8')[:200]}"
                       for path in found]
                      + ([f"sender.log: {log.read_text(encoding='utf-8')[-300:]}"]

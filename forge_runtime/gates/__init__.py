@@ -20,6 +20,7 @@ hash or the gate's definition changed, so after an edit only the affected gates 
 
 import os
 
+from forge_runtime.goal.store.layout import GATES_DIR
 from forge_runtime.project import join
 
 GATES_FILE = "gates.yaml"
@@ -34,4 +35,4 @@ def defined(project) -> bool:
 def in_play(project) -> bool:
     """Whether a goal's gates can matter here: a gates file, or gates records in the
     ledger (a final gate still counts when the file is deleted during its goal). Two stats."""
-    return defined(project) or os.path.lexists(join(project.ledger_root, "gates"))
+    return defined(project) or os.path.lexists(join(project.ledger_root, GATES_DIR))

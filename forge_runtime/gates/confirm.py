@@ -21,24 +21,23 @@ hook's budget costs one attempt per tree, and the goal stays unverified until a 
 
 from __future__ import annotations
 
-import os
 import time
 
 from forge_runtime.gates import files, runner, status
 from forge_runtime.gates.recorded import Recorded
+from forge_runtime.goal.store import layout
 from forge_runtime.goal.store.ledger import now
 
 MIN_SLICE_SECONDS = 0.5
 PASSED, NOT_RUN = "passed", "not run"
 NOTHING_RAN = "nothing ran"  # the confinement of a run that could not start
-RUNS_DIR = "gate-runs"
 
 
 def log_path(project, nonce: str, name: str) -> str:
     """Where forge's own run of gate `name` for goal `nonce` writes its output: beside the
     ledger, where the model may read it, never in the local area, where the agent could
     plant a symlink for forge's unsandboxed hook to write through."""
-    return os.path.join(project.ledger_root, RUNS_DIR, nonce, f"{name}.log")
+    return layout.gate_log(project.ledger_root, nonce, name)
 
 
 def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
@@ -48,7 +47,7 @@ def boundaries(project, nonce: str, recorded: Recorded) -> dict[str, str]:
     is unsandboxed, so the witness vouches for this one (a cache it does not is not read)."""
     from forge_runtime.gates.witnessed import CacheWitness
 
-    cache = os.path.join(project.ledger_root, "gates", f"{nonce}.stat-cache.json")
+    cache = layout.stat_cache_file(project.ledger_root, nonce)
     tree = status.Tree(project, list(recorded.gates), stat_cache=cache,
                        witness=CacheWitness(project, nonce))
     hashes = {gate.name: tree.boundary_of(gate)[0] for gate in recorded.gates}

@@ -39,9 +39,10 @@ def read_json(path: str | os.PathLike) -> object | None:
 def goal_record_path(project, nonce: str):
     """The gates record of goal `nonce`: what forge's own runs found (confirm.py) and what
     the hooks told of them (goal.py), beside the goal's ledger."""
+    from forge_runtime.goal.store.layout import GATES_DIR
     from forge_runtime.project import join
 
-    return join(project.ledger_root, "gates", f"{nonce}.json")
+    return join(project.ledger_root, GATES_DIR, f"{nonce}.json")
 
 
 def read_record(project, nonce: str) -> dict:

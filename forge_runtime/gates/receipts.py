@@ -24,7 +24,7 @@ from pathlib import Path
 
 from forge_runtime.gates.config import cache_dir
 from forge_runtime.gates.files import read_json, write_json
-from forge_runtime.roots import receipt_key
+from forge_runtime.goal.store.layout import receipt_key
 
 
 def receipt_path(project, name: str) -> Path:

@@ -50,6 +50,8 @@ hosts: what forge reads from Claude Code and Codex
     hosts/unreported_windows  plan windows a goal watches that the host does not report
 
 store: what forge keeps on disk
+    store/layout           every path under the ledger root and the witness root, named once
+    store/in_progress      whether a ledger holds a goal in progress (the guard's question)
     store/ledger           a goal's chain: append, the O(1) head check, full verification
     store/record_file      one write-once, hash-chained record file
     store/lock             the per-goal writers' lock

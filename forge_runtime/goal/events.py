@@ -23,6 +23,7 @@ import os
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.layout import REMOTE_STATE
 from forge_runtime.goal.store.ledger import ACTIVE, EXHAUSTED, TAMPERED, TRANCHE
 from forge_runtime.goal.store.objective import normalise, parse_goal_prompt
 from forge_runtime.goal.sync.witness import witnessed_ledger
@@ -979,7 +980,7 @@ def _confirm_pending(project: Project, event: dict, binding: dict | None,
 
     published_on = remote.configured(project)
     if published_on is not None or os.path.exists(os.path.join(
-            project.ledger_root, started.goal["nonce"], remote.STATE_NAME)):
+            project.ledger_root, started.goal["nonce"], REMOTE_STATE)):
         # what this person's /goal grants here, whatever tranches a chain that came from a
         # remote (now or before `goal.remote` was taken out) holds
         binding["allowance"] = started.goal["turn_count"] + TRANCHE

@@ -31,6 +31,7 @@ import os
 
 from forge_runtime.goal.budget import ceilings
 from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store.layout import head_file
 
 # Claude Code's tools that make a model request of their own whose usage no transcript
 # holds (measured for WebSearch: one request on the session's model, absent from the
@@ -236,8 +237,8 @@ def _current_goal(root: str, binding: dict) -> dict | None:
     goal, nonce = binding.get("goal"), binding.get("nonce")
     if not isinstance(goal, dict) or not isinstance(nonce, str) or len(nonce) != 32:
         return None
-    try:  # ledger.HEAD_NAME
-        seq = fastjson.loads(safeio.read_bytes(os.path.join(root, nonce, "head.json"))).get("seq")
+    try:
+        seq = fastjson.loads(safeio.read_bytes(head_file(root, nonce))).get("seq")
     except (OSError, ValueError, AttributeError):
         seq = None
     if seq == binding.get("goal_seq"):

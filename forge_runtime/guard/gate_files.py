@@ -21,16 +21,16 @@ Standard library and `paths` only: the key check runs on the allow path of every
 
 import os
 
+from forge_runtime.goal.store.layout import GATES_DIR, RECEIPT_KEY, receipt_key
 from forge_runtime.guard.paths import Finding, Protected, expand, holds, inside
-from forge_runtime.roots import FORGE_DIR, LEDGER_DIR_NAME, RECEIPT_KEY_NAME, receipt_key
+from forge_runtime.roots import FORGE_DIR, LEDGER_DIR_NAME
 
 WHILE_GOAL = "while a goal is in progress"
-PENDING = "(a /goal awaiting its first Stop)"
 GATES_FILE = "gates.yaml"
 # The input fields through which each reading tool names what it reads.
 READ_FIELDS = {"Read": ("file_path",), "NotebookRead": ("notebook_path",),
                "Grep": ("path", "glob"), "Glob": ("path", "pattern"), "LS": ("path",)}
-KEY_WORDS = (RECEIPT_KEY_NAME, LEDGER_DIR_NAME + "/gates")
+KEY_WORDS = (RECEIPT_KEY, LEDGER_DIR_NAME + "/" + GATES_DIR)
 
 
 def gates_entry(project) -> Protected:
@@ -53,44 +53,24 @@ def may_be_the_gates_file(finding: Finding | None, tool_input: dict) -> bool:
 
 
 def in_progress(ledger_root: str) -> str | None:
-    """The nonce of a goal in progress in this ledger ("a /goal awaiting confirmation" for
-    a person's `/goal` whose first Stop has not come yet: its gates are recorded already),
-    None when there is none. A goal whose ledger cannot be read counts as in progress (the
-    guard fails closed)."""
-    from forge_runtime.errors import ForgeError
-    from forge_runtime.goal.store.ledger import ACTIVE, HEAD_NAME, Ledger
-    from forge_runtime.goal.store.sessions import SESSIONS_DIR
+    """The nonce of a goal in progress in this ledger, or the store's AWAITING_FIRST_STOP, or
+    None: the goal store answers (goal/store/in_progress.py), imported only by a call that
+    would write the gates file."""
+    from forge_runtime.goal.store.in_progress import goal_in_progress
 
-    try:
-        names = os.listdir(ledger_root)
-    except FileNotFoundError:
-        return None
-    try:
-        pending = any(name.endswith(".pending.json")
-                      for name in os.listdir(os.path.join(ledger_root, SESSIONS_DIR)))
-    except FileNotFoundError:
-        pending = False
-    if pending:
-        return PENDING
-    for name in sorted(names):
-        if len(name) != 32 or not os.path.lexists(os.path.join(ledger_root, name, HEAD_NAME)):
-            continue
-        try:
-            if Ledger(ledger_root, name).current().goal["status"] == ACTIVE:
-                return name
-        except (ForgeError, OSError, KeyError):
-            return name
-    return None
+    return goal_in_progress(ledger_root)
 
 
 def refusal(tool: str, finding: Finding, nonce: str):
     """The deny for a call that would change the gates file during goal `nonce`."""
     from forge_runtime import hints
+    from forge_runtime.goal.store.in_progress import AWAITING_FIRST_STOP
 
     return hints.error(
         f"forge guard: {tool} {finding.message} while goal {nonce} is in progress (its final "
         "gates were recorded at its /goal, and it is judged by those)",
-        "forge goal status" if nonce == PENDING else f"forge goal status --nonce {nonce}",
+        "forge goal status" if nonce == AWAITING_FIRST_STOP else
+        f"forge goal status --nonce {nonce}",
         "shows the goal and its gates; a person changes .forge/gates.yaml between goals, or "
         "edits it and types the same /goal again to record the new gates")
 

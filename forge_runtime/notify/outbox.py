@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import os
 
-DIR_NAME = "notify"
+from forge_runtime.goal.store.layout import outbox_dir
+
 SENDING, SENT, FAILED = "sending", "sent", "failed"
 # longer than a sender may take (sender.DEADLINE_SECONDS) and its start
 STALE_SECONDS = 120
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-
-
-def outbox_dir(ledger_root) -> str:
-    return os.path.join(os.fspath(ledger_root), DIR_NAME)
 
 
 def path_of(ledger_root, key: str) -> str:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import sys
 
+from forge_runtime.goal.store.layout import SENDER_LOG
+
 _LOG_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
 ATTEMPTS = 3
 PAUSES = (1.0, 3.0)  # seconds before the second and third attempts
@@ -26,7 +28,6 @@ DEADLINE_SECONDS = 100.0  # 3 x 30 s (the longest timeout a channel may set) and
 COMMAND = "notify"  # the word launch.py routes to `main`
 
 
-LOG_NAME = "sender.log"  # beside the outbox records: what a sender said before it died
 
 
 def spawn(job: dict) -> int:
@@ -38,7 +39,7 @@ def spawn(job: dict) -> int:
     entry = os.path.join(root, "forge_runtime", "entry.py")
     argv = [sys.executable, "-I", entry, COMMAND] if os.path.isfile(entry) else \
         [sys.executable, "-I", "-m", "forge_runtime.entry", COMMAND]
-    log = os.path.join(os.path.dirname(job["outbox"]), LOG_NAME)
+    log = os.path.join(os.path.dirname(job["outbox"]), SENDER_LOG)
     read_end, write_end = os.pipe()
     try:
         pid = os.posix_spawn(sys.executable, argv, dict(os.environ), setsid=True,

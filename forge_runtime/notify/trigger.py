@@ -94,8 +94,8 @@ def _refusal_job(note: dict, session: str | None) -> dict:
     binding = sessions.read_binding(root, session) if session else None
     nonce = (binding or {}).get("nonce")
     if nonce is None and session:  # the binding is gone: the witness's note of it
+        from forge_runtime.goal.store.layout import session_marker
         from forge_runtime.goal.sync.witness_files import read
-        from forge_runtime.roots import session_marker
 
         nonce = (read(session_marker(session)) or {}).get("nonce")
     head = _pointer(root, nonce) if isinstance(nonce, str) else None

@@ -20,7 +20,7 @@ import pytest
 from goal_support import opt_out_of_sandbox
 
 from forge_runtime import resources
-from forge_runtime.goal.store import sessions
+from forge_runtime.goal.store import layout, sessions
 from forge_runtime.goal.store.ledger import goal_nonces
 from forge_runtime.hostkit.projects import init_git_project
 from forge_runtime.hostkit.pytest_plugin import as_script
@@ -146,4 +146,4 @@ def test_a_host_session_the_agent_starts_never_counts_as_a_person(claude_host, p
     assert "was started below another host session" in refusals[1], refusals[1]
     forge = find_project(project)
     assert goal_nonces(forge) == []
-    assert not list((Path(forge.ledger_root) / sessions.SESSIONS_DIR).glob("*.pending.json"))
+    assert not list((Path(forge.ledger_root) / layout.SESSIONS_DIR).glob("*.pending.json"))

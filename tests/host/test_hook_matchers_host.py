@@ -19,8 +19,8 @@ import sys
 
 import pytest
 
+from forge_runtime.goal.store.layout import RECEIPT_KEY
 from forge_runtime.hostkit.projects import write_plugin
-from forge_runtime.roots import RECEIPT_KEY_NAME
 
 pytestmark = pytest.mark.host
 
@@ -54,7 +54,7 @@ rules:
 def test_every_tool_reads_included_starts_the_guard_and_the_key_stays_refused(claude_host,
                                                                               project):
     (project / "r.txt").write_text("READ-ME\n")
-    key = project / ".git/forge-goals/gates" / RECEIPT_KEY_NAME
+    key = project / ".git/forge-goals/gates" / RECEIPT_KEY
     key.parent.mkdir(parents=True)
     key.write_bytes(b"KEY-BYTES-NOT-FOR-AGENTS")
     host = claude_host(MIXED)

@@ -44,8 +44,8 @@ def _project_rules():
 def run_roles(args) -> Result:
     import os
 
+    from forge_runtime.goal.store.layout import receipt_key
     from forge_runtime.guard import modes, paths
-    from forge_runtime.roots import receipt_key
 
     project, rules = _project_rules()
     lines = ["Roles (a role may use only these tools):"]

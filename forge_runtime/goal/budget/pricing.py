@@ -23,8 +23,8 @@ import os
 
 from forge_runtime import fastjson
 from forge_runtime.digest import sha256_hex
+from forge_runtime.goal.store.layout import sealed_prices_file
 
-SEALED_DIR = "prices"
 HOST_PROVIDER = {"claude": "anthropic", "codex": "openai"}
 PICO = 10**12  # picodollars in a dollar
 
@@ -146,17 +146,13 @@ def digest_of(data: bytes) -> str:
     return sha256_hex(data)
 
 
-def sealed_path(ledger_root: str | os.PathLike, digest: str) -> str:
-    return os.path.join(ledger_root, SEALED_DIR, f"{digest}.json")
-
-
 def seal(ledger_root: str | os.PathLike, data: bytes) -> dict:
     """Keep a table's bytes beside the ledger under their digest; what the activation
     record names (`goal["prices"]`)."""
     table = fastjson.loads(data)
     data = encode(table)  # canonical bytes, whatever file they came from
     digest = digest_of(data)
-    path = sealed_path(ledger_root, digest)
+    path = sealed_prices_file(ledger_root, digest)
     if not os.path.exists(path):
         from forge_runtime import safeio
 
@@ -174,7 +170,7 @@ def sealed(ledger_root: str | os.PathLike, prices: dict) -> PriceTable:
         raise Unsealed("the goal names no sealed price table")
     if digest in _loaded:
         return _loaded[digest]
-    path = sealed_path(ledger_root, digest)
+    path = sealed_prices_file(ledger_root, digest)
     from forge_runtime import safeio
 
     try:  # beside the ledger: a FIFO or a link there is refused, never waited on

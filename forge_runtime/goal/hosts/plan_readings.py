@@ -15,7 +15,6 @@ carries into the ledger (`current` and `latest` leave them out):
   reported is not one it left out because its reset time passed (goal/hosts/unreported_windows.py).
 """
 
-import os
 import time
 
 from forge_runtime.goal.budget.plan import (
@@ -28,7 +27,6 @@ from forge_runtime.goal.budget.plan import (
     valid,
 )
 
-MIRROR_DIR = "plan"
 # how long a copy and its mirror of the same date may disagree before that is tampering:
 # only two writers racing leave that (a copy behind its mirror is a writer between its
 # writes, however long a loaded machine parks it there: `_behind`); it is well inside
@@ -40,13 +38,13 @@ _BESIDE = (ANSWER, TAKEN, REPORTED)
 
 
 def _paths(root: str, session: str) -> tuple[str, str] | None:
+    from forge_runtime.goal.store.layout import PLAN_SUFFIX, plan_mirror_file
     from forge_runtime.goal.store.sessions import session_file
-    from forge_runtime.roots import witness_dir
 
-    stored = session_file(root, session, ".plan.json")
+    stored = session_file(root, session, PLAN_SUFFIX)
     if stored is None:
         return None
-    return stored, os.path.join(witness_dir(), MIRROR_DIR, session + ".json")
+    return stored, plan_mirror_file(session)
 
 
 def bare(kept: dict | None) -> dict | None:

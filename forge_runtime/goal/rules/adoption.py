@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.goal.store.ledger import Ledger, goal_nonces, tampered
-from forge_runtime.goal.sync.ledger_location import held_repository_id, places_path
-from forge_runtime.goal.sync.witness import (
-    GATES_DIR,
-    GOALS_DIR,
-    REMOTE_DIR,
-    Witness,
-    compare,
-    read,
-    write,
+from forge_runtime.goal.store.layout import (
+    WITNESS_GATES_DIR,
+    WITNESS_GOALS_DIR,
+    WITNESS_REMOTE_DIR,
+    places_file,
+    repository_witness_dir,
 )
-from forge_runtime.roots import witness_dir
+from forge_runtime.goal.store.ledger import Ledger, goal_nonces, tampered
+from forge_runtime.goal.sync.ledger_location import held_repository_id
+from forge_runtime.goal.sync.witness import Witness, compare, read, write
 
 
 def adopt(project) -> list[dict]:
@@ -39,7 +37,7 @@ def adopt(project) -> list[dict]:
     if seen_tree is not None:
         _carry(str(seen_tree.get("ledger")), witness.ledger_root)
     repository = held_repository_id(witness.ledger_root)
-    places = (read(places_path(repository)) or {}).get("places") if repository else None
+    places = (read(places_file(repository)) or {}).get("places") if repository else None
     places = places if isinstance(places, dict) else {}
     if seen_tree is None and (not places or witness.ledger_root in places):
         return []
@@ -69,7 +67,7 @@ def _carry(old: str, new: str) -> None:
 def _holds_what_was_seen(ledger_root: str, nonces: list[str], place: str, key: str) -> None:
     """Fail closed unless the ledger at `ledger_root` holds every goal the witness `key`
     saw in the ledger at `place`, at or past the record it saw."""
-    seen_dir = os.path.join(witness_dir(), key, GOALS_DIR)
+    seen_dir = os.path.join(repository_witness_dir(key), WITNESS_GOALS_DIR)
     names = sorted(os.listdir(seen_dir)) if os.path.isdir(seen_dir) else []
     for name in names:
         if not name.endswith(".json") or name.startswith("."):
@@ -86,10 +84,10 @@ def _holds_what_was_seen(ledger_root: str, nonces: list[str], place: str, key: s
 def _kept(witness: Witness, nonce: str, keys: list[str]) -> dict:
     """Goal `nonce`, verified and noted at its head in this place's witness, with what the
     witness of the place it came from kept of its gates record and its remote."""
-    for kind in (GATES_DIR, REMOTE_DIR):
+    for kind in (WITNESS_GATES_DIR, WITNESS_REMOTE_DIR):
         mine = os.path.join(witness.dir, kind, f"{nonce}.json")
         for key in keys:
-            seen = read(os.path.join(witness_dir(), key, kind, f"{nonce}.json"))
+            seen = read(os.path.join(repository_witness_dir(key), kind, f"{nonce}.json"))
             if seen is not None and not os.path.exists(mine):
                 write(mine, seen)
     ledger = Ledger(witness.ledger_root, nonce, witness=witness)

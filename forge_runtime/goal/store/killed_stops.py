@@ -26,17 +26,13 @@ import os
 
 from forge_runtime import fastjson
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.goal.store.layout import killed_stops_file
 
-FILE_NAME = "killed-stops.json"
 KEPT = 100  # a row longer than this is told as "100 or more"
 FIX = "forge sandbox enable"
 CAUSE = ("something in this session is killing forge's hooks (or the machine ran out of "
          "memory), and the kernel layer stops that (the agent's Bash runs in its own PID "
          "namespace, where forge's hooks cannot be seen)")
-
-
-def _path(ledger_root: str | os.PathLike) -> str:
-    return os.path.join(ledger_root, FILE_NAME)
 
 
 def row(ledger_root: str | os.PathLike) -> list[dict]:
@@ -45,7 +41,7 @@ def row(ledger_root: str | os.PathLike) -> list[dict]:
     from forge_runtime import safeio
 
     try:
-        kills = fastjson.loads(safeio.read_bytes(_path(ledger_root))).get("kills")
+        kills = fastjson.loads(safeio.read_bytes(killed_stops_file(ledger_root))).get("kills")
     except (OSError, ValueError, AttributeError):
         return []
     if not isinstance(kills, list):
@@ -65,7 +61,7 @@ def add(ledger_root: str | os.PathLike, session_id: str,
     kills = kills[-KEPT:]
     from forge_runtime import safeio
 
-    safeio.replace(_path(ledger_root), fastjson.dumps({"kills": kills}).encode("utf-8"),
+    safeio.replace(killed_stops_file(ledger_root), fastjson.dumps({"kills": kills}).encode("utf-8"),
                    durable=False, create_dirs=True)
     return kills
 
@@ -73,7 +69,7 @@ def add(ledger_root: str | os.PathLike, session_id: str,
 def clear(ledger_root: str | os.PathLike) -> None:
     """A Stop ran to the end: the row is broken (one failed unlink when there is none)."""
     try:  # noqa: SIM105 (`contextlib` is one more import on every charging Stop)
-        os.unlink(_path(ledger_root))
+        os.unlink(killed_stops_file(ledger_root))
     except FileNotFoundError:
         pass
 

@@ -1,17 +1,9 @@
 """A goal's ledger: an append-only, hash-chained sequence of records under one directory.
 
-Layout under `Project.ledger_root` (shared by every worktree of a repository):
-
-    objectives/<objective hash>        the goal's nonce: one objective, one goal, forever
-    repository-id                      this repository's ledger identity (random, once)
-    <nonce>/records/00000001.json ...  write-once records, each sealing the one before
-    <nonce>/head.json                  {"seq", "hash"} of the last record: a fast pointer
-                                       (and "records": "records.<n>" once a join with
-                                       another clone's chain made a new generation)
-    <nonce>/remote.json                what the goal's remote last took (published.py)
-    <nonce>/turns/<turn key>           one empty file per charged turn (idempotency)
-    <nonce>/lock                       the writers' lock
-    sessions/<session id>.json         which goal a session is bound to (see sessions.py)
+A goal's directory is `<ledger root>/<nonce>`: its records, the head pointer to the last of
+them, one file per charged turn and the writers' lock (layout.py draws the whole tree).
+The head pointer names the records directory in use (`"records": "records.<n>"`) once a
+join with another clone's chain made a new generation.
 
 Every record holds the whole goal as it stands after it (`goal`: nonce, objective, counts,
 ceiling, status), so the current goal is the last record and no reader replays the chain.
@@ -58,6 +50,14 @@ from forge_runtime.goal.budget.ceilings import (
     usd_reached,
 )
 from forge_runtime.goal.store import merge, record_file
+from forge_runtime.goal.store.layout import (
+    HEAD_NAME,
+    RECORDS_DIR,
+    TURNS_DIR,
+    head_file,
+    repository_id_file,
+    staging_dir_name,
+)
 from forge_runtime.goal.store.lock import locked
 from forge_runtime.goal.store.merge import MERGE, OVERRUN
 from forge_runtime.project import join
@@ -66,9 +66,6 @@ from forge_runtime.records import record
 TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
 VERIFY_FIX = "forge goal verify"
 TRANCHE = 20
-HEAD_NAME = "head.json"
-REPOSITORY_ID = "repository-id"
-TURNS_DIR = "turns"
 GENERATION = "records"  # head.json's key naming the records directory in use
 
 ACTIVE, EXHAUSTED, COMPLETE, CANCELLED = "active", "exhausted", "complete", "cancelled"
@@ -113,7 +110,7 @@ class Ledger:
         self.nonce = nonce
         self.witness = witness  # a witness.Witness: checked when settling, told each append
         self.dir = join(ledger_root, nonce)
-        self.records_dir = join(self.dir, record_file.RECORDS_DIR)
+        self.records_dir = join(self.dir, RECORDS_DIR)
         self.head_path = join(self.dir, HEAD_NAME)
         self.turns_dir = join(self.dir, TURNS_DIR)
 
@@ -138,7 +135,7 @@ class Ledger:
             pointer = record_file.read_json_file(self.head_path)
         except record_file.RecordError as exc:
             raise tampered(f"goal {self.nonce}: head {exc}") from None
-        self._use_generation(pointer.get(GENERATION, record_file.RECORDS_DIR))
+        self._use_generation(pointer.get(GENERATION, RECORDS_DIR))
         if os.path.islink(self.dir) or os.path.islink(self.records_dir):
             raise tampered(f"goal {self.nonce}: its directory was replaced by a symlink")
         seq = pointer.get("seq")
@@ -169,9 +166,9 @@ class Ledger:
         """Read records from the directory head.json names: `records`, or `records.<n>`
         once a join with another clone's chain replaced the records after the fork
         (`install`)."""
-        if name != record_file.RECORDS_DIR and not (
-                isinstance(name, str) and name.startswith(record_file.RECORDS_DIR + ".")
-                and name[len(record_file.RECORDS_DIR) + 1:].isdigit()):
+        if name != RECORDS_DIR and not (
+                isinstance(name, str) and name.startswith(RECORDS_DIR + ".")
+                and name[len(RECORDS_DIR) + 1:].isdigit()):
             raise tampered(f"goal {self.nonce}: head.json names records directory {name!r}")
         self.records_dir = join(self.dir, name)
 
@@ -259,7 +256,7 @@ class Ledger:
     def _publish(self, record: dict) -> None:
         pointer = {"seq": record["seq"], "hash": record["hash"]}
         generation = os.path.basename(self.records_dir)
-        if generation != record_file.RECORDS_DIR:
+        if generation != RECORDS_DIR:
             pointer[GENERATION] = generation
         data = record_file.canonical(pointer)
         record_file.replace_atomically(self.head_path, data)
@@ -302,10 +299,10 @@ class Ledger:
         holds the lock and has checked that the chain keeps every record this ledger and
         its witness hold (merge.holds)."""
         taken = [int(name.rsplit(".", 1)[1]) for name in os.listdir(self.dir)
-                 if name.startswith(record_file.RECORDS_DIR + ".") and
+                 if name.startswith(RECORDS_DIR + ".") and
                  name.rsplit(".", 1)[1].isdigit()]
         old, seq = self.records_dir, staged.pointer()
-        name = f"{record_file.RECORDS_DIR}.{max(taken, default=0) + 1}"
+        name = f"{RECORDS_DIR}.{max(taken, default=0) + 1}"
         os.rename(staged.records_dir, join(self.dir, name))
         discard(staged.root)
         self.records_dir = join(self.dir, name)
@@ -411,7 +408,7 @@ def stage(ledger_root: str | os.PathLike, nonce: str, chain, seen=None) -> Ledge
     here (the remote's, a join) enters the ledger. With `seen` ({"seq", "hash"}), the
     chain must hold that record (merge.holds), else it was rewritten. The records are
     written without a sync each and synced once, before anything points at them."""
-    staging = join(ledger_root, f".staging-{os.getpid()}-{os.urandom(4).hex()}")
+    staging = join(ledger_root, staging_dir_name(f"{os.getpid()}-{os.urandom(4).hex()}"))
     ledger = Ledger(staging, nonce)
     os.makedirs(ledger.records_dir)
     try:
@@ -457,7 +454,7 @@ def discard(path: str | os.PathLike) -> None:
 def repository_id(ledger_root: str | os.PathLike) -> str:
     """This repository's ledger identity, created once; every goal and binding carries it
     (every Stop of a bound session compares it)."""
-    path = os.path.join(ledger_root, REPOSITORY_ID)
+    path = repository_id_file(ledger_root)
     if not os.path.lexists(path):  # every Stop asks: only the first pays a durable write
         os.makedirs(ledger_root, exist_ok=True)
         record_file.create_exclusive(path, random_uuid().replace("-", "").encode("ascii"))
@@ -680,7 +677,7 @@ def goal_nonces(project) -> list[str]:
         return []
     found = []
     for name in os.listdir(root):
-        head = os.path.join(root, name, HEAD_NAME)
+        head = head_file(root, name)
         if len(name) == 32 and os.path.lexists(head):
             found.append((os.lstat(head).st_mtime_ns, name))
     return [name for _, name in sorted(found, reverse=True)]

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 
-LOCK_NAME = "lock"
+from forge_runtime.goal.store import layout
+
 # How long a writer or reader waits for the lock: well past any append (milliseconds), and
 # short of the Stop hook's watchdog, so that a held lock is refused with its own words.
 LOCK_SECONDS = 8.0
@@ -36,7 +37,7 @@ class locked:  # noqa: N801 (used as `with locked(goal_dir):`, as the function i
 
     def __init__(self, goal_dir: str | os.PathLike, *, shared: bool = False,
                  seconds: float | None = None) -> None:
-        self.path = os.path.join(goal_dir, LOCK_NAME)
+        self.path = os.path.join(goal_dir, layout.LOCK_NAME)
         self.shared = shared
         self.seconds = LOCK_SECONDS if seconds is None else seconds
         self._fd: int | None = None

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.goal.store import record_file
+from forge_runtime.goal.store import layout, record_file
 from forge_runtime.goal.store.ledger import Ledger, tampered
-
-OBJECTIVES_DIR = "objectives"
 
 
 def find_nonce(ledger_root: str | os.PathLike, digest: str) -> str | None:
     """The nonce of the goal with this objective hash, or None if there never was one."""
-    path = os.path.join(ledger_root, OBJECTIVES_DIR, digest)
+    path = os.path.join(layout.objectives_dir(ledger_root), digest)
     from forge_runtime import safeio
 
     try:
@@ -38,7 +36,7 @@ def find_nonce(ledger_root: str | os.PathLike, digest: str) -> str | None:
 
 def publish_index(ledger_root: str | os.PathLike, digest: str, nonce: str) -> None:
     """Name `nonce` as the goal of the objective `digest` (under the activation lock)."""
-    index = os.path.join(ledger_root, OBJECTIVES_DIR)
+    index = layout.objectives_dir(ledger_root)
     os.makedirs(index, exist_ok=True)
     if not record_file.create_exclusive(os.path.join(index, digest), nonce.encode("ascii")):
         raise tampered(f"objective index {digest[:12]} appeared while the activation lock "

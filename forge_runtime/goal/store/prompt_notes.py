@@ -11,20 +11,16 @@ too). So the activation holds the ceilings it reads at the Stop to these
 the first turn loosens nothing.
 """
 
-import os
-
 from forge_runtime.errors import ForgeError
-
-NOTE_DIR = "prompts"
 
 
 def _path(root: str, session: str) -> str | None:
+    from forge_runtime.goal.store.layout import prompt_note_file
     from forge_runtime.goal.store.sessions import session_file
-    from forge_runtime.roots import witness_dir
 
     if session_file(root, session, "") is None:  # not an id that names a file of its own
         return None
-    return os.path.join(witness_dir(), NOTE_DIR, session + ".json")
+    return prompt_note_file(session)
 
 
 def keep(root: str, session: str, limits: dict, reading: dict | None,

@@ -16,7 +16,6 @@ from forge_runtime import fastjson
 from forge_runtime.digest import sha256_hex
 
 GENESIS_PREV = "0" * 64
-RECORDS_DIR = "records"
 
 
 class RecordError(Exception):

@@ -23,11 +23,9 @@ on every event, and a pending file is only a reminder to look at the transcript.
 import os
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.goal.store import layout
 
-SESSIONS_DIR = "sessions"
-GOAL_INDEX = "goals"  # sessions/goals/<nonce>/<session id>: the goal's sessions
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
-CURSOR_SUFFIX = ".midturn.json"
 FIRST_TURN_CURSOR = "first"  # the cursor of a first turn no Stop has confirmed (midturn.py)
 
 
@@ -40,15 +38,16 @@ def _safe_id(session_id: str) -> bool:
 def _paths(ledger_root: str | os.PathLike, session_id: str) -> tuple[str, str] | None:
     if not _safe_id(session_id):
         return None
-    base = os.path.join(ledger_root, SESSIONS_DIR, session_id)
-    return base + ".json", base + ".pending.json"
+    base = layout.session_base(ledger_root, session_id)
+    return base + layout.BINDING_SUFFIX, base + layout.PENDING_SUFFIX
 
 
 def session_file(ledger_root: str | os.PathLike, session_id: str, suffix: str) -> str | None:
     """`<ledger root>/sessions/<id><suffix>`: another file of a session's own (goal/budget/plan.py's
     readings); None for an id that could not name one."""
-    paths = _paths(ledger_root, session_id)
-    return paths[0][:-len(".json")] + suffix if paths else None
+    if not _safe_id(session_id):
+        return None
+    return layout.session_base(ledger_root, session_id) + suffix
 
 
 def project_for(event: dict):
@@ -80,11 +79,8 @@ def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
         found.add(BOUND)
     if os.path.lexists(paths[1]):
         found.add(PENDING)
-    if not found:
-        from forge_runtime.roots import session_marker
-
-        if os.path.lexists(session_marker(session_id)):
-            found.add(WITNESSED)
+    if not found and os.path.lexists(layout.session_marker(session_id)):
+        found.add(WITNESSED)
     return found
 
 
@@ -121,7 +117,7 @@ def bound_sessions(ledger_root: str | os.PathLike, nonce: str) -> dict[str, dict
     from forge_runtime.goal.store.ledger import TAMPERED
 
     try:
-        names = os.listdir(_goal_index(ledger_root, nonce))
+        names = os.listdir(layout.goal_sessions_dir(ledger_root, nonce))
     except (FileNotFoundError, NotADirectoryError):
         return {}
     found = {}
@@ -137,12 +133,6 @@ def bound_sessions(ledger_root: str | os.PathLike, nonce: str) -> dict[str, dict
         if binding is not None and binding.get("nonce") == nonce:
             found[session_id] = binding
     return found
-
-
-def _goal_index(ledger_root: str | os.PathLike, nonce: str) -> str:
-    """`<ledger root>/sessions/goals/<nonce>/`: an empty file per session bound to the goal,
-    so a goal's sessions are found without reading every session's binding."""
-    return os.path.join(ledger_root, SESSIONS_DIR, GOAL_INDEX, nonce)
 
 
 def read_binding(ledger_root: str | os.PathLike, session_id: str) -> dict | None:
@@ -165,7 +155,7 @@ def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict
     _write(_paths_to_write(ledger_root, session_id)[0], binding, ledger_root)
     nonce = binding.get("nonce")
     if isinstance(nonce, str) and len(nonce) == 32 and nonce.isalnum():
-        marker = os.path.join(_goal_index(ledger_root, nonce), session_id)
+        marker = os.path.join(layout.goal_sessions_dir(ledger_root, nonce), session_id)
         if not os.path.lexists(marker):
             from forge_runtime import safeio
 
@@ -173,7 +163,8 @@ def write_binding(ledger_root: str | os.PathLike, session_id: str, binding: dict
 
 
 def _cursor_path(paths: tuple[str, str], kind: str | None) -> str:
-    return paths[0][:-len(".json")] + (f".{kind}" if kind else "") + CURSOR_SUFFIX
+    return paths[0][:-len(layout.BINDING_SUFFIX)] + (f".{kind}" if kind else "") + \
+        layout.CURSOR_SUFFIX
 
 
 def read_cursor(ledger_root: str | os.PathLike, session_id: str,

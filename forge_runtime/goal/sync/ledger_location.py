@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import os
 
+from forge_runtime.goal.store.layout import places_file, repository_id_file, tree_file
 from forge_runtime.goal.sync.witness_files import read, write
 
-TREES_DIR, LEDGERS_DIR = "trees", "ledgers"
 MOVED = "FORGE_GOAL_LEDGER_MOVED"
 ADOPT_FIX = "forge goal adopt"
 
@@ -52,25 +52,16 @@ def _key(path: str) -> str:
 
 
 def tree_path(root: str) -> str:
-    from forge_runtime.roots import witness_dir
-
-    return os.path.join(witness_dir(), TREES_DIR, f"{_key(root)}.json")
-
-
-def places_path(repository_id: str) -> str:
-    from forge_runtime.roots import witness_dir
-
-    return os.path.join(witness_dir(), LEDGERS_DIR, f"{repository_id}.json")
+    return tree_file(_key(root))
 
 
 def held_repository_id(ledger_root: str) -> str | None:
     """The repository id the ledger at `ledger_root` holds, never creating one (a ledger
     with none has no goal yet; ledger.repository_id checks the file where it is used)."""
     from forge_runtime import safeio
-    from forge_runtime.goal.store.ledger import REPOSITORY_ID
 
     try:
-        text = safeio.read_bytes(os.path.join(ledger_root, REPOSITORY_ID)).decode(
+        text = safeio.read_bytes(repository_id_file(ledger_root)).decode(
             "ascii", "replace").strip()
     except OSError:
         return None
@@ -102,12 +93,12 @@ class Whereabouts:
             raise self._swapped(seen)
         repository = held_repository_id(self.witness.ledger_root)
         if repository is not None:
-            places = (read(places_path(repository)) or {}).get("places")
+            places = (read(places_file(repository)) or {}).get("places")
             places = places if isinstance(places, dict) else {}
             if places and self.witness.ledger_root not in places:
                 raise moved(self.witness.ledger_root, sorted(places))
             if not places:
-                unnoted.append((places_path(repository), {"places": {
+                unnoted.append((places_file(repository), {"places": {
                     self.witness.ledger_root: self.witness.repository}}))
         self.unnoted = unnoted
 
@@ -130,7 +121,7 @@ class Whereabouts:
         """Note this work tree and its ledger (repository id `repository`, also witnessed
         at `places`) as where forge keeps them: a person adopted them (adoption.py)."""
         if repository is not None:
-            write(places_path(repository), {"places": {
+            write(places_file(repository), {"places": {
                 **places, self.witness.ledger_root: self.witness.repository}})
         write(tree_path(self.root), self.tree)
         self.unnoted = []

@@ -22,8 +22,9 @@ from __future__ import annotations
 import os
 import sys
 
+from forge_runtime.goal.store import layout
+
 PUBLISH_SECONDS = 45
-LOCK_NAME = "publish.lock"
 ROUNDS = 5
 
 
@@ -110,8 +111,8 @@ def publish(root: str, nonce: str) -> None:
         return
     import fcntl
 
-    fd = os.open(os.path.join(ledger.dir, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
-                 0o600)
+    fd = os.open(os.path.join(ledger.dir, layout.PUBLISH_LOCK),
+                 os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

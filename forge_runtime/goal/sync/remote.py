@@ -28,7 +28,7 @@ import os
 from forge_runtime import fastjson
 from forge_runtime.errors import ForgeError
 from forge_runtime.gitrefs import GitFailed, RemoteRefs
-from forge_runtime.goal.store import merge, record_file
+from forge_runtime.goal.store import layout, merge, record_file
 from forge_runtime.goal.store.ledger import (
     Head,
     Ledger,
@@ -41,7 +41,6 @@ from forge_runtime.goal.store.ledger import (
 from forge_runtime.goal.sync.remote_state import (  # noqa: F401 (the names callers use, here too)
     MERGED,
     PUBLISH_EVERY,
-    STATE_NAME,
     THE_REMOTE,
     THIS_CLONE,
     UNREACHABLE,
@@ -64,9 +63,9 @@ ARRIVE_SECONDS = 15
 # bench's pace (bench/goal_remote.py: 2,000 turns in about 1 s), so that a chain padded
 # past what a Stop can take in fails closed instead of killing every Stop (no turn charged).
 MAX_RECORDS = 20_000
-# the sealed price tables a snapshot carries beside its records (goal/budget/pricing.py): the one
-# the head's tranche prices with, so a clone that continues the goal can price its turns
-PRICES_DIR = "prices"
+# a snapshot carries beside its records (layout.RECORDS_DIR) the sealed price table the head's
+# tranche prices with (layout.PRICES_DIR, as in the ledger), so a clone that continues the
+# goal can price its turns
 MAX_TABLES = 4
 ATTEMPTS = 8
 
@@ -133,12 +132,12 @@ class RemoteLedger:
 
     def _records(self, nonce: str, commit: str):
         entries = [(path, sha) for path, sha in self._entries(commit)
-                   if not path.startswith(PRICES_DIR + "/")]
+                   if not path.startswith(layout.PRICES_DIR + "/")]
         if len(entries) > MAX_RECORDS:
             raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} holds "
                            f"{len(entries)} records, more than the {MAX_RECORDS} a hook takes "
                            "in", self._fix(nonce))
-        names = [record_file.RECORDS_DIR + "/" + record_file.record_name(seq)
+        names = [layout.RECORDS_DIR + "/" + record_file.record_name(seq)
                  for seq in range(1, len(entries) + 1)]
         if sorted(path for path, _ in entries) != names:
             raise tampered(f"goal {nonce}: the remote's ledger on {self.remote!r} holds files "
@@ -163,7 +162,7 @@ class RemoteLedger:
 
         try:
             tables = [sha for path, sha in self._entries(commit)
-                      if path.startswith(PRICES_DIR + "/")]
+                      if path.startswith(layout.PRICES_DIR + "/")]
             if len(tables) > MAX_TABLES:
                 raise ValueError(f"{len(tables)} price tables")
             for data in self.refs.blobs(tables):
@@ -202,13 +201,13 @@ class RemoteLedger:
         inner = self.refs.checked("mktree", stdin="".join(
             f"100644 blob {sha}\t{os.path.basename(path)}\n"
             for sha, path in zip(blobs, paths, strict=True))).strip()
-        listing = f"040000 tree {inner}\t{record_file.RECORDS_DIR}\n"
+        listing = f"040000 tree {inner}\t{layout.RECORDS_DIR}\n"
         table = _sealed_table(ledger, head.goal)
         if table is not None:
             sha = self.refs.checked("hash-object", "-w", "--no-filters", table).strip()
             prices = self.refs.checked("mktree", stdin=f"100644 blob {sha}\t"
                                                        f"{os.path.basename(table)}\n").strip()
-            listing += f"040000 tree {prices}\t{PRICES_DIR}\n"
+            listing += f"040000 tree {prices}\t{layout.PRICES_DIR}\n"
         tree = self.refs.checked("mktree", stdin=listing).strip()
         goal = head.goal
         return self.refs.commit(fastjson.dumps(
@@ -219,13 +218,12 @@ class RemoteLedger:
 
 def _sealed_table(ledger: Ledger, goal: dict) -> str | None:
     """The sealed price table the goal's tranche prices with, when it is beside the ledger."""
-    from forge_runtime.goal.budget import pricing
 
     digest = (goal.get("prices") or {}).get("digest") if isinstance(goal.get("prices"),
                                                                      dict) else None
     if not isinstance(digest, str) or len(digest) != 64 or digest.strip("0123456789abcdef"):
         return None
-    path = pricing.sealed_path(ledger.root, digest)
+    path = layout.sealed_prices_file(ledger.root, digest)
     return path if os.path.isfile(path) else None
 
 
@@ -339,7 +337,7 @@ def arrive(project, digest: str) -> str | None:
         if local is not None and local != nonce:
             raise tampered(f"this clone's goal {local} and the remote's goal {nonce} have the "
                            "same objective", f"forge goal status --nonce {local}")
-        if local is None and os.path.isdir(os.path.join(project.ledger_root, nonce)):
+        if local is None and os.path.isdir(layout.goal_dir(project.ledger_root, nonce)):
             local = _adopt_unindexed(project, nonce, digest)  # taken in, index not yet
         if local is not None:
             sync(project, nonce, name, push=False, deadline=deadline)
@@ -354,7 +352,7 @@ def arrive(project, digest: str) -> str | None:
         return exc.why
     except GitFailed as exc:
         return exc.why
-    os.rename(staged.dir, os.path.join(project.ledger_root, nonce))
+    os.rename(staged.dir, layout.goal_dir(project.ledger_root, nonce))
     discard(staged.root)
     ledger = Ledger(project.ledger_root, nonce, witness=witness)
     with ledger.lock():

@@ -14,14 +14,10 @@ clone that started it, which every Stop of its sessions compares).
 
 from __future__ import annotations
 
-import os
-
 from forge_runtime import fastjson
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.goal.store import record_file
+from forge_runtime.goal.store import layout, record_file
 
-STATE_NAME = "remote.json"
-KNOWN_REPOSITORIES = "remote-repositories"
 PUBLISH_EVERY = 5  # charges between pushes while a goal runs (bench/goal_remote.py)
 UNREACHABLE = "FORGE_GOAL_REMOTE_UNREACHABLE"
 THIS_CLONE, THE_REMOTE, MERGED = "this clone", "the remote", "merged"
@@ -29,14 +25,14 @@ THIS_CLONE, THE_REMOTE, MERGED = "this clone", "the remote", "merged"
 
 def read_state(ledger) -> dict:
     try:
-        return record_file.read_json_file(os.path.join(ledger.dir, STATE_NAME))
+        return record_file.read_json_file(layout.remote_state_file(ledger.dir))
     except record_file.RecordError:
         return {}
 
 
 def write_state(ledger, **changes) -> dict:
     data = {**read_state(ledger), **changes}
-    record_file.replace_atomically(os.path.join(ledger.dir, STATE_NAME), fastjson.dumps(
+    record_file.replace_atomically(layout.remote_state_file(ledger.dir), fastjson.dumps(
         data, sort_keys=True).encode("utf-8"))
     return data
 
@@ -76,7 +72,7 @@ def adopt_repository(ledger_root, repository: str) -> None:
         return
     from forge_runtime import safeio
 
-    safeio.append(os.path.join(ledger_root, KNOWN_REPOSITORIES),
+    safeio.append(layout.known_repositories_file(ledger_root),
                   (repository + "\n").encode("ascii"))
 
 
@@ -85,7 +81,7 @@ def known_repository(ledger_root, repository) -> bool:
     from forge_runtime import safeio
 
     try:  # bytes: a text-mode file costs every Stop of such a goal a codec import
-        known = safeio.read_bytes(os.path.join(ledger_root, KNOWN_REPOSITORIES))
+        known = safeio.read_bytes(layout.known_repositories_file(ledger_root))
         return isinstance(repository, str) and \
             repository.encode("ascii", "replace") in known.split()
     except OSError:

@@ -46,10 +46,17 @@ from __future__ import annotations
 
 import os
 
+from forge_runtime.goal.store.layout import (
+    WITNESS_GATES_DIR,
+    WITNESS_GOALS_DIR,
+    WITNESS_OBJECTIVES_DIR,
+    WITNESS_REMOTE_DIR,
+    repository_witness_dir,
+    session_marker,
+)
 from forge_runtime.goal.sync.witness_files import read, write
-from forge_runtime.roots import session_marker, witness_dir
+from forge_runtime.roots import witness_dir
 
-GOALS_DIR, OBJECTIVES_DIR, REMOTE_DIR, GATES_DIR = "goals", "objectives", "remote", "gates"
 FIX = "forge goal verify"
 
 
@@ -82,7 +89,7 @@ class Witness:
 
     def __init__(self, project) -> None:
         self.repository = repository_key(project)
-        self.dir = os.path.join(witness_dir(), self.repository)
+        self.dir = repository_witness_dir(self.repository)
         self.ledger_root = os.path.realpath(project.ledger_root)
         from forge_runtime.goal.sync.ledger_location import Whereabouts
 
@@ -94,10 +101,10 @@ class Witness:
         """Note `record` as goal `nonce`'s head (called after it is in the ledger)."""
         self.whereabouts.note()
         goal = record["goal"]
-        write(os.path.join(self.dir, GOALS_DIR, f"{nonce}.json"),
+        write(os.path.join(self.dir, WITNESS_GOALS_DIR, f"{nonce}.json"),
                {"seq": record["seq"], "hash": record["hash"],
                 "objective_hash": goal.get("objective_hash"), "ledger": self.ledger_root})
-        index = os.path.join(self.dir, OBJECTIVES_DIR, str(goal.get("objective_hash")))
+        index = os.path.join(self.dir, WITNESS_OBJECTIVES_DIR, str(goal.get("objective_hash")))
         if not os.path.exists(index):
             write(index, {"nonce": nonce})
 
@@ -113,7 +120,7 @@ class Witness:
         """Fail closed unless forge finds the ledger where the witness saw it and `head` is
         at or past what the witness saw of this goal."""
         self.whereabouts.vouch()
-        seen = read(os.path.join(self.dir, GOALS_DIR, f"{ledger.nonce}.json"))
+        seen = read(os.path.join(self.dir, WITNESS_GOALS_DIR, f"{ledger.nonce}.json"))
         if seen is None:
             return  # not witnessed yet: adopted at its next append
         if seen.get("ledger") != self.ledger_root:
@@ -126,7 +133,7 @@ class Witness:
     # -- the goal's gates record (gates/witnessed.py) -----------------------------------------
 
     def gates_record_path(self, nonce: str) -> str:
-        return os.path.join(self.dir, GATES_DIR, f"{nonce}.json")
+        return os.path.join(self.dir, WITNESS_GATES_DIR, f"{nonce}.json")
 
     def gates_record(self, nonce: str) -> dict | None:
         """{"sha256", "previous"}: the digests of forge's last two writes of the record."""
@@ -139,10 +146,10 @@ class Witness:
 
     def remote_seen(self, nonce: str) -> dict | None:
         """{"seq", "hash"} of the last head this clone pushed to or read from the remote."""
-        return read(os.path.join(self.dir, REMOTE_DIR, f"{nonce}.json"))
+        return read(os.path.join(self.dir, WITNESS_REMOTE_DIR, f"{nonce}.json"))
 
     def note_remote(self, nonce: str, record: dict) -> None:
-        write(os.path.join(self.dir, REMOTE_DIR, f"{nonce}.json"),
+        write(os.path.join(self.dir, WITNESS_REMOTE_DIR, f"{nonce}.json"),
                {"seq": record["seq"], "hash": record["hash"]})
 
     def check_all(self, ledger_for) -> None:
@@ -150,7 +157,7 @@ class Witness:
         the head it saw (`ledger_for(nonce)` gives a goal's Ledger); for activations and
         `forge goal verify`."""
         self.whereabouts.vouch()
-        goals = os.path.join(self.dir, GOALS_DIR)
+        goals = os.path.join(self.dir, WITNESS_GOALS_DIR)
         try:
             names = sorted(os.listdir(goals))
         except FileNotFoundError:
@@ -170,7 +177,8 @@ class Witness:
 
     def goal_of(self, objective_hash: str) -> str | None:
         """The goal the witness saw for this objective, or None."""
-        nonce = (read(os.path.join(self.dir, OBJECTIVES_DIR, objective_hash)) or {}).get("nonce")
+        nonce = (read(os.path.join(self.dir, WITNESS_OBJECTIVES_DIR, objective_hash))
+                 or {}).get("nonce")
         return nonce if isinstance(nonce, str) else None
 
     def bound_goal(self, session_id: str) -> str | None:
