@@ -22,10 +22,10 @@ from goal_support import goal_project, goal_project_fixture, started_goal
 from forge_runtime import hints
 from forge_runtime.cli.main import main
 from forge_runtime.goal.store import killed_stops, layout, state_file
+from forge_runtime.goal.store.layout import session_marker
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hint_audit import output_problems
 from forge_runtime.hooks import session_start, stop, user_prompt_submit
-from forge_runtime.roots import session_marker
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = REPO / "hooks" / "forge-hook"
