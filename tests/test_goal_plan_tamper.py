@@ -926,7 +926,7 @@ def test_a_prompt_noted_again_keeps_what_it_first_found(project):
     assert prompt_notes.found(root, "s-1")["limits"] == {}
 
 
-# -- a Codex rollout, read through forge's store of what it read (plan_store.current) --------
+# -- a Codex rollout, read through forge's store of what it read (plan_readings.current) ----
 
 def _codex_line(clock: Clock, five_hour: float, week: float, *, stamp: float | None = None,
                 five_hour_reset: int | None = None, week_reset: int | None = None,

@@ -8,7 +8,7 @@ Layout under `Project.ledger_root` (shared by every worktree of a repository):
     <nonce>/head.json                  {"seq", "hash"} of the last record: a fast pointer
                                        (and "records": "records.<n>" once a join with
                                        another clone's chain made a new generation)
-    <nonce>/remote.json                what the goal's remote last took (published.py)
+    <nonce>/remote.json                what the goal's remote last took (remote_state.py)
     <nonce>/turns/<turn key>           one empty file per charged turn (idempotency)
     <nonce>/lock                       the writers' lock
     sessions/<session id>.json         which goal a session is bound to (see sessions.py)
