@@ -322,8 +322,8 @@ def test_a_continued_turn_a_persons_esc_ended_is_charged_by_the_next_prompt(proj
      "promptSource": "typed"},
 ])
 def test_a_prompt_the_host_sent_leaves_a_held_goal_held_and_its_turn_charged(project, sent):
-    """Issue 32 item 4: only a person's prompt (the host's record of who sent it) releases
-    a held verdict; a scheduled one used to end it met-but-unverified and stop charging."""
+    """Only a person's prompt (the host's record of who sent it) releases a held verdict;
+    a scheduled one leaves it held, not ended met-but-unverified with charging stopped."""
     from forge_runtime.hooks import user_prompt_submit
 
     session = held_goal(project)

@@ -1,4 +1,4 @@
-"""A hostile corpus against the plan's allowance and the price table (issue 35): every way an
+"""A hostile corpus against the plan's allowance and the price table: every way an
 agent could lower, hide, replace, link, truncate, delete, roll back or forge the figures
 forge reads, run in a scratch project through forge's own hook entry points. Each attack
 must end in a denial, FORGE_GOAL_LEDGER_TAMPERED or the goal stopped, or be provably
