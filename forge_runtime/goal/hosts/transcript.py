@@ -20,12 +20,12 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   who sent it in fields of the entry (read from the binaries 2.1.332 and 2.1.337): a
   person's prompt has `promptSource: "sdk"` (a `-p` or SDK prompt) or none (a `/goal`
   command in `-p`), or `origin.kind: "human"` and `promptSource` `typed`, `queued` or
-  `suggestion_accepted` (the TUI), and 2.1.337 adds its own summary, `turnOrigin` (`sdk`,
-  `human`); a scheduled wake-up or cron prompt is `isMeta` with `promptSource: "system"`
-  and `wakeupSource`, a background task's notice has `origin.kind: "task-notification"`,
-  the goal loop's feedback is `isMeta`. A prompt is a person's only when every field says
-  so (`prompt_origin`, whose tables classify each field), so anything new the host invents
-  is not.
+  `suggestion_accepted` (the TUI), and 2.1.337's entries carry the host's own summary too,
+  `turnOrigin` (`sdk`, `human`); a scheduled wake-up or cron prompt is `isMeta` with
+  `promptSource: "system"` and `wakeupSource`, a background task's notice has `origin.kind:
+  "task-notification"`, the goal loop's feedback is `isMeta`. A prompt is a person's only
+  when every field says so (`prompt_origin`, whose tables classify each field), so anything
+  new the host invents is not.
 - Each turn ends with an `assistant` entry whose `message.stop_reason` is not `tool_use`
   (`end_turn` here; the entries of a reply that calls a tool say `tool_use`); its `uuid` is
   this module's turn identity. An entry without a stop reason closes a turn unless it calls
