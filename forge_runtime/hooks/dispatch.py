@@ -4,8 +4,8 @@ What an event module offers here (REQUIRED and handle; on_failure, deadline_seco
 watchdog_seconds with on_wedged when it has them) and what a host adapter does are declared
 in hooks/contract.py and hosts/contract.py; this module reads them by name, since importing
 `typing` would cost every hook. A module without on_failure answers nothing when its input
-is malformed or it fails (fail open); the guard's denies, and the Stop's ends a goal's
-autonomy.
+is malformed or it fails (fail open); the guard's on_failure denies, the Stop's ends a
+goal's autonomy.
 """
 
 import io
@@ -96,8 +96,8 @@ _HARD_AFTER = 3.0
 
 
 class Watchdog:
-    """An event module with `on_wedged` (Stop, UserPromptSubmit, SessionEnd, StopFailure,
-    Interrupt) answers before the host's timeout, whatever the work tree holds.
+    """An event module with `on_wedged` answers before the host's timeout, whatever the work
+    tree holds.
 
     The host kills a hook that outlives its timeout, and takes forge's launcher with it, so
     nobody answers and the session works on uncharged; a charge that waits on something the
