@@ -2,9 +2,10 @@
 
 Almost every SessionStart finds nothing to do: the hooks already run in the plugin's current
 `forge-env`, or in an interpreter that holds the dependencies itself (a pip-installed forge).
-That answer must cost close to a bare interpreter start (issue 14: every hook of a session
-without a goal within 1.5x of one), so this module works on strings and asks the import
-system's own finders, instead of importing pathlib, importlib.util, hashlib or shlex.
+That answer must cost close to a bare interpreter start (every hook of a session without a
+goal stays within 1.5x of one: bench/targets.py), so this module works on strings and asks
+the import system's own finders, instead of importing pathlib, importlib.util, hashlib or
+shlex.
 Everything else (building, reporting a failure) is forge_runtime.bootstrap's, which the
 SessionStart hook imports only when `settled` has no answer.
 """

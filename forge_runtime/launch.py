@@ -6,8 +6,8 @@ anything else (an interpreter that is not Python, such as `FORGE_PYTHON=/bin/tru
 loaded some other forge_runtime, a crash, the guard's watchdog) into a deny for the guard.
 
 A hook also imports in its own way: site-packages only when needed, forge's modules from one
-file. Both serve issue 14 (every hook of a session without a goal within 1.5x of a bare
-interpreter start), and neither changes what a hook can import.
+file. Both keep every hook of a session without a goal within 1.5x of a bare interpreter
+start (bench/targets.py), and neither changes what a hook can import.
 
 `site` (the site directories, their `.pth` files and the look for a `sitecustomize`)
 costs a quarter of a bare start, and the hooks of a session without a goal need nothing
@@ -17,7 +17,7 @@ the first time an import needs it, so a dependency such as yaml imports as it wo
 A hook process imports ten to twenty-five forge modules, and Python's path-based import
 spends about 0.17 ms of machinery on each on a slow machine (trying every loader suffix,
 then a stat, an open, a read and a check of its `.pyc`): 4 ms on the guard's Bash path, a
-fifth of a bare interpreter start (issue 14). `ModuleCache`, first on the meta path of a
+fifth of a bare interpreter start. `ModuleCache`, first on the meta path of a
 hook, serves them from `forge_runtime/__pycache__/hooks.<cache tag>.cache`: the index is
 read once, each module is one `pread` and `marshal.loads`, and each is validated the way a
 `.pyc` is, against its source's size and modification time (to the nanosecond), so a

@@ -4,9 +4,9 @@ forge's hooks run outside the agent's sandbox, as the person, and the host kills
 outlives its timeout. So a file a hook reads from the work tree (or from a ledger the agent's
 Bash can reach when the kernel layer is off) is a file the agent may have swapped:
 - for a FIFO or a device, whose plain `open()` blocks until a writer comes, which is never
-  (issue 34: every Stop wedged, the session worked on uncharged);
+  (every Stop would wedge, and the session work on uncharged);
 - for a link to a directory outside the sandbox, through which a hook writing its own file
-  would write there as the person (issue 32).
+  would write there as the person.
 
 Every such open goes through here. A read opens with O_NONBLOCK and O_NOFOLLOW and keeps the
 file only when `fstat` says it is a regular file; a write creates a temporary file beside the
@@ -39,7 +39,7 @@ class UnsafePath(OSError):
     """A path forge will not open: a link where it walks, or not a regular file.
 
     `errno` is ELOOP for a link and EINVAL for a file that is not regular, so
-    `storage.describe` and every `except OSError` treat it as the failure it is.
+    `unwritable.describe` and every `except OSError` treat it as the failure it is.
     """
 
 

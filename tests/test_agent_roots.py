@@ -1,5 +1,5 @@
 """No interpreter or tool of forge's own processes comes from a directory the agent can
-write (issue 34): the project, its `.venv`, the agent's temp directories.
+write: the project, its `.venv`, the agent's temp directories.
 
 The agent's code planted there for real: a project `.venv` whose `.pth` file writes a
 marker (it runs whenever that interpreter's `site` does), a `git` and a `bwrap` that write

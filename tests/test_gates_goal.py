@@ -288,9 +288,9 @@ def test_a_persons_prompt_ends_a_held_goal_as_met_but_unverified(project):
 
 def test_a_continued_turn_a_persons_esc_ended_is_charged_by_the_next_prompt(project):
     """Esc during the turn forge's reply started after the host's met fires no Stop (and,
-    before Claude Code 2.1.337, no Interrupt): the person's next prompt finds the verdict,
-    the interrupted turn (closed by the host's note) and ends the goal; that turn ran
-    because forge continued the session, so it is charged first."""
+    on a host that knows no Interrupt hook, nothing at all): the person's next prompt finds
+    the verdict, the interrupted turn (closed by the host's note) and ends the goal; that
+    turn ran because forge continued the session, so it is charged first."""
     from forge_runtime.hooks import user_prompt_submit
 
     session = held_goal(project)  # Stop 1 continued the goal; the met came after its read
@@ -322,8 +322,8 @@ def test_a_continued_turn_a_persons_esc_ended_is_charged_by_the_next_prompt(proj
      "promptSource": "typed"},
 ])
 def test_a_prompt_the_host_sent_leaves_a_held_goal_held_and_its_turn_charged(project, sent):
-    """Issue 32 item 4: only a person's prompt (the host's record of who sent it) releases
-    a held verdict; a scheduled one used to end it met-but-unverified and stop charging."""
+    """Only a person's prompt (the host's record of who sent it) releases a held verdict;
+    a scheduled one leaves it held, not ended met-but-unverified with charging stopped."""
     from forge_runtime.hooks import user_prompt_submit
 
     session = held_goal(project)

@@ -129,8 +129,8 @@ def _agent_repository(tmp_path, marker):
 
 @pytest.mark.parametrize("spelling", ["path", "file-url"])
 def test_a_claim_to_a_repository_given_by_path_or_url_is_refused(clone, tmp_path, spelling):
-    """Issue 34: the remote came from the model (or `.forge/config.yaml`); a path to a
-    bare repository the agent made took the claim and ran its hook."""
+    """The remote comes from the model (or `.forge/config.yaml`): a path to a bare
+    repository the agent made must not take the claim or run its hook."""
     from forge_runtime.artifacts.remote import RemoteClaims
     from forge_runtime.steps import OpError
     from tests.artifact_support import NOW
@@ -146,9 +146,9 @@ def test_a_claim_to_a_repository_given_by_path_or_url_is_refused(clone, tmp_path
 @pytest.mark.parametrize("spelling", ["remote-name", "hooks-path"])
 def test_a_claim_to_an_agent_made_repository_runs_none_of_its_hooks(clone, tmp_path,
                                                                    spelling):
-    """Issue 34: on a local push git runs the receiving repository's hooks, which forge's
-    own pinned settings do not reach; the agent's bare repository ran its `pre-receive`
-    in the MCP server's process. Even named as a remote (in the opted-out posture the
+    """On a local push git runs the receiving repository's hooks, which forge's own
+    pinned settings do not reach: the agent's bare repository must not run its
+    `pre-receive` in the MCP server's process. Even named as a remote (in the opted-out posture the
     agent can write .git/config): claimed, listed and released, no hook, no program."""
     from forge_runtime.artifacts.remote import RemoteClaims
     from tests.artifact_support import NOW

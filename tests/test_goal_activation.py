@@ -1,4 +1,5 @@
-"""Rules 2-3: a new objective, the same one again (bind, tranche, reopen), a changed one."""
+"""What a person's `/goal` does: a new objective, the same one again (bind, tranche,
+reopen), a changed one."""
 
 from __future__ import annotations
 

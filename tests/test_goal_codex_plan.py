@@ -155,7 +155,7 @@ def test_the_reading_is_dated_when_codex_wrote_it():
     assert codex_plan.plan_reading(PLAN_ROLLOUT, now=AFTER)["reported_at"] == 1796404274
 
 
-# -- what forge keeps of what it read (plan_store) ----------------------------------------
+# -- what forge keeps of what it read (plan_readings) ------------------------------------
 
 @pytest.fixture
 def codex_event(tmp_path, monkeypatch):

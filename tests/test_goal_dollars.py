@@ -285,7 +285,7 @@ def test_the_html_report_escapes_what_the_ledger_holds():
 
 
 def test_the_first_turn_is_held_to_the_dollar_ceiling_before_its_stop(project):
-    """Issue 33: the ceilings hold from a goal's first tool call, dollars too."""
+    """The ceilings hold from a goal's first tool call, dollars too."""
     session = _dollar_goal(project, "1")
     _spend(session, "msg_1", input=100_000)  # $0.50
     assert _tool_call(session) is None

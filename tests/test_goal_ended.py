@@ -1,4 +1,4 @@
-"""Issue 32 items 2-4: turns the host starts for the agent are inside the budget.
+"""Turns the host starts for the agent are inside the budget.
 
 A prompt no person typed (a wake-up or a cron the model scheduled, a background task's
 notice, a goal loop the model set) is charged like any turn while the goal is active; once

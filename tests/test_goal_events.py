@@ -1,4 +1,6 @@
-"""Rules 1, 4, 5, 7, 8 and 9 through the hooks' own entry points, with host-shaped input."""
+"""Activation by a person's `/goal` only, every turn charged once, the ceiling, the state
+file agreeing with the ledger, the stuck warning and qualification, through the hooks' own
+entry points, with host-shaped input."""
 
 from __future__ import annotations
 
@@ -263,7 +265,7 @@ def test_a_resumed_session_binds_without_changing_counts(project):
     assert (goal["turn_count"], goal["turn_ceiling"], goal["activation_count"]) == (6, 20, 1)
 
 
-# -- rule 7: fail closed ----------------------------------------------------------------
+# -- a state file that disagrees with the ledger: fail closed ---------------------------
 
 def _tamper_state(project, **changes):
     parsed = state_file.read(project.state_path)
@@ -346,7 +348,7 @@ def test_an_internal_failure_stops_a_bound_session_and_nobody_else(project, monk
     assert stop.on_failure("input is not JSON") is None
 
 
-# -- rule 8: stuck warning; rule 9: qualification ----------------------------------------
+# -- the stuck warning; qualification ---------------------------------------------------
 
 def test_unchanged_progress_for_5_charged_turns_warns_without_touching_the_budget(project):
     session = Session(project)

@@ -1,4 +1,5 @@
-"""Rule 2: an objective's identity survives spacing and Unicode normal forms."""
+"""An objective's identity (its hash, hence its goal and budget) survives spacing and
+Unicode normal forms."""
 
 import unicodedata
 

@@ -1,4 +1,4 @@
-"""A hostile corpus against the plan's allowance and the price table (issue 35): every way an
+"""A hostile corpus against the plan's allowance and the price table: every way an
 agent could lower, hide, replace, link, truncate, delete, roll back or forge the figures
 forge reads, run in a scratch project through forge's own hook entry points. Each attack
 must end in a denial, FORGE_GOAL_LEDGER_TAMPERED or the goal stopped, or be provably
@@ -925,7 +925,7 @@ def test_a_prompt_noted_again_keeps_what_it_first_found(project):
     assert prompt_notes.found(root, "s-1")["limits"] == {}
 
 
-# -- a Codex rollout, read through forge's store of what it read (plan_store.current) --------
+# -- a Codex rollout, read through forge's store of what it read (plan_readings.current) ----
 
 def _codex_line(clock: Clock, five_hour: float, week: float, *, stamp: float | None = None,
                 five_hour_reset: int | None = None, week_reset: int | None = None,

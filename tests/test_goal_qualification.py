@@ -1,4 +1,4 @@
-"""Rule 9's dependency check: a goal does not start without what verifying it needs."""
+"""Qualification's dependency check: a goal does not start without what verifying it needs."""
 
 from __future__ import annotations
 

@@ -92,7 +92,7 @@ def test_a_story_without_usage_reads_as_before():
 
 def test_the_page_draws_each_running_total_against_the_ceiling_it_had(project, capsys,
                                                                        tmp_path):
-    """Issue 42: where the goal stopped is seen: the token line meets its dashed ceiling at
+    """Where the goal stopped is seen: the token line meets its dashed ceiling at
     the last record, and a ceiling the goal never had (dollars) gets no chart."""
     import re
     import shutil

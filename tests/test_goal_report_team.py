@@ -1,4 +1,4 @@
-"""`forge goal report --remote NAME`: a team's goals through the git remote (issue 42).
+"""`forge goal report --remote NAME`: a team's goals through the git remote.
 
 A real bare repository and three real clones of it, two people's: Ann's clone, and Bob's
 two (one on a feature branch, one on another host). Goals are started, charged, ended and

@@ -499,7 +499,7 @@ def test_a_worktree_continues_the_goals_token_count(tmp_path, project):
     assert goal["token_count"] == 4100 + 1000
 
 
-# -- the first turn: ceilings before any Stop confirmed the goal (issue 33) ---------------
+# -- the first turn: ceilings before any Stop confirmed the goal ----------------------------
 
 def test_the_first_turn_is_held_to_the_token_ceiling_before_its_stop(project):
     _guard(project, "goal: {require_sandbox: false, tranche: {tokens: 1000}}\n")

@@ -1,4 +1,4 @@
-"""Issue 35 item 3: no silent resume after a usage limit.
+"""No silent resume after a usage limit.
 
 When the host stops a goal's turn for its plan's usage limit, forge ends autonomy there and
 refuses the host's own continuation after the reset, unless `.forge/guard.yaml` says

@@ -110,9 +110,9 @@ def test_the_validated_form_is_cached_by_content(files, monkeypatch):
     "goal: {after_usage_limit: continue}\n", "goal: {remote: origin, require_sandbox: false}\n",
 ])
 def test_every_goal_setting_is_read_from_the_cache_once_validated(files, monkeypatch, text):
-    """On the old main a rule file with `usd` (or `plan`, `after_usage_limit`) never read
-    from its cache: the cache check knew no `number` nor `enum`, so every guarded call of
-    such a project imported yaml and jsonschema and validated the file again (about 100 ms)."""
+    """A rule file with `usd` (or `plan`, `after_usage_limit`) is read from its cache: a
+    cache check that knew no `number` nor `enum` would make every guarded call of such a
+    project import yaml and jsonschema and validate the file again (about 100 ms)."""
     first = load(files, text)
 
     def no_validation(*args):

@@ -1,4 +1,4 @@
-"""Options that write a file or run a program, read from each tool's table (issue 33), and
+"""Options that write a file or run a program, read from each tool's table, and
 symlinks a command makes before it uses them.
 
 The tables are the tools' own: every long option git's help lists for a subcommand whose
@@ -309,8 +309,8 @@ def test_a_copied_tree_that_holds_a_link_makes_the_copy_unknown(project, tmp_pat
     "script -qc 'rm -rf $PWD/.git/forge-goals' /dev/null",
 ])
 def test_a_shells_code_holding_a_dollar_is_read_as_code_not_split(project, command):
-    """Split as an expansion, the code `rm -rf "$PWD/..."` read as `sh -c rm` (a fail-open
-    of main f4f4d51 found beside issue 33)."""
+    """Split as an expansion, the code `rm -rf "$PWD/..."` would read as `sh -c rm` and
+    fail open."""
     assert verdict(project, command) is not None
 
 

@@ -1,10 +1,10 @@
-"""Issue 34.1 and 32.6: forge's hooks answer before the host's timeout whatever the work tree
-holds, and never write through a link.
+"""forge's hooks answer before the host's timeout whatever the work tree holds, and never
+write through a link.
 
 Each attack is run for real: the agent's FIFO in place of `.forge/local/state.md`, the goal
 ledger's lock held by another process, `.forge/local` swapped for a link out of the project.
 Hooks run through the real launcher (`hooks/forge-hook`) as the host runs them, with a
-subprocess timeout standing in for the host's: on the old code each of these hung until it.
+subprocess timeout standing in for the host's, which a hook that blocked would run into.
 The real-host version: tests/host/test_hook_wedges_host.py.
 """
 

@@ -241,9 +241,9 @@ def _model_creates(rollout, objective: str) -> None:
 
 
 def test_a_goal_the_model_creates_after_the_bound_goal_ended_is_stopped_and_recorded(rollout):
-    """Issue 34 item 6: once bound, the unbudgeted check returned early, and the ended
-    goal's charge said `ended` with no stop (`stop_hook_active` never comes from Codex's
-    goal loop), so a model's `create_goal` ran uncharged. Its turns are the host's, after
+    """A model's `create_goal` in a session bound to an ended goal runs no turn uncharged,
+    though `stop_hook_active` never comes from Codex's goal loop and the unbudgeted check
+    is not the one that catches it. Its turns are the host's, after
     the goal ended: each is recorded over budget and stopped, and the loop paused. (A
     goal for another objective is stopped as unbudgeted at once: not the bound one.)"""
     rollout.person_goal("ship it")
@@ -461,7 +461,7 @@ def test_a_wedged_codex_stop_ends_autonomy_in_codexs_terms(rollout, monkeypatch)
     assert rollout.native_status() == "paused"
 
 
-# -- the first turn of a person's /goal, before its first Stop (issue 33) ------------------
+# -- the first turn of a person's /goal, before its first Stop ------------------------------
 
 def _spend_tokens(rollout: Rollout, tokens: int, total: int) -> None:
     rollout.write("event_msg", {"type": "token_count", "info": {
@@ -657,9 +657,9 @@ def _turn_on(rollout: Rollout, model: str) -> None:
 def test_a_codex_turn_is_priced_as_its_model_at_every_tool_call_and_stop(rollout):
     """Codex names a turn's model once, in its `turn_context`; the mid-turn count reads on
     from where the call before it stopped, and a Stop a block continued reads on from its
-    own last read. Each carries the model over: on the old main the second tool call of a
-    turn priced its response as an unknown model, the dearest of OpenAI's ($150 per million
-    input: $0.15 for these 1,000 tokens, not $0.002), and denied it past the $0.05 ceiling
+    own last read. Each carries the model over: without it the second tool call of a
+    turn would price its response as an unknown model, the dearest of OpenAI's ($150 per million
+    input: $0.15 for these 1,000 tokens, not $0.002), and deny it past the $0.05 ceiling
     after $0.004 of work."""
     from forge_runtime.hostkit.codex import MODEL  # $2 / $10 per million
 

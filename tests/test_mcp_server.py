@@ -70,8 +70,8 @@ def test_check_reports_the_tools_and_ends_with_a_hint(cli_project):
 
 def test_a_claim_the_model_sends_to_its_own_bare_repository_runs_not_its_hook(cli_project,
                                                                               tmp_path):
-    """Issue 34: the model names the remote; a bare repository it made in its temp dir,
-    with a `pre-receive` hook, took the claim and ran the hook in the server's process."""
+    """The model names the remote: a bare repository it made in its temp dir, with a
+    `pre-receive` hook, must not take the claim or run the hook in the server's process."""
     marker = tmp_path / "hook-ran"
     agent = tmp_path / "agent-tmp" / "claims.git"
     subprocess.run(["git", "init", "-q", "--bare", str(agent)], check=True)

@@ -1,4 +1,4 @@
-"""A person's settings survive every sequence of forge's writes and undos (issue 33).
+"""A person's settings survive every sequence of forge's writes and undos.
 
 `forge init`, `forge sandbox enable|disable` (every scope), `forge init --hooks`,
 `--statusline`, and a person's edits between them, in any order: no sequence loses a byte

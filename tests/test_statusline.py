@@ -200,7 +200,7 @@ def test_the_status_line_changes_nothing_on_disk(project):
     assert snapshot() == before and ledger.verified()["turn_count"] == 3
 
 
-# -- the plan's windows (issue 35): kept for the hooks, shown on the gauge ----------------------
+# -- the plan's windows: kept for the hooks, shown on the gauge ----------------------------------
 
 FIVE_RESETS = int(time.time()) + 3 * 3600  # windows that last beyond the test
 WEEK_RESETS = FIVE_RESETS + 6 * 86400

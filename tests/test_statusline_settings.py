@@ -69,8 +69,8 @@ def test_a_status_line_from_a_lower_settings_file_is_kept_and_shows_again_on_rem
 
 
 def test_a_persons_own_line_equal_to_a_lower_files_is_theirs_and_given_back(root):
-    """Issue 33: removal compared the wrapped command with the lower file's and, equal,
-    deleted the person's own entry from their file."""
+    """Removal that compared the wrapped command with the lower file's would, on a match,
+    delete the person's own entry from their file: it keeps it."""
     _write(settings.settings_path("project", root), {"statusLine": OWN})
     path = settings.settings_path("local", root)
     _write(path, {"statusLine": OWN})

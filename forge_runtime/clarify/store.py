@@ -87,7 +87,7 @@ def amend(path: Path, text: str) -> Brief:
 def write_atomically(path: Path, text: str) -> None:
     """`text` at `path`, whole or not at all (temp file, fsync, rename), never through a link
     below the project root: a `.forge/notes` swapped for a link out of the sandbox makes
-    this refuse (safeio.UnsafePath), not write there as the person (issue 32)."""
+    this refuse (safeio.UnsafePath), not write there as the person."""
     safeio.replace(path, text.encode("utf-8"), root_of_forge_path(path), create_dirs=True)
 
 

@@ -1,19 +1,11 @@
 """Route one host event to its module, and keep our own bugs out of a person's session.
 
-The contract for every event module:
-    REQUIRED: dict of field name -> type that the event must carry (besides the common ones)
-    handle(event: dict) -> dict | None       the JSON reply, or None for the no-op reply
-    on_failure(problem: str) -> dict | None  optional: the reply when the input is malformed
-                                             or handle() raised; the guard answers deny here,
-                                             everything else answers nothing (fail open),
-                                             unless a goal's contract says fail closed.
-    deadline_seconds() -> float              optional: a hard limit on the whole event; past
-                                             it the process dies (see `arm_watchdog`).
-    watchdog_seconds(host) -> float          optional, with on_wedged: a limit below the
-    on_wedged(event, seconds) -> dict | None host's timeout for `host` (the adapter module);
-                                             past it the work is abandoned and on_wedged
-                                             answers (event None when it was not read yet;
-                                             see `Watchdog`), so the host never kills it.
+What an event module offers here (REQUIRED and handle; on_failure, deadline_seconds, and
+watchdog_seconds with on_wedged when it has them) and what a host adapter does are declared
+in hooks/contract.py and hosts/contract.py; this module reads them by name, since importing
+`typing` would cost every hook. A module without on_failure answers nothing when its input
+is malformed or it fails (fail open); the guard's on_failure denies, the Stop's ends a
+goal's autonomy.
 """
 
 import io
@@ -104,8 +96,8 @@ _HARD_AFTER = 3.0
 
 
 class Watchdog:
-    """Stop, UserPromptSubmit and SessionEnd answer before the host's timeout, whatever the
-    work tree holds (issue 34).
+    """An event module with `on_wedged` answers before the host's timeout, whatever the work
+    tree holds.
 
     The host kills a hook that outlives its timeout, and takes forge's launcher with it, so
     nobody answers and the session works on uncharged; a charge that waits on something the
@@ -177,7 +169,7 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
     event = None
     try:
         try:
-            event = parse_event(stdin.read(), event_name, getattr(module, "REQUIRED", {}))
+            event = parse_event(stdin.read(), event_name, module.REQUIRED)
             problem = host.shape_problem(event_name, event)
             if problem:
                 raise InvalidEvent(problem)
@@ -192,9 +184,8 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
     except Wedged:
         _say(stderr, event_name, f"no answer within {watchdog.seconds:g} s (wedged)")
         reply = on_wedged(event, watchdog.seconds)
-        shape = getattr(host, "wedged_reply", None)  # the host's terms, as for any reply
-        if shape is not None and event is not None:
-            reply = shape(event_name, event, reply)
+        if event is not None:  # the host's terms, as for any reply
+            reply = host.wedged_reply(event_name, event, reply)
     if watchdog is not None:
         watchdog.disarm()
     if reply:

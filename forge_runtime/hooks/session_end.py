@@ -8,13 +8,12 @@ three stats.
 """
 
 REQUIRED: dict[str, type] = {}
-# Below the host's limit: Claude Code's 10 s; Codex clamps it to 3 s (its adapter says less).
-WATCHDOG_SECONDS = 6.0
 
 
 def watchdog_seconds(host) -> float:
-    """How long this hook may take before its watchdog answers (hooks/dispatch.py)."""
-    return getattr(host, "SESSION_END_WATCHDOG_SECONDS", WATCHDOG_SECONDS)
+    """How long this hook may take before its watchdog answers (hooks/dispatch.py): below
+    the host's own limit, which its adapter knows."""
+    return host.SESSION_END_WATCHDOG_SECONDS
 
 
 def on_wedged(event: dict | None, seconds: float) -> dict | None:

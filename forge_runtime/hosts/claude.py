@@ -1,6 +1,8 @@
 """Claude Code: forge's core speaks its events, fields and replies, so nothing is mapped."""
 
 NAME = "claude"
+# Below Claude Code's 10 s limit for a SessionEnd hook.
+SESSION_END_WATCHDOG_SECONDS = 6.0
 
 
 def shape_problem(event_name: str, event: dict) -> str | None:
@@ -12,3 +14,7 @@ def shape_problem(event_name: str, event: dict) -> str | None:
 
 def handle(event_name: str, module, event: dict) -> dict | None:
     return module.handle(event)
+
+
+def wedged_reply(event_name: str, event: dict, reply: dict | None) -> dict | None:
+    return reply

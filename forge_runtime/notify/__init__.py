@@ -1,4 +1,4 @@
-"""Telling the person how a goal ended, wherever they are (issue 42).
+"""Telling the person how a goal ended, wherever they are.
 
     ends.py      what a hook or command ended or warned of, noted as the core records it
     trigger.py   after the reply: the outbox record, and the sender started, never waited for

@@ -82,7 +82,7 @@ def test_first_session_builds_forge_env_and_later_hooks_run_in_it(claude_host, p
 def test_without_network_the_person_sees_one_message_and_the_session_goes_on(
         claude_host, project, bare_bin, tmp_path):
     """Also with the project's own `.venv` activated (first on PATH): its Python, whose
-    `.pth` files are the agent's to write, never runs a hook (issue 34)."""
+    `.pth` files are the agent's to write, never runs a hook."""
     marker = tmp_path / "project-venv-ran"
     venv = project / ".venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

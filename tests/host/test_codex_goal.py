@@ -146,8 +146,8 @@ RECREATES = COMPLETES.replace("""  - name: model works""", f"""  - name: model r
 
 def test_a_goal_the_model_recreates_after_the_bound_goal_ended_never_starts(
         codex_host, project, codex_tui):
-    """Issue 34 item 6: the session is bound to a goal that ended, and the model calls
-    `create_goal` for the same objective (which once ran uncharged). Measured: Codex runs
+    """The session is bound to a goal that ended, and the model calls `create_goal` for
+    the same objective, which must not run uncharged. Measured: Codex runs
     PreToolUse for `create_goal`, and forge refuses it in a goal session, so no goal loop
     starts (a goal turn that ran anyway would be stopped and recorded over budget:
     tests/test_hosts_codex.py)."""

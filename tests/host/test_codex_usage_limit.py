@@ -1,4 +1,4 @@
-"""Issue 35 item 3 on the real Codex CLI: a usage limit ends the goal's autonomy.
+"""On the real Codex CLI: a usage limit ends the goal's autonomy.
 
 A person's `/goal` in Codex's TUI; its first turn works (forge binds and charges it), its
 second meets the usage limit (a 429 `usage_limit_reached` body). Codex 0.171.0 ends the

@@ -110,7 +110,7 @@ def test_stop_hooks_the_host_timed_out_on_random_turns_still_end_the_session_at_
     assert len(turns) == worked
     assert [record["turn"] for record in records if record["kind"] == "charge"] == turns[:20]
     # the turn past the ceiling is owed, unless its own entry had not landed in the transcript
-    # when its Stop (the last to run) read it: the "give or take that one turn"
+    # when its Stop (the last to run) read it: the count is exact give or take that one turn
     assert records[-1]["kind"] == "exhaust"
     assert records[-1].get("owed", []) in (turns[20:], [])
     late = [record["turn"] for record in records if record.get("late")]
@@ -156,7 +156,7 @@ def test_a_stop_whose_interpreter_is_killed_ends_the_goals_autonomy_at_that_turn
 
 
 # The agent's own background killer, started by its Bash tool during the goal (guard-only
-# posture: no sandbox). `launchers` is the issue's: every process whose command line holds
+# posture: no sandbox). `launchers` is every process whose command line holds
 # `hook` and `Stop`, which is forge's launcher and no longer its interpreter (the event is
 # in its environment), which finds its launcher gone; `interpreters` is one that knows
 # that: every Python whose parent's command line names the Stop hook, doing a hook's work.

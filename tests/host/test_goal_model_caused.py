@@ -1,4 +1,4 @@
-"""A `/goal` prompt that a model caused never activates a goal (rule 1), on the real host.
+"""A `/goal` prompt that a model caused never activates a goal, on the real host.
 
 The route: the model calls the host's ScheduleWakeup tool with `prompt: "/goal ..."`. About
 a minute later (the host clamps the delay to >= 60 s and fires on a minute boundary, so
@@ -86,7 +86,7 @@ def test_a_model_scheduled_goal_prompt_never_activates(started_early):
     assert goal_nonces(forge) == []
     assert sessions.involvement(forge.ledger_root, session.session_id) == set()
     assert not forge.state_path.exists() or "model-made" not in forge.state_path.read_text()
-    # issue 33: the pending /goal held nothing past its Stop; the next turn's three calls of
+    # the pending /goal holds nothing past its Stop: the next turn's three calls of
     # 1,000 tokens each (three times that tranche) all ran
     assert [r["rule"] for r in resumed.requests].count("resumed works") == 3
     assert all(hook.reply is None for hook in resumed.hooks_for("PreToolUse"))
@@ -114,11 +114,11 @@ rules:
 
 
 def test_a_host_session_the_agent_starts_never_counts_as_a_person(claude_host, project):
-    """Issue 34: `claude -p "/goal ..."` from the agent's Bash (the opted-out posture: the
-    kernel layer is off) reads like a person's `/goal`; on the old main each one activated
-    a goal. Three ways to start one: plainly, with the tool's environment marker removed,
-    and exec'd from a subshell, from a script the guard does not read; each /goal is
-    refused at its prompt and activates nothing."""
+    """`claude -p "/goal ..."` from the agent's Bash (the opted-out posture: the kernel
+    layer is off) reads like a person's `/goal`, and must not activate a goal. Three ways to
+    start one: plainly, with the tool's environment marker removed, and exec'd from a
+    subshell, from a script the guard does not read; each /goal is refused at its prompt and
+    activates nothing."""
     host = claude_host(STARTS_NESTED_SESSIONS)
     claude, plugin = host.claude_bin, host.plugin_dirs[0]
     log = host.workdir / "nested.log"  # what the nested sessions print (their hooks' replies)

@@ -1,4 +1,4 @@
-"""The plan's windows in the real Claude Code (issues 35 and 39): a goal held to a share of
+"""The plan's windows in the real Claude Code: a goal held to a share of
 its subscription's 5-hour window, or to points of the week of its own, is stopped at the
 first tool call after the answer that crosses; figures forge did not write, or none at all,
 end autonomy; a window the plan does not have is named at the person's `/goal`.

@@ -1,6 +1,6 @@
 """Turns the host starts for the agent, after its goal's budget ended, on the real host.
 
-One session (issue 32 items 2-3, issue 39): in the goal's first turn the model schedules a
+One session: in the goal's first turn the model schedules a
 wake-up (ScheduleWakeup), a one-shot cron (CronCreate), a background subagent and a
 background shell, all allowed while the budget can pay; the subagent's tokens end the goal
 at that turn's Stop (the token ceiling). Then the host sends prompts on its own: the

@@ -223,9 +223,9 @@ FIRST_TURN = working_until_denied(THOUSAND)
 
 
 def test_the_first_turn_of_a_goal_is_stopped_at_its_token_ceiling(claude_host, project):
-    """Issue 33: the ceilings hold from the first tool call, before a Stop confirmed the
-    goal (on the old main all 12 calls of the one long turn ran, and the first Stop charged
-    13k against a 5k ceiling)."""
+    """The ceilings hold from the first tool call, before a Stop confirmed the goal (without
+    them all 12 calls of the one long turn would run, and the first Stop charge 13k against
+    a 5k ceiling)."""
     session, denials, ran = _run_to_the_token_ceiling(claude_host, project, FIRST_TURN)
     # each response is a call of 1,000: the 5th reaches 5,000, so its call is denied, or a
     # later one's (HOST_LAG: the host may start PreToolUse before it wrote its response)
@@ -299,7 +299,7 @@ def test_the_first_turn_of_a_codex_goal_is_stopped_at_its_token_ceiling(codex_ho
                                                                         tui_factory):
     """Codex fires no hook at a TUI `/goal`: its first tool call finds the goal in Codex's
     goal store and the person's `/goal` in the rollout, and holds the turn to its ceilings
-    (on the old main all 12 calls ran before the first Stop)."""
+    (without that all 12 calls would run before the first Stop)."""
     from codex_support import denial_reasons, exhausted_stops, start_goal
 
     guard_goal(project, "tranche: {tokens: 5000}")
@@ -332,8 +332,8 @@ def test_the_first_turn_past_the_time_ceiling_is_stopped_at_its_next_tool_call(
         claude_host, codex_host, project, tmp_path, tui_factory):
     """The one real minute of the time ceiling, spent in the goal's first turn on both
     hosts at once: no Stop has confirmed the goal yet, and its clock runs from the person's
-    prompt (on the old main the first turn had no ceiling: `echo next` ran and the turn
-    went on). Codex's goal runs in its TUI while Claude Code's session waits its minute."""
+    prompt (without that the first turn would have no ceiling: `echo next` would run and
+    the turn go on). Codex's goal runs in its TUI while Claude Code's session waits its minute."""
     from codex_support import denial_reasons, exhausted_stops, start_goal
 
     from forge_runtime.hostkit.projects import init_git_project

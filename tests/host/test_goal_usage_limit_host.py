@@ -1,4 +1,4 @@
-"""Issue 35 item 3 on the real Claude Code: no silent resume after a usage limit.
+"""On the real Claude Code: no silent resume after a usage limit.
 
 A subscription login (the host kit's pretend OAuth login) in the interactive TUI, where
 Claude Code 2.1.332 continues a goal by itself once its usage limit resets (measured: not

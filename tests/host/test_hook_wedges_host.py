@@ -1,11 +1,11 @@
-"""Issue 34.1 against the real Claude Code: what the agent plants in the work tree never
-wedges forge's Stop, and never buys a turn the ledger does not count.
+"""Against the real Claude Code: what the agent plants in the work tree never wedges
+forge's Stop, and never buys a turn the ledger does not count.
 
 The model writes a small script with the Write tool and runs it (`python3 <script>`: the
-guard does not read a script's text), as in the issue:
+guard does not read a script's text):
 - default posture (the kernel layer on): the script replaces `.forge/local/state.md` with a
-  FIFO. On the old code every Stop then blocked on it until the host killed the hook, and
-  the session worked on uncharged. Now the next Stop charges the turn and ends autonomy.
+  FIFO, on which a plain read would block every Stop until the host killed the hook, the
+  session working on uncharged. The next Stop charges the turn and ends autonomy.
 - opted-out posture (no kernel layer): the script leaves a process holding the goal
   ledger's lock. The Stop gives up on the lock before the host's timeout, ends autonomy
   with FORGE_GOAL_WEDGED, and the session's next prompt charges the wedged turn.

@@ -195,7 +195,7 @@ def test_a_goal_without_the_kernel_layer_is_refused_and_runs_by_opt_out_told_onc
            "false)" in status.stdout.splitlines()
 
 
-# -- a background killer started by the agent's Bash (issue 21, item 2) ----------------------
+# -- a background killer started by the agent's Bash -----------------------------------------
 
 # Scans /proc and SIGKILLs every process whose argv holds `hook` and `Stop` (forge's Stop hook:
 # `.../hooks/forge-hook Stop`), as the attack measured without the sandbox; it logs what it

@@ -1,7 +1,8 @@
 """A person's settings, through forge's writes and undos, are what the real host reads.
 
-The finding of issue 33: `forge init` wrote `.claude/settings.json` and its record; the
-person replaced the file with their own; `forge sandbox enable` then `disable` deleted it.
+The sequence that must keep a person's file: `forge init` writes `.claude/settings.json`
+and its record; the person replaces the file with their own; `forge sandbox enable` then
+`disable` must not delete it.
 Here the same sequence runs through forge's CLI, and then Claude Code itself shows that
 the person's env var is set and their permission rule decides: `printenv` (allowed by
 their rule) runs without a prompt, `touch` (no rule, and not read-only) is refused in the

@@ -3,8 +3,9 @@
 The seed contract's entry point (`.forge/hooks/lib/goal-ledger.sh activate --project
 <root> --state .forge/local/state.md`) lands here, on the same code the hooks run: there
 is one implementation of the rules. `activate` without a session checks qualification
-(rule 9) and reports: it never activates, because activation is a person's `/goal`, which
-only the host's hooks see. `charge` runs the Stop hook's charging for a session that is
+(goal/rules/qualification.py: forge can keep every promise a goal relies on) and reports:
+it never activates, because activation is a person's `/goal`, which only the host's hooks
+see. `charge` runs the Stop hook's charging for a session that is
 already bound; it never confirms a pending activation (a transcript path given on a command
 line proves nothing about a person).
 """

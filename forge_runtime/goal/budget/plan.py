@@ -1,5 +1,5 @@
 """The plan's allowance: what a host reports of a subscription's 5-hour and weekly windows,
-and how much of them a goal may use (issue 35).
+and how much of them a goal may use.
 
 A *reading* is one shape for both hosts:
 
@@ -13,7 +13,7 @@ A *reading* is one shape for both hosts:
 - Claude Code hands its status line `rate_limits.five_hour/seven_day` (`used_percentage`,
   `resets_at`), read from the API's `anthropic-ratelimit-unified-*` headers on subscription
   logins; no hook input carries them. forge's status line turns its input into a reading
-  (`from_statusline`) and keeps it (plan_store.py).
+  (`from_statusline`) and keeps it (goal/hosts/plan_readings.py).
 - Codex writes its `token_count` events' `rate_limits` (primary and secondary, with each
   window's length) into the rollout, which the hooks read anyway (`from_codex`).
 
@@ -138,7 +138,7 @@ def risen(before: dict | None, after: dict | None, at: float,
 
     `slack` is how far a reset time may move, either way, and still be the same window:
     the ledger's SAME_WINDOW_SLACK_S for the hosts' rounding; 0 where forge's own clock
-    alone decides (plan_store, codex_plan), so a reset claimed before its time counts
+    alone decides (plan_readings, codex_plan), so a reset claimed before its time counts
     for nothing and a window keeps the reset time it was first seen with."""
     if before is None or after is None:
         return before if after is None else after

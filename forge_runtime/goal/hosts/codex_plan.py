@@ -36,7 +36,7 @@ from forge_runtime.goal.budget.plan import risen
 SLOTS = {"primary": 300, "secondary": 10080}
 TOKEN = b'"token_count"'
 # beside Codex's own fields: when Codex wrote the newest entry (epoch s), which dates the
-# copy forge keeps (plan_store.py)
+# copy forge keeps (plan_readings.py)
 REPORTED_AT = "reported_at"
 # how far back the reading looks: a first cheap read, then up to the goal reader's tail
 FIRST_TAIL_BYTES = 64 << 10

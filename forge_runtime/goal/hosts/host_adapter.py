@@ -4,7 +4,8 @@ The core names no host (ARCHITECTURE.md: it may not import forge_runtime/hosts/)
 adapter other than Claude Code's puts itself on the event under KEY before it runs an
 event module (hosts/codex.py); an event without one is Claude Code's, whose events and
 transcripts are forge's own shape (the plugin's hooks, the CLI, the tests). What the core
-asks an adapter, and what holds for Claude Code:
+asks an adapter (declared as the Protocol `HandedHost` in forge_runtime/hosts/contract.py,
+which tests/test_hook_contracts.py holds to this list), and what holds for Claude Code:
 
     transcript_reader()             the module that reads its transcripts (transcript.py)
     sandbox_posture(root, rollout)  its own sandbox's posture for the session (none)

@@ -15,7 +15,7 @@ tests/host/test_goal_plan_host.py):
   the run after the answer that asked for it comes about 0.3 s after that answer's end.
 
 So forge's status line keeps beside each reading the usage its input shows and when it
-kept it (plan_store ANSWER and TAKEN), and a main-thread tool call waits
+kept it (plan_readings ANSWER and TAKEN), and a main-thread tool call waits
 (`reading_for_call`) until the transcript holds the final usage of its answer and a reading
 was kept after that answer began (its entry's `timestamp`) with that same usage: that
 reading's figures are the answer's own or newer. None in FRESH_WAIT_SECONDS (a host that

@@ -11,7 +11,7 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   exist at the prompt's first Stop.
 - A prompt a model caused (a scheduled wake-up whose text is `/goal X`) reaches the
   transcript as a `user` entry with `isMeta: true, promptSource: "system"` and no `Goal set`.
-- Verdicts are `attachment` entries of type `goal_status` (native.py names every shape):
+- Verdicts are `attachment` entries of type `goal_status` (native_goal.py names every shape):
   `sentinel: true, met: false` when a goal is set, `sentinel: true, met: true` when it is
   cleared, `met: true` (no sentinel) when the evaluator judged it met, `met: false, failed:
   true` when it judged the goal impossible (the host then clears its goal). A shape forge
@@ -20,12 +20,12 @@ Measured against Claude Code 2.1.332 (see HOST.md and tests/host/test_goal_*.py)
   who sent it in fields of the entry (read from the binaries 2.1.332 and 2.1.337): a
   person's prompt has `promptSource: "sdk"` (a `-p` or SDK prompt) or none (a `/goal`
   command in `-p`), or `origin.kind: "human"` and `promptSource` `typed`, `queued` or
-  `suggestion_accepted` (the TUI), and 2.1.337 adds its own summary, `turnOrigin` (`sdk`,
-  `human`); a scheduled wake-up or cron prompt is `isMeta` with `promptSource: "system"`
-  and `wakeupSource`, a background task's notice has `origin.kind: "task-notification"`,
-  the goal loop's feedback is `isMeta`. A prompt is a person's only when every field says
-  so (`prompt_origin`, whose tables classify each field), so anything new the host invents
-  is not.
+  `suggestion_accepted` (the TUI), and 2.1.337's entries carry the host's own summary too,
+  `turnOrigin` (`sdk`, `human`); a scheduled wake-up or cron prompt is `isMeta` with
+  `promptSource: "system"` and `wakeupSource`, a background task's notice has `origin.kind:
+  "task-notification"`, the goal loop's feedback is `isMeta`. A prompt is a person's only
+  when every field says so (`prompt_origin`, whose tables classify each field), so anything
+  new the host invents is not.
 - Each turn ends with an `assistant` entry whose `message.stop_reason` is not `tool_use`
   (`end_turn` here; the entries of a reply that calls a tool say `tool_use`); its `uuid` is
   this module's turn identity. An entry without a stop reason closes a turn unless it calls
@@ -97,7 +97,7 @@ _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "
 # the cheap prefilter for the lines that carry tokens (usage.py; midturn.py reads only these)
 USAGE_TOKENS = ('"usage"',)
 
-# the host's ends of its goal (native.py): MET, CLEARED, IMPOSSIBLE, UNKNOWN
+# the host's ends of its goal (native_goal.py): MET, CLEARED, IMPOSSIBLE, UNKNOWN
 ENDINGS = (MET, CLEARED, IMPOSSIBLE, UNKNOWN)
 # who started a turn: a person's prompt, or the host on its own (goal loop, wake-up, cron,
 # notification, check-in)
@@ -556,7 +556,7 @@ def follow(path: str | os.PathLike, chunk: Chunk, wanted: Callable[[Chunk], obje
 
 
 def running_goal(path: str | os.PathLike) -> str | None:
-    """The condition of the host's native goal if it still runs (native.py's tail scan)."""
+    """The condition of the host's native goal if it still runs (native_goal.py's tail scan)."""
     from forge_runtime.goal.hosts.native_goal import running_goal as tail_scan
 
     return tail_scan(path)

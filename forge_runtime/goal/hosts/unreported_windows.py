@@ -9,7 +9,7 @@ cannot hold a goal to a window it never sees, so the person hears it where forge
   the figures of the answer that asked for it (goal/hosts/plan_freshness.py): the call is denied
   (`denial`), and the turn's Stop ends the goal's autonomy (events.py).
 
-A window the session's readings have shown once counts as reported (plan_store REPORTED):
+A window the session's readings have shown once counts as reported (plan_readings REPORTED):
 the host leaves a window out of its status line once its reset time passed with no answer
 since, which says nothing of the plan.
 """

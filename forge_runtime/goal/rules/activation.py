@@ -1,4 +1,5 @@
-"""Rules 1-3: what a person's `/goal <objective>` does to the ledger.
+"""What a person's `/goal <objective>` does to the ledger (a `/goal` a model caused does
+nothing).
 
 - A new objective: a new nonce, turn 0, one activation, ceiling 20.
 - The same objective (same hash) always maps to the same nonce:
@@ -381,7 +382,8 @@ def activate(project: Project, objective: str, session: str | None = None,
              recorded: dict | None = None, sandbox: str | None = None,
              started: str | None = None, plan_found: dict | None = None,
              prompt_limits: dict | None = None, host: str | None = None) -> Activation:
-    """Apply rules 2-3 for a person's `/goal <objective>` and mirror it into state.md;
+    """Open, reopen or bind the goal of a person's `/goal <objective>` (a new nonce, one
+    more tranche, or the same goal) and mirror it into state.md;
     `sandbox` is the posture it runs in, recorded in the goal (see `_with_sandbox`). A new
     tranche's clock starts at `started` (when the prompt arrived: the first turn ran on
     it, `clock_start`), else now. `plan_found`: the plan's reading that prompt found

@@ -1,11 +1,12 @@
 """`forge goal adopt`: a project a person moved or copied keeps its goals, and their counts.
 
 The ledger travels with the project, but the goal witness knows it by where it was
-(whereabouts.py), so at the new place every `/goal` stops with FORGE_GOAL_LEDGER_MOVED until
-a person adopts it. Adopting never grants budget: every goal the witness saw at each place
-the ledger lived must be here at or past the record seen there (a copy taken before the
-original went on is refused as rolled back), and only then is the ledger noted here, each
-goal at its head, beside the witness's gates and remote notes of the place it came from.
+(goal/sync/ledger_location.py), so at the new place every `/goal` stops with
+FORGE_GOAL_LEDGER_MOVED until a person adopts it. Adopting never grants budget: every goal
+the witness saw at each place the ledger lived must be here at or past the record seen there
+(a copy taken before the original went on is refused as rolled back), and only then is the
+ledger noted here, each goal at its head, beside the witness's gates and remote notes of the
+place it came from.
 """
 
 from __future__ import annotations

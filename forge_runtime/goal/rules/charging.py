@@ -1,5 +1,5 @@
-"""Rules 4, 5 and 8: every turn the transcript shows is charged once, the ceiling, and the
-stuck warning.
+"""Every turn the transcript shows is charged once; the ceiling ends autonomy; turns
+without progress bring the stuck warning.
 
 A turn is identified by the uuid of the assistant entry that closed it in the transcript
 (transcript.py). The host writes that entry before it runs the Stop hooks, every turn gets a
@@ -22,8 +22,8 @@ person adds a tranche). Every later Stop of the goal is refused until a person r
 same objective again or clears it.
 
 A turn the host starts for the agent after the goal ended (a wake-up it scheduled, a cron,
-a background task's notice: no person typed its prompt, goal/origin.py) is never dropped:
-`overrun` appends it as an over-budget record, with its tokens, and the Stop ends it.
+a background task's notice: no person typed its prompt, `transcript.prompt_origin`) is never
+dropped: `overrun` appends it as an over-budget record, with its tokens, and the Stop ends it.
 """
 
 from __future__ import annotations
@@ -278,7 +278,7 @@ def overrun(ledger: Ledger, state_path: str | os.PathLike, turns: list[str], ses
         return head.goal, len(due)
 
 
-# The ends forge records of its own (beside the host's verdicts, native.py): the gates
+# The ends forge records of its own (beside the host's verdicts, native_goal.py): the gates
 # confirmed a met goal, or a met goal held for them ended unconfirmed; the plan's figures
 # a goal watches were missing; the ledger's lock stayed held past its deadline.
 VERIFIED, MET_UNVERIFIED = "verified", "met, unverified"

@@ -1,4 +1,4 @@
-"""Rule 7: the state file must agree with the ledger, or the goal fails closed.
+"""The state file must agree with the ledger, or the goal fails closed.
 
 state.md is the agent's working copy, so every charge compares its goal fields with the
 ledger's. Allowed: the turn count lagging by one Stop's charges (a Stop charged the ledger

@@ -1,4 +1,4 @@
-"""Rule 9: before a goal may run, check that forge can keep every promise it makes.
+"""Before a goal may run, check that forge can keep every promise it makes.
 
 A goal runs only when forge's own hooks are the ones the host fires, the dependencies that
 verification needs import, the ledger directory is writable and lockable, the repository's

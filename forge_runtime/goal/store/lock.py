@@ -10,7 +10,7 @@ leaves a stale lock behind.
 
 Every wait has a deadline (`LOCK_SECONDS`): a process that holds the lock and never lets go
 (a hook wedged on something, or the agent's own `flock` where the kernel layer is off) must
-not wedge every later Stop and `forge goal status` with it (issue 34). Past the deadline the
+not wedge every later Stop and `forge goal status` with it. Past the deadline the
 caller gets FORGE_GOAL_WEDGED, which a hook answers by ending the goal's autonomy.
 """
 

@@ -1,8 +1,8 @@
 """An objective's identity: the same words always name the same goal.
 
-Rule 2 of the contract: the objective hash is taken over the normalised text (Unicode NFC,
-whitespace collapsed, trimmed), so re-typing `/goal` with different spacing or a composed
-vs decomposed accent still finds the goal and its consumed budget. Normalising also drops
+The objective hash is taken over the normalised text (Unicode NFC, whitespace collapsed,
+trimmed), so re-typing `/goal` with different spacing or a composed vs decomposed accent
+still finds the goal and its consumed budget. Normalising also drops
 what a hint cannot show (control, zero-width and bidi characters: `hints.sanitize`), so the
 `Next: /goal <objective>` forge prints is exactly the goal it names: a person who types it
 gets the same goal and its count, not a fresh one from zero.

@@ -183,7 +183,7 @@ def write_goal(path: str | os.PathLike, goal: dict | None) -> None:
     """Set the front matter's goal fields, keeping the agent's body exactly as it is."""
     text = render(mirror(goal) if goal else None, _body_to_keep(path))
     # never through a link below the project root: a `.forge/local` swapped for a link out
-    # of the sandbox is refused, not written through (issue 32)
+    # of the sandbox is refused, not written through as the person
     safeio.replace(path, text.encode("utf-8"), root_of_forge_path(path), create_dirs=True)
 
 

@@ -1,10 +1,9 @@
 """A goal file that cannot be written: say which condition it is and what fixes it.
 
-Measured with the ledger on a full file system, forge failed closed correctly but called it
-`internal error OSError: [Errno 28] No space left on device` with `Fix: forge goal verify`,
-which then reported everything fine. A charge that cannot be written is a condition of the
-machine, not of the ledger: the refusal names it (disk full, permission denied, read-only
-file system) and gives the command that shows the person what to change. Nothing is lost
+A charge that cannot be written is a condition of the machine, not of the ledger: the
+refusal names it (disk full, permission denied, read-only file system) and gives the command
+that shows the person what to change, where a bare `internal error OSError: [Errno 28]`
+would send them to `forge goal verify`, which finds the ledger fine. Nothing is lost
 meanwhile: the turns stay in the host's transcript, and once the condition is fixed the
 goal's next event charges every one of them: this session's, or a later session's
 (events.catch_up_sessions).

@@ -3,7 +3,7 @@
 The ledger's hash chain catches a record edited, reordered or cut from the middle, but not a
 ledger deleted whole, rolled back to an older copy, replaced by another, or hidden by
 pointing forge elsewhere (a git directory swapped under the work tree, the project moved:
-whereabouts.py, which this witness asks first at every check). Each of those would
+ledger_location.py, which this witness asks first at every check). Each of those would
 otherwise let the next `/goal` start again from zero. So every append also notes the goal's
 head where the agent's work tree and git directory are not:
 
@@ -26,7 +26,7 @@ change it.
 
 Checks: at every append (so at every Stop that charges; O(1): a few small files, and one
 record read when the witness lags), a ledger that is not where the witness vouches for it
-(whereabouts.py), a ledger whose head is behind the witness, or whose record at
+(ledger_location.py), a ledger whose head is behind the witness, or whose record at
 the witnessed sequence is another one, or that lives somewhere else than it did, fails closed
 with FORGE_GOAL_LEDGER_TAMPERED; at every activation and `forge goal verify`, every witnessed
 goal of the repository must still be in its ledger. A session the witness knows as bound

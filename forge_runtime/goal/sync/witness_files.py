@@ -1,4 +1,4 @@
-"""The goal witness's files (witness.py, whereabouts.py): small JSON objects outside the work
+"""The goal witness's files (witness.py, ledger_location.py): small JSON objects outside the work
 tree, read whole and replaced whole; one that is not forge's fails closed."""
 
 from __future__ import annotations
