@@ -21,7 +21,7 @@ Standard library and `paths` only: the key check runs on the allow path of every
 
 import os
 
-from forge_runtime.guard.paths import Finding, Protected, expand, holds, inside
+from forge_runtime.protected.paths import Finding, Protected, expand, holds, inside
 from forge_runtime.roots import FORGE_DIR, LEDGER_DIR_NAME, RECEIPT_KEY_NAME, receipt_key
 
 WHILE_GOAL = "while a goal is in progress"

@@ -87,7 +87,7 @@ def protected_dirs(project: Project) -> list[Path]:
     """The directories the deny rules bind read-only (created by `enable` if missing)."""
     from pathlib import Path
 
-    from forge_runtime.guard import paths
+    from forge_runtime.protected import paths
 
     return [Path(project.ledger_root), Path(paths.guard_dir(project))]
 
@@ -95,7 +95,7 @@ def protected_dirs(project: Project) -> list[Path]:
 def _targets(project: Project) -> list[tuple[str, bool]]:
     """(path, whether the rule covers the tree under it) for every project path forge denies
     (strings: a person's `/goal` spells these rules, and pathlib costs it a bare start)."""
-    from forge_runtime.guard import paths
+    from forge_runtime.protected import paths
 
     found = [(os.fspath(project.ledger_root), True), (paths.guard_dir(project), True),
              (paths.rule_file(project), False),
@@ -127,10 +127,10 @@ GATES_FILE = "gates.yaml"  # .forge/gates.yaml: the final gates a person's /goal
 
 
 def _loaded_targets(project: Project) -> tuple[list[tuple[str, bool]], list[str]]:
-    """The files the hosts load as code that forge denies (guard/host_loaded.py): those
+    """The files the hosts load as code that forge denies (protected/host_loaded.py): those
     in the project as (path, tree), spelled like `_targets`; the others as rules, `~/...`
     under the home directory, else absolute."""
-    from forge_runtime.guard import host_loaded
+    from forge_runtime.protected import host_loaded
 
     inside, outside = [], []
     home = os.path.realpath(scopes.home_dir())

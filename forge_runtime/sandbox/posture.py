@@ -196,9 +196,9 @@ def for_goal(project: Project, codex: dict | None = None) -> str:
         else ledger_protected(project)
     if protected:
         return SANDBOXED
-    from forge_runtime.guard import rules
+    from forge_runtime.protected.guard_file import goal_settings
 
-    if rules.for_project(project).goal.get("require_sandbox") is False:
+    if goal_settings(project).get("require_sandbox") is False:
         return OPTED_OUT
     raise refusal(project, codex)
 
@@ -273,7 +273,7 @@ def goal_notice_once(project: Project, session_id: str, codex: dict | None = Non
     """At a person's `/goal`: None when it runs sandboxed; the FORGE_GOAL_UNSANDBOXED
     notice the first time in a session that runs one by the project's opt-out; raises the
     refusal (ForgeError) otherwise (see `for_goal`)."""
-    from forge_runtime.guard import paths
+    from forge_runtime.protected import paths
 
     if for_goal(project, codex) == SANDBOXED:
         return None

@@ -12,8 +12,8 @@ import os
 
 from forge_runtime import safeio
 from forge_runtime.errors import ForgeError
-from forge_runtime.guard import paths
 from forge_runtime.project import Project
+from forge_runtime.protected import paths
 
 PROJECT, USER, MANAGED = "project", "user", "managed"
 SCOPES = (PROJECT, USER, MANAGED)

@@ -44,7 +44,8 @@ def _project_rules():
 def run_roles(args) -> Result:
     import os
 
-    from forge_runtime.guard import modes, paths
+    from forge_runtime.guard import modes
+    from forge_runtime.protected import paths
     from forge_runtime.roots import receipt_key
 
     project, rules = _project_rules()
