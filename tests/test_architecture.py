@@ -335,3 +335,43 @@ def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
     table = [("entry", []), (SURFACES, ["forge_runtime.hooks"]),
              ("core", ["forge_runtime.goal"]), ("ground", ["forge_runtime"])]
     assert layer_of("forge_runtime.hooks.stop", table) < layer_of("forge_runtime.goal.c", table)
+
+
+def test_the_package_check_sees_a_knot_no_module_circle_shows(tmp_path, monkeypatch):
+    """Modules without a circle can still tie packages together: the goal's activation
+    reading the guard's rules while the guard reads the goal's sessions (main before the
+    goal read guard.yaml from protected/) is a circle of packages. The surfaces calling
+    each other, and root modules on different floors, are not."""
+    package = tmp_path / "forge_runtime"
+    for directory in (package, package / "goal", package / "guard", package / "cli",
+                      package / "protected"):
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "__init__.py").write_text("")
+    (package / "goal" / "activation.py").write_text(
+        "def limits():\n    from forge_runtime.guard import rules\n")
+    (package / "goal" / "sessions.py").write_text("from forge_runtime import roots\n")
+    (package / "guard" / "rules.py").write_text("from forge_runtime.protected import paths\n")
+    (package / "guard" / "decide.py").write_text(
+        "def decide():\n    from forge_runtime.goal.sessions import binding\n")
+    (package / "protected" / "paths.py").write_text("from forge_runtime import roots\n")
+    (package / "cli" / "main.py").write_text("def audit():\n    from .. import hint_audit\n")
+    (package / "cli" / "render.py").write_text("")
+    (package / "hint_audit.py").write_text("from forge_runtime.cli.render import x\n")
+    (package / "roots.py").write_text("")
+    (package / "launch.py").write_text("from forge_runtime import roots\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = import_graph("forge_runtime")
+    table = [("entry", ["forge_runtime.launch"]),
+             (SURFACES, ["forge_runtime.cli", "forge_runtime.hint_audit"]),
+             ("core", ["forge_runtime.goal", "forge_runtime.guard"]),
+             ("ground", ["forge_runtime", "forge_runtime.protected", "forge_runtime.roots"])]
+    assert circles(graph) == []
+    packages = package_graph(graph, table)
+    assert circles(packages) == [["forge_runtime.goal", "forge_runtime.guard"]]
+    assert upward_packages(packages, ["forge_runtime.guard", "forge_runtime.goal"]) == [
+        "forge_runtime.goal imports forge_runtime.guard"]
+    untied = package_graph(graph, table, frozenset({("forge_runtime.goal.activation",
+                                                     "forge_runtime.guard.rules")}))
+    assert circles(untied) == []
+    assert upward_packages(untied, ["forge_runtime.guard", "forge_runtime.goal"]) == []
+    assert "forge_runtime.cli" not in packages and packages["forge_runtime.roots"] == set()
