@@ -238,6 +238,16 @@ def test_core_packages_import_only_down_their_order():
     assert upward_packages(packages, order) == []
 
 
+def test_the_guard_reaches_the_goal_only_through_its_store():
+    """The guard runs before every tool call and asks the goal one thing, what is bound and
+    recorded on disk: it imports `goal/store/` and nothing above it (no rule, no event)."""
+    store = GOAL + ".store"
+    assert sorted((module, target) for module, targets in import_graph("forge_runtime").items()
+                  if module.startswith("forge_runtime.guard.") for target in targets
+                  if target.startswith(GOAL + ".") and not target.startswith(store + ".")
+                  and target != store) == []
+
+
 @pytest.mark.parametrize("package", ["forge_runtime", "bench"])
 def test_no_module_imports_itself_in_a_circle(package):
     assert circles(import_graph(package)) == []
