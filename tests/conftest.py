@@ -50,7 +50,7 @@ def _own_config_home(tmp_path_factory, monkeypatch):
     """forge reads the person's notification channels from the user's configuration
     directory: each test has its own, never the machine's (subprocesses inherit it), and
     starts with nothing noted for a notification by an earlier test in this process."""
-    from forge_runtime.notify import ends
+    from forge_runtime.goal.rules import end_notes
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    ends.take()
+    end_notes.take()

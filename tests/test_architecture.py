@@ -161,6 +161,93 @@ def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
     return best
 
 
+def package_of(module: str) -> str:
+    """The package node `module` counts in: its top-level package under forge_runtime/,
+    or itself for a module at the root. Root modules are nodes of their own because they
+    sit on every floor of the layer table, from `entry` to `ground`: lumped together they
+    would tie the launcher to the hashing helpers it imports."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(graph: dict[str, set[str]], table: list[tuple[str, list[str]]],
+                  leave_out: frozenset[tuple[str, str]] = frozenset()) -> dict[str, set[str]]:
+    """The module graph collapsed to packages, for the modules below the surfaces (the
+    entry points and surfaces route to one another by design: the CLI's `hints` command
+    runs the audit that runs the CLI, `launch` starts the hooks whose `__main__` runs
+    `launch`); `leave_out` are module edges not counted."""
+    floor = [name for name, _ in table].index(SURFACES)
+    below = {module for module in graph
+             if (layer := layer_of(module, table)) is not None and layer > floor}
+    packages: dict[str, set[str]] = {package_of(module): set() for module in below}
+    for module in below:
+        packages[package_of(module)] |= {
+            package_of(target) for target in graph[module]
+            if target in below and (module, target) not in leave_out
+            and package_of(target) != package_of(module)}
+    return packages
+
+
+def core_order() -> list[str]:
+    """The core packages of ARCHITECTURE.md's `core order` table, top first."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = re.search("<!-- core order: begin -->\n(.*?)<!-- core order: end -->", text, re.S)
+    assert block, "ARCHITECTURE.md has no <!-- core order: begin --> ... <!-- core order: end -->"
+    return [f"forge_runtime.{cells[0].strip('` ')}"
+            for cells in ([cell.strip() for cell in line.strip().strip("|").split("|")]
+                          for line in block.group(1).splitlines())
+            if cells[0] and not set(cells[0]) <= set("-") and cells[0] != "package"]
+
+
+def upward_packages(packages: dict[str, set[str]], order: list[str]) -> list[str]:
+    """Every import between two packages of `order` from the lower to the higher."""
+    return [f"{package} imports {target}" for package, targets in sorted(packages.items())
+            if package in order for target in sorted(targets)
+            if target in order and order.index(target) < order.index(package)]
+
+
+# Module edges the split of goal/events.py (another part of this restructuring) removes:
+# the event handlers' calls into the gates and the sandbox, the import of the end notes
+# under their old name, and activation's reading of the gates it records. The lead empties
+# this at the merge; no other edge may join it.
+LEFT_FOR_THE_EVENTS_SPLIT = frozenset({
+    ("forge_runtime.goal.events", "forge_runtime.gates"),
+    ("forge_runtime.goal.events", "forge_runtime.gates.files"),
+    ("forge_runtime.goal.events", "forge_runtime.gates.held"),
+    ("forge_runtime.goal.events", "forge_runtime.gates.recorded"),
+    ("forge_runtime.goal.events", "forge_runtime.sandbox.posture"),
+    ("forge_runtime.goal.events", "forge_runtime.notify"),
+    ("forge_runtime.goal.rules.activation", "forge_runtime.gates.recorded"),
+})
+
+
+def test_no_package_imports_itself_in_a_circle():
+    """Below the surfaces, packages reach each other in one direction only: a circle of
+    packages is a knot the module check cannot see (each module's imports may be acyclic
+    while goal reaches the guard and the guard the goal)."""
+    assert circles(package_graph(import_graph("forge_runtime"), layer_table(),
+                                 LEFT_FOR_THE_EVENTS_SPLIT)) == []
+
+
+def test_core_packages_import_only_down_their_order():
+    """ARCHITECTURE.md's `core order` lists every core package, top first, and no core
+    package imports one listed above it."""
+    table = layer_table()
+    order = core_order()
+    assert sorted(order) == sorted(dict(table)["core"])
+    packages = package_graph(import_graph("forge_runtime"), table, LEFT_FOR_THE_EVENTS_SPLIT)
+    assert upward_packages(packages, order) == []
+
+
+def test_the_guard_reaches_the_goal_only_through_its_store():
+    """The guard runs before every tool call and asks the goal one thing, what is bound and
+    recorded on disk: it imports `goal/store/` and nothing above it (no rule, no event)."""
+    store = GOAL + ".store"
+    assert sorted((module, target) for module, targets in import_graph("forge_runtime").items()
+                  if module.startswith("forge_runtime.guard.") for target in targets
+                  if target.startswith(GOAL + ".") and not target.startswith(store + ".")
+                  and target != store) == []
+
+
 @pytest.mark.parametrize("package", ["forge_runtime", "bench"])
 def test_no_module_imports_itself_in_a_circle(package):
     assert circles(import_graph(package)) == []
@@ -258,3 +345,43 @@ def test_the_check_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
     table = [("entry", []), (SURFACES, ["forge_runtime.hooks"]),
              ("core", ["forge_runtime.goal"]), ("ground", ["forge_runtime"])]
     assert layer_of("forge_runtime.hooks.stop", table) < layer_of("forge_runtime.goal.c", table)
+
+
+def test_the_package_check_sees_a_knot_no_module_circle_shows(tmp_path, monkeypatch):
+    """Modules without a circle can still tie packages together: the goal's activation
+    reading the guard's rules while the guard reads the goal's sessions (main before the
+    goal read guard.yaml from protected/) is a circle of packages. The surfaces calling
+    each other, and root modules on different floors, are not."""
+    package = tmp_path / "forge_runtime"
+    for directory in (package, package / "goal", package / "guard", package / "cli",
+                      package / "protected"):
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "__init__.py").write_text("")
+    (package / "goal" / "activation.py").write_text(
+        "def limits():\n    from forge_runtime.guard import rules\n")
+    (package / "goal" / "sessions.py").write_text("from forge_runtime import roots\n")
+    (package / "guard" / "rules.py").write_text("from forge_runtime.protected import paths\n")
+    (package / "guard" / "decide.py").write_text(
+        "def decide():\n    from forge_runtime.goal.sessions import binding\n")
+    (package / "protected" / "paths.py").write_text("from forge_runtime import roots\n")
+    (package / "cli" / "main.py").write_text("def audit():\n    from .. import hint_audit\n")
+    (package / "cli" / "render.py").write_text("")
+    (package / "hint_audit.py").write_text("from forge_runtime.cli.render import x\n")
+    (package / "roots.py").write_text("")
+    (package / "launch.py").write_text("from forge_runtime import roots\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = import_graph("forge_runtime")
+    table = [("entry", ["forge_runtime.launch"]),
+             (SURFACES, ["forge_runtime.cli", "forge_runtime.hint_audit"]),
+             ("core", ["forge_runtime.goal", "forge_runtime.guard"]),
+             ("ground", ["forge_runtime", "forge_runtime.protected", "forge_runtime.roots"])]
+    assert circles(graph) == []
+    packages = package_graph(graph, table)
+    assert circles(packages) == [["forge_runtime.goal", "forge_runtime.guard"]]
+    assert upward_packages(packages, ["forge_runtime.guard", "forge_runtime.goal"]) == [
+        "forge_runtime.goal imports forge_runtime.guard"]
+    untied = package_graph(graph, table, frozenset({("forge_runtime.goal.activation",
+                                                     "forge_runtime.guard.rules")}))
+    assert circles(untied) == []
+    assert upward_packages(untied, ["forge_runtime.guard", "forge_runtime.goal"]) == []
+    assert "forge_runtime.cli" not in packages and packages["forge_runtime.roots"] == set()

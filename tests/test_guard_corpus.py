@@ -32,9 +32,10 @@ import pytest
 import yaml
 from guard_support import STATE, make_project
 
-from forge_runtime.guard import host_settings, modes, paths, rules
+from forge_runtime.guard import host_settings, modes, rules
 from forge_runtime.guard.edits import front_matter
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = REPO / "hooks" / "forge-hook"

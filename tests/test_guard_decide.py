@@ -7,10 +7,11 @@ from guard_support import event, guard_project_fixture
 
 from forge_runtime import hints
 from forge_runtime.cli.main import parses
-from forge_runtime.guard import READ_ONLY, modes, paths
+from forge_runtime.guard import READ_ONLY, modes
 from forge_runtime.guard.decide import decide
 from forge_runtime.guard.roles import Role
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 project = guard_project_fixture()
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from guard_support import STATE, guard_project_fixture
 
-from forge_runtime.guard import edits, paths
+from forge_runtime.guard import edits
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 project = guard_project_fixture()
 

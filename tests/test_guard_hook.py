@@ -14,10 +14,11 @@ from guard_support import event, make_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forge_runtime.guard import modes, paths, rules
+from forge_runtime.guard import modes, rules
 from forge_runtime.guard.roles import DEFAULT_ROLES
 from forge_runtime.hooks import dispatch
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "hooks" / "forge-hook"
 CLARIFIER = DEFAULT_ROLES["clarifier"]

@@ -9,8 +9,9 @@ import subprocess
 
 import pytest
 
-from forge_runtime.guard import decide, host_loaded
+from forge_runtime.guard import decide
 from forge_runtime.project import find_project
+from forge_runtime.protected import host_loaded
 from forge_runtime.sandbox import layer
 
 PLAIN_SKILL = "---\nname: tidy\ndescription: Tidy the imports.\n---\nSort the imports.\n"

@@ -15,7 +15,8 @@ import os
 import pytest
 from guard_support import event, make_project
 
-from forge_runtime.guard import decide, host_loaded
+from forge_runtime.guard import decide
+from forge_runtime.protected import host_loaded
 from forge_runtime.sandbox import layer
 
 FOLDERS = {"sessions": "live-session registry", "cowork_plugins": "plugin tree under Cowork"}

@@ -13,8 +13,9 @@ import os
 import pytest
 from guard_support import event, make_project
 
-from forge_runtime.guard import decide, paths
+from forge_runtime.guard import decide
 from forge_runtime.host_contract import claude_code
+from forge_runtime.protected import paths
 
 ENABLED = {"enabledPlugins": {"forge@forge": True},
            "permissions": {"allow": ["Bash(git status)"], "deny": ["Read(./secrets/**)"]}}

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.guard import rules
 from forge_runtime.guard.roles import NOTHING
+from forge_runtime.protected import guard_file
 
 
 @pytest.fixture
@@ -69,7 +70,7 @@ def test_a_broken_file_is_an_error_naming_its_line(files, text, line, words):
     with pytest.raises(ForgeError) as raised:
         load(files, text)
     error = raised.value
-    assert error.code == rules.INVALID and error.exit_code == EXIT_REFUSED
+    assert error.code == guard_file.INVALID and error.exit_code == EXIT_REFUSED
     assert f"guard.yaml:{line} " in error.message, error.message
     assert words in error.message
     assert error.fix == "forge guard roles"
@@ -91,13 +92,13 @@ def test_a_file_that_is_not_utf8_is_an_error(files):
 def test_the_validated_form_is_cached_by_content(files, monkeypatch):
     text = "roles:\n  auditor:\n    tools: [Read]\n"
     load(files, text)
-    cache = json.loads((files[1] / rules.CACHE_NAME).read_text())
+    cache = json.loads((files[1] / guard_file.CACHE_NAME).read_text())
     assert cache["rules"] == {"roles": {"auditor": {"tools": ["Read"]}}}
 
     def no_validation(*args):
         raise AssertionError("validated again although the file did not change")
 
-    monkeypatch.setattr(rules, "validate", no_validation)
+    monkeypatch.setattr(guard_file, "validate", no_validation)
     assert load(files, None).roles["auditor"].tools == ("Read",)
     monkeypatch.undo()
     changed = load(files, "roles:\n  auditor:\n    tools: [Grep]\n")
@@ -118,7 +119,7 @@ def test_every_goal_setting_is_read_from_the_cache_once_validated(files, monkeyp
     def no_validation(*args):
         raise AssertionError("validated again although the file did not change")
 
-    monkeypatch.setattr(rules, "validate", no_validation)
+    monkeypatch.setattr(guard_file, "validate", no_validation)
     assert load(files, None) == first
 
 
@@ -155,7 +156,7 @@ def test_a_cache_written_by_hand_is_validated_like_the_file(files, forged):
     text = "roles:\n  auditor:\n    tools: [Read]\n"
     load(files, text)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    (files[1] / rules.CACHE_NAME).write_text(json.dumps({"sha256": digest, "rules": forged}))
+    (files[1] / guard_file.CACHE_NAME).write_text(json.dumps({"sha256": digest, "rules": forged}))
     loaded = load(files, None)
     assert loaded.roles["auditor"].tools == ("Read",)
     assert set(loaded.roles) == set(rules.DEFAULT_ROLES) | {"auditor"}
@@ -183,9 +184,9 @@ def test_the_stdlib_check_agrees_with_jsonschema():
                {"goal": {"after_usage_limit": 1}}, {"goal": {"remote": "origin"}},
                {"goal": {"remote": "up/stream.x-1"}}, {"goal": {"remote": "-x"}},
                {"goal": {"remote": "a b"}}, {"goal": {"remote": ""}}]
-    validator = jsonschema.Draft202012Validator(rules.SCHEMA)
+    validator = jsonschema.Draft202012Validator(guard_file.SCHEMA)
     for sample in samples:
-        assert rules.conforms(sample, rules.SCHEMA) == validator.is_valid(sample), sample
+        assert guard_file.conforms(sample, guard_file.SCHEMA) == validator.is_valid(sample), sample
 
 
 @settings(max_examples=1000, deadline=None)
@@ -197,7 +198,8 @@ def test_role_names_are_checked_as_jsonschema_checks_their_pattern(name):
     """The cache check reads role names without `re`, as the schema's regex reads them."""
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(rules.SCHEMA)
+    validator = jsonschema.Draft202012Validator(guard_file.SCHEMA)
     sample = {"roles": {name: {"tools": ["Read"]}}}
-    assert rules.conforms(sample, rules.SCHEMA) == validator.is_valid(sample)
-    assert rules._matches(rules.ROLE_NAME, name) == (re.search(rules.ROLE_NAME, name) is not None)
+    assert guard_file.conforms(sample, guard_file.SCHEMA) == validator.is_valid(sample)
+    assert guard_file._matches(guard_file.ROLE_NAME, name) == \
+        (re.search(guard_file.ROLE_NAME, name) is not None)

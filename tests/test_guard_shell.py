@@ -10,9 +10,10 @@ from guard_support import assert_verdict, judged, make_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forge_runtime.guard import paths, shell
+from forge_runtime.guard import shell
 from forge_runtime.guard.shell import walk
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 
 @pytest.fixture

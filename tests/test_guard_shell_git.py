@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from guard_support import make_project
 
-from forge_runtime.guard import paths, shell
+from forge_runtime.guard import shell
 from forge_runtime.guard.shell import git_tree
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@t"}

@@ -11,7 +11,8 @@ import pytest
 import yaml
 from guard_support import event, make_project
 
-from forge_runtime.guard import decide, paths
+from forge_runtime.guard import decide
+from forge_runtime.protected import paths
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "guard_corpus" / "commands.yaml").read_text())
 HOST_GROUP = next(group for name, group in CORPUS["hostile"].items()

@@ -18,9 +18,10 @@ import subprocess
 import pytest
 from guard_support import assert_verdict, judged, make_project
 
-from forge_runtime.guard import paths, shell
+from forge_runtime.guard import shell
 from forge_runtime.guard.shell import archives, awk, files, git, hosts, state, walk
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 
 @pytest.fixture

@@ -97,17 +97,17 @@ def test_a_change_of_the_same_size_is_seen_too(plugin, project):
     """A `.pyc` keeps the source's mtime in whole seconds (so it is removed here, or the
     ordinary import would run it); the cache keeps nanoseconds."""
     guard(plugin, project, "rm -rf .git/forge-goals")
-    for compiled in (plugin / "forge_runtime" / "guard" / "__pycache__").glob("paths.*.pyc"):
+    for compiled in (plugin / "forge_runtime" / "protected" / "__pycache__").glob("paths.*.pyc"):
         compiled.unlink()
-    paths = plugin / "forge_runtime" / "guard" / "paths.py"
+    paths = plugin / "forge_runtime" / "protected" / "paths.py"
     text = paths.read_text()
     assert '"forge-goals"' in text
     stat = paths.stat()
     paths.write_text(text.replace('"forge-goals"', '"forge-GOALS"', 1))
     os.utime(paths, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
-    unserved, said = imports(plugin, project, "from forge_runtime.guard import paths\n"
+    unserved, said = imports(plugin, project, "from forge_runtime.protected import paths\n"
                                               "print('forge-GOALS' in paths.MARKERS)")
-    assert "forge_runtime.guard.paths" in unserved and said == ["True"]
+    assert "forge_runtime.protected.paths" in unserved and said == ["True"]
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "other interpreter", "flipped"])

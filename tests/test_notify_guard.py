@@ -14,7 +14,8 @@ import os
 import pytest
 from guard_support import event, make_project
 
-from forge_runtime.guard import decide, paths
+from forge_runtime.guard import decide
+from forge_runtime.protected import paths
 from forge_runtime.sandbox import layer
 
 

@@ -21,10 +21,11 @@ from goal_support import Session, goal_project_fixture, started_goal
 from notify_support import finished, guard_with_channels, wait_for, webhook
 
 from forge_runtime.goal.events import exhausted_hint
+from forge_runtime.goal.rules import end_notes
 from forge_runtime.goal.store import layout, sessions
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hostkit.receiver import Receiver
-from forge_runtime.notify import ends, outbox, trigger
+from forge_runtime.notify import outbox, trigger
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = REPO / "hooks" / "forge-hook"
@@ -55,7 +56,7 @@ def _lines(post: dict) -> list[str]:
 def test_a_spent_budget_sends_one_message_with_the_stops_own_way_on(project, receiver):
     guard_with_channels(project.root, webhook(f"{receiver.url}/goals"))
     session = started_goal(project, OBJECTIVE, 19)
-    ends.take()  # its stuck warnings (test_the_stuck_warning_is_sent_once_a_tranche)
+    end_notes.take()  # its stuck warnings (test_the_stuck_warning_is_sent_once_a_tranche)
     reply = session.turn()
     assert reply["stopReason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
 
@@ -80,7 +81,7 @@ def test_a_spent_budget_sends_one_message_with_the_stops_own_way_on(project, rec
 def test_with_no_channel_nothing_is_written_or_started(project):
     session = started_goal(project, OBJECTIVE, 19)
     reply = session.turn()
-    assert ends.NOTED  # the end was noted ...
+    assert end_notes.NOTED  # the end was noted ...
     assert trigger.after_event(project.root, session.event("Stop"), reply) == []
     assert not os.path.exists(layout.outbox_dir(project.ledger_root))  # ... and dropped
 
@@ -236,7 +237,7 @@ def test_an_end_whose_hook_died_before_telling_it_is_told_at_the_sessions_end(pr
     guard_with_channels(project.root, webhook(receiver.url))
     session = started_goal(project, OBJECTIVE, 19)
     session.turn()
-    ends.take()  # the hook died before its reply: nothing it noted was told
+    end_notes.take()  # the hook died before its reply: nothing it noted was told
     for _ in range(2):
         _launch(project, session.event("SessionEnd", reason="other"), "SessionEnd")
     (record,) = finished(project.ledger_root)
@@ -248,7 +249,7 @@ def test_a_sender_killed_before_it_took_its_record_is_started_again_once(project
     guard_with_channels(project.root, webhook(receiver.url))
     session = started_goal(project, OBJECTIVE, 19)
     session.turn()
-    (note,) = [note for note in ends.take() if note["kind"] == ends.END]
+    (note,) = [note for note in end_notes.take() if note["kind"] == end_notes.END]
     nonce, seq = note["record"]["goal"]["nonce"], note["record"]["seq"]
     outbox.create(project.ledger_root, f"{nonce}-{seq}", {"nonce": nonce, "end": "exhausted"})
     for _ in range(2):  # the record its hook made; no sender ever claimed it
@@ -263,7 +264,7 @@ def test_two_senders_of_one_record_send_it_once(project, receiver):
     guard_with_channels(project.root, webhook(receiver.url))
     session = started_goal(project, OBJECTIVE, 19)
     session.turn()
-    (note,) = [note for note in ends.take() if note["kind"] == ends.END]
+    (note,) = [note for note in end_notes.take() if note["kind"] == end_notes.END]
     job = trigger._job(note, session.id)
     path = outbox.create(project.ledger_root, job["key"], {"nonce": job["nonce"],
                                                            "end": job["end"]})

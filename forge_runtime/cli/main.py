@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 def _tell() -> None:
     """A command that ended a goal (`forge ledger charge` at its ceiling) tells the person
     as the Stop hook would (notify/); nothing is imported when it ended nothing."""
-    noted = sys.modules.get("forge_runtime.notify.ends")
+    noted = sys.modules.get("forge_runtime.goal.rules.end_notes")
     if noted is None or not noted.NOTED:
         return
     from forge_runtime.notify.trigger import after_event

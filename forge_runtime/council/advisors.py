@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from forge_runtime import resources
 from forge_runtime.guard.roles import COUNCIL_PERSPECTIVES, DEFAULT_ROLES
 
 CHAIR = "council-chair"
@@ -31,8 +32,6 @@ class Member(namedtuple("Member", "role perspective")):
 
     def instructions(self) -> str:
         """The agent file's body: the system prompt of this member's sessions."""
-        from forge_runtime import resources
-
         text = (resources.bundle_root() / "agents" / f"{self.role}.md").read_text("utf-8")
         return text.split("---", 2)[2].strip() if text.startswith("---") else text.strip()
 

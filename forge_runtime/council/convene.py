@@ -27,9 +27,13 @@ import random
 import re
 import string
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from forge_runtime.council import advisors, record, sdk, triage
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.goal.rules import charging
+from forge_runtime.goal.store.ledger import ACTIVE, EXHAUSTED, Ledger, now
+from forge_runtime.goal.views.status import chosen_nonce
 
 SESSIONS = 2 * len(advisors.ADVISORS) + 1
 OPINION, REVIEW, VERDICT = "opinion", "review", "verdict"
@@ -42,10 +46,7 @@ Ask = Callable[[advisors.Member, str, str], sdk.Answer]
 
 def active_goal(project) -> dict | None:
     """The goal state.md names, when it is running (budget left or not)."""
-    from forge_runtime.goal.store.ledger import ACTIVE, EXHAUSTED, Ledger
-    from forge_runtime.goal.views import status
-
-    nonce = status.chosen_nonce(project)
+    nonce = chosen_nonce(project)
     if nonce is None:
         return None
     goal = Ledger(project.ledger_root, nonce).current().goal
@@ -128,7 +129,7 @@ def convene(project, question: str, *, for_id: str | None = None, person: bool =
     goal = admit(project, question, person)
     council_id, _ = record.reserve(project)
     council = {
-        "id": council_id, "question": question, "created": _now(),
+        "id": council_id, "question": question, "created": now(),
         "goal": goal["nonce"] if goal else None, "for": for_id,
         "convened_by": "person" if person else "agent", "charge": charge,
         "opinions": {}, "reviews": {}, "chair_attempts": [], "failures": {},
@@ -191,8 +192,6 @@ def _round(project, council: dict, charged_to: str | None, members, prompt: str,
     that ends is kept and charged, answered or failed."""
     if not members:
         return
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(max_workers=len(members)) as pool:
         futures = [(member, pool.submit(ask, member, prompt, cwd)) for member in members]
         outcomes = [(member, _outcome(future)) for member, future in futures]
@@ -264,12 +263,6 @@ def missing_seats(council: dict) -> list[str]:
     return [f"the chairman's verdict ({why})"]
 
 
-def _now() -> str:
-    from forge_runtime.goal.store.ledger import now
-
-    return now()
-
-
 def _session_cost(member, stage: str, answer: sdk.Answer | None, failure: str | None) -> dict:
     if answer is None:
         return {"role": member.role, "round": stage, "turns": None, "input_tokens": None,
@@ -282,9 +275,6 @@ def _session_cost(member, stage: str, answer: sdk.Answer | None, failure: str | 
 def _charge(project, nonce: str, turn: str, session: str) -> int:
     """Charge one council session to the goal as one turn (each session is its own turn,
     charged as it ends); returns 1 when it was."""
-    from forge_runtime.goal.rules import charging
-    from forge_runtime.goal.store.ledger import Ledger
-
     ledger = Ledger(project.ledger_root, nonce)
     outcome = charging.charge(ledger, project.state_path, [turn], session, own_turn=turn)
     return int(outcome.outcome == charging.CHARGED)

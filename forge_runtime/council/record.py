@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from forge_runtime.errors import EXIT_USAGE, ForgeError
+from forge_runtime.hints import sanitize
 
 COUNCILS_DIR = "councils"
 COMPLETE, INCOMPLETE, UNSHAPED = "complete", "incomplete", "unshaped"
@@ -90,8 +91,6 @@ def load(project, council_id: str) -> dict:
 
 def _quoted(text: str) -> str:
     """One YAML double-quoted line: control characters (which YAML refuses raw) dropped."""
-    from forge_runtime.hints import sanitize
-
     return '"' + sanitize(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

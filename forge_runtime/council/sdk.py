@@ -7,9 +7,12 @@ The host reports each session's turns and token usage; both are kept as the coun
 
 from __future__ import annotations
 
+import asyncio
 from collections import namedtuple
 
+from forge_runtime.claude_binary import find_claude
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.guard.sdk import whitelist_guard
 
 MAX_TURNS = 8
 
@@ -23,16 +26,12 @@ class Answer(namedtuple("Answer", "role text turns input_tokens output_tokens co
 
 def ask(member, prompt: str, cwd: str) -> Answer:
     """Run one session of `member` on `prompt` in `cwd` and return its final answer."""
-    import asyncio
-
     return asyncio.run(_ask(member, prompt, cwd))
 
 
 async def _ask(member, prompt: str, cwd: str) -> Answer:
+    # about 0.5 s of imports: paid when a session is asked, not when a council is planned
     from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
-
-    from forge_runtime.claude_binary import find_claude
-    from forge_runtime.guard.sdk import whitelist_guard
 
     options = ClaudeAgentOptions(
         system_prompt=member.instructions(), allowed_tools=list(member.tools),

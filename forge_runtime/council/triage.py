@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 
+from forge_runtime import gates
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
+from forge_runtime.gates import status
 
 SETTLED = "FORGE_COUNCIL_CHECK_FIRST"
 DESTRUCTIVE = "FORGE_COUNCIL_DESTRUCTIVE"
@@ -48,12 +50,8 @@ def refusal(project, question: str) -> ForgeError | None:
 
 
 def _cheap_check(project, question: str) -> tuple[str, str] | None:
-    from forge_runtime import gates
-
     if not gates.defined(project):
         return None
-    from forge_runtime.gates import status
-
     try:
         states = status.assess(project)
     except ForgeError:

@@ -153,7 +153,7 @@ def clean_environment(gate: str, confined: bool) -> dict[str, str]:
 def protected_in(project) -> list[str]:
     """The paths a confined gate may not write, as absolute paths."""
     from forge_runtime.gates import GATES_FILE
-    from forge_runtime.guard.paths import protected_paths
+    from forge_runtime.protected.paths import protected_paths
 
     root = str(project.root)
     found = [entry.path for entry in protected_paths((root, _str(project.git_dir),

@@ -129,9 +129,9 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
         body = reading.body(goal["nonce"])
         if stuck_for:
             warned = streak.warning(streak.failing_names(reading), stuck_for, goal)
-            from forge_runtime.notify import ends
+            from forge_runtime.goal.rules import end_notes
 
-            ends.stuck(project.ledger_root, goal, warned)
+            end_notes.stuck(project.ledger_root, goal, warned)
             body = warned + "\n" + body
         return _continuing(event, _with_notice(reply, body, reading.hint(project),
                                                to_model=True,

@@ -24,6 +24,7 @@ rules: the promises forge keeps about a goal
     rules/activation       what a person's `/goal <objective>` does to the ledger
     rules/activator        who started a tranche, where and on which host
     rules/charging         every turn charged once; the ceiling; the stuck warning
+    rules/end_notes        the ends and refusals this process noted for the person's message
     rules/consistency      the state file checked against the ledger
     rules/qualification    what must hold before a goal may run at all
     rules/adoption         `forge goal adopt`: a moved or copied project keeps its goals

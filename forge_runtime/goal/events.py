@@ -757,9 +757,9 @@ def owe_end(project: Project, session: str, ended: str, why: str) -> None:
         return
     binding[END_OWED] = {"ended": ended, "why": why}
     sessions.write_binding(project.ledger_root, session, binding)
-    from forge_runtime.notify import ends
+    from forge_runtime.goal.rules import end_notes
 
-    ends.wedged(project.ledger_root, binding, why)  # said now: the record may come late
+    end_notes.wedged(project.ledger_root, binding, why)  # said now: the record may come late
 
 
 _TAKEN_OVER = "taken over"
@@ -911,9 +911,9 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
     from forge_runtime.goal.views import checkpoint
 
     if exc.code in (TAMPERED, MOVED):  # nothing is recorded: the person hears of it now
-        from forge_runtime.notify import ends
+        from forge_runtime.goal.rules import end_notes
 
-        ends.refused(project.ledger_root, session, exc.code, exc.message,
+        end_notes.refused(project.ledger_root, session, exc.code, exc.message,
                      exc.hint().render())
     if exc.code == WEDGED and session is not None:
         from forge_runtime.goal.rules.charging import WEDGED as ENDED_WEDGED

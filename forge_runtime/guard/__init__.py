@@ -5,10 +5,8 @@ One rule set serves the plugin hook (`forge_runtime.hooks.pre_tool_use`), the CL
 
 Modules, each with one job:
     roles     a role's allow-list; forge's default read-only roles
-    rules     the roles in force: defaults plus `.forge/guard.yaml` (validated, cached)
+    rules     the roles in force: defaults plus `.forge/guard.yaml`
     modes     main-session guarded modes (`forge mode enter|exit`)
-    paths     the protected paths (the host's off switches too) and how a named path is
-              resolved against them
     shell/    what a Bash command would do to protected paths: a model of the shell, in
               layers of its own (see its __init__); `shell.analyse` is all the guard asks
     edits     what Write/Edit/MultiEdit/NotebookEdit would do, incl. state.md's goal fields
@@ -16,6 +14,10 @@ Modules, each with one job:
     patch     what a Codex `apply_patch` would do: the same rules for the paths it names
     decide    the decision for one tool call: allow, or deny with a hint-contract reason
     sdk       `whitelist_guard`, the same decision as a claude-agent-sdk HookMatcher
+
+The protected paths (the host's off switches too), how a named path is resolved against
+them, and the reading of `.forge/guard.yaml` are in `forge_runtime/protected/`, below the
+guard, where the goal and the sandbox read them too.
 
 The hook runs before every tool call of every session in a project: modules import lazily
 and use the standard library on the hot path.

@@ -18,7 +18,8 @@ cannot write anything is answered after one `stat` of the mode file.
 
 import os
 
-from forge_runtime.guard import READ_ONLY, gate_files, modes, paths
+from forge_runtime.guard import READ_ONLY, gate_files, modes
+from forge_runtime.protected import paths
 
 # Return values are `forge_runtime.hints.Hint` objects and roles `roles.Role`; the
 # annotations leave those names out so the allow path imports neither `hints`, `roles`

@@ -43,7 +43,7 @@ def problem(name: str, text: str) -> str | None:
 
 
 def _front_matter_problem(text: str) -> str | None:
-    from forge_runtime.guard.paths import front_matter
+    from forge_runtime.protected.paths import front_matter
 
     plain = text.lstrip("\ufeff").replace("\r\n", "\n")
     block = front_matter(plain.lstrip())

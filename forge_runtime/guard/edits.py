@@ -15,7 +15,7 @@ judged by `definitions` (a plain skill goes through, one that declares hooks doe
 from __future__ import annotations
 
 from forge_runtime import safeio
-from forge_runtime.guard.paths import (
+from forge_runtime.protected.paths import (
     CODEX_CONFIG,
     DEFINITIONS,
     FRONT_MATTER,

@@ -22,7 +22,7 @@ Standard library and `paths` only: the key check runs on the allow path of every
 import os
 
 from forge_runtime.goal.store.layout import GATES_DIR, RECEIPT_KEY, receipt_key
-from forge_runtime.guard.paths import Finding, Protected, expand, holds, inside
+from forge_runtime.protected.paths import Finding, Protected, expand, holds, inside
 from forge_runtime.roots import FORGE_DIR, LEDGER_DIR_NAME
 
 WHILE_GOAL = "while a goal is in progress"

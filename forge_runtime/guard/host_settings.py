@@ -36,8 +36,8 @@ contract's CONFIG_CODE).
 from __future__ import annotations
 
 from forge_runtime import safeio
-from forge_runtime.guard.paths import CODEX_CONFIG, SWITCH_OFF, Finding, Protected
 from forge_runtime.host_contract import claude_code, codex
+from forge_runtime.protected.paths import CODEX_CONFIG, SWITCH_OFF, Finding, Protected
 
 MISSING = object()
 FORGE_PLUGIN = "forge"

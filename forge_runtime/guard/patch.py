@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from forge_runtime import safeio
 from forge_runtime.guard.edits import EMPTY_FRONT_MATTER, front_matter
-from forge_runtime.guard.paths import (
+from forge_runtime.protected.paths import (
     CODEX_CONFIG,
     FRONT_MATTER,
     SETTINGS,

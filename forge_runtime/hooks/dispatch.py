@@ -202,7 +202,7 @@ def run(argv: list[str], stdin: io.BufferedIOBase, stdout: io.TextIOBase,
 def tell(event: dict | None, reply: dict | None) -> None:
     """Once the reply is out, start the message for what this event ended (a goal's end,
     a refusal, the stuck warning: notify/); nothing is imported when nothing was noted."""
-    noted = sys.modules.get("forge_runtime.notify.ends")
+    noted = sys.modules.get("forge_runtime.goal.rules.end_notes")
     if noted is None or not noted.NOTED:
         return
     import os

@@ -29,7 +29,7 @@ PERSON, HOST, IRRELEVANT = "person", "host", "irrelevant"
 # Where a path a host loads lives (host_loaded.bases turns each into folders).
 PROJECT, CLAUDE_HOME, CLAUDE_CONFIG, HOME, AGENTS_HOME, CODEX_HOME, MANAGED = (
     "project", "claude home", "claude config", "home", "agents home", "codex home", "managed")
-# How a write to such a path is decided (guard/host_loaded.py).
+# How a write to such a path is decided (protected/host_loaded.py).
 TREE = "tree"  # refused: any write
 SETTINGS = "host settings"  # a Claude Code settings JSON file: its resulting content decides
 CODEX_CONFIG = "codex config"  # a Codex config.toml: its resulting content decides

@@ -55,7 +55,7 @@ TOOLS = dict.fromkeys((
     "NotebookEdit", "PowerShell", "Read", "RemoteTrigger", "ScheduleWakeup", "SetGoal",
     "WebFetch", "WebSearch", "Workflow", "Write"), BOTH)
 
-# --- What the host loads as code, or starts turns from (guard/host_loaded.py's table):
+# --- What the host loads as code, or starts turns from (protected/host_loaded.py's table):
 # (scope, place under it, what it is called in messages, how a write is decided, versions).
 # Sources: the host's docs and its own list of what its sandbox keeps Bash from writing.
 SHELL_LABEL = "a shell start-up file the host's Bash sources outside the sandbox"

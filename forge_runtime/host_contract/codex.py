@@ -35,7 +35,7 @@ HOOK_INPUT = {
 # The events whose turn forge charges: each carries the turn's `turn_id`.
 TURN_EVENTS = tuple(event for event in HOOK_EVENTS if f"{event}.turn_id" in HOOK_INPUT)
 
-# --- What Codex loads as code (guard/host_loaded.py): (scope, place, label, kind, versions).
+# --- What Codex loads as code (protected/host_loaded.py): (scope, place, label, kind, versions).
 CONFIG_FILES = (
     (PROJECT, ".codex/config.toml", "Codex's project config", CODEX_CONFIG, ALL),
     (CODEX_HOME, "config.toml", "Codex's user config", CODEX_CONFIG, ALL),

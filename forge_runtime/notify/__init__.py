@@ -1,6 +1,5 @@
 """Telling the person how a goal ended, wherever they are.
 
-    ends.py      what a hook or command ended or warned of, noted as the core records it
     trigger.py   after the reply: the outbox record, and the sender started, never waited for
     config.py    the channels: `.forge/guard.yaml` `notify:` and the person's own file
     sender.py    the detached process that sends, bounded and retried
@@ -8,5 +7,6 @@
     channels.py  desktop, webhook (ntfy, JSON), a person's command
     outbox.py    what was sent and what failed (`forge goal status`, `forge doctor`)
 
-Nothing is imported at package level: the core imports `ends` alone on its hot path.
+What a hook or command ended is noted in the goal (goal/rules/end_notes.py), which never
+imports notify/; nothing is imported at package level.
 """

@@ -18,7 +18,16 @@ failure that trying again cannot mend (no such program here).
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+from forge_runtime import agent_roots
+from forge_runtime.notify.message import TEXT_LIMIT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,10 +52,6 @@ def send(channel: Channel, message: Message) -> str | None:
 
 def webhook_request(channel: Channel, message: Message) -> tuple[bytes, dict[str, str]]:
     """The body and headers a webhook channel POSTs."""
-    import json
-
-    from forge_runtime.notify.message import TEXT_LIMIT
-
     if channel.settings.get("format", "ntfy") == "json":
         body = json.dumps({"text": message.text, "content": message.text[:TEXT_LIMIT],
                            "title": message.title, "forge": message.data}).encode("utf-8")
@@ -59,10 +64,6 @@ def webhook_request(channel: Channel, message: Message) -> tuple[bytes, dict[str
 
 
 def _webhook(channel: Channel, message: Message) -> str | None:
-    import socket
-    import urllib.error
-    import urllib.request
-
     body, headers = webhook_request(channel, message)
     request = urllib.request.Request(channel.settings["url"], data=body, headers=headers,
                                      method="POST")
@@ -84,8 +85,6 @@ def _webhook(channel: Channel, message: Message) -> str | None:
 
 
 def _desktop(channel: Channel, message: Message) -> str | None:
-    import sys
-
     if sys.platform == "darwin":
         argv = [_program("osascript"), "-e", "on run argv", "-e",
                 "display notification (item 2 of argv) with title (item 1 of argv)",
@@ -98,8 +97,6 @@ def _desktop(channel: Channel, message: Message) -> str | None:
 
 
 def _command(channel: Channel, message: Message) -> str | None:
-    import json
-
     argv = list(channel.settings["argv"])
     argv[0] = _program(argv[0])
     env = {**os.environ,
@@ -117,8 +114,6 @@ def _command(channel: Channel, message: Message) -> str | None:
 def _program(name: str) -> str:
     """The program a channel runs: by name, the first on PATH outside the agent's
     directories; by path, an absolute one outside them."""
-    from forge_runtime import agent_roots
-
     if os.sep not in name:
         found = agent_roots.tool(name)
         if found is None:
@@ -134,8 +129,6 @@ def _program(name: str) -> str:
 
 
 def _run(argv: list[str], stdin: bytes, env: dict[str, str], timeout: int) -> str | None:
-    import subprocess
-
     home = os.path.expanduser("~")
     try:
         done = subprocess.run(argv, input=stdin, env=env, timeout=timeout,

@@ -1,7 +1,7 @@
 """Where a person says how forge reaches them, and nowhere else.
 
 Two places, both out of the agent's reach (the guard refuses its writes to each,
-guard/paths.py, and `forge sandbox enable` binds both read-only):
+protected/paths.py, and `forge sandbox enable` binds both read-only):
 
 - the project's `.forge/guard.yaml`, section `notify:`;
 - the person's own `$XDG_CONFIG_HOME/forge/notify.yaml` (by default
@@ -75,7 +75,7 @@ SCHEMA = {
     "properties": {"channels": {"type": "array", "items": _CHANNEL}},
 }
 # `.forge/guard.yaml` as this module reads it: its `notify:` section (the guard checks the
-# rest, and takes the section as any object: guard/rules.py)
+# rest, and takes the section as any object: protected/guard_file.py)
 GUARD_SCHEMA = {"type": "object", "properties": {"notify": SCHEMA}}
 
 

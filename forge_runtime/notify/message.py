@@ -20,6 +20,10 @@ from __future__ import annotations
 
 import os
 
+from forge_runtime import hints
+from forge_runtime.goal.budget.ceilings import minutes_used, now
+from forge_runtime.goal.budget.plan import percent
+from forge_runtime.goal.views.gauge import dollars_text, plan_figure, plan_measures, tokens_text
 from forge_runtime.records import record
 
 # the ends a message tells of (the ledger's `ended`, and forge's refusals and warnings)
@@ -56,8 +60,6 @@ class Message(record("Message", "title text priority tags data")):
 
 def build(job: dict) -> Message:
     """The message of a notification job (notify/trigger.py)."""
-    from forge_runtime import hints
-
     end, goal = job["end"], job.get("goal") or {}
     code = CODES.get(end)
     hint = way_on(job, code)
@@ -88,8 +90,6 @@ def build(job: dict) -> Message:
 def way_on(job: dict, code: str | None):
     """The hint the person's session was given for this end: the refusal's own, else the
     one in the hook's reply that names the end's code, else forge's usual way on."""
-    from forge_runtime import hints
-
     for text in ([job["hint"]] if job.get("hint") else []) + [
             text for text in job.get("replies") or () if code and code in text]:
         try:
@@ -110,9 +110,7 @@ def way_on(job: dict, code: str | None):
 
 def next_lines(hint) -> list[str]:
     """The hint's lines; for an error only its `Fix:` (the message says the why)."""
-    from forge_runtime.hints import FIX
-
-    if hint.marker != FIX:
+    if hint.marker != hints.FIX:
         return hint.lines()
     lines = [f"Fix: {hint.text}"]
     if hint.rationale:
@@ -146,8 +144,6 @@ def spent(goal: dict) -> list[str]:
     """The goal's figures against its ceilings: turns, tokens, dollars, minutes, plan."""
     if "turn_count" not in goal:
         return []
-    from forge_runtime.goal.views.gauge import dollars_text, tokens_text
-
     found = [f"{goal['turn_count']}/{goal.get('turn_ceiling')} turns"]
     tokens, ceiling = goal.get("token_count", 0), goal.get("token_ceiling")
     if tokens or isinstance(ceiling, int):
@@ -158,12 +154,7 @@ def spent(goal: dict) -> list[str]:
         found.append(dollars_text(goal.get("picousd", 0))
                      + (f"/{dollars_text(usd)}" if isinstance(usd, int) else ""))
     if isinstance(goal.get("minute_ceiling"), int):
-        from forge_runtime.goal.budget.ceilings import minutes_used, now
-
         found.append(f"{minutes_used(goal, now()) or 0}/{goal['minute_ceiling']} min")
-    from forge_runtime.goal.budget.plan import percent
-    from forge_runtime.goal.views.gauge import plan_measures
-
     found += [f"{label} {percent(used)}/{percent(ceiling)} of the plan"
               for used, ceiling, label in plan_measures(goal)]
     return found
@@ -173,8 +164,6 @@ def figure_data(goal: dict) -> dict:
     """The figures for a JSON receiver: turns, tokens, dollars, plan shares (percent)."""
     if "turn_count" not in goal:
         return {}
-    from forge_runtime.goal.views.gauge import plan_figure
-
     usd = goal.get("usd_ceiling")
     plan = goal.get("plan_ceilings") if isinstance(goal.get("plan_ceilings"), dict) else {}
     return {"turns": {"used": goal["turn_count"], "ceiling": goal.get("turn_ceiling")},

@@ -1,11 +1,12 @@
 """An end recorded by a hook that died before telling it, told by the session's next event.
 
-A hook is noted of each end it records (notify/ends.py) and tells it after its reply; a hook
-killed in between has recorded the end and told nobody, and a sender killed as it started
-has taken no record (notify/outbox.py `reopen`). `claude -p` ends StopFailure's hook, and
-what it started, as it exits. So the session's next event (its end, its next prompt) looks
-at its goal: ended, with channels configured, its end record recent and no message about
-it sent, failed or being sent, the end is noted again and told as any other.
+A hook is noted of each end it records (goal/rules/end_notes.py) and tells it after its
+reply; a hook killed in between has recorded the end and told nobody, and a sender killed
+as it started has taken no record (notify/outbox.py `reopen`). `claude -p` ends
+StopFailure's hook, and what it started, as it exits. So the session's next event (its
+end, its next prompt) looks at its goal: ended, with channels configured, its end record
+recent and no message about it sent, failed or being sent, the end is noted again and
+told as any other.
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ def note_missed(project_root, ledger_root, binding: dict) -> None:
         return
     if record is None or not _recent(record):
         return
-    from forge_runtime.notify import ends, outbox
+    from forge_runtime.goal.rules import end_notes
+    from forge_runtime.notify import outbox
 
-    noted = {note["record"]["seq"] for note in ends.NOTED if note["kind"] == ends.END}
+    noted = {note["record"]["seq"] for note in end_notes.NOTED
+             if note["kind"] == end_notes.END}
     if record["seq"] not in noted and not outbox.told(ledger_root, f"{nonce}-{record['seq']}"):
-        ends.recorded(ledger_root, record)
+        end_notes.recorded(ledger_root, record)
 
 
 def _last_end(ledger) -> dict | None:

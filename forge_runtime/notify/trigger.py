@@ -1,4 +1,4 @@
-"""Hand what a hook or command ended (notify/ends.py) to the sender, once its reply is out.
+"""Hand what a hook or command ended (goal/rules/end_notes.py) to the sender, once its reply is out.
 
 Called by the surface that answered (hooks/dispatch.py, cli/main.py) only when something
 was noted. For each note, when the project or the person names a channel at all
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.notify import ends
+from forge_runtime.goal.rules import end_notes
 
 
 def after_event(project_root, event: dict | None, reply: dict | None) -> list[int]:
     """Send what this process noted; the senders' pids (tests wait for them)."""
-    notes = ends.take()
+    notes = end_notes.take()
     if not notes:
         return []
     try:
@@ -61,24 +61,24 @@ def _job(note: dict, session: str | None) -> dict | None:
     """What the sender needs of a note: the end, its goal, why, the key that tells it once;
     None for what is told elsewhere."""
     kind, root = note["kind"], note["ledger_root"]
-    if kind == ends.END:
+    if kind == end_notes.END:
         record = note["record"]
         goal = record["goal"]
         if record["kind"] == "exhaust":
             end = "usage limit" if record.get("ceiling") == "usage_limit" else "exhausted"
         else:
             end = goal.get("ended") or ("met" if record["kind"] == "complete" else "cleared")
-        if end == "wedged":  # told when forge ended it (ends.wedged), not when recorded
+        if end == "wedged":  # told when forge ended it (end_notes.wedged), not when recorded
             return None
         return {"kind": kind, "ledger_root": root, "key": f"{goal['nonce']}-{record['seq']}",
                 "nonce": goal["nonce"], "end": end, "goal": goal,
                 "ceiling": record.get("ceiling"), "why": record.get("reason")}
-    if kind == ends.STUCK:  # once a tranche: the warning repeats every 5 turns in session
+    if kind == end_notes.STUCK:  # once a tranche: the warning repeats every 5 turns in session
         goal = note["goal"]
         return {"kind": kind, "ledger_root": root, "nonce": goal["nonce"], "end": "stuck",
                 "key": f"{goal['nonce']}-stuck-{goal.get('activation_count')}", "goal": goal,
                 "why": note["why"]}
-    if kind == ends.WEDGED:
+    if kind == end_notes.WEDGED:
         return {"kind": kind, "ledger_root": root, "nonce": note["nonce"], "end": "wedged",
                 "key": f"{note['nonce']}-wedged-{note.get('seq')}", "goal": note.get("goal"),
                 "why": note["why"], "hint": None}

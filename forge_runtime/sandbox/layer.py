@@ -33,9 +33,12 @@ from __future__ import annotations
 
 import os
 
+from forge_runtime import safeio
 from forge_runtime.digest import sha256_hex
 from forge_runtime.errors import ForgeError
 from forge_runtime.project import Project
+from forge_runtime.protected import host_loaded, paths
+from forge_runtime.roots import config_dir, witness_dir
 from forge_runtime.sandbox import scopes
 
 TYPE_CHECKING = False
@@ -54,16 +57,12 @@ OPT_OUT = f"mkdir -p .forge && echo '{OPT_OUT_LINE}' >> .forge/guard.yaml"
 def witness_root() -> str:
     """The goal witness directory (`forge_runtime.goal.sync.witness`), as a deny-rule path:
     `~/...` under the home directory, else absolute."""
-    from forge_runtime.roots import witness_dir
-
     return _home_spelled(witness_dir())
 
 
 def config_root() -> str:
     """forge's folder of this user's settings (`roots.config_dir`: where a goal's end is
     sent, notify/config.py), as a deny-rule path."""
-    from forge_runtime.roots import config_dir
-
     return _home_spelled(config_dir())
 
 
@@ -87,16 +86,12 @@ def protected_dirs(project: Project) -> list[Path]:
     """The directories the deny rules bind read-only (created by `enable` if missing)."""
     from pathlib import Path
 
-    from forge_runtime.guard import paths
-
     return [Path(project.ledger_root), Path(paths.guard_dir(project))]
 
 
 def _targets(project: Project) -> list[tuple[str, bool]]:
     """(path, whether the rule covers the tree under it) for every project path forge denies
     (strings: a person's `/goal` spells these rules, and pathlib costs it a bare start)."""
-    from forge_runtime.guard import paths
-
     found = [(os.fspath(project.ledger_root), True), (paths.guard_dir(project), True),
              (paths.rule_file(project), False),
              (os.path.join(project.root, ".forge", GATES_FILE), False)]
@@ -127,11 +122,9 @@ GATES_FILE = "gates.yaml"  # .forge/gates.yaml: the final gates a person's /goal
 
 
 def _loaded_targets(project: Project) -> tuple[list[tuple[str, bool]], list[str]]:
-    """The files the hosts load as code that forge denies (guard/host_loaded.py): those
+    """The files the hosts load as code that forge denies (protected/host_loaded.py): those
     in the project as (path, tree), spelled like `_targets`; the others as rules, `~/...`
     under the home directory, else absolute."""
-    from forge_runtime.guard import host_loaded
-
     inside, outside = [], []
     home = os.path.realpath(scopes.home_dir())
     for row in host_loaded.kernel_rows():
@@ -180,8 +173,6 @@ def _digest(data: bytes | None) -> str | None:
 
 def _read_bytes(path: Path) -> bytes | None:
     """A host settings file's bytes (the person's links followed; no FIFO waited on)."""
-    from forge_runtime import safeio
-
     try:
         with safeio.reader(path, "rb", follow_links=True) as handle:
             return handle.read()

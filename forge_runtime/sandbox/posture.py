@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime import hints
-from forge_runtime.errors import ForgeError
+from forge_runtime import hints, safeio
+from forge_runtime.digest import sha256_hex
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.project import Project
+from forge_runtime.protected import paths
 from forge_runtime.records import record
+from forge_runtime.roots import root_of_forge_path
 from forge_runtime.sandbox import layer, scopes
 from forge_runtime.sandbox.layer import OPT_OUT, OPT_OUT_LINE
 
@@ -196,9 +199,9 @@ def for_goal(project: Project, codex: dict | None = None) -> str:
         else ledger_protected(project)
     if protected:
         return SANDBOXED
-    from forge_runtime.guard import rules
+    from forge_runtime.protected.guard_file import goal_settings
 
-    if rules.for_project(project).goal.get("require_sandbox") is False:
+    if goal_settings(project).get("require_sandbox") is False:
         return OPTED_OUT
     raise refusal(project, codex)
 
@@ -206,8 +209,6 @@ def for_goal(project: Project, codex: dict | None = None) -> str:
 def refusal(project: Project, codex: dict | None = None) -> ForgeError:
     """FORGE_GOAL_UNSANDBOXED for a /goal without the kernel layer: what is missing, and
     both ways on (the layer, or the project's opt-out)."""
-    from forge_runtime.errors import EXIT_REFUSED
-
     why = _why_refused(project, codex)
     return ForgeError(f"a /goal runs only inside the host's kernel sandbox, and {why.detail}; "
                       f"to run goals without it, .forge/guard.yaml says {OPT_OUT_LINE}",
@@ -273,16 +274,11 @@ def goal_notice_once(project: Project, session_id: str, codex: dict | None = Non
     """At a person's `/goal`: None when it runs sandboxed; the FORGE_GOAL_UNSANDBOXED
     notice the first time in a session that runs one by the project's opt-out; raises the
     refusal (ForgeError) otherwise (see `for_goal`)."""
-    from forge_runtime.guard import paths
-
     if for_goal(project, codex) == SANDBOXED:
         return None
     told = os.path.join(paths.guard_dir(project), TOLD_DIR, _safe_name(session_id))
     if os.path.exists(told):
         return None
-    from forge_runtime import safeio
-    from forge_runtime.roots import root_of_forge_path
-
     # as Path.touch: create it, keep it if a racing /goal did; never through a link
     safeio.append(told, b"", root_of_forge_path(told), create_dirs=True)
     fix = CODEX_FIX if codex is not None else ENABLE
@@ -293,6 +289,4 @@ def goal_notice_once(project: Project, session_id: str, codex: dict | None = Non
 
 
 def _safe_name(session_id: str) -> str:
-    from forge_runtime.digest import sha256_hex
-
     return sha256_hex(session_id.encode("utf-8"))[:32]

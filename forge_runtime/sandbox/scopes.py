@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime import safeio
+from forge_runtime import fastjson, safeio
 from forge_runtime.errors import ForgeError
-from forge_runtime.guard import paths
 from forge_runtime.project import Project
+from forge_runtime.protected import paths
 
 PROJECT, USER, MANAGED = "project", "user", "managed"
 SCOPES = (PROJECT, USER, MANAGED)
@@ -70,8 +70,6 @@ def read(path: str | os.PathLike) -> dict | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise broken(path, f"cannot be read ({exc.__class__.__name__})") from None
-    from forge_runtime import fastjson
-
     try:
         settings = fastjson.loads(text)
     except ValueError:  # json itself decides, and its message says where the file breaks

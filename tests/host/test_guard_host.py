@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from subagent_support import run_widened, widened_subagent
 
-from forge_runtime.guard import modes, paths
+from forge_runtime.guard import modes
 from forge_runtime.project import find_project
+from forge_runtime.protected import paths
 
 pytestmark = pytest.mark.host
 

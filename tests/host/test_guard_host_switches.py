@@ -15,7 +15,7 @@ import json
 import pytest
 from test_guard_host import assert_denied_by_forge, tool_results
 
-from forge_runtime.guard import paths
+from forge_runtime.protected import paths
 
 pytestmark = pytest.mark.host
 

@@ -26,7 +26,7 @@ from offswitch_support import MODES, OBJECTIVE, both_held
 from session_support import bash
 from test_offswitch_host import machine, write  # noqa: F401 (the fixture)
 
-from forge_runtime.guard import host_loaded
+from forge_runtime.protected import host_loaded
 
 pytestmark = pytest.mark.host
 

@@ -45,7 +45,8 @@ def run_roles(args) -> Result:
     import os
 
     from forge_runtime.goal.store.layout import receipt_key
-    from forge_runtime.guard import modes, paths
+    from forge_runtime.guard import modes
+    from forge_runtime.protected import paths
 
     project, rules = _project_rules()
     lines = ["Roles (a role may use only these tools):"]

@@ -28,15 +28,16 @@ def register(subparsers, common) -> None:
 
 
 def _guard_dir() -> str:
-    from forge_runtime.guard import paths
     from forge_runtime.project import find_project
+    from forge_runtime.protected import paths
 
     return paths.guard_dir(find_project())
 
 
 def run_enter(args) -> Result:
-    from forge_runtime.guard import modes, paths, rules
+    from forge_runtime.guard import modes, rules
     from forge_runtime.project import find_project
+    from forge_runtime.protected import paths
 
     project = find_project()
     known = rules.for_project(project).roles

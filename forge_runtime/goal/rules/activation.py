@@ -97,9 +97,9 @@ def tranche_limits(project: Project, dollars: bool = True) -> Limits:
     person's file, protected by the guard (and the kernel sandbox): agent-written state
     never sets them. A dollar ceiling with no price table to count it refuses the /goal.
     `dollars=False`: the token and time ceilings alone, nothing sealed."""
-    from forge_runtime.guard import rules
+    from forge_runtime.protected.guard_file import goal_settings
 
-    settings = rules.for_project(project).goal
+    settings = goal_settings(project)
     tranche = settings.get("tranche") or {}
 
     def whole(value) -> int | None:  # the schema's integers: YAML's 3e6 or 240.0 too
@@ -186,7 +186,7 @@ def _kept_from_agents(project: Project, path) -> bool:
     out (forge-env in the plugin's data). An interpreter outside forge-env keeps it in the
     user's cache, or a virtualenv the project holds, where an agent could write a table of
     its own prices; the activation then compiles its own from genai-prices instead."""
-    from forge_runtime.guard.paths import TREE, hit, protected_paths
+    from forge_runtime.protected.paths import TREE, hit, protected_paths
 
     found = hit(os.path.realpath(path), protected_paths(project), destructive=False)
     return found is not None and found.kind == TREE

@@ -117,11 +117,11 @@ def _exhaust(ledger: Ledger, head: Head, progress: Progress, session: str,
 
 
 def _told(ledger: Ledger, head: Head) -> None:
-    """An end just recorded, noted for the person's notification (notify/ends.py, imported
+    """An end just recorded, noted for the person's notification (end_notes.py, imported
     here: a charge that ends nothing never loads it)."""
-    from forge_runtime.notify import ends
+    from forge_runtime.goal.rules import end_notes
 
-    ends.recorded(ledger.root, head.record)
+    end_notes.recorded(ledger.root, head.record)
 
 
 class Seen(record("Seen", "plan usage_limit", defaults=(None, False))):
@@ -225,10 +225,10 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
         head = _exhaust(ledger, head, progress, session, owed, ceiling, usage)
         late = head.record.get("late_turns", 0)
     elif stuck:
-        from forge_runtime.notify import ends
+        from forge_runtime.goal.rules import end_notes
 
-        ends.stuck(ledger.root, head.goal, f"the checklist and next step in state.md have not "
-                                           f"changed for {unchanged} charged turns")
+        end_notes.stuck(ledger.root, head.goal, f"the checklist and next step in state.md "
+                                                f"have not changed for {unchanged} charged turns")
     return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
 
 

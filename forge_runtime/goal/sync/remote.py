@@ -72,9 +72,9 @@ ATTEMPTS = 8
 
 def configured(project) -> str | None:
     """The remote `.forge/guard.yaml` publishes goals on (`goal: {remote: NAME}`), or None."""
-    from forge_runtime.guard import rules
+    from forge_runtime.protected.guard_file import goal_settings
 
-    name = rules.for_project(project).goal.get("remote")
+    name = goal_settings(project).get("remote")
     return name if isinstance(name, str) and name else None
 
 

@@ -31,7 +31,7 @@ quotes a path with `lexer`), and a Bash call imports the walk through `analyse`.
 
 TYPE_CHECKING = False  # `typing` and `__future__` are imports of their own on every Bash call
 if TYPE_CHECKING:  # annotations only: the walk is imported when a command is analysed
-    from forge_runtime.guard.paths import Finding, Protected
+    from forge_runtime.protected.paths import Finding, Protected
 
 
 def analyse(command: str, cwd: str, env: dict[str, str],

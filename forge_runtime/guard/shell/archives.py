@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.guard.paths import Finding, hit
 from forge_runtime.guard.shell.state import (
     RUNS,
     WRITES,
@@ -31,6 +30,7 @@ from forge_runtime.guard.shell.state import (
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
+from forge_runtime.protected.paths import Finding, hit
 
 COMPRESSORS = frozenset({"gzip", "gunzip", "pigz", "bzip2", "bunzip2", "xz", "unxz", "lzma",
                          "unlzma", "compress", "uncompress", "lzip"})

@@ -5,7 +5,6 @@ A family of its own (see the table in walk.py): imported only when awk runs, so 
 Bash calls do not load it.
 """
 
-from forge_runtime.guard.paths import Finding
 from forge_runtime.guard.shell.state import (
     Context,
     check_write,
@@ -14,6 +13,7 @@ from forge_runtime.guard.shell.state import (
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
+from forge_runtime.protected.paths import Finding
 
 
 def check_awk(name: str, args: list[str], ctx: Context, child) -> Finding | tuple:

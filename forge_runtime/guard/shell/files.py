@@ -14,14 +14,6 @@ archivers and `patch` in archives.py (imported only when such a command runs).
 
 import os
 
-from forge_runtime.guard.paths import (
-    FRONT_MATTER,
-    HOST_ENTRY_POINTS,
-    Finding,
-    hit,
-    holds,
-    inside,
-)
 from forge_runtime.guard.shell import lexer as shell_lexer
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.lexer import is_word_char, quote
@@ -44,6 +36,14 @@ from forge_runtime.guard.shell.state import (
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
+from forge_runtime.protected.paths import (
+    FRONT_MATTER,
+    HOST_ENTRY_POINTS,
+    Finding,
+    hit,
+    holds,
+    inside,
+)
 
 READERS = frozenset({
     "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "ag", "ls", "stat",

@@ -16,7 +16,6 @@ work tree, is unknown. Subcommands that write the work tree from history or swee
 untracked files are judged by `git_tree`, which asks git what they would change.
 """
 
-from forge_runtime.guard.paths import Finding
 from forge_runtime.guard.shell import git_refs
 from forge_runtime.guard.shell.files import change_dir, check_copy
 from forge_runtime.guard.shell.lexer import quote
@@ -39,6 +38,7 @@ from forge_runtime.guard.shell.state import (
     touches,
 )
 from forge_runtime.guard.shell.syntax import LIFTED
+from forge_runtime.protected.paths import Finding
 
 # Subcommands that only read (their pager and diff drivers are judged as code).
 GIT_READERS = frozenset({

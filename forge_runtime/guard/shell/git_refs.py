@@ -28,8 +28,8 @@ are let through. The hosting side protects the namespace as well (docs/remote-le
 import os
 
 from forge_runtime import safeio
-from forge_runtime.guard.paths import LEDGER_LABEL, Finding
 from forge_runtime.guard.shell.syntax import LIFTED
+from forge_runtime.protected.paths import LEDGER_LABEL, Finding
 
 NAMESPACE = "refs/forge/"
 _SHORT = "forge/"  # what the remote matches as refs/forge/... (git's ref_rev_parse_rules)

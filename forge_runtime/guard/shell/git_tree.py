@@ -19,9 +19,9 @@ a moved ref, a write into the git dir, a program forge does not model).
 import os
 
 from forge_runtime import safeio
-from forge_runtime.guard.paths import Finding, inside
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.state import Context, check_deadline, expansions, risky_unknown
+from forge_runtime.protected.paths import Finding, inside
 
 PROBE_SECONDS = 0.5
 HISTORY_COMMANDS_LIMIT = 16  # history-writing git commands one Bash call may have checked

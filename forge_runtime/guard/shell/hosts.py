@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import os
 
-from forge_runtime.guard.paths import HOST_FIX, HOST_RATIONALE, SWITCH_OFF, Finding, Protected
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.state import Context, touches
+from forge_runtime.protected.paths import HOST_FIX, HOST_RATIONALE, SWITCH_OFF, Finding, Protected
 
 FORGE = "forge"
 REMOVERS = frozenset({"disable", "uninstall", "remove", "rm"})

@@ -17,7 +17,11 @@ child shell, which the walk hands down on the Context (`ctx.child`).
 import os
 
 from forge_runtime import safeio
-from forge_runtime.guard.paths import (
+from forge_runtime.guard.shell import lexer as shell_lexer
+from forge_runtime.guard.shell import words as shell_words
+from forge_runtime.guard.shell.lexer import is_word_char
+from forge_runtime.guard.shell.syntax import LIFTED
+from forge_runtime.protected.paths import (
     FRONT_MATTER,
     MARKERS,
     TREE,
@@ -28,10 +32,6 @@ from forge_runtime.guard.paths import (
     holds,
     inside,
 )
-from forge_runtime.guard.shell import lexer as shell_lexer
-from forge_runtime.guard.shell import words as shell_words
-from forge_runtime.guard.shell.lexer import is_word_char
-from forge_runtime.guard.shell.syntax import LIFTED
 
 UNKNOWN_VALUE = "`?`"  # what a lifted `$(...)` leaves; a variable holding it is unknown
 DIRECTORIES_LIMIT = 8  # possible working directories followed before the cwd is unknown

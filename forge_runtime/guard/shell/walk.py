@@ -53,7 +53,6 @@ import os
 import sys
 
 from forge_runtime import safeio
-from forge_runtime.guard.paths import Finding, Protected
 from forge_runtime.guard.shell import files
 from forge_runtime.guard.shell import words as shell_words
 from forge_runtime.guard.shell.lexer import is_word_char
@@ -86,6 +85,7 @@ from forge_runtime.guard.shell.syntax import (
     parse,
     strip_reserved,
 )
+from forge_runtime.protected.paths import Finding, Protected
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "rbash", "mksh", "yash",
                     "ash", "csh", "tcsh", "posh"})

@@ -1,11 +1,12 @@
 """What this process ended or warned of, kept for the person's notification.
 
-The goal's core notes each end as it records it (goal/rules/charging.py: an exhaustion, a
-`complete` or `cancel` record, the stuck warning; gates/goal.py: a final gate stuck) and
-each refusal that ends a goal with no record (goal/events.py: a tampered or moved ledger,
-a wedged hook). The surface that answered (hooks/dispatch.py after its reply, the CLI
-after its command) hands them to notify/trigger.py, which sends them. Noting is an append
-to a list: a hook that notes nothing imports nothing else of notify/.
+The goal notes each end as it records it (rules/charging.py: an exhaustion, a `complete`
+or `cancel` record, the stuck warning; gates/goal.py: a final gate stuck) and each refusal
+that ends a goal with no record (events.py: a tampered or moved ledger, a wedged hook).
+The notes live here, in the goal, so that recording an end never reaches up into notify/:
+the surface that answered (hooks/dispatch.py after its reply, the CLI after its command)
+hands them to notify/trigger.py, which sends them. Noting is an append to a list: a hook
+that notes nothing imports nothing of notify/.
 """
 
 import os

@@ -27,12 +27,12 @@ protected path (`rm -rf .git`) counts as touching it. Hard links are not visible
 
 import os
 
-from forge_runtime.guard import host_loaded
-from forge_runtime.guard.host_loaded import CODEX_CONFIG as CODEX_CONFIG
-from forge_runtime.guard.host_loaded import DEFINITIONS as DEFINITIONS
-from forge_runtime.guard.host_loaded import MANAGED_DIR as MANAGED_DIR
-from forge_runtime.guard.host_loaded import SETTINGS as SETTINGS
-from forge_runtime.guard.host_loaded import TREE as TREE
+from forge_runtime.protected import host_loaded
+from forge_runtime.protected.host_loaded import CODEX_CONFIG as CODEX_CONFIG
+from forge_runtime.protected.host_loaded import DEFINITIONS as DEFINITIONS
+from forge_runtime.protected.host_loaded import MANAGED_DIR as MANAGED_DIR
+from forge_runtime.protected.host_loaded import SETTINGS as SETTINGS
+from forge_runtime.protected.host_loaded import TREE as TREE
 from forge_runtime.records import record
 from forge_runtime.roots import FORGE_DIR, config_dir, ledger_root, witness_dir
 
