@@ -22,7 +22,7 @@ A path is compared after what the shell or the host would do to it: `~` and `$VA
 expansion, joining a relative path to the working directory, `..` and symlinks resolved
 (`os.path.realpath`). Destroying, moving or re-permissioning a directory that holds a
 protected path (`rm -rf .git`) counts as touching it. Hard links are not visible to
-`realpath`, which is why `ln` with a protected source is refused too (see shell/walk.py).
+`realpath`, which is why `ln` with a protected source is refused too (see guard/shell/walk.py).
 """
 
 import os
