@@ -220,7 +220,7 @@ def note_if_met(event: dict, budget: float) -> None:
     its gates (held.py) ends at the session's end too. A prompt does not end it here: the
     hook's input cannot tell a person's from one the host sent (a wake-up, a cron), so the
     Stop of the turn it starts decides, from the host's record of who sent it
-    (goal/events.py). `budget`: the seconds forge may spend running the recorded gates
+    (goal/events/). `budget`: the seconds forge may spend running the recorded gates
     within this hook's time limit."""
     from forge_runtime.gates import held
     from forge_runtime.goal.store import sessions

@@ -26,11 +26,11 @@ def handle(event: dict) -> dict | None:
 
             condition = running_goal(event.get("transcript_path") or "")
             if condition is not None:  # the host's native goal, with no binding
-                from forge_runtime.goal.events import on_unbound_goal
+                from forge_runtime.goal.events.replies import on_unbound_goal
 
                 return on_unbound_goal(condition)
         return None
-    from forge_runtime.goal.events import on_stop
+    from forge_runtime.goal.events.stop import on_stop
     from forge_runtime.goal.store import killed_stops
 
     reply = on_stop(event)
@@ -100,7 +100,7 @@ def _owe_wedged_end(event: dict, why: str) -> None:
     """Note the wedged end in the session's binding (goal/events.owe_end) for its next event
     to record; the reply ends autonomy whether or not the note could be written."""
     try:
-        from forge_runtime.goal.events import owe_end
+        from forge_runtime.goal.events.catch_up import owe_end
         from forge_runtime.goal.rules.charging import WEDGED as ENDED_WEDGED
         from forge_runtime.goal.store import sessions
         from forge_runtime.goal.store.lock import WEDGED

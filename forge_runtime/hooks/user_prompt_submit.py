@@ -1,7 +1,7 @@
 """UserPromptSubmit: note a `/goal` prompt for confirmation at its first Stop.
 
 A prompt here may come from a person or from something a model scheduled, so nothing is
-activated yet (see forge_runtime/goal/events.py). A session without a goal that sends
+activated yet (see forge_runtime/goal/events/). A session without a goal that sends
 anything but `/goal` pays a string check and three stats. A session with a goal (or
 setting one) is told when forge's Stop hooks were being killed
 (forge_runtime/goal/store/killed_stops.py).
@@ -34,7 +34,7 @@ def handle(event: dict) -> dict | None:
         return None
     from forge_runtime.errors import ForgeError
     from forge_runtime.gates.goal import PROMPT_BUDGET_SECONDS, note_if_met
-    from forge_runtime.goal.events import on_prompt
+    from forge_runtime.goal.events.prompt import on_prompt
     from forge_runtime.goal.store import killed_stops
 
     reply = on_prompt(event)

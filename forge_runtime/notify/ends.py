@@ -2,7 +2,7 @@
 
 The goal's core notes each end as it records it (goal/rules/charging.py: an exhaustion, a
 `complete` or `cancel` record, the stuck warning; gates/goal.py: a final gate stuck) and
-each refusal that ends a goal with no record (goal/events.py: a tampered or moved ledger,
+each refusal that ends a goal with no record (goal/events/: a tampered or moved ledger,
 a wedged hook). The surface that answered (hooks/dispatch.py after its reply, the CLI
 after its command) hands them to notify/trigger.py, which sends them. Noting is an append
 to a list: a hook that notes nothing imports nothing else of notify/.

@@ -6,8 +6,8 @@
     activation_count + 1, ceiling 20 x activation_count, the count kept;
   - completed or cancelled: reopened with the count it had (clearing never resets a budget);
   - still active: the session is bound to it and no count or ceiling changes.
-Callers only get here once the transcript shows a person's `/goal` (see events.py): agent
-state never activates anything.
+Callers only get here once the transcript shows a person's `/goal` (see
+goal/events/confirm.py): agent state never activates anything.
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def prospect(project: Project, objective: str, started: str) -> dict:
     """The ceilings a person's `/goal <objective>` would give its goal, read before any Stop
     has confirmed it: the ledger's goal for the objective as `activate` would leave it, or
     a fresh one (the price table it would seal included). The first turn's tool calls are
-    held to these (midturn.py); they restrict, they grant nothing, so a ledger forge cannot
+    held to these (events/tool_call.py); they restrict, they grant nothing, so a ledger forge cannot
     read here gives a fresh tranche's (its first Stop then fails closed on it)."""
     from forge_runtime.goal.store.objective_index import find_nonce
 
@@ -394,7 +394,7 @@ def activate(project: Project, objective: str, session: str | None = None,
     see no goal, or one would see the other's state.md before its index and refuse it.
 
     Every record this writes carries the final gates (gates/recorded.py): `recorded`, what
-    the person's `/goal` prompt found (events.py keeps it with the pending activation, from
+    the person's `/goal` prompt found (events/prompt.py keeps it with the pending activation, from
     before the model's first turn), else the gates file as it is now. The goal is judged by
     those, whatever the file says later.
     """
