@@ -152,7 +152,7 @@ def test_a_stop_hook_that_fails_for_a_bound_session_ends_its_autonomy(rollout, m
     def broken(event, confirm_pending=True):
         raise OSError("disk gone")
 
-    monkeypatch.setattr(stop, "on_stop", broken)
+    monkeypatch.setattr(stop, "charge_stop", broken)
     reply = rollout.turn()
     assert reply["continue"] is False
     assert "FORGE_GOAL_HOOK_FAILED" in reply["stopReason"]

@@ -29,6 +29,7 @@ from forge_runtime.project import paths_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is written
     from forge_runtime import hints
+    from forge_runtime.goal.events.stop import StopOutcome
 
 UNVERIFIED = "FORGE_GOAL_UNVERIFIED"
 # What forge's own run of the recorded gates may take in each hook (confirm.py), below the
@@ -56,10 +57,24 @@ def _bound_goal(project, session_id: str) -> dict | None:
     return Ledger(project.ledger_root, binding["nonce"]).current().goal
 
 
+def _charged_goal(outcome: StopOutcome) -> dict | None:
+    """The goal the Stop charged; for a Stop that ended before its charge, the bound goal's
+    head, read through the witness."""
+    if outcome.goal is not None:
+        return outcome.goal
+    nonce = (outcome.binding or {}).get("nonce")
+    if not isinstance(nonce, str):
+        return None
+    from forge_runtime.goal.sync.witness import witnessed_ledger
+
+    return witnessed_ledger(outcome.project, nonce).current().goal
+
+
 # -- the Stop and SessionEnd hooks --------------------------------------------------------
 
-def after_stop(event: dict, reply: dict | None) -> dict | None:
-    """The goal Stop path's `reply`, with the gates' notice added.
+def after_stop(event: dict, outcome: StopOutcome) -> dict | None:
+    """The reply of the goal's Stop (`outcome`, goal/events/stop.py), with the gates' notice
+    added. The caller has found the gates in play (`gates.in_play`).
 
     While a goal's final gates are not fresh and passing by forge's own knowledge, every
     Stop that charged a turn tells the model which gates to run and what failed, as model
@@ -70,14 +85,11 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     like any other problem, never a reason to stop the goal.
     """
     from forge_runtime.gates import held
-    from forge_runtime.goal.store import sessions
 
-    project = sessions.project_for(event)
-    if not in_play(project):
-        return reply
+    project, reply = outcome.project, outcome.reply
     if reply and reply.get("continue") is False:
-        return _ended(project, event, reply)
-    goal = _bound_goal(project, event["session_id"])
+        return _ended(outcome)
+    goal = _charged_goal(outcome)
     if goal is None:
         return reply
     if goal["status"] == COMPLETE:
@@ -153,13 +165,14 @@ def _continuing(event: dict, reply: dict) -> dict:
     return reply if handed is None else handed.continuing(reply)
 
 
-def _ended(project, event: dict, reply: dict) -> dict:
+def _ended(outcome: StopOutcome) -> dict:
     """A reply that ends the session, saying the goal is unverified when forge holds the
     host's `met` on it; a ledger forge cannot read leaves the reply as it is."""
     from forge_runtime.gates import held
 
+    project, reply = outcome.project, outcome.reply
     try:
-        goal = _bound_goal(project, event["session_id"])
+        goal = _charged_goal(outcome)
         record = files.read_record(project, goal["nonce"]) if goal else {}
         if goal is None or not held.is_held(record, goal):
             return reply

@@ -33,30 +33,53 @@ from forge_runtime.goal.sync.witness import witnessed_ledger
 from forge_runtime.project import Project
 
 
+class StopOutcome:
+    """What a Stop's charge leaves for the rest of its hook: the `project`, the session's
+    `binding` as the charge wrote it (None for a session with none), the `goal` after the
+    charge (None when this Stop charged nothing) and the `reply`. The killed-stops check
+    and the final gates take it, so the Stop locates the project and reads the binding
+    once. A plain class: `dataclasses` would cost every charging Stop its imports."""
+
+    __slots__ = ("project", "binding", "goal", "reply")
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.binding: dict | None = None
+        self.goal: dict | None = None
+        self.reply: dict | None = None
+
+
 def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
+    """The reply of `charge_stop`: for the callers that need nothing else of the Stop."""
+    return charge_stop(event, confirm_pending).reply
+
+
+def charge_stop(event: dict, confirm_pending: bool = True) -> StopOutcome:
     """Confirm a pending activation, then charge this turn, and every earlier one the
     transcript shows uncharged, to the session's goal.
 
     `confirm_pending` is False for `forge ledger charge`, whose transcript path comes from a
     command line rather than the host.
     """
-    project = sessions.project_for(event)
-    session = event["session_id"]
+    outcome = StopOutcome(sessions.project_for(event))
+    project, session = outcome.project, event["session_id"]
     involved = sessions.involvement(project.ledger_root, session)
     if not confirm_pending:
         involved.discard(sessions.PENDING)
     if sessions.WITNESSED in involved:  # the ledger lost this session's binding
         try:
-            return _lost_binding(project, session)
+            outcome.reply = _lost_binding(project, session)
         except ForgeError as exc:
-            return _refused(exc, project)
+            outcome.reply = _refused(exc, project)
+        return outcome
     if not involved:
-        return None
+        return outcome
     try:
         with storage_errors(project):
-            return _stop_bound(project, event, involved)
+            outcome.reply = _stop_bound(outcome, event, involved)
     except ForgeError as exc:
-        return _refused(exc, project, session)
+        outcome.reply = _refused(exc, project, session)
+    return outcome
 
 
 def _lost_binding(project: Project, session: str) -> dict | None:
@@ -104,16 +127,20 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
     return stop_session(checkpoint.refusal(exc, project.state_path))
 
 
-def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | None:
+def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str]) -> dict | None:
+    """Charge a bound (or confirming) session's turns and answer; `outcome` gets the
+    binding as soon as it is read and the goal once it is charged."""
     from forge_runtime.goal.store.ledger import ACTIVE, repository_id, tampered
 
-    session = event["session_id"]
+    project, session = outcome.project, event["session_id"]
     path = event.get("transcript_path") or ""
     binding = sessions.read_binding(project.ledger_root, session) \
         if sessions.BOUND in involved else None
     chunk = read_bound(event, binding) if binding else reader(event).read_since(path, 0)
+    outcome.binding = binding
     if sessions.PENDING in involved:
         binding, chunk = confirm_pending(project, event, binding, chunk)
+        outcome.binding = binding
     if binding is None:
         return None
     if binding.get("repository") != repository_id(project.ledger_root):
@@ -140,6 +167,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
                                         "another objective")
     seen = host_seen(project, event, binding)
     result = charge_chunk(project, binding, chunk, session, turn, path, at_stop=True, seen=seen)
+    outcome.goal = binding["goal"]
     from forge_runtime.goal.hosts import host_prompts
 
     host_prompts.remember(binding, event)  # what the session's wake-ups and crons will send
@@ -148,6 +176,7 @@ def _stop_bound(project: Project, event: dict, involved: set[str]) -> dict | Non
         sessions.drop_pending(project.ledger_root, session)
     reply = _reply_after_charge(project, binding, event, result) or \
         _plan_unseen(project, event, binding, result.goal, seen)
+    outcome.goal = binding["goal"]  # a goal ended for want of the plan's figures
     if binding.get("remote"):
         from forge_runtime.goal.sync.publisher import after_event
 
