@@ -95,7 +95,7 @@ def _expect_no_reply(reply: dict | None, what: str) -> None:
 
 
 def _person_goal(session: HostSession) -> None:
-    from forge_runtime.goal.events.prompt import on_prompt
+    from forge_runtime.hooks.goal_handlers import on_prompt
 
     _expect_no_reply(on_prompt(session.goal_prompt(OBJECTIVE)), "a person's /goal")
     session.host_sets_goal(OBJECTIVE)
@@ -103,7 +103,7 @@ def _person_goal(session: HostSession) -> None:
 
 def _turn(session: HostSession, number: int) -> dict | None:
     """One model turn and its Stop; the reply (None, a stuck warning, or exhaustion)."""
-    from forge_runtime.goal.events.stop import on_stop
+    from forge_runtime.hooks.goal_handlers import on_stop
 
     session.model_turn(number)
     reply = on_stop(session.stop_event())

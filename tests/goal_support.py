@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime.goal.events.prompt import on_prompt
-from forge_runtime.goal.events.stop import on_stop
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store import state_file
+from forge_runtime.hooks.goal_handlers import on_prompt, on_stop
 from forge_runtime.project import Project, find_project
 
 

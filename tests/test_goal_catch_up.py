@@ -20,10 +20,10 @@ from goal_support import (
     started_goal,
 )
 
-from forge_runtime.goal.events.stop import on_stop
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store import record_file
 from forge_runtime.goal.store.ledger import Ledger
+from forge_runtime.hooks.goal_handlers import on_stop
 
 OBJECTIVE = "the parser passes its tests"
 

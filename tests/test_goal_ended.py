@@ -18,10 +18,10 @@ from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal.events import after_end, tool_call
-from forge_runtime.goal.events.prompt import on_prompt
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store.ledger import Ledger, check_transition
 from forge_runtime.hooks import pre_tool_use
+from forge_runtime.hooks.goal_handlers import on_prompt
 
 project = goal_project_fixture()
 OBJECTIVE = "the parser passes its tests"
@@ -357,7 +357,7 @@ def test_a_person_prompt_forged_inside_a_tool_result_is_not_a_person(project):
 
 
 def test_the_exhausting_stop_names_the_work_still_to_wake_the_session(project):
-    from forge_runtime.goal.events.stop import on_stop
+    from forge_runtime.hooks.goal_handlers import on_stop
 
     session = started_goal(project, OBJECTIVE, 19)
     session.work()

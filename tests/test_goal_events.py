@@ -15,11 +15,11 @@ from goal_support import (
     started_goal,
 )
 
-from forge_runtime.goal.events.prompt import on_prompt
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store import sessions, state_file
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hooks import stop
+from forge_runtime.hooks.goal_handlers import on_prompt
 
 OBJECTIVE = "the parser passes its tests"
 

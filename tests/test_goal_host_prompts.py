@@ -12,10 +12,9 @@ from __future__ import annotations
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
-from forge_runtime.goal.events.prompt import on_prompt
-from forge_runtime.goal.events.stop import on_stop
 from forge_runtime.goal.hosts import host_prompts
 from forge_runtime.goal.store import sessions
+from forge_runtime.hooks.goal_handlers import on_prompt, on_stop
 
 project = goal_project_fixture()
 OBJECTIVE = "the parser passes its tests"

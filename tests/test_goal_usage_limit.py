@@ -17,10 +17,10 @@ import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
 from forge_runtime.goal.events.replies import USAGE_LIMIT_CODE
-from forge_runtime.goal.events.stop import on_stop
 from forge_runtime.goal.hosts import codex_transcript, transcript
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hooks import pre_tool_use, stop_failure
+from forge_runtime.hooks.goal_handlers import on_stop
 
 project = goal_project_fixture()
 OBJECTIVE = "the parser passes its tests"

@@ -29,7 +29,6 @@ from forge_runtime.project import paths_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `hints` is imported where a reply is written
     from forge_runtime import hints
-    from forge_runtime.goal.events.stop import StopOutcome
 
 UNVERIFIED = "FORGE_GOAL_UNVERIFIED"
 # What forge's own run of the recorded gates may take in each hook (confirm.py), below the
@@ -57,7 +56,7 @@ def _bound_goal(project, session_id: str) -> dict | None:
     return Ledger(project.ledger_root, binding["nonce"]).current().goal
 
 
-def _charged_goal(outcome: StopOutcome) -> dict | None:
+def _charged_goal(outcome) -> dict | None:
     """The goal the Stop charged; for a Stop that ended before its charge, the bound goal's
     head, read through the witness."""
     if outcome.goal is not None:
@@ -72,9 +71,9 @@ def _charged_goal(outcome: StopOutcome) -> dict | None:
 
 # -- the Stop and SessionEnd hooks --------------------------------------------------------
 
-def after_stop(event: dict, outcome: StopOutcome) -> dict | None:
-    """The reply of the goal's Stop (`outcome`, goal/events/stop.py), with the gates' notice
-    added. The caller has found the gates in play (`gates.in_play`).
+def after_stop(event: dict, outcome) -> dict | None:
+    """The reply of the goal's Stop (`outcome`, goal/events/stop.py's StopOutcome), with the
+    gates' notice added. The caller has found the gates in play (`gates.in_play`).
 
     While a goal's final gates are not fresh and passing by forge's own knowledge, every
     Stop that charged a turn tells the model which gates to run and what failed, as model
@@ -165,7 +164,7 @@ def _continuing(event: dict, reply: dict) -> dict:
     return reply if handed is None else handed.continuing(reply)
 
 
-def _ended(outcome: StopOutcome) -> dict:
+def _ended(outcome) -> dict:
     """A reply that ends the session, saying the goal is unverified when forge holds the
     host's `met` on it; a ledger forge cannot read leaves the reply as it is."""
     from forge_runtime.gates import held

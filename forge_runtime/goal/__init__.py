@@ -16,6 +16,7 @@ events: what each hook event means for the session's goal
     events/first_turn      what a pending `/goal` holds its first turn to
     events/held_prompt     the prompt after a usage limit, held once
     events/replies         the stop messages and hints the handlers share
+    events/handed_in       what the handlers are handed: the final gates, the sandbox posture
 
 views: what a person, the model or the status line is shown
     views/status           read-only views for `forge goal ...` and `forge ledger verify`

@@ -29,13 +29,13 @@ def handle(event: dict) -> dict | None:
 
     involved = sessions.event_involvement(event)
     if sessions.PENDING in involved and sessions.BOUND not in involved:
-        from forge_runtime.goal.events.session_end import confirm_at_end
+        from forge_runtime.hooks.goal_handlers import confirm_at_end
 
         confirm_at_end(event)
         involved = sessions.event_involvement(event)
     if sessions.BOUND not in involved:
         return None
-    from forge_runtime.goal.events.session_end import on_session_end
+    from forge_runtime.hooks.goal_handlers import on_session_end
 
     on_session_end(event)
     tell_missed(event)

@@ -30,8 +30,8 @@ def handle(event: dict) -> dict | None:
 
                 return on_unbound_goal(condition)
         return None
-    from forge_runtime.goal.events.stop import charge_stop
     from forge_runtime.goal.store import killed_stops
+    from forge_runtime.hooks.goal_handlers import charge_stop
 
     outcome = charge_stop(event)  # the one charge: what follows takes its outcome
     if killed_stops.launcher_gone():  # killed while this Stop ran: someone else's signal

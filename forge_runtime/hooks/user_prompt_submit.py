@@ -34,8 +34,8 @@ def handle(event: dict) -> dict | None:
         return None
     from forge_runtime.errors import ForgeError
     from forge_runtime.gates.goal import PROMPT_BUDGET_SECONDS, note_if_met
-    from forge_runtime.goal.events.prompt import on_prompt
     from forge_runtime.goal.store import killed_stops
+    from forge_runtime.hooks.goal_handlers import on_prompt
 
     reply = on_prompt(event)
     from forge_runtime.hooks.session_end import tell_missed

@@ -20,26 +20,30 @@ from forge_runtime.goal.store.objective import normalise
 from forge_runtime.goal.sync.witness import witnessed_ledger
 from forge_runtime.project import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from forge_runtime.goal.events.handed_in import FinalGates
+
 _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel", transcript.UNKNOWN: "cancel"}
 
 
-def follow_transcript(project: Project, event: dict):
+def follow_transcript(project: Project, event: dict, gates: FinalGates):
     """Catch up with what the transcript gained since the session's last event: every turn
     it shows is charged (late: no Stop of theirs did it), every verdict applied."""
     session = event["session_id"]
     path = event.get("transcript_path") or ""
     binding = sessions.read_binding(project.ledger_root, session)
     with storage_errors(project):
-        catch_up_sessions(project, binding["nonce"], session)
+        catch_up_sessions(project, binding["nonce"], session, gates)
         chunk = read_bound(event, binding)
-        result = charge_chunk(project, binding, chunk, session, None, path,
-                           seen=host_seen(project, event, binding, wait=False))
+        result = charge_chunk(project, binding, chunk, session, None, path, gates,
+                              seen=host_seen(project, event, binding, wait=False))
         remember(project, session, binding, path, chunk)
     return result
 
 
-def catch_up_sessions(project: Project, nonce: str, current: str) -> None:
+def catch_up_sessions(project: Project, nonce: str, current: str, gates: FinalGates) -> None:
     """Charge every turn the goal's other sessions worked since their last charge, from their
     own transcripts: a Stop that could not write (a full disk) or was killed as its session
     ended leaves its turns owed, and a later session of the goal (a person's `/goal`, a
@@ -66,12 +70,13 @@ def catch_up_sessions(project: Project, nonce: str, current: str) -> None:
         except transcript.Unattributable:
             continue  # that session's own next event refuses it; nothing to charge here
         chunk.model_before = binding.get("model")
-        charge_chunk(project, binding, chunk, session, None, path)
+        charge_chunk(project, binding, chunk, session, None, path, gates)
         remember(project, session, binding, path, chunk)
 
 
 def charge_chunk(project: Project, binding: dict, chunk: transcript.Chunk, session: str,
-              own_turn: str | None, path: str, at_stop: bool = False, seen=None):
+              own_turn: str | None, path: str, gates: FinalGates, at_stop: bool = False,
+              seen=None):
     """Charge the chunk's turns worked before the goal ended, then apply its verdicts.
 
     Transcript order decides: a turn closed before a verdict that ended the goal is charged,
@@ -95,13 +100,11 @@ def charge_chunk(project: Project, binding: dict, chunk: transcript.Chunk, sessi
     ledger = witnessed_ledger(project, binding["nonce"])
     verdicts = [verdict for verdict in chunk.verdicts() if verdict.condition is None
                 or normalise(verdict.condition) == binding.get("objective")]
-    if at_stop and any(verdict.outcome == transcript.MET for verdict in verdicts):
-        from forge_runtime.gates.held import hold_met
-
-        if hold_met(project, binding["nonce"]):
-            verdicts = [verdict for verdict in verdicts if verdict.outcome != transcript.MET]
+    if at_stop and any(verdict.outcome == transcript.MET for verdict in verdicts) and \
+            gates.hold_met(project, binding["nonce"]):
+        verdicts = [verdict for verdict in verdicts if verdict.outcome != transcript.MET]
     if at_stop:
-        verdicts = sorted(verdicts + _person_took_over(project, binding, chunk),
+        verdicts = sorted(verdicts + _person_took_over(project, binding, chunk, gates),
                           key=lambda verdict: verdict.index)
     origins, binding["prompt_origin"] = chunk.turn_origins(binding.get("prompt_origin"))
     cut = verdicts[0].index if verdicts else len(chunk.entries)
@@ -110,7 +113,7 @@ def charge_chunk(project: Project, binding: dict, chunk: transcript.Chunk, sessi
     if own_turn is not None and not shown:
         before_end = [own_turn]  # a repeated Stop: the turn it charged already
     turns = before_end
-    if verdicts and shown and _forge_continued(project, ledger):
+    if verdicts and shown and _forge_continued(project, ledger, gates):
         # the turns after the verdict ran because forge's reply to the last Stop kept the
         # session going (the host writes a turn's verdict a Stop late): forge's, so charged,
         # up to a person's prompt that took over, whichever event reads them (a turn a
@@ -136,10 +139,8 @@ def charge_chunk(project: Project, binding: dict, chunk: transcript.Chunk, sessi
     ended_own = own_turn is not None and own_turn not in before_end
     for verdict in verdicts:
         if verdict.outcome == _TAKEN_OVER:
-            from forge_runtime.gates.held import release
-
-            goal = release(project, ledger.current().goal, session,
-                           "a person's prompt took over")
+            goal = gates.release(project, ledger.current().goal, session,
+                                 "a person's prompt took over")
         else:
             goal = charging.end(ledger, project.state_path, _END_KIND[verdict.outcome],
                                 session, f"host verdict: {verdict.outcome}", verdict.outcome)
@@ -198,38 +199,28 @@ def _person_after(chunk: transcript.Chunk, start: int) -> int:
                 len(chunk.entries))
 
 
-def _person_took_over(project: Project, binding: dict,
-                      chunk: transcript.Chunk) -> list[transcript.Verdict]:
+def _person_took_over(project: Project, binding: dict, chunk: transcript.Chunk,
+                      gates: FinalGates) -> list[transcript.Verdict]:
     """A person's own prompt on a goal whose `met` forge holds (gates/held.py) ends it, as
     a verdict at that prompt; a prompt the host sent (a wake-up, a cron) never does."""
     person = next((index for index, entry in enumerate(chunk.entries)
                    if chunk.prompt_origin(entry) == transcript.PERSON), None)
     if person is None:
         return []
-    from forge_runtime import gates
-
     if not gates.in_play(project):
         return []
-    from forge_runtime.gates import files, held
-
     goal = witnessed_ledger(project, binding["nonce"]).current().goal
-    if goal["status"] != ACTIVE or not held.is_held(files.read_record(project, goal["nonce"]),
-                                                    goal):
+    if goal["status"] != ACTIVE or not gates.is_held(project, goal):
         return []
     return [transcript.Verdict(_TAKEN_OVER, None, person)]
 
 
-def _forge_continued(project: Project, ledger) -> bool:
+def _forge_continued(project: Project, ledger, gates: FinalGates) -> bool:
     """Whether forge's own reply to the goal's last charged Stop continued the session (its
     gates record's `continued_at`, gates/held.py)."""
-    from forge_runtime import gates
-
     if not gates.in_play(project):
         return False
-    from forge_runtime.gates.files import read_record
-
-    continued = read_record(project, ledger.nonce).get("continued_at")
-    return continued == ledger.current().goal["turn_count"]
+    return gates.continued_at(project, ledger.nonce) == ledger.current().goal["turn_count"]
 
 
 # how long a Claude Code Stop waits for the status line's first reading of a goal with plan

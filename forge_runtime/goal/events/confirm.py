@@ -18,6 +18,10 @@ from forge_runtime.goal.store.objective import normalise
 from forge_runtime.goal.sync.witness import witnessed_ledger
 from forge_runtime.project import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from forge_runtime.goal.events.handed_in import FinalGates, SandboxPosture
+
 
 def host_posture(project: Project, event: dict) -> dict | None:
     """The host's own sandbox for its session (Codex's kernel layer), as the host's adapter
@@ -33,8 +37,11 @@ def host_posture(project: Project, event: dict) -> dict | None:
     return handed.sandbox_posture(Path(project.root), event.get("transcript_path"))
 
 
-def confirm_pending(project: Project, event: dict, binding: dict | None,
-                     chunk: transcript.Chunk) -> tuple[dict | None, transcript.Chunk]:
+def confirm_pending(project: Project, event: dict, binding: dict | None, chunk: transcript.Chunk,
+                    gates: FinalGates, posture: SandboxPosture
+                    ) -> tuple[dict | None, transcript.Chunk]:
+    """The binding and the rest of the chunk after a person's `/goal` the transcript
+    confirms (activated, its first turn still to charge); else the pending note dropped."""
     from forge_runtime.goal.hosts import host_adapter as goal_host
     from forge_runtime.goal.rules import activation, qualification
 
@@ -66,14 +73,12 @@ def confirm_pending(project: Project, event: dict, binding: dict | None,
         sessions.drop_pending(project.ledger_root, session)
         raise
     qualification.require(project, os.environ.get("CLAUDE_PLUGIN_ROOT"))
-    from forge_runtime.sandbox import posture
-
     sandbox = posture.for_goal(project, host_posture(project, event))
     recorded = pending.get("recorded")
     from forge_runtime.goal.store import prompt_notes
 
     note = prompt_notes.found(project.ledger_root, session)
-    _catch_up_goal_of(project, str(pending["objective"]), session)
+    _catch_up_goal_of(project, str(pending["objective"]), session, gates)
     started = activation.activate(project, pending["objective"], session,
                                   recorded if isinstance(recorded, dict) else None, sandbox,
                                   activation.clock_start(pending.get("at")),
@@ -100,7 +105,8 @@ def confirm_pending(project: Project, event: dict, binding: dict | None,
     return binding, chunk.after(set_at)
 
 
-def _catch_up_goal_of(project: Project, objective: str, session: str) -> None:
+def _catch_up_goal_of(project: Project, objective: str, session: str,
+                      gates: FinalGates) -> None:
     """Before a person's `/goal` applies: the turns its goal's other sessions left owed
     (`catch_up_sessions`), so a new tranche or a new session starts from every turn worked."""
     from forge_runtime.goal.store.objective import objective_hash
@@ -108,7 +114,7 @@ def _catch_up_goal_of(project: Project, objective: str, session: str) -> None:
 
     nonce = find_nonce(project.ledger_root, objective_hash(normalise(objective)))
     if nonce is not None and os.path.isdir(os.path.join(project.ledger_root, nonce)):
-        catch_up_sessions(project, nonce, session)
+        catch_up_sessions(project, nonce, session, gates)
 
 
 def _prompt_plan(project: Project, event: dict, note: dict | None) -> dict | None:

@@ -6,6 +6,7 @@ from forge_runtime.goal.store import sessions
 from forge_runtime.goal.store.ledger import EXHAUSTED
 from forge_runtime.project import Project
 
+# the binding's note that the session's next prompt is refused: the host stopped its goal
 # at the usage limit (`hold_next_prompt`)
 HELD_PROMPT = "held_prompt"
 

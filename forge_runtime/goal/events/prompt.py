@@ -27,10 +27,14 @@ from forge_runtime.goal.store.ledger import ACTIVE
 from forge_runtime.goal.store.objective import parse_goal_prompt
 from forge_runtime.project import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from forge_runtime.goal.events.handed_in import FinalGates, SandboxPosture
+
 GATES_CHANGED_CODE = "FORGE_GATES_CHANGED"
 
 
-def on_prompt(event: dict) -> dict | None:
+def on_prompt(event: dict, gates: FinalGates, posture: SandboxPosture) -> dict | None:
     """Record a pending `/goal`; for a bound session, charge the turns its Stops missed and
     apply the verdicts that ended its goal (a prompt into a goal that this exhausts is
     blocked), and tell the model when the prompt starts the tranche's last turn."""
@@ -48,7 +52,7 @@ def on_prompt(event: dict) -> dict | None:
         return None
     if sessions.BOUND in involved:
         try:
-            caught_up = follow_transcript(project, event)
+            caught_up = follow_transcript(project, event, gates)
         except ForgeError as exc:  # the next Stop fails closed (or this /goal rebinds)
             if not sets_goal:
                 return {"systemMessage": refusal_text(exc)}
@@ -76,7 +80,6 @@ def on_prompt(event: dict) -> dict | None:
         from forge_runtime.goal.events.confirm import host_posture
         from forge_runtime.goal.hosts.nesting import require_person
         from forge_runtime.goal.rules import qualification
-        from forge_runtime.sandbox import posture
 
         try:
             require_person(goal_prompt.objective)
@@ -88,14 +91,12 @@ def on_prompt(event: dict) -> dict | None:
             first_turn = first_turn_limits(project, goal_prompt.objective, event)
         except ForgeError as exc:
             return {"decision": "block", "reason": refusal_text(exc)}
-        from forge_runtime.gates.recorded import field_for
-
         # the final gates as the person's prompt finds them, before the model's first turn
-        gates = field_for(project)
+        recorded = gates.recorded_field(project)
         sessions.write_pending(project.ledger_root, event["session_id"], {
             "objective": goal_prompt.objective, "prompt_id": event.get("prompt_id"),
-            "recorded": gates, **first_turn})
-        changed = gates_notice(project, goal_prompt.objective, gates)
+            "recorded": recorded, **first_turn})
+        changed = gates_notice(project, goal_prompt.objective, recorded, gates)
         if unsandboxed and changed:  # one hint per reply: the gates notice's comes last
             from forge_runtime import hints
 
@@ -104,10 +105,6 @@ def on_prompt(event: dict) -> dict | None:
         if unsandboxed or changed:
             return {"systemMessage": unsandboxed or changed}
     return None
-
-
-
-# the binding's note that the session's next prompt is refused: the host stopped its goal
 
 
 def _host_prompt_held(project: Project, event: dict) -> dict | None:
@@ -133,23 +130,18 @@ def _host_prompt_held(project: Project, event: dict) -> dict | None:
     return {"decision": "block", "reason": checkpoint.stamped(text, project.state_path)}
 
 
-def gates_notice(project: Project, objective: str, field: dict) -> str | None:
+def gates_notice(project: Project, objective: str, field: dict,
+                 gates: FinalGates) -> str | None:
     """At a person's `/goal`: the FORGE_GATES_CHANGED notice when the final gates it records
     (`field`, read from the gates file now) differ from those the objective's goal last
     recorded, so the person sees a gate an agent's script weakened before it counts."""
-    from forge_runtime.gates import recorded
-
     try:
-        last = recorded.last_recorded(project, objective)
+        last = gates.last_changes(project, objective, field)
     except ForgeError as exc:  # the ledger's own check refuses this /goal at its first Stop
         return refusal_text(exc)
-    if last is None:
+    if last is None or not last[1]:
         return None
-    nonce, before = last
-    after = recorded.of_field(field[recorded.FIELD]) if field else None
-    lines = recorded.changes(before, after)
-    if not lines:
-        return None
+    nonce, lines = last
     from forge_runtime import hints
 
     return (f"{GATES_CHANGED_CODE}: this /goal records final gates that differ from those goal "

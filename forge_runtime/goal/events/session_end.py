@@ -7,12 +7,16 @@ from forge_runtime.goal.events.catch_up import follow_transcript
 from forge_runtime.goal.events.reading import reader
 from forge_runtime.goal.store import sessions
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from forge_runtime.goal.events.handed_in import FinalGates, SandboxPosture
 
-def on_session_end(event: dict) -> None:
+
+def on_session_end(event: dict, gates: FinalGates) -> None:
     """Charge the turns and apply the verdicts the session's last Stop could not see, then
     publish what the session leaves owed (a goal kept on the remote)."""
     project = sessions.project_for(event)
-    follow_transcript(project, event)
+    follow_transcript(project, event, gates)
     binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
     if binding.get("remote"):
         from forge_runtime.goal.sync.publisher import after_event
@@ -20,7 +24,7 @@ def on_session_end(event: dict) -> None:
         after_event(project, binding, None, now=True)
 
 
-def confirm_at_end(event: dict) -> None:
+def confirm_at_end(event: dict, gates: FinalGates, posture: SandboxPosture) -> None:
     """At SessionEnd, a person's `/goal` no Stop confirmed, whose first turn the transcript
     shows finished: confirm and charge it as its Stop would have. That Stop never ran when
     the turn ended on an API error (measured: `claude -p` ends the StopFailure hook of a
@@ -28,6 +32,6 @@ def confirm_at_end(event: dict) -> None:
     all the same, so it is charged."""
     path = event.get("transcript_path") or ""
     if reader(event).read_since(path, 0).turns():
-        from forge_runtime.goal.events.stop import on_stop
+        from forge_runtime.goal.events.stop import charge_stop
 
-        on_stop(event)
+        charge_stop(event, gates, posture)

@@ -32,6 +32,10 @@ from forge_runtime.goal.store.objective import normalise
 from forge_runtime.goal.sync.witness import witnessed_ledger
 from forge_runtime.project import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from forge_runtime.goal.events.handed_in import FinalGates, SandboxPosture
+
 
 class StopOutcome:
     """What a Stop's charge leaves for the rest of its hook: the `project`, the session's
@@ -49,14 +53,11 @@ class StopOutcome:
         self.reply: dict | None = None
 
 
-def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
-    """The reply of `charge_stop`: for the callers that need nothing else of the Stop."""
-    return charge_stop(event, confirm_pending).reply
-
-
-def charge_stop(event: dict, confirm_pending: bool = True) -> StopOutcome:
+def charge_stop(event: dict, gates: FinalGates, posture: SandboxPosture,
+                confirm_pending: bool = True) -> StopOutcome:
     """Confirm a pending activation, then charge this turn, and every earlier one the
-    transcript shows uncharged, to the session's goal.
+    transcript shows uncharged, to the session's goal (`gates`: what holds a `met` for the
+    final gates; `posture`: what a confirmed `/goal` runs under).
 
     `confirm_pending` is False for `forge ledger charge`, whose transcript path comes from a
     command line rather than the host.
@@ -76,7 +77,7 @@ def charge_stop(event: dict, confirm_pending: bool = True) -> StopOutcome:
         return outcome
     try:
         with storage_errors(project):
-            outcome.reply = _stop_bound(outcome, event, involved)
+            outcome.reply = _stop_bound(outcome, event, involved, gates, posture)
     except ForgeError as exc:
         outcome.reply = _refused(exc, project, session)
     return outcome
@@ -127,7 +128,8 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
     return stop_session(checkpoint.refusal(exc, project.state_path))
 
 
-def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str]) -> dict | None:
+def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str], gates: FinalGates,
+                posture: SandboxPosture) -> dict | None:
     """Charge a bound (or confirming) session's turns and answer; `outcome` gets the
     binding as soon as it is read and the goal once it is charged."""
     from forge_runtime.goal.store.ledger import ACTIVE, repository_id, tampered
@@ -139,7 +141,7 @@ def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str]) -> dict |
     chunk = read_bound(event, binding) if binding else reader(event).read_since(path, 0)
     outcome.binding = binding
     if sessions.PENDING in involved:
-        binding, chunk = confirm_pending(project, event, binding, chunk)
+        binding, chunk = confirm_pending(project, event, binding, chunk, gates, posture)
         outcome.binding = binding
     if binding is None:
         return None
@@ -166,7 +168,8 @@ def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str]) -> dict |
         return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
                                         "another objective")
     seen = host_seen(project, event, binding)
-    result = charge_chunk(project, binding, chunk, session, turn, path, at_stop=True, seen=seen)
+    result = charge_chunk(project, binding, chunk, session, turn, path, gates, at_stop=True,
+                          seen=seen)
     outcome.goal = binding["goal"]
     from forge_runtime.goal.hosts import host_prompts
 
