@@ -20,7 +20,7 @@ from goal_support import (
 
 from forge_runtime.goal.budget import usage
 from forge_runtime.goal.budget.ceilings import epoch
-from forge_runtime.goal.events.turn_usage import tokens_of_turns
+from forge_runtime.goal.events.catch_up import tokens_of_turns
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.rules import activation
 from forge_runtime.goal.store import sessions, state_file

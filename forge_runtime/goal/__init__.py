@@ -10,9 +10,8 @@ events: what each hook event means for the session's goal
     events/tool_call       PreToolUse: a turn past its ceiling ends at its next tool call
     events/after_end       turns the host starts after a goal's end are charged or stopped
     events/confirm         the Stop that confirms a person's `/goal` and activates it
-    events/catch_up        every turn a transcript shows charged, then the host's verdicts
+    events/catch_up        every turn a transcript shows charged with its tokens, then verdicts
     events/reading         a bound session's transcript read where forge left off
-    events/turn_usage      the tokens and dollars each charged turn spent
     events/first_turn      what a pending `/goal` holds its first turn to
     events/held_prompt     the prompt after a usage limit, held once
     events/replies         the stop messages and hints the handlers share

@@ -8,7 +8,7 @@ turn and says nothing never needs it.
 from __future__ import annotations
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal.store.ledger import ACTIVE, EXHAUSTED, TRANCHE
+from forge_runtime.goal.store.ledger import EXHAUSTED, TRANCHE
 from forge_runtime.goal.store.objective import normalise
 
 TYPE_CHECKING = False
@@ -149,25 +149,6 @@ def ended_hint(goal: dict) -> hints.Hint:
 
     return hints.next_("forge goal status", "see how the goal ended and the turns the host "
                        "started after it")
-
-
-def past_allowance(binding: dict, goal: dict) -> bool:
-    """Has this session charged the turns its person's /goal grants in this clone? A goal
-    published on a remote may hold tranches no person here granted (anyone with push
-    access writes that chain, docs/remote-ledger.md): they count, they grant nothing."""
-    allowance = binding.get("allowance")
-    if allowance is None or goal["status"] != ACTIVE:
-        return False
-    return not isinstance(allowance, int) or goal["turn_count"] >= allowance
-
-
-def allowance_text(goal: dict) -> str:
-    """The stop message for a session past its allowance (`past_allowance`)."""
-    return (f"{EXHAUSTED_CODE}: goal {goal['nonce']} ran the {TRANCHE} turns a person's "
-            f"/goal in this clone grants (turn {goal['turn_count']} of a ceiling of "
-            f"{goal['turn_ceiling']}); the rest of the ceiling came from the remote's ledger, "
-            "which grants no autonomy here; forge stopped it.\n"
-            + exhausted_hint(goal).render())
 
 
 def stuck_reply(goal: dict, unchanged: int) -> dict:

@@ -14,18 +14,7 @@ import os
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal.events.catch_up import charge_chunk, host_seen, owe_end
-from forge_runtime.goal.events.confirm import confirm_pending
 from forge_runtime.goal.events.reading import read_bound, reader, remember, storage_errors
-from forge_runtime.goal.events.replies import (
-    allowance_text,
-    ended_turn_text,
-    exhausted_text,
-    on_unbound_goal,
-    past_allowance,
-    pending_words,
-    stop_session,
-    stuck_reply,
-)
 from forge_runtime.goal.store import sessions
 from forge_runtime.goal.store.ledger import ACTIVE, TAMPERED
 from forge_runtime.goal.store.objective import normalise
@@ -102,6 +91,8 @@ def _lost_binding(project: Project, session: str) -> dict | None:
         witness.check(ledger, head)
     if head.goal["status"] not in (ACTIVE, EXHAUSTED):
         return None
+    from forge_runtime.goal.events.replies import on_unbound_goal
+
     return on_unbound_goal(head.goal["objective"], "its binding is missing")
 
 
@@ -109,6 +100,7 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
     """The reply that ends the session on `exc`, with where the work stands (`checkpoint`,
     imported only here: a Stop that charges and says nothing never needs it). A wedged
     ledger is owed its end (`owe_end`)."""
+    from forge_runtime.goal.events.replies import stop_session
     from forge_runtime.goal.store.lock import WEDGED
     from forge_runtime.goal.sync.ledger_location import MOVED
     from forge_runtime.goal.views import checkpoint
@@ -141,6 +133,8 @@ def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str], gates: Fi
     chunk = read_bound(event, binding) if binding else reader(event).read_since(path, 0)
     outcome.binding = binding
     if sessions.PENDING in involved:
+        from forge_runtime.goal.events.confirm import confirm_pending
+
         binding, chunk = confirm_pending(project, event, binding, chunk, gates, posture)
         outcome.binding = binding
     if binding is None:
@@ -165,6 +159,8 @@ def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str], gates: Fi
     if running is not None and normalise(running) != binding.get("objective"):
         # the host's native goal is not the one this session is bound to (a queued /goal
         # the first Stop could not confirm yet, or a confirmation an agent forged)
+        from forge_runtime.goal.events.replies import on_unbound_goal
+
         return on_unbound_goal(running, f"this session is bound to goal {binding['nonce']}, "
                                         "another objective")
     seen = host_seen(project, event, binding)
@@ -188,6 +184,28 @@ def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str], gates: Fi
         if notice is not None:
             reply = {**(reply or {}), "systemMessage": notice}
     return reply
+
+
+def past_allowance(binding: dict, goal: dict) -> bool:
+    """Has this session charged the turns its person's /goal grants in this clone? A goal
+    published on a remote may hold tranches no person here granted (anyone with push
+    access writes that chain, docs/remote-ledger.md): they count, they grant nothing."""
+    allowance = binding.get("allowance")
+    if allowance is None or goal["status"] != ACTIVE:
+        return False
+    return not isinstance(allowance, int) or goal["turn_count"] >= allowance
+
+
+def allowance_text(goal: dict) -> str:
+    """The stop message for a session past its allowance (`past_allowance`)."""
+    from forge_runtime.goal.events.replies import EXHAUSTED_CODE, exhausted_hint
+    from forge_runtime.goal.store.ledger import TRANCHE
+
+    return (f"{EXHAUSTED_CODE}: goal {goal['nonce']} ran the {TRANCHE} turns a person's "
+            f"/goal in this clone grants (turn {goal['turn_count']} of a ceiling of "
+            f"{goal['turn_ceiling']}); the rest of the ceiling came from the remote's ledger, "
+            "which grants no autonomy here; forge stopped it.\n"
+            + exhausted_hint(goal).render())
 
 
 PLAN_UNAVAILABLE_CODE = "FORGE_GOAL_PLAN_UNAVAILABLE"
@@ -241,6 +259,8 @@ def _plan_unseen(project: Project, event: dict, binding: dict, goal: dict,
         f"{PLAN_UNAVAILABLE_CODE}: goal {goal['nonce']} has plan ceilings "
         f"(.forge/guard.yaml goal.plan), and {where}, so forge cannot hold it to them; "
         "forge ended it", fix, why).render()
+    from forge_runtime.goal.events.replies import stop_session
+
     return stop_session(checkpoint.stamped(text, project.state_path))
 
 
@@ -252,6 +272,7 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
     from forge_runtime.goal.store.ledger import EXHAUSTED
 
     if result.goal["status"] == EXHAUSTED:
+        from forge_runtime.goal.events.replies import exhausted_text, pending_words, stop_session
         from forge_runtime.goal.views import checkpoint
 
         return stop_session(checkpoint.stamped(
@@ -267,19 +288,25 @@ def _reply_after_charge(project: Project, binding: dict, event: dict, result) ->
         if running is not None or not result.host_turn:
             return running
     if result.host_turn and result.goal["status"] != ACTIVE:
+        from forge_runtime.goal.events.replies import ended_turn_text, stop_session
         from forge_runtime.goal.views import checkpoint
 
         return stop_session(checkpoint.stamped(ended_turn_text(result.goal, result.overrun),
                                                project.state_path))
     if past_allowance(binding, result.goal):
+        from forge_runtime.goal.events.replies import stop_session
         from forge_runtime.goal.views import checkpoint
 
         return stop_session(checkpoint.stamped(allowance_text(result.goal),
                                                project.state_path))
     from forge_runtime.goal.views import wrapup
 
-    return wrapup.after_charge(project, event, binding, result, stuck_reply(
-        result.goal, result.unchanged_turns) if result.stuck else None)
+    stuck = None
+    if result.stuck:  # the replies' module loads only for a Stop that says something
+        from forge_runtime.goal.events.replies import stuck_reply
+
+        stuck = stuck_reply(result.goal, result.unchanged_turns)
+    return wrapup.after_charge(project, event, binding, result, stuck)
 
 
 def _ended_but_running(binding: dict, event: dict) -> dict | None:
@@ -289,4 +316,6 @@ def _ended_but_running(binding: dict, event: dict) -> dict | None:
     condition = reader(event).running_goal(event.get("transcript_path") or "")
     if condition is None or normalise(condition) != binding.get("objective"):
         return None
+    from forge_runtime.goal.events.replies import on_unbound_goal
+
     return on_unbound_goal(condition, f"goal {binding['nonce']} was recorded as ended")
