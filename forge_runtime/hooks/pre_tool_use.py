@@ -46,6 +46,10 @@ def handle(event: dict) -> dict | None:
     hint = decide(event)
     if hint is not None:
         return deny(hint.render())
+    from forge_runtime.goal.store import sessions
+
+    if not sessions.event_involvement(event):  # no goal: its stats, and nothing more imported
+        return None
     from forge_runtime.goal.events.tool_call import spent
 
     reason = spent(event)
