@@ -426,7 +426,6 @@ def test_a_stop_locates_its_project_and_reads_its_binding_once_and_hands_the_gat
     monkeypatch.setattr(sessions, "project_for", counted("locate", sessions.project_for))
     monkeypatch.setattr(sessions, "read_binding", counted("binding", sessions.read_binding))
     monkeypatch.setattr(gates, "in_play", counted("in play", gates.in_play))
-    monkeypatch.setattr(gates_goal, "in_play", counted("in play", gates_goal.in_play))
     handed = []
     real_after_stop = gates_goal.after_stop
 
@@ -442,3 +441,29 @@ def test_a_stop_locates_its_project_and_reads_its_binding_once_and_hands_the_gat
     after = Ledger(project.ledger_root, nonce).current().goal
     assert after["turn_count"] == 2
     assert [outcome.goal for outcome in handed] == [after]
+
+
+def test_a_session_end_locates_its_project_and_reads_its_binding_once(project, monkeypatch):
+    """One pass per SessionEnd: the catch-up hands its project and binding to the missed
+    notices and the final gates, so the project is located once and the session's binding
+    read once, beside the read of every binding of the goal that finds the sessions whose
+    turns are owed (`catch_up_sessions`). Fails where the catch-up, tell_missed, the hook and
+    note_if_met each located the project (4 times) and read the binding (5 reads in all)."""
+    from collections import Counter
+
+    from forge_runtime.goal.store import sessions
+
+    session = running_goal(project, OBJECTIVE)
+    context(stop_turn(session))
+    calls: Counter[str] = Counter()
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(sessions, "project_for", counted("locate", sessions.project_for))
+    monkeypatch.setattr(sessions, "read_binding", counted("binding", sessions.read_binding))
+    assert session_end.handle(session.event("SessionEnd", reason="other")) is None
+    assert (calls["locate"], calls["binding"]) == (1, 2)

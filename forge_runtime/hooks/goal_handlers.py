@@ -10,6 +10,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
     from forge_runtime.goal.events.stop import StopOutcome
+    from forge_runtime.project import Project
 
 
 def on_prompt(event: dict) -> dict | None:
@@ -33,12 +34,12 @@ def on_stop(event: dict, confirm_pending: bool = True) -> dict | None:
     return charge_stop(event, confirm_pending).reply
 
 
-def on_session_end(event: dict) -> None:
-    """SessionEnd's catch-up (goal/events/session_end.py)."""
+def on_session_end(event: dict) -> tuple[Project, dict]:
+    """SessionEnd's catch-up (goal/events/session_end.py): the project and the binding."""
     from forge_runtime.gates import for_goal
     from forge_runtime.goal.events.session_end import on_session_end as handle
 
-    handle(event, for_goal)
+    return handle(event, for_goal)
 
 
 def confirm_at_end(event: dict) -> None:

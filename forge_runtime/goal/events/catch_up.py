@@ -33,12 +33,12 @@ _END_KIND = {transcript.MET: "complete", transcript.CLEARED: "cancel",
              transcript.IMPOSSIBLE: "cancel", transcript.UNKNOWN: "cancel"}
 
 
-def follow_transcript(project: Project, event: dict, gates: FinalGates):
-    """Catch up with what the transcript gained since the session's last event: every turn
-    it shows is charged (late: no Stop of theirs did it), every verdict applied."""
+def follow_transcript(project: Project, event: dict, binding: dict, gates: FinalGates):
+    """Catch up with what the transcript gained since the session's last event (`binding`,
+    which this updates and writes): every turn it shows is charged (late: no Stop of theirs
+    did it), every verdict applied."""
     session = event["session_id"]
     path = event.get("transcript_path") or ""
-    binding = sessions.read_binding(project.ledger_root, session)
     with storage_errors(project):
         catch_up_sessions(project, binding["nonce"], session, gates)
         chunk = read_bound(event, binding)

@@ -52,7 +52,8 @@ def on_prompt(event: dict, gates: FinalGates, posture: SandboxPosture) -> dict |
         return None
     if sessions.BOUND in involved:
         try:
-            caught_up = follow_transcript(project, event, gates)
+            binding = sessions.read_binding(project.ledger_root, event["session_id"])
+            caught_up = follow_transcript(project, event, binding, gates)
         except ForgeError as exc:  # the next Stop fails closed (or this /goal rebinds)
             if not sets_goal:
                 return {"systemMessage": refusal_text(exc)}
