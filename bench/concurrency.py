@@ -56,7 +56,7 @@ def _charges_since(history: list[dict], turns_before: int) -> list[str]:
 
 def measure(settings: Settings, base: Path, rounds: int) -> dict:
     try:
-        require_module("forge_runtime.goal.events", "the goal ledger's hook functions")
+        require_module("forge_runtime.goal.events.stop", "the goal ledger's hook functions")
     except NotAvailable as exc:
         return {"status": NOT_AVAILABLE, "reason": str(exc), "processes": PROCESSES}
     from forge_runtime.errors import ForgeError

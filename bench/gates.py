@@ -110,8 +110,10 @@ def stop_with_gates(space: Workspace) -> Plan:
 
 
 ACTIVATE = ("import sys; from forge_runtime.goal.rules import activation; "
-            "from forge_runtime.project import find_project; "
-            "activation.activate(find_project('.'), 'the gate passes', sandbox=sys.argv[1])")
+            "from forge_runtime.gates.recorded import field_for; "
+            "from forge_runtime.project import find_project; project = find_project('.'); "
+            "activation.activate(project, 'the gate passes', recorded=field_for(project), "
+            "sandbox=sys.argv[1])")
 
 
 def verify_gates(posture: str):

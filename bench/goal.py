@@ -67,7 +67,7 @@ def _write_guard(space: Workspace, text: str = GUARD) -> None:
 
 
 def _ledger_present() -> None:
-    require_module("forge_runtime.goal.events", "the goal ledger's hook functions")
+    require_module("forge_runtime.goal.events.stop", "the goal ledger's hook functions")
 
 
 @dataclass
@@ -95,18 +95,18 @@ def _expect_no_reply(reply: dict | None, what: str) -> None:
 
 
 def _person_goal(session: HostSession) -> None:
-    from forge_runtime.goal import events
+    from forge_runtime.hooks.goal_handlers import on_prompt
 
-    _expect_no_reply(events.on_prompt(session.goal_prompt(OBJECTIVE)), "a person's /goal")
+    _expect_no_reply(on_prompt(session.goal_prompt(OBJECTIVE)), "a person's /goal")
     session.host_sets_goal(OBJECTIVE)
 
 
 def _turn(session: HostSession, number: int) -> dict | None:
     """One model turn and its Stop; the reply (None, a stuck warning, or exhaustion)."""
-    from forge_runtime.goal import events
+    from forge_runtime.hooks.goal_handlers import on_stop
 
     session.model_turn(number)
-    reply = events.on_stop(session.stop_event())
+    reply = on_stop(session.stop_event())
     session.evaluator_says_not_met(OBJECTIVE)
     return reply
 
@@ -128,7 +128,7 @@ def _no_fsync():
 
 
 def _build(space: Workspace, turns: int, sessions: int) -> BuiltGoal:
-    from forge_runtime.goal import events
+    from forge_runtime.goal.events.replies import EXHAUSTED_CODE
     from forge_runtime.goal.rules import activation
     from forge_runtime.goal.store.ledger import EXHAUSTED
     from forge_runtime.goal.store.sessions import read_binding
@@ -142,7 +142,7 @@ def _build(space: Workspace, turns: int, sessions: int) -> BuiltGoal:
             host = hosts[(number - 1) % sessions] if number <= sessions else hosts[0]
             reply = _turn(host, number)
             if reply and reply.get("continue") is False:
-                if events.EXHAUSTED_CODE not in reply.get("stopReason", ""):
+                if EXHAUSTED_CODE not in reply.get("stopReason", ""):
                     raise RuntimeError(f"forge stopped the bench's goal: {reply}")
                 if number < turns:
                     _person_goal(host)

@@ -138,7 +138,7 @@ class HostSession:
 
     def asks_for(self, call: str, name: str, tool_input: dict) -> None:
         """The response that asks for tool call `call`, as the host writes it before that
-        call's PreToolUse (forge's budget check waits for it: goal/midturn.py)."""
+        call's PreToolUse (forge's budget check waits for it: goal/events/tool_call.py)."""
         self._append({"type": "assistant", "message": _response(
             f"msg_{uuid.uuid4().hex[:24]}", [{"type": "tool_use", "id": call, "name": name,
                                               "input": tool_input}], "tool_use")})

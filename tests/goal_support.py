@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from forge_runtime.goal import events
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store import state_file
+from forge_runtime.hooks.goal_handlers import on_prompt, on_stop
 from forge_runtime.project import Project, find_project
 
 
@@ -114,6 +114,15 @@ def cli_project_fixture():
         return cli_project
 
     return project
+
+
+def activate_with_gates(project: Project, objective: str, **options):
+    """A person's `/goal` as the hooks confirm it: the gates file's final gates recorded
+    (the hooks read them through the gates they hand the goal's handlers)."""
+    from forge_runtime.gates.for_goal import recorded_field
+    from forge_runtime.goal.rules import activation
+
+    return activation.activate(project, objective, recorded=recorded_field(project), **options)
 
 
 def gates_project(tmp_path: Path, monkeypatch, gates: str, parser: str) -> Project:
@@ -270,7 +279,7 @@ class Session:
     def person_goal(self, objective: str) -> dict | None:
         """A person types `/goal <objective>`: UserPromptSubmit, then the host sets it."""
         self.prompt_id = str(uuid.uuid4())
-        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=f"/goal {objective}"))
+        reply = on_prompt(self.event("UserPromptSubmit", prompt=f"/goal {objective}"))
         self._append({"type": "attachment", "attachment": {
             "type": "goal_status", "met": False, "sentinel": True, "condition": objective}})
         command = self._append({"type": "user", "promptId": self.prompt_id, "message": {
@@ -285,7 +294,7 @@ class Session:
     def model_goal(self, objective: str) -> dict | None:
         """A prompt a model scheduled whose text is `/goal ...`: the host sets no goal."""
         self.prompt_id = str(uuid.uuid4())
-        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=f"/goal {objective}"))
+        reply = on_prompt(self.event("UserPromptSubmit", prompt=f"/goal {objective}"))
         self._append({"type": "user", "promptId": self.prompt_id, "isMeta": True,
                       "promptSource": "system",
                       "message": {"role": "user", "content": f"/goal {objective}"}})
@@ -295,7 +304,7 @@ class Session:
         """A prompt the host sent on its own: a wake-up or a cron the model scheduled
         (`isMeta`, `promptSource: "system"`, as measured), or what `sent` says."""
         self.prompt_id = str(uuid.uuid4())
-        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=text))
+        reply = on_prompt(self.event("UserPromptSubmit", prompt=text))
         self._append({"type": "user", "promptId": self.prompt_id,
                       **(sent or {"isMeta": True, "promptSource": "system"}),
                       "message": {"role": "user", "content": text}})
@@ -309,7 +318,7 @@ class Session:
 
     def prompt(self, text: str) -> dict | None:
         self.prompt_id = str(uuid.uuid4())
-        reply = events.on_prompt(self.event("UserPromptSubmit", prompt=text))
+        reply = on_prompt(self.event("UserPromptSubmit", prompt=text))
         self._append({"type": "user", "promptId": self.prompt_id,
                       "message": {"role": "user", "content": text}})
         return reply
@@ -328,7 +337,7 @@ class Session:
 
     def stop(self) -> dict | None:
         """A Stop event for the turn the transcript ends with (repeatable)."""
-        return events.on_stop(self.event("Stop", stop_hook_active=True))
+        return on_stop(self.event("Stop", stop_hook_active=True))
 
     def verdict(self, **attachment) -> None:
         self._append({"type": "attachment", "attachment": {"type": "goal_status",

@@ -169,12 +169,12 @@ def package_of(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
-def package_graph(graph: dict[str, set[str]], table: list[tuple[str, list[str]]],
-                  leave_out: frozenset[tuple[str, str]] = frozenset()) -> dict[str, set[str]]:
+def package_graph(graph: dict[str, set[str]],
+                  table: list[tuple[str, list[str]]]) -> dict[str, set[str]]:
     """The module graph collapsed to packages, for the modules below the surfaces (the
     entry points and surfaces route to one another by design: the CLI's `hints` command
     runs the audit that runs the CLI, `launch` starts the hooks whose `__main__` runs
-    `launch`); `leave_out` are module edges not counted."""
+    `launch`)."""
     floor = [name for name, _ in table].index(SURFACES)
     below = {module for module in graph
              if (layer := layer_of(module, table)) is not None and layer > floor}
@@ -182,7 +182,7 @@ def package_graph(graph: dict[str, set[str]], table: list[tuple[str, list[str]]]
     for module in below:
         packages[package_of(module)] |= {
             package_of(target) for target in graph[module]
-            if target in below and (module, target) not in leave_out
+            if target in below
             and package_of(target) != package_of(module)}
     return packages
 
@@ -205,27 +205,11 @@ def upward_packages(packages: dict[str, set[str]], order: list[str]) -> list[str
             if target in order and order.index(target) < order.index(package)]
 
 
-# Module edges the split of goal/events.py (another part of this restructuring) removes:
-# the event handlers' calls into the gates and the sandbox, the import of the end notes
-# under their old name, and activation's reading of the gates it records. The lead empties
-# this at the merge; no other edge may join it.
-LEFT_FOR_THE_EVENTS_SPLIT = frozenset({
-    ("forge_runtime.goal.events", "forge_runtime.gates"),
-    ("forge_runtime.goal.events", "forge_runtime.gates.files"),
-    ("forge_runtime.goal.events", "forge_runtime.gates.held"),
-    ("forge_runtime.goal.events", "forge_runtime.gates.recorded"),
-    ("forge_runtime.goal.events", "forge_runtime.sandbox.posture"),
-    ("forge_runtime.goal.events", "forge_runtime.notify"),
-    ("forge_runtime.goal.rules.activation", "forge_runtime.gates.recorded"),
-})
-
-
 def test_no_package_imports_itself_in_a_circle():
     """Below the surfaces, packages reach each other in one direction only: a circle of
     packages is a knot the module check cannot see (each module's imports may be acyclic
     while goal reaches the guard and the guard the goal)."""
-    assert circles(package_graph(import_graph("forge_runtime"), layer_table(),
-                                 LEFT_FOR_THE_EVENTS_SPLIT)) == []
+    assert circles(package_graph(import_graph("forge_runtime"), layer_table())) == []
 
 
 def test_core_packages_import_only_down_their_order():
@@ -234,7 +218,7 @@ def test_core_packages_import_only_down_their_order():
     table = layer_table()
     order = core_order()
     assert sorted(order) == sorted(dict(table)["core"])
-    packages = package_graph(import_graph("forge_runtime"), table, LEFT_FOR_THE_EVENTS_SPLIT)
+    packages = package_graph(import_graph("forge_runtime"), table)
     assert upward_packages(packages, order) == []
 
 
@@ -380,8 +364,8 @@ def test_the_package_check_sees_a_knot_no_module_circle_shows(tmp_path, monkeypa
     assert circles(packages) == [["forge_runtime.goal", "forge_runtime.guard"]]
     assert upward_packages(packages, ["forge_runtime.guard", "forge_runtime.goal"]) == [
         "forge_runtime.goal imports forge_runtime.guard"]
-    untied = package_graph(graph, table, frozenset({("forge_runtime.goal.activation",
-                                                     "forge_runtime.guard.rules")}))
+    graph["forge_runtime.goal.activation"].discard("forge_runtime.guard.rules")
+    untied = package_graph(graph, table)
     assert circles(untied) == []
     assert upward_packages(untied, ["forge_runtime.guard", "forge_runtime.goal"]) == []
     assert "forge_runtime.cli" not in packages and packages["forge_runtime.roots"] == set()

@@ -18,9 +18,6 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "forge_runtime"
 # `a/b.py` or `b.py`, not part of a longer word, path or dotted name
 FILE = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w-]+\.py)\b")
-# old module names in a file being rewritten (goal/events.py), which the rewrite takes out:
-# each must still be there, so this list cannot outlive them
-BEING_REWRITTEN = {("goal/events.py", "storage.py"), ("goal/events.py", "native.py")}
 
 
 def prose(path: Path):
@@ -56,12 +53,7 @@ def dangling() -> set[tuple[str, str]]:
 
 
 def test_every_file_a_comment_names_exists():
-    assert dangling() - BEING_REWRITTEN == set()
-
-
-def test_the_names_being_rewritten_are_still_there():
-    """Once goal/events.py no longer names them, BEING_REWRITTEN goes too."""
-    assert dangling() >= BEING_REWRITTEN
+    assert dangling() == set()
 
 
 def test_a_module_that_never_existed_is_found(tmp_path):

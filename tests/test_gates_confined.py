@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from goal_support import goal_project, with_sandbox_layer
+from goal_support import activate_with_gates, goal_project, with_sandbox_layer
 from test_gates import age, write
 from test_gates_confirm import gates_file
 
 from forge_runtime.gates import confined, confirm, recorded, seccomp
-from forge_runtime.goal.rules import activation
 from forge_runtime.sandbox.posture import OPTED_OUT, SANDBOXED
 
 OBJECTIVE = "the parser passes its tests"
@@ -72,7 +71,7 @@ def project(tmp_path, monkeypatch):
 
 def goal_with(project, command: str, sandbox: str | None) -> tuple[str, recorded.Recorded]:
     write(project.root, ".forge/gates.yaml", gates_file(command))
-    nonce = activation.activate(project, OBJECTIVE, sandbox=sandbox).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE, sandbox=sandbox).goal["nonce"]
     return nonce, recorded.of_goal(project, nonce)
 
 

@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from goal_support import goal_project
+from goal_support import activate_with_gates, goal_project
 from test_gates import age, forge, write
 
 from forge_runtime.gates import confined, confirm, recorded
-from forge_runtime.goal.rules import activation
 from forge_runtime.sandbox import layer
 from forge_runtime.sandbox.posture import OPTED_OUT, SANDBOXED, ledger_protected
 from forge_runtime.sandbox.scopes import PROJECT
@@ -43,7 +42,7 @@ def goal_with(project, *commands: str, sandbox: str | None = OPTED_OUT
     """A goal recording gates running `commands`, typed in the posture `sandbox` (the
     project's opt-out unless told; None: a goal from before forge recorded a posture)."""
     write(project.root, ".forge/gates.yaml", gates_file(*commands))
-    nonce = activation.activate(project, OBJECTIVE, sandbox=sandbox).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE, sandbox=sandbox).goal["nonce"]
     return nonce, recorded.of_goal(project, nonce)
 
 
@@ -67,7 +66,7 @@ def test_only_the_gate_whose_boundary_changed_runs_again(project):
     write(project.root, ".forge/gates.yaml", 'gates:\n'
           '  code:\n    command: echo code >> ran.txt\n    boundary: ["src/**"]\n'
           '  docs:\n    command: echo docs >> ran.txt\n    boundary: ["docs/**"]\n')
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     gates = recorded.of_goal(project, nonce)
     assert confirm.confirm(project, nonce, gates, 10)["passed"]
     write(project.root, "docs/index.md", "# docs, edited\n")
@@ -105,7 +104,7 @@ def test_a_gate_timing_out_on_its_own_timeout_fails(project):
     write(project.root, ".forge/gates.yaml",
           'gates:\n  slow:\n    command: sleep 30\n    boundary: ["src/**"]\n'
           '    timeout: 0.5\n')
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     result = confirm.confirm(project, nonce, recorded.of_goal(project, nonce), 20)
     assert result["complete"] and result["results"]["slow"]["verdict"] == "timed out"
 

@@ -396,3 +396,74 @@ def test_a_held_goal_whose_recorded_gates_cannot_be_judged_ends_met_but_unverifi
     goal = ledger_goal(project)
     assert (goal["status"], goal["turn_count"]) == ("complete", 2)
     assert "met but unverified" in forge("goal", "status")[1]
+
+
+def test_a_stop_locates_its_project_and_reads_its_binding_once_and_hands_the_gates_its_goal(
+        project, monkeypatch):
+    """One pass per Stop: the charge's outcome (project, binding, the goal after the charge)
+    goes to the killed-stops check and the final gates, so a Stop of a bound goal with a
+    gates file locates the project once, reads the binding once and asks once whether the
+    gates are in play, and the gates judge the goal as the charge left it. Fails where
+    hooks/stop.py, the charge and gates/goal.after_stop each located the project (3 times),
+    after_stop read the binding and the ledger head again and asked again about the gates."""
+    from collections import Counter
+
+    from forge_runtime import gates
+    from forge_runtime.gates import goal as gates_goal
+    from forge_runtime.goal.store import sessions
+    from forge_runtime.goal.store.ledger import Ledger
+
+    session = running_goal(project, OBJECTIVE)
+    context(stop_turn(session))  # the goal's first Stop: bound, and its gates told
+    calls: Counter[str] = Counter()
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(sessions, "project_for", counted("locate", sessions.project_for))
+    monkeypatch.setattr(sessions, "read_binding", counted("binding", sessions.read_binding))
+    monkeypatch.setattr(gates, "in_play", counted("in play", gates.in_play))
+    handed = []
+    real_after_stop = gates_goal.after_stop
+
+    def after_stop(event, outcome):
+        handed.append(outcome)
+        return real_after_stop(event, outcome)
+
+    monkeypatch.setattr(gates_goal, "after_stop", after_stop)
+    assert "FORGE_GATES_NOT_FRESH" in model_context(stop_turn(session))
+    assert (calls["locate"], calls["binding"], calls["in play"]) == (1, 1, 1)
+    monkeypatch.undo()
+    nonce = sessions.read_binding(project.ledger_root, session.id)["nonce"]
+    after = Ledger(project.ledger_root, nonce).current().goal
+    assert after["turn_count"] == 2
+    assert [outcome.goal for outcome in handed] == [after]
+
+
+def test_a_session_end_locates_its_project_and_reads_its_binding_once(project, monkeypatch):
+    """One pass per SessionEnd: the catch-up hands its project and binding to the missed
+    notices and the final gates, so the project is located once and the session's binding
+    read once, beside the read of every binding of the goal that finds the sessions whose
+    turns are owed (`catch_up_sessions`). Fails where the catch-up, tell_missed, the hook and
+    note_if_met each located the project (4 times) and read the binding (5 reads in all)."""
+    from collections import Counter
+
+    from forge_runtime.goal.store import sessions
+
+    session = running_goal(project, OBJECTIVE)
+    context(stop_turn(session))
+    calls: Counter[str] = Counter()
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(sessions, "project_for", counted("locate", sessions.project_for))
+    monkeypatch.setattr(sessions, "read_binding", counted("binding", sessions.read_binding))
+    assert session_end.handle(session.event("SessionEnd", reason="other")) is None
+    assert (calls["locate"], calls["binding"]) == (1, 2)

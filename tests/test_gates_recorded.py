@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from goal_support import goal_project
+from goal_support import activate_with_gates, goal_project
 from test_gates import write
 
 from forge_runtime.errors import ForgeError
@@ -40,7 +40,7 @@ def records(project, nonce: str) -> list[dict]:
 
 
 def test_the_activation_record_carries_the_gates_in_file_order(project):
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     first = records(project, nonce)[0]
     assert first["kind"] == "activate"
     field = first[recorded.FIELD]
@@ -56,48 +56,48 @@ def test_the_activation_record_carries_the_gates_in_file_order(project):
 
 
 def test_a_goal_is_judged_by_the_newest_record_a_persons_goal_wrote(project):
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     ledger = Ledger(project.ledger_root, nonce)
     charging.charge(ledger, project.state_path, ["turn-1"], "s", "turn-1")
     write(project.root, ".forge/gates.yaml", GATES.replace("pytest -q", "pytest -q -x"))
     assert recorded.of_goal(project, nonce).gates[0].command == "pytest -q"  # file changed
-    assert activation.activate(project, OBJECTIVE).outcome == activation.BOUND
+    assert activate_with_gates(project, OBJECTIVE).outcome == activation.BOUND
     charging.charge(ledger, project.state_path, ["turn-2"], "s", "turn-2")
     assert recorded.of_goal(project, nonce).gates[0].command == "pytest -q -x"
     charging.end(ledger, project.state_path, "complete", "s", "met")
     write(project.root, ".forge/gates.yaml", GATES.replace("ruff check .", "ruff check src"))
     assert recorded.of_goal(project, nonce).gates[1].command == "ruff check ."
-    assert activation.activate(project, OBJECTIVE).outcome == activation.REOPENED
+    assert activate_with_gates(project, OBJECTIVE).outcome == activation.REOPENED
     assert recorded.of_goal(project, nonce).gates[1].command == "ruff check src"
     kinds = [r["kind"] for r in records(project, nonce) if recorded.FIELD in r]
     assert kinds == ["activate", "bind", "reopen"]
 
 
 def test_a_new_tranche_records_the_gates_again(project):
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     ledger = Ledger(project.ledger_root, nonce)
     charging.charge(ledger, project.state_path, [f"t{i}" for i in range(20)], "s", "t19")
     write(project.root, ".forge/gates.yaml", GATES.replace("pytest -q", "pytest"))
-    assert activation.activate(project, OBJECTIVE).outcome == activation.TRANCHE_ADDED
+    assert activate_with_gates(project, OBJECTIVE).outcome == activation.TRANCHE_ADDED
     assert recorded.of_goal(project, nonce).gates[0].command == "pytest"
 
 
 def test_a_project_without_gates_records_none(project):
     (project.root / ".forge" / "gates.yaml").unlink()
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     assert recorded.FIELD not in records(project, nonce)[0]
     assert recorded.of_goal(project, nonce) is None
 
 
 def test_a_broken_gates_file_is_recorded_as_the_problem_it_is(project):
     write(project.root, ".forge/gates.yaml", "gates: [\n")
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     gates = recorded.of_goal(project, nonce)
     assert gates.gates == () and gates.problem.startswith(config.INVALID)
 
 
 def test_the_recorded_gates_are_sealed_by_the_ledgers_chain(project):
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     path = project.ledger_root / nonce / "records" / "00000001.json"
     record = json.loads(path.read_text())
     record[recorded.FIELD]["gates"][0]["command"] = "true"
@@ -108,7 +108,7 @@ def test_the_recorded_gates_are_sealed_by_the_ledgers_chain(project):
 
 
 def test_drift_names_the_gates_the_file_defines_otherwise_or_no_longer(project):
-    nonce = activation.activate(project, OBJECTIVE).goal["nonce"]
+    nonce = activate_with_gates(project, OBJECTIVE).goal["nonce"]
     gates = recorded.of_goal(project, nonce)
     assert recorded.drift(gates, config.load(project)) == []
     write(project.root, ".forge/gates.yaml", GATES.split("  lint:")[0].replace(

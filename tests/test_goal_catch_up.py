@@ -20,10 +20,10 @@ from goal_support import (
     started_goal,
 )
 
-from forge_runtime.goal import events
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store import record_file
 from forge_runtime.goal.store.ledger import Ledger
+from forge_runtime.hooks.goal_handlers import on_stop
 
 OBJECTIVE = "the parser passes its tests"
 
@@ -172,7 +172,7 @@ def test_events_reading_an_older_binding_without_an_anchor_still_catch_up(projec
     del binding["anchor"]
     sessions.write_binding(project.ledger_root, session.id, binding)
     session.work()
-    assert events.on_stop(session.event("Stop", stop_hook_active=True)) is None
+    assert on_stop(session.event("Stop", stop_hook_active=True)) is None
     assert goal_of(project)["turn_count"] == 2
 
 

@@ -17,11 +17,11 @@ from goal_support import (
     started_goal,
 )
 
-from forge_runtime.goal import events
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.store import sessions, state_file
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hooks import stop
+from forge_runtime.hooks.goal_handlers import on_prompt
 
 OBJECTIVE = "the parser passes its tests"
 
@@ -85,7 +85,7 @@ def test_a_goal_set_written_after_the_first_stop_began_still_activates(project, 
     monkeypatch.setattr(transcript, "FLUSH_WAIT", 2.0)
     session = Session(project)
     session.prompt_id = "late-prompt"
-    events.on_prompt(session.event("UserPromptSubmit", prompt=f"/goal {OBJECTIVE}"))
+    on_prompt(session.event("UserPromptSubmit", prompt=f"/goal {OBJECTIVE}"))
     command = session._append({"type": "user", "promptId": "late-prompt", "message": {
         "role": "user", "content": "<command-name>/goal</command-name>\n"
         f"<command-args>{OBJECTIVE}</command-args>"}})
@@ -403,7 +403,7 @@ def test_the_exhausted_hint_is_a_command_that_continues_the_same_goal(project, o
 def test_a_goal_whose_objective_is_all_invisible_characters_is_blocked(project):
     session = Session(project)
     session.prompt_id = "p"
-    reply = events.on_prompt(session.event("UserPromptSubmit", prompt="/goal \u200b\u202e "))
+    reply = on_prompt(session.event("UserPromptSubmit", prompt="/goal \u200b\u202e "))
     assert reply["decision"] == "block"
     assert reply["reason"].splitlines()[-1] == "Fix: forge goal status"
     assert "no visible characters" in reply["reason"]
@@ -517,7 +517,7 @@ def test_a_goal_the_host_set_but_forge_cannot_match_to_the_prompt_fails_closed(p
     version escaping or trimming it), its native goal must not run with no budget."""
     session = Session(project)
     session.prompt_id = "p"
-    events.on_prompt(session.event("UserPromptSubmit", prompt=f"/goal {OBJECTIVE}"))
+    on_prompt(session.event("UserPromptSubmit", prompt=f"/goal {OBJECTIVE}"))
     command = session._append({"type": "user", "promptId": "p", "message": {
         "role": "user", "content": "<command-name>/goal</command-name>\n"
         "<command-args>the parser passes its tests &amp; more</command-args>"}})

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
-from forge_runtime.goal import events
 from forge_runtime.goal.hosts import host_prompts
 from forge_runtime.goal.store import sessions
+from forge_runtime.hooks.goal_handlers import on_prompt, on_stop
 
 project = goal_project_fixture()
 OBJECTIVE = "the parser passes its tests"
@@ -28,7 +28,7 @@ def _ended(project, crons=(WAKEUP,)) -> Session:
     """A goal whose last turn spends its tranche, at a Stop that lists `crons`."""
     session = started_goal(project, OBJECTIVE, 19)
     session.work()
-    reply = events.on_stop(session.event("Stop", stop_hook_active=True,
+    reply = on_stop(session.event("Stop", stop_hook_active=True,
                                          session_crons=list(crons)))
     assert reply["stopReason"].startswith("FORGE_GOAL_BUDGET_EXHAUSTED: ")
     assert goal_of(project)["status"] == "exhausted"
@@ -36,7 +36,7 @@ def _ended(project, crons=(WAKEUP,)) -> Session:
 
 
 def _submit(session: Session, prompt: str, **fields) -> dict | None:
-    return events.on_prompt(session.event("UserPromptSubmit", prompt=prompt, **fields))
+    return on_prompt(session.event("UserPromptSubmit", prompt=prompt, **fields))
 
 
 def _held(reply: dict | None) -> str:
@@ -72,7 +72,7 @@ def test_a_recurring_cron_is_held_every_time_it_fires(project):
 def test_while_the_goal_runs_the_hosts_prompts_reach_the_model(project):
     session = started_goal(project, OBJECTIVE, 3)
     session.work()
-    assert events.on_stop(session.event("Stop", stop_hook_active=True,
+    assert on_stop(session.event("Stop", stop_hook_active=True,
                                         session_crons=[WAKEUP])) is None
     assert _submit(session, WOKEN) is None
     assert _submit(session, NOTICE) is None
@@ -120,7 +120,7 @@ def test_the_list_is_the_newest_stops(project):
     session = _ended(project)
     session.prompt("go on with the next tranche?")  # a person's own turn after the end
     session.work()
-    events.on_stop(session.event("Stop", stop_hook_active=False, session_crons=[]))
+    on_stop(session.event("Stop", stop_hook_active=False, session_crons=[]))
     binding = sessions.read_binding(project.ledger_root, session.id)
     assert host_prompts.CRONS not in binding
     assert _submit(session, WOKEN) is None

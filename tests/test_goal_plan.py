@@ -11,8 +11,8 @@ import pytest
 from goal_support import Session, goal_project_fixture
 
 from forge_runtime.errors import ForgeError
-from forge_runtime.goal import midturn
 from forge_runtime.goal.budget import ceilings, plan
+from forge_runtime.goal.events import tool_call
 from forge_runtime.goal.hosts import plan_readings
 from forge_runtime.goal.store import state_file
 from forge_runtime.goal.store.ledger import Ledger, check_transition
@@ -55,7 +55,7 @@ def _ledger(project) -> Ledger:
 
 
 def _tool_call(session: Session) -> str | None:
-    return midturn.spent(session.event("PreToolUse", tool_name="Bash",
+    return tool_call.spent(session.event("PreToolUse", tool_name="Bash",
                                        tool_input={"command": "true"}))
 
 
@@ -240,9 +240,9 @@ def test_the_goals_own_week_counts_from_the_prompt(project):
 
 
 def test_a_goal_whose_host_reports_no_windows_stops_with_the_fix(project, monkeypatch):
-    from forge_runtime.goal import events
+    from forge_runtime.goal.events import catch_up
 
-    monkeypatch.setattr(events, "PLAN_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(catch_up, "PLAN_WAIT_SECONDS", 0.2)
     _guard(project, "  plan: {five_hour: 80}\n")
     session = Session(project)
     session.person_goal(OBJECTIVE)

@@ -16,7 +16,7 @@ import time
 import pytest
 from goal_support import Session, goal_project_fixture
 
-from forge_runtime.goal import midturn
+from forge_runtime.goal.events import tool_call
 from forge_runtime.goal.hosts import plan_freshness, plan_readings
 
 OBJECTIVE = "the invoice totals add up"
@@ -83,7 +83,7 @@ def _later(seconds: float, run, *args) -> threading.Timer:
 
 
 def _call(session: Session, tool_id: str, **fields) -> str | None:
-    return midturn.spent(session.event("PreToolUse", tool_name="Bash",
+    return tool_call.spent(session.event("PreToolUse", tool_name="Bash",
                                        tool_input={"command": "true"}, tool_use_id=tool_id,
                                        **fields))
 

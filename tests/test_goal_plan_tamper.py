@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 from goal_support import Session, goal_project_fixture
 
-from forge_runtime.goal import events
 from forge_runtime.goal.budget import plan
+from forge_runtime.goal.events import catch_up
+from forge_runtime.goal.events.stop import PLAN_UNAVAILABLE_CODE
 from forge_runtime.goal.hosts import plan_readings
 from forge_runtime.goal.store import layout, record_file, state_file
 from forge_runtime.goal.store.ledger import Ledger, now
@@ -30,7 +31,7 @@ from forge_runtime.hooks import pre_tool_use, stop
 OBJECTIVE = "the invoice totals add up"
 HOUR, DAY = 3600, 86400
 TAMPERED = "FORGE_GOAL_LEDGER_TAMPERED"
-STOPPED_CODES = (TAMPERED, "FORGE_GOAL_BUDGET_EXHAUSTED", events.PLAN_UNAVAILABLE_CODE)
+STOPPED_CODES = (TAMPERED, "FORGE_GOAL_BUDGET_EXHAUSTED", PLAN_UNAVAILABLE_CODE)
 
 project = goal_project_fixture()
 
@@ -38,7 +39,7 @@ project = goal_project_fixture()
 @pytest.fixture(autouse=True)
 def _own_witness(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setattr(events, "PLAN_WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(catch_up, "PLAN_WAIT_SECONDS", 0.05)
 
 
 def _guard(project, text: str) -> None:
@@ -899,7 +900,7 @@ def test_a_goal_whose_host_never_shows_a_watched_window_stops(project, ceilings,
     _show(project, session, clock.reading(**shown))
     reply = _stop(session)
     assert reply["continue"] is False
-    assert events.PLAN_UNAVAILABLE_CODE in reply["stopReason"]
+    assert PLAN_UNAVAILABLE_CODE in reply["stopReason"]
     assert f"\nFix: /goal {OBJECTIVE}\n  after taking what the host does not report out of " \
         "goal.plan" in reply["stopReason"]  # not a status line: the plan has no such window
 

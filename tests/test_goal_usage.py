@@ -18,12 +18,12 @@ from goal_support import (
     running_goal,
 )
 
-from forge_runtime.goal import events
 from forge_runtime.goal.budget import usage
 from forge_runtime.goal.budget.ceilings import epoch
+from forge_runtime.goal.events.catch_up import tokens_of_turns
 from forge_runtime.goal.hosts import transcript
 from forge_runtime.goal.rules import activation
-from forge_runtime.goal.store import layout, state_file
+from forge_runtime.goal.store import layout, sessions, state_file
 from forge_runtime.goal.store.ledger import TAMPERED, Ledger, check_transition
 from forge_runtime.goal.views import gauge
 
@@ -392,7 +392,7 @@ def test_codex_token_count_events_are_each_turns_responses():
                for _, _, _, spent in found)
     binding: dict = {}
     turns = [turn.uuid for turn in chunk.turns()]
-    spent = events._turn_usage(str(CODEX_ROLLOUT), binding, chunk, turns)
+    spent = tokens_of_turns(str(CODEX_ROLLOUT), binding, chunk, turns)
     assert [spent[turn]["counted"] for turn in turns] == [120] * 20
 
 
@@ -562,7 +562,7 @@ def test_a_model_scheduled_goal_leaves_no_restriction_after_its_stop(project):
     assert session.turn() is None  # its Stop finds no person's /goal: nothing activates
     _spend(session, "msg_2", input=5000)
     assert _tool_call(session) is None
-    assert events.sessions.involvement(project.ledger_root, session.id) == set()
+    assert sessions.involvement(project.ledger_root, session.id) == set()
     left = Path(project.ledger_root) / layout.SESSIONS_DIR
     assert not list(left.glob(f"{session.id}*")), "its notes went with it"
 

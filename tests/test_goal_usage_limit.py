@@ -16,11 +16,11 @@ import threading
 import pytest
 from goal_support import Session, goal_of, goal_project_fixture, started_goal
 
-from forge_runtime.goal import events
-from forge_runtime.goal.events import USAGE_LIMIT_CODE
+from forge_runtime.goal.events.replies import USAGE_LIMIT_CODE
 from forge_runtime.goal.hosts import codex_transcript, transcript
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hooks import pre_tool_use, stop_failure
+from forge_runtime.hooks.goal_handlers import on_stop
 
 project = goal_project_fixture()
 OBJECTIVE = "the parser passes its tests"
@@ -270,7 +270,7 @@ def test_a_continuation_whose_stop_comes_before_its_entry_is_recorded(project, m
     late = threading.Timer(0.3, session.work)
     late.start()
     try:
-        reply = events.on_stop(session.event("Stop", stop_hook_active=False))
+        reply = on_stop(session.event("Stop", stop_hook_active=False))
     finally:
         late.join()
     assert reply["stopReason"].startswith(f"{USAGE_LIMIT_CODE}: goal ")

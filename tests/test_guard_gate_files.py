@@ -10,10 +10,10 @@ import subprocess
 import sys
 
 import pytest
-from goal_support import goal_project
+from goal_support import activate_with_gates, goal_project
 from test_guard_decide import assert_contract
 
-from forge_runtime.goal.rules import activation, charging
+from forge_runtime.goal.rules import charging
 from forge_runtime.goal.store.layout import receipt_key
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.guard.decide import decide
@@ -40,7 +40,7 @@ def ask(project, tool: str, tool_input: dict, agent_type: str | None = None):
 
 
 def start_goal(project) -> str:
-    return activation.activate(project, "the parser passes its tests").goal["nonce"]
+    return activate_with_gates(project, "the parser passes its tests").goal["nonce"]
 
 
 GATES_WRITES = [

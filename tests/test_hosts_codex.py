@@ -144,7 +144,7 @@ def test_the_persons_goal_again_after_exhaustion_adds_a_tranche(rollout):
 
 
 def test_a_stop_hook_that_fails_for_a_bound_session_ends_its_autonomy(rollout, monkeypatch):
-    from forge_runtime.goal import events
+    from forge_runtime.hooks import goal_handlers
 
     rollout.person_goal("ship it")
     rollout.turn()
@@ -152,7 +152,7 @@ def test_a_stop_hook_that_fails_for_a_bound_session_ends_its_autonomy(rollout, m
     def broken(event, confirm_pending=True):
         raise OSError("disk gone")
 
-    monkeypatch.setattr(events, "on_stop", broken)
+    monkeypatch.setattr(goal_handlers, "charge_stop", broken)
     reply = rollout.turn()
     assert reply["continue"] is False
     assert "FORGE_GOAL_HOOK_FAILED" in reply["stopReason"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from forge_runtime.goal.events import exhausted_hint
+from forge_runtime.goal.events.replies import exhausted_hint
 from forge_runtime.notify.message import build
 
 GOAL = {"nonce": "a" * 32, "objective": "the parser passes its tests", "turn_count": 20,

@@ -20,7 +20,7 @@ import pytest
 from goal_support import Session, goal_project_fixture, started_goal
 from notify_support import finished, guard_with_channels, wait_for, webhook
 
-from forge_runtime.goal.events import exhausted_hint
+from forge_runtime.goal.events.replies import exhausted_hint
 from forge_runtime.goal.rules import end_notes
 from forge_runtime.goal.store import layout, sessions
 from forge_runtime.goal.store.ledger import Ledger

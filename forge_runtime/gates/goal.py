@@ -21,7 +21,7 @@ gates records) pays anything: every other Stop costs two stats here.
 from __future__ import annotations
 
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.gates import defined, files, in_play
+from forge_runtime.gates import defined, files
 from forge_runtime.gates.reading import VERIFY, Reading, unrecorded
 from forge_runtime.goal.store.ledger import ACTIVE, COMPLETE, now
 from forge_runtime.project import paths_of
@@ -46,20 +46,28 @@ def session_end_budget(event: dict) -> float:
     return SESSION_END_BUDGET_SECONDS if handed is None else handed.SESSION_END_BUDGET_SECONDS
 
 
-def _bound_goal(project, session_id: str) -> dict | None:
-    from forge_runtime.goal.store import sessions
-    from forge_runtime.goal.store.ledger import Ledger
+def _charged_goal(outcome) -> dict | None:
+    """The goal the Stop charged; for a Stop that ended before its charge, the bound goal's
+    head."""
+    if outcome.goal is not None:
+        return outcome.goal
+    return _head_of(outcome.project, (outcome.binding or {}).get("nonce"))
 
-    binding = sessions.read_binding(project.ledger_root, session_id)
-    if not binding or not isinstance(binding.get("nonce"), str):
+
+def _head_of(project, nonce) -> dict | None:
+    """Goal `nonce`'s head, read through the witness; None for a binding that names none."""
+    if not isinstance(nonce, str):
         return None
-    return Ledger(project.ledger_root, binding["nonce"]).current().goal
+    from forge_runtime.goal.sync.witness import witnessed_ledger
+
+    return witnessed_ledger(project, nonce).current().goal
 
 
 # -- the Stop and SessionEnd hooks --------------------------------------------------------
 
-def after_stop(event: dict, reply: dict | None) -> dict | None:
-    """The goal Stop path's `reply`, with the gates' notice added.
+def after_stop(event: dict, outcome) -> dict | None:
+    """The reply of the goal's Stop (`outcome`, goal/events/stop.py's StopOutcome), with the
+    gates' notice added. The caller has found the gates in play (`gates.in_play`).
 
     While a goal's final gates are not fresh and passing by forge's own knowledge, every
     Stop that charged a turn tells the model which gates to run and what failed, as model
@@ -70,14 +78,11 @@ def after_stop(event: dict, reply: dict | None) -> dict | None:
     like any other problem, never a reason to stop the goal.
     """
     from forge_runtime.gates import held
-    from forge_runtime.goal.store import sessions
 
-    project = sessions.project_for(event)
-    if not in_play(project):
-        return reply
+    project, reply = outcome.project, outcome.reply
     if reply and reply.get("continue") is False:
-        return _ended(project, event, reply)
-    goal = _bound_goal(project, event["session_id"])
+        return _ended(outcome)
+    goal = _charged_goal(outcome)
     if goal is None:
         return reply
     if goal["status"] == COMPLETE:
@@ -153,13 +158,14 @@ def _continuing(event: dict, reply: dict) -> dict:
     return reply if handed is None else handed.continuing(reply)
 
 
-def _ended(project, event: dict, reply: dict) -> dict:
+def _ended(outcome) -> dict:
     """A reply that ends the session, saying the goal is unverified when forge holds the
     host's `met` on it; a ledger forge cannot read leaves the reply as it is."""
     from forge_runtime.gates import held
 
+    project, reply = outcome.project, outcome.reply
     try:
-        goal = _bound_goal(project, event["session_id"])
+        goal = _charged_goal(outcome)
         record = files.read_record(project, goal["nonce"]) if goal else {}
         if goal is None or not held.is_held(record, goal):
             return reply
@@ -213,22 +219,19 @@ def _with_notice(reply: dict | None, body: str, hint: hints.Hint, to_model: bool
     return merged
 
 
-def note_if_met(event: dict, budget: float) -> None:
+def note_if_met(project, event: dict, binding: dict, budget: float) -> None:
     """Record the verdict on a goal this event found met. The host writes a turn's verdict
     while that turn's Stop hooks run, so it is first seen by the session's next prompt or
     its end (SessionEnd), before anyone works on past it. A goal whose `met` forge held for
     its gates (held.py) ends at the session's end too. A prompt does not end it here: the
     hook's input cannot tell a person's from one the host sent (a wake-up, a cron), so the
     Stop of the turn it starts decides, from the host's record of who sent it
-    (goal/events.py). `budget`: the seconds forge may spend running the recorded gates
-    within this hook's time limit."""
+    (goal/events/). `binding`: the session's, as the hook's catch-up left it; the caller
+    has found the gates in play. `budget`: the seconds forge may spend running the recorded
+    gates within this hook's time limit."""
     from forge_runtime.gates import held
-    from forge_runtime.goal.store import sessions
 
-    project = sessions.project_for(event)
-    if not in_play(project):
-        return
-    goal = _bound_goal(project, event["session_id"])
+    goal = _head_of(project, binding.get("nonce"))
     if goal is not None and goal["status"] == ACTIVE and \
             event.get("hook_event_name") == "SessionEnd" and \
             held.is_held(files.read_record(project, goal["nonce"]), goal):

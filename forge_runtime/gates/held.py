@@ -3,7 +3,7 @@
 The host's native `/goal` judges a goal met by a small model reading the transcript, and it
 can say so while a final gate is stale or failing. A goal is complete only when forge's own
 run of its recorded gates passes (confirm.py), so a Stop that finds the host's `met` on a
-goal with recorded gates ends nothing (goal/events.py): forge keeps the goal going, each
+goal with recorded gates ends nothing (goal/events/): forge keeps the goal going, each
 further turn charged like any other, and it ends:
 
 - complete and verified, at the first Stop whose own run of the gates passes (the record

@@ -4,9 +4,18 @@ The package is layered (ARCHITECTURE.md, "The goal package"): a module imports i
 layer or one below, never one above. Modules by layer, top first, each with one job:
 
 events: what each hook event means for the session's goal
-    events                 a prompt, a Stop, a session's end: confirm, charge, reply
-    midturn                a tool call of a turn past its ceiling ends the turn there
-    ended                  turns the host starts after a goal's end are charged or stopped
+    events/prompt          UserPromptSubmit: a `/goal` noted as pending; a bound session caught up
+    events/stop            Stop: confirm a pending `/goal`, charge the turns, answer
+    events/session_end     SessionEnd: the turns and verdicts the last Stop could not see
+    events/tool_call       PreToolUse: a turn past its ceiling ends at its next tool call
+    events/after_end       turns the host starts after a goal's end are charged or stopped
+    events/confirm         the Stop that confirms a person's `/goal` and activates it
+    events/catch_up        every turn a transcript shows charged with its tokens, then verdicts
+    events/reading         a bound session's transcript read where forge left off
+    events/first_turn      what a pending `/goal` holds its first turn to
+    events/held_prompt     the prompt after a usage limit, held once
+    events/replies         the stop messages and hints the handlers share
+    events/handed_in       what the handlers are handed: the final gates, the sandbox posture
 
 views: what a person, the model or the status line is shown
     views/status           read-only views for `forge goal ...` and `forge ledger verify`

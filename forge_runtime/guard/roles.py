@@ -14,7 +14,7 @@ The defaults below must list exactly the tools in the front matter of `agents/<r
 Reading is never refused by a role: every role allows Read, Grep and Glob (`READ_ONLY`), an
 unknown one too. So the guard answers those tools without a role's mode or rules
 (decide.py): only the gate receipts' key is refused to them (gate_files.py), and a goal's
-budget (goal/midturn.py) holds them like every other call.
+budget (goal/events/tool_call.py) holds them like every other call.
 """
 
 from forge_runtime.guard import READ_ONLY

@@ -20,14 +20,14 @@ def on_wedged(event: dict | None, seconds: float) -> dict | None:
 
 
 def charged(event: dict) -> bool:
-    """Charge the event's turn as its Stop would (goal/events.py `on_stop`: a pending
+    """Charge the event's turn as its Stop would (hooks/goal_handlers.py `on_stop`: a pending
     `/goal` confirmed, verdicts applied); False for a session without a goal (three
     stats)."""
     from forge_runtime.goal.store import sessions
 
     if not sessions.event_involvement(event):
         return False
-    from forge_runtime.goal.events import on_stop
+    from forge_runtime.hooks.goal_handlers import on_stop
 
     on_stop(event)  # its reply is the host's to ignore; the ledger is what this changes
     return True

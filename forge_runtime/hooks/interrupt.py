@@ -5,7 +5,7 @@ Claude Code 2.1.337 fires it once when an interrupt ends the main conversation's
 terminal/client) and ignores its output. An Esc during a tool call, or before the model
 answered, fires no Stop, so without this hook the interrupted turn of a goal would wait
 for the session's next event to be charged. It is charged here as its Stop would charge it
-(goal/events.py `on_stop`, as StopFailure does): a `/goal` still pending is confirmed, the
+(hooks/goal_handlers.py `on_stop`, as StopFailure does): a `/goal` still pending is confirmed, the
 turn closed by the host's interruption note (goal/hosts/transcript.py) is charged at once, not
 late, and the host's verdicts are applied. The reply is the host's to ignore; the ledger is
 what this changes. Hosts that do not know the event ignore its entry in hooks.json; their

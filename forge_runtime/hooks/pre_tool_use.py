@@ -39,13 +39,18 @@ def deadline_seconds() -> float:
 
 def handle(event: dict) -> dict | None:
     """The guard's deny, else the goal's: a goal whose tranche is spent on tokens, dollars
-    or time denies the call, whatever the tool, so the turn ends at once (goal/midturn.py)."""
+    or time denies the call, whatever the tool, so the turn ends at once
+    (goal/events/tool_call.py)."""
     from forge_runtime.guard.decide import decide
 
     hint = decide(event)
     if hint is not None:
         return deny(hint.render())
-    from forge_runtime.goal.midturn import spent
+    from forge_runtime.goal.store import sessions
+
+    if not sessions.event_involvement(event):  # no goal: its stats, and nothing more imported
+        return None
+    from forge_runtime.goal.events.tool_call import spent
 
     reason = spent(event)
     return None if reason is None else deny(reason)

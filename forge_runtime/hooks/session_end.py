@@ -28,36 +28,32 @@ def handle(event: dict) -> dict | None:
 
     involved = sessions.event_involvement(event)
     if sessions.PENDING in involved and sessions.BOUND not in involved:
-        from forge_runtime.goal.events import confirm_at_end
+        from forge_runtime.hooks.goal_handlers import confirm_at_end
 
         confirm_at_end(event)
         involved = sessions.event_involvement(event)
     if sessions.BOUND not in involved:
         return None
-    from forge_runtime.goal.events import on_session_end
+    from forge_runtime.hooks.goal_handlers import on_session_end
 
-    on_session_end(event)
-    tell_missed(event)
+    project, binding = on_session_end(event)  # what follows takes the catch-up's binding
+    tell_missed(project, binding)
     from forge_runtime import gates
 
-    if gates.in_play(sessions.project_for(event)):  # else nothing to note, nothing to import
+    if gates.in_play(project):  # else nothing to note, nothing to import
         from forge_runtime.errors import ForgeError
         from forge_runtime.gates.goal import note_if_met, session_end_budget
 
         try:
-            note_if_met(event, session_end_budget(event))
+            note_if_met(project, event, binding, session_end_budget(event))
         except ForgeError:  # a gates record not forge's: no one hears a SessionEnd;
             return None  # `forge goal status` and the next Stop say so
     return None
 
 
-def tell_missed(event: dict) -> None:
+def tell_missed(project, binding: dict) -> None:
     """The goal's end that a hook recorded and died before telling (`claude -p` ends
     StopFailure's as it exits), told now (notify/missed.py): only for a goal that ended."""
-    from forge_runtime.goal.store import sessions
-
-    project = sessions.project_for(event)
-    binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
     if (binding.get("goal") or {}).get("status") not in (None, "active"):
         from forge_runtime.notify.missed import note_missed
 

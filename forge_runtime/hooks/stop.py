@@ -26,29 +26,28 @@ def handle(event: dict) -> dict | None:
 
             condition = running_goal(event.get("transcript_path") or "")
             if condition is not None:  # the host's native goal, with no binding
-                from forge_runtime.goal.events import on_unbound_goal
+                from forge_runtime.goal.events.replies import on_unbound_goal
 
                 return on_unbound_goal(condition)
         return None
-    from forge_runtime.goal.events import on_stop
     from forge_runtime.goal.store import killed_stops
+    from forge_runtime.hooks.goal_handlers import charge_stop
 
-    reply = on_stop(event)
-    project = sessions.project_for(event)
+    outcome = charge_stop(event)  # the one charge: what follows takes its outcome
     if killed_stops.launcher_gone():  # killed while this Stop ran: someone else's signal
-        row = killed_stops.add(project.ledger_root, event["session_id"], None)
-        reply = _ended_by_kill(reply, row)
-    else:
-        killed_stops.clear(project.ledger_root)  # this Stop ran: the row of killed ones is broken
+        row = killed_stops.add(outcome.project.ledger_root, event["session_id"], None)
+        outcome.reply = _ended_by_kill(outcome.reply, row)
+    else:  # this Stop ran: the row of killed ones is broken
+        killed_stops.clear(outcome.project.ledger_root)
     from forge_runtime import gates
 
-    if not gates.in_play(project):
-        return reply  # the gates' notices: none without a gates file, and nothing imported
+    if not gates.in_play(outcome.project):
+        return outcome.reply  # the gates' notices: none without a gates file, nothing imported
     from forge_runtime.errors import ForgeError
     from forge_runtime.gates.goal import after_stop  # after the charge: it never delays it
 
     try:
-        return after_stop(event, reply)
+        return after_stop(event, outcome)
     except ForgeError as exc:  # the goal's gates record is not forge's: fail closed
         return {"continue": False, "stopReason": _with_checkpoint(exc.hint().render())}
 
@@ -100,7 +99,7 @@ def _owe_wedged_end(event: dict, why: str) -> None:
     """Note the wedged end in the session's binding (goal/events.owe_end) for its next event
     to record; the reply ends autonomy whether or not the note could be written."""
     try:
-        from forge_runtime.goal.events import owe_end
+        from forge_runtime.goal.events.catch_up import owe_end
         from forge_runtime.goal.rules.charging import WEDGED as ENDED_WEDGED
         from forge_runtime.goal.store import sessions
         from forge_runtime.goal.store.lock import WEDGED

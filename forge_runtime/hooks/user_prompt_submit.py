@@ -1,7 +1,7 @@
 """UserPromptSubmit: note a `/goal` prompt for confirmation at its first Stop.
 
 A prompt here may come from a person or from something a model scheduled, so nothing is
-activated yet (see forge_runtime/goal/events.py). A session without a goal that sends
+activated yet (see forge_runtime/goal/events/). A session without a goal that sends
 anything but `/goal` pays a string check and three stats. A session with a goal (or
 setting one) is told when forge's Stop hooks were being killed
 (forge_runtime/goal/store/killed_stops.py).
@@ -32,17 +32,23 @@ def handle(event: dict) -> dict | None:
     if not event["prompt"].lstrip().startswith("/goal") and \
             not sessions.event_involvement(event):
         return None
-    from forge_runtime.errors import ForgeError
-    from forge_runtime.gates.goal import PROMPT_BUDGET_SECONDS, note_if_met
-    from forge_runtime.goal.events import on_prompt
     from forge_runtime.goal.store import killed_stops
+    from forge_runtime.hooks.goal_handlers import on_prompt
 
     reply = on_prompt(event)
     from forge_runtime.hooks.session_end import tell_missed
 
-    tell_missed(event)
-    try:
-        note_if_met(event, PROMPT_BUDGET_SECONDS)
-    except ForgeError as exc:  # the goal's gates record is not forge's: its next Stop ends it
-        reply = reply or {"systemMessage": exc.hint().render()}
-    return killed_stops.with_notice(reply, sessions.project_for(event).ledger_root)
+    project = sessions.project_for(event)  # once for the rest: the binding as the prompt left it
+    binding = sessions.read_binding(project.ledger_root, event["session_id"]) or {}
+    tell_missed(project, binding)
+    from forge_runtime import gates
+
+    if gates.in_play(project):  # else nothing to note, nothing to import
+        from forge_runtime.errors import ForgeError
+        from forge_runtime.gates.goal import PROMPT_BUDGET_SECONDS, note_if_met
+
+        try:
+            note_if_met(project, event, binding, PROMPT_BUDGET_SECONDS)
+        except ForgeError as exc:  # the gates record is not forge's: its next Stop ends it
+            reply = reply or {"systemMessage": exc.hint().render()}
+    return killed_stops.with_notice(reply, project.ledger_root)

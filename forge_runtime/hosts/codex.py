@@ -131,7 +131,7 @@ def _note_person_goal(event: dict) -> dict | None:
     try:
         noted, chunk = _note_pending(event, project, binding)
     except ForgeError as exc:  # a session an agent started: its goal runs for nobody
-        from forge_runtime.goal.events import stop_session
+        from forge_runtime.goal.events.replies import stop_session
 
         return stop_session(exc.hint().render())
     if noted or involved:
@@ -139,7 +139,7 @@ def _note_person_goal(event: dict) -> dict | None:
     pursued = chunk.unconfirmed_goal(event["turn_id"])
     if pursued is None:
         return None
-    from forge_runtime.goal.events import on_unbound_goal
+    from forge_runtime.goal.events.replies import on_unbound_goal
 
     return on_unbound_goal(pursued, "no person's /goal set it, e.g. the model created it "
                                     "itself; only a person's /goal runs with a budget")
@@ -147,7 +147,7 @@ def _note_person_goal(event: dict) -> dict | None:
 
 def note_first_turn(event: dict, objective: str) -> dict | None:
     """Hold the first turn of a person's `/goal` to its goal's ceilings from its first tool
-    call (goal/midturn.py), though Codex fires no hook at a TUI `/goal`: while the goal
+    call (goal/events/tool_call.py), though Codex fires no hook at a TUI `/goal`: while the goal
     store holds an active goal that this session is not bound to as an active goal, the
     rollout's newest person's `/goal` becomes the pending activation the Stop confirms,
     with the ceilings that `/goal` will have, its clock started at the rollout's entry and
@@ -165,7 +165,7 @@ def note_first_turn(event: dict, objective: str) -> dict | None:
         binding = sessions.read_binding(project.ledger_root, session) or {}
         goal = binding.get("goal") or {}
         if goal.get("status") == "active" and binding.get("objective") == objective:
-            return None  # the bound goal's own ceilings hold (midturn.py)
+            return None  # the bound goal's own ceilings hold (goal/events/tool_call.py)
     if sessions.PENDING in involved:
         pending = sessions.read_pending(project.ledger_root, session) or {}
         if isinstance(pending.get("limits"), dict):
@@ -202,7 +202,7 @@ def _note_pending(event: dict, project, binding: dict | None, first_turn: bool =
     note = {"objective": objective, "prompt_id": message_id}
     if first_turn:
         from forge_runtime.goal.budget.ceilings import now
-        from forge_runtime.goal.events import first_turn_note, plan_baseline
+        from forge_runtime.goal.events.first_turn import first_turn_note, plan_baseline
         from forge_runtime.goal.rules.activation import clock_start
 
         index = chunk.person_goal_index(message_id)

@@ -98,7 +98,7 @@ def way_on(job: dict, code: str | None):
             continue
     end, goal = job["end"], job.get("goal") or {}
     if end in (EXHAUSTED, USAGE_LIMIT) and goal.get("objective"):
-        from forge_runtime.goal.events import exhausted_hint
+        from forge_runtime.goal.events.replies import exhausted_hint
 
         return exhausted_hint(goal)
     if end in ("met", "verified"):
@@ -123,7 +123,7 @@ def why(job: dict) -> str:
     ledger's record or the refusal says."""
     goal = job.get("goal") or {}
     if job["end"] in (EXHAUSTED, USAGE_LIMIT) and "turn_count" in goal:
-        from forge_runtime.goal.events import spent_words
+        from forge_runtime.goal.events.replies import spent_words
 
         return spent_words(goal, job.get("ceiling"))
     return str(job.get("why") or job["end"])

@@ -81,7 +81,7 @@ SCHEMA = {
                                           "maximum": 100}
                                    for name in ("five_hour", "seven_day", "seven_day_spend")},
                 },
-                # what a goal does when the host stops for a usage limit (goal/ended.py)
+                # what a goal does when the host stops for a usage limit (goal/events/after_end.py)
                 "after_usage_limit": {"enum": ["stop", "continue"]},
             },
         },

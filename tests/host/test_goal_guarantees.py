@@ -229,7 +229,7 @@ def test_a_met_verdict_the_agent_forges_in_its_transcript_buys_one_turn_at_most(
         assert stop_reason.splitlines()[1] == f"Fix: /goal {OBJECTIVE}"
     else:
         # else the goal loop's next turn, started by the host after the end forge recorded,
-        # is stopped as such (goal/ended.py), and recorded
+        # is stopped as such (goal/events/after_end.py), and recorded
         assert first.startswith("FORGE_GOAL_ENDED_TURN: ") and " is complete; " in first
         assert stop_reason.splitlines()[-2] == "Next: forge goal status"
     assert goal_in_state(project)["status"] == "complete"  # what forge was told

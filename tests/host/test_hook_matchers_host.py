@@ -2,7 +2,7 @@
 
 forge's PreToolUse hook starts for every tool (matcher `*`), reads included: reading is
 never a role's to refuse, but a model that only reads still makes a model request per call,
-and a goal's budget holds from its first tool call (goal/midturn.py). The guard answers a
+and a goal's budget holds from its first tool call (goal/events/tool_call.py). The guard answers a
 read from the receipt-key check alone, so the read of the key is refused there, by path,
 whatever name leads to it. Measured here: the host starts the hook for Read, Grep and Glob
 as for a write, and a matcher it cannot compile starts no hook at all, for any tool (so an

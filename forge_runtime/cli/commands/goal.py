@@ -161,7 +161,7 @@ def _brief_of(project, goal: dict):
 def _way_on(goal: dict) -> hints.Hint:
     status = goal["status"]
     if status == "exhausted":
-        from forge_runtime.goal.events import exhausted_hint
+        from forge_runtime.goal.events.replies import exhausted_hint
 
         return exhausted_hint(goal)
     if status == "active":

@@ -89,7 +89,7 @@ def run_activate(args) -> Result:
 
 
 def run_charge(args) -> Result:
-    from forge_runtime.goal.events import on_stop
+    from forge_runtime.hooks.goal_handlers import on_stop
 
     return _reply_result(on_stop(_stop_event(args), confirm_pending=False))
 

@@ -3,7 +3,7 @@ plan's windows (goal/budget/plan.py), and the host's usage limit.
 
 Plain arithmetic over a goal's fields and record times (`YYYY-MM-DDTHH:MM:SSZ`), importing
 only `time` and plan.py (which imports nothing): the ledger checks every transition with it,
-and a goal session's PreToolUse asks it before every tool call (midturn.py).
+and a goal session's PreToolUse asks it before every tool call (events/tool_call.py).
 """
 
 import time
@@ -12,7 +12,7 @@ from forge_runtime.goal.budget.plan import FIVE_HOUR, SEVEN_DAY, WEEK_SPEND, ove
 
 TURNS, TOKENS, MINUTES, USD = "turns", "tokens", "minutes", "usd"
 # the host stopped a turn of the goal for its plan's usage limit (hooks/stop_failure.py,
-# goal/events.py)
+# goal/events/)
 USAGE_LIMIT = "usage_limit"
 ALL = (TURNS, TOKENS, MINUTES, USD, FIVE_HOUR, SEVEN_DAY, WEEK_SPEND, USAGE_LIMIT)
 

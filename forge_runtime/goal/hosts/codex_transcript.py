@@ -39,7 +39,7 @@ Measured against Codex CLI 0.171.0 (tests/host/test_codex_*.py):
   `usage_limited`. Codex does not continue the goal by itself after the reset (measured:
   none in 80 s past it). A person's next prompt is the event that charges the limited turn
   (and is blocked); a person's `/goal resume` fires no hook (measured: its turn ran, and its
-  Stop charged both and ended the goal), so its tool calls are denied (goal/midturn.py).
+  Stop charged both and ended the goal), so its tool calls are denied (goal/events/tool_call.py).
 - Each turn's `turn_context` entry carries the sandbox it runs in, `sandbox_policy.type`
   (`workspace-write`, `read-only`, `danger-full-access`), whatever set it: config.toml,
   `--sandbox`, `--dangerously-bypass-approvals-and-sandbox`. The hook input's

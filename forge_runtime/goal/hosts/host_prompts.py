@@ -15,8 +15,9 @@ blocks gets none. What the hook can read instead, in the host's own words:
   list on its binding (`remember`); a one-shot that fired is taken off it (`forget_fired`).
 Any other prompt reads as a person's here: a typed one carries nothing that could prove it,
 and holding it would take the session from its person. The turn such a prompt starts is
-still judged by its transcript entry at its first tool call and at its Stop (ended.py), so a
-prompt of the host's that forge cannot recognise here reaches the model but does no work.
+still judged by its transcript entry at its first tool call and at its Stop
+(events/after_end.py), so a prompt of the host's that forge cannot recognise here reaches
+the model but does no work.
 """
 
 from __future__ import annotations

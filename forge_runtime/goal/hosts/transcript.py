@@ -94,7 +94,8 @@ _GOAL_SET = "Goal set:"
 _INTERESTING = ('"assistant"', "goal_status", _GOAL_SET, _COMMAND.replace("/", "\\/"), _COMMAND,
                 "local_command", '"user"')
 
-# the cheap prefilter for the lines that carry tokens (usage.py; midturn.py reads only these)
+# the cheap prefilter for the lines that carry tokens (usage.py;
+# events/tool_call.py reads only these)
 USAGE_TOKENS = ('"usage"',)
 
 # the host's ends of its goal (native_goal.py): MET, CLEARED, IMPOSSIBLE, UNKNOWN

@@ -7,7 +7,7 @@ cannot hold a goal to a window it never sees, so the person hears it where forge
   the model sees it, with the window named and the way on (`require_reported`);
 - else (a session's first `/goal`: no reading yet) at the first tool call, whose reading is
   the figures of the answer that asked for it (goal/hosts/plan_freshness.py): the call is denied
-  (`denial`), and the turn's Stop ends the goal's autonomy (events.py).
+  (`denial`), and the turn's Stop ends the goal's autonomy (goal/events/).
 
 A window the session's readings have shown once counts as reported (plan_readings REPORTED):
 the host leaves a window out of its status line once its reset time passed with no answer

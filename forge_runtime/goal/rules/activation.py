@@ -7,8 +7,8 @@ nothing).
     activation_count + 1, ceiling 20 x activation_count, the count kept;
   - completed or cancelled: reopened with the count it had (clearing never resets a budget);
   - still active: the session is bound to it and no count or ceiling changes.
-Callers only get here once the transcript shows a person's `/goal` (see events.py): agent
-state never activates anything.
+Callers only get here once the transcript shows a person's `/goal` (see
+goal/events/confirm.py): agent state never activates anything.
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ def prospect(project: Project, objective: str, started: str) -> dict:
     """The ceilings a person's `/goal <objective>` would give its goal, read before any Stop
     has confirmed it: the ledger's goal for the objective as `activate` would leave it, or
     a fresh one (the price table it would seal included). The first turn's tool calls are
-    held to these (midturn.py); they restrict, they grant nothing, so a ledger forge cannot
+    held to these (events/tool_call.py); they restrict, they grant nothing, so a ledger forge cannot
     read here gives a fresh tranche's (its first Stop then fails closed on it)."""
     from forge_runtime.goal.store.objective_index import find_nonce
 
@@ -395,15 +395,15 @@ def activate(project: Project, objective: str, session: str | None = None,
     first activations of one objective (two sessions, two worktrees) would otherwise each
     see no goal, or one would see the other's state.md before its index and refuse it.
 
-    Every record this writes carries the final gates (gates/recorded.py): `recorded`, what
-    the person's `/goal` prompt found (events.py keeps it with the pending activation, from
-    before the model's first turn), else the gates file as it is now. The goal is judged by
-    those, whatever the file says later.
+    Every record this writes carries the final gates `recorded`: the field the person's
+    `/goal` prompt found (events/prompt.py keeps it with the pending activation, from before
+    the model's first turn; gates/recorded.py builds it), empty when the project has no
+    gates. The goal is judged by those, whatever the gates file says later. The caller reads
+    them (the goal does not know the gates file): a hook through the gates it is handed.
     """
-    from forge_runtime.gates.recorded import field_for
     from forge_runtime.goal.sync.witness import Witness
 
-    gates = field_for(project) if recorded is None else recorded
+    gates = recorded or {}
     from forge_runtime.goal.rules import activator
 
     by = activator.fields(project.root, host)

@@ -52,7 +52,7 @@ CHARGED, REPEATED, REFUSED, ENDED = "charged", "repeated", "refused", "ended"
 # The progress of a charge whose state file could not be read as forge's.
 UNKNOWN_PROGRESS = "unknown"
 STUCK_AFTER = 5
-# The warning of a stuck goal: its checklist unchanged (events.py), its final gates failing
+# The warning of a stuck goal: its checklist unchanged (goal/events/), its final gates failing
 # the same way (gates/streak.py), each for STUCK_AFTER charged turns.
 STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
 

@@ -2,7 +2,7 @@
 
 The goal notes each end as it records it (rules/charging.py: an exhaustion, a `complete`
 or `cancel` record, the stuck warning; gates/goal.py: a final gate stuck) and each refusal
-that ends a goal with no record (events.py: a tampered or moved ledger, a wedged hook).
+that ends a goal with no record (events/: a tampered or moved ledger, a wedged hook).
 The notes live here, in the goal, so that recording an end never reaches up into notify/:
 the surface that answered (hooks/dispatch.py after its reply, the CLI after its command)
 hands them to notify/trigger.py, which sends them. Noting is an append to a list: a hook

@@ -7,7 +7,7 @@
                                                        UserPromptSubmit, not yet confirmed
     <ledger_root>/sessions/<session id>.midturn.json  where PreToolUse's token count of
                                                        the running turn has read to
-                                                       (midturn.py)
+                                                       (events/tool_call.py)
     <ledger_root>/sessions/<session id>.first.midturn.json  the same for the first turn
                                                        of a pending `/goal`
     <ledger_root>/sessions/goals/<nonce>/<session id>  an empty file: the session is bound
@@ -26,7 +26,8 @@ from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.goal.store import layout
 
 BOUND, PENDING, WITNESSED = "bound", "pending", "witnessed"
-FIRST_TURN_CURSOR = "first"  # the cursor of a first turn no Stop has confirmed (midturn.py)
+# the cursor of a first turn no Stop has confirmed (events/tool_call.py)
+FIRST_TURN_CURSOR = "first"
 
 
 def _safe_id(session_id: str) -> bool:
@@ -199,7 +200,7 @@ def write_pending(ledger_root: str | os.PathLike, session_id: str, pending: dict
 
 def drop_pending(ledger_root: str | os.PathLike, session_id: str) -> None:
     """Forget a pending `/goal` once the transcript has confirmed or refuted it, and where
-    its first turn's token count had read to (midturn.py)."""
+    its first turn's token count had read to (events/tool_call.py)."""
     paths = _paths(ledger_root, session_id)
     if paths:
         for path in (paths[1], _cursor_path(paths, FIRST_TURN_CURSOR)):

@@ -1,9 +1,9 @@
-"""Issue 32: turns the host starts for the agent are inside the budget too.
+"""Turns the host starts for the agent are inside the budget too.
 
 The host starts turns no person typed: a wake-up or a cron the model scheduled, a
 background task's or monitor's notice, a goal loop the model set itself, an idle check-in.
-While the session's goal is active such a turn is charged like any other (events.py). Once
-the goal has ended (exhausted, complete, cleared) it may do nothing: each of its tool calls
+While the session's goal is active such a turn is charged like any other (catch_up.py).
+Once the goal has ended (exhausted, complete, cleared) it may do nothing: each of its tool calls
 is denied here with the checkpoint, its Stop ends it and puts it on the ledger as an
 over-budget turn with its tokens (charging.overrun). A person's own prompt (the host's
 record of who sent it, transcript.prompt_origin) is not autonomy and works as usual.
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from forge_runtime.goal.store import sessions
 
-# tool name -> what it starts (Claude Code 2.1.332's tool list, read from its binary; Codex
-# CLI 0.171.0's goal tool). docs/goal-ledger.md lists every route, tool or not.
+# tool name -> what it starts (Claude Code's tool list, read from its binary; Codex CLI's goal
+# tool). docs/goal-ledger.md lists every route, tool or not.
 LATER_TURNS = {
     "ScheduleWakeup": "a turn at the time it names",
     "CronCreate": "a turn on every firing of its schedule",
@@ -65,7 +65,7 @@ def denial(event: dict, root: str, binding: dict, goal: dict) -> str | None:
     from forge_runtime.goal.budget import ceilings
 
     if goal.get("status") == "exhausted" and ceilings.usage_limited(goal):
-        from forge_runtime.goal.events import USAGE_LIMIT_CODE
+        from forge_runtime.goal.events.replies import USAGE_LIMIT_CODE
 
         return _refusal(event, goal, f"goal {goal.get('nonce')} ended when the host stopped "
                         "it at its plan's usage limit, and this turn was started by the host "
@@ -113,7 +113,7 @@ def _refusal(event: dict, goal: dict, why: str, code: str = ENDED_CODE) -> str:
     from forge_runtime.goal.views import checkpoint
 
     if goal.get("status") == "exhausted":
-        from forge_runtime.goal.events import exhausted_hint
+        from forge_runtime.goal.events.replies import exhausted_hint
 
         hint = exhausted_hint(goal)
     else:

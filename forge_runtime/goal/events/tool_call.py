@@ -1,4 +1,4 @@
-"""Rule 3 of issue 22: a turn that runs past its tranche's token, dollar or time ceiling,
+"""PreToolUse: a turn that runs past its tranche's token, dollar or time ceiling,
 or past the share of the plan's windows the goal may use (goal/budget/plan.py: the host's newest
 reading), ends at its next tool call, not at its Stop an hour later.
 
@@ -12,12 +12,12 @@ run out, the call is denied with FORGE_GOAL_BUDGET_EXHAUSTED and the checkpoint:
 gets the denial as the tool's result, the turn ends, and its Stop charges it and ends
 autonomy.
 
-A goal that has ended, and the tools that start later turns, are goal/ended.py's: a turn
-the host started after the end does no work.
+A goal that has ended, and the tools that start later turns, are after_end.py's: a turn the
+host started after the end does no work.
 
-The same holds before any Stop has bound the session (issue 33): a person's `/goal` prompt
+The same holds before any Stop has bound the session: a person's `/goal` prompt
 leaves a pending activation with the ceilings that `/goal` will give its goal, the time and
-the transcript offset it arrived at (events.first_turn_note; on Codex the first tool call
+the transcript offset it arrived at (first_turn.first_turn_note; on Codex the first tool call
 notes it from the goal store and the rollout, hosts/codex.py), and the first turn's tool
 calls are held to those, counted from that offset with a cursor of their own.
 
@@ -40,7 +40,7 @@ UNCOUNTED_MODEL_CALLS = {
     "WebSearch": "runs a model request of its own",
     "WebFetch": "summarises the page with a model request of its own",
 }
-# goal/ended.py's LATER_TURNS and GOAL_LOOPS, named here so that an active goal's other tool
+# after_end.py's LATER_TURNS and GOAL_LOOPS, named here so that an active goal's other tool
 # calls never import it (tests/test_goal_ended.py holds the two to each other)
 _LATER_TURN_TOOLS = frozenset(("ScheduleWakeup", "CronCreate", "RemoteTrigger", "Monitor",
                                "SetGoal", "create_goal"))
@@ -76,7 +76,7 @@ def _bound_spent(event: dict, root: str, session: str) -> str | None:
     if not isinstance(goal, dict):
         return None
     if goal.get("status") != "active" or event.get("tool_name") in _LATER_TURN_TOOLS:
-        from forge_runtime.goal.ended import denial
+        from forge_runtime.goal.events.after_end import denial
 
         reason = denial(event, root, binding, goal)
         if reason is not None or goal.get("status") != "active":
@@ -100,7 +100,7 @@ def _unseen_limit(event: dict, binding: dict, goal: dict) -> str | None:
                                                 offset if isinstance(offset, int) else 0)
     if not chunk.usage_limited():
         return None
-    from forge_runtime.goal.events import USAGE_LIMIT_CODE, exhausted_hint
+    from forge_runtime.goal.events.replies import USAGE_LIMIT_CODE, exhausted_hint
     from forge_runtime.goal.views import checkpoint
 
     text = (f"{USAGE_LIMIT_CODE}: the host stopped a turn of goal {goal.get('nonce')} at its "
@@ -112,7 +112,7 @@ def _unseen_limit(event: dict, binding: dict, goal: dict) -> str | None:
 
 def _first_turn_spent(event: dict, root: str, session: str) -> str | None:
     """The ceilings of a person's `/goal` hold from its first tool call, before the Stop
-    that confirms it (events.py): the pending activation holds the goal's ceilings as that
+    that confirms it (goal/events/): the pending activation holds the goal's ceilings as that
     `/goal` would set them and where the turn's usage starts. A restriction on a pending
     activation grants nothing; the pending note is dropped at the prompt's first Stop when
     the transcript shows no person's `/goal` (a model-scheduled one), so it never outlives
@@ -332,7 +332,7 @@ def _asked_by(event: dict) -> str | None:
 
 
 def _denial(event: dict, goal: dict, ceiling: str) -> str:
-    from forge_runtime.goal.events import exhausted_text
+    from forge_runtime.goal.events.replies import exhausted_text
     from forge_runtime.goal.views import checkpoint
 
     text = exhausted_text(goal, ceiling=ceiling).replace(
@@ -354,7 +354,7 @@ def _unreadable(event: dict, binding: dict) -> str:
 def _first_turn_denial(event: dict, goal: dict, ceiling: str) -> str:
     """The denial of a first turn that reached the ceilings its `/goal` will have."""
     from forge_runtime import hints
-    from forge_runtime.goal.events import spent_words
+    from forge_runtime.goal.events.replies import spent_words
     from forge_runtime.goal.views import checkpoint
 
     spent = spent_words(goal, ceiling).rsplit(" in ", 1)[0]  # no turn is charged yet
