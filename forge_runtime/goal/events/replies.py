@@ -167,8 +167,8 @@ def on_unbound_goal(condition: str, why: str = "its binding is missing") -> dict
     """The reply for a session in which the host's native goal `condition` runs
     (hosts/native_goal.py) while forge counts no turn of it: its binding deleted, a goal
     set before forge was installed, or a goal forge recorded as ended on a verdict the host
-    did not keep (the transcript is a file an agent can append to). End it; the person's `/goal` binds or
-    reopens it with the count it had."""
+    did not keep (the transcript is a file an agent can append to). End it; the person's
+    `/goal` binds or reopens it with the count it had."""
     from forge_runtime import hints
 
     objective = normalise(condition)
