@@ -170,7 +170,7 @@ def test_without_the_figures_of_its_answer_in_time_the_call_is_denied(project, m
 def test_a_session_whose_status_line_never_draws_is_told_how_to_install_it(project,
                                                                              monkeypatch):
     """`claude -p` draws no status line: the first turn's calls are denied, and its Stop
-    ends the goal (FORGE_GOAL_PLAN_UNAVAILABLE, events.py)."""
+    ends the goal (FORGE_GOAL_PLAN_UNAVAILABLE, goal/events/stop.py)."""
     monkeypatch.setattr(plan_freshness, "FRESH_WAIT_SECONDS", 0.2)
     _guard(project, "{five_hour: 80}")
     session = Session(project)
