@@ -68,6 +68,7 @@ def charge_stop(event: dict, gates: FinalGates, posture: SandboxPosture,
         with storage_errors(project):
             outcome.reply = _stop_bound(outcome, event, involved, gates, posture)
     except ForgeError as exc:
+        outcome.goal = None  # whatever the refused Stop left, the gates read the head
         outcome.reply = _refused(exc, project, session)
     return outcome
 
@@ -123,7 +124,8 @@ def _refused(exc: ForgeError, project: Project, session: str | None = None) -> d
 def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str], gates: FinalGates,
                 posture: SandboxPosture) -> dict | None:
     """Charge a bound (or confirming) session's turns and answer; `outcome` gets the
-    binding as soon as it is read and the goal once it is charged."""
+    binding as it is on disk (read, or written once a `/goal` is confirmed) and the goal
+    once it is charged."""
     from forge_runtime.goal.store.ledger import ACTIVE, repository_id, tampered
 
     project, session = outcome.project, event["session_id"]
@@ -136,7 +138,6 @@ def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str], gates: Fi
         from forge_runtime.goal.events.confirm import confirm_pending
 
         binding, chunk = confirm_pending(project, event, binding, chunk, gates, posture)
-        outcome.binding = binding
     if binding is None:
         return None
     if binding.get("repository") != repository_id(project.ledger_root):
@@ -171,6 +172,7 @@ def _stop_bound(outcome: StopOutcome, event: dict, involved: set[str], gates: Fi
 
     host_prompts.remember(binding, event)  # what the session's wake-ups and crons will send
     remember(project, session, binding, path, chunk)
+    outcome.binding = binding  # as written: a confirmed binding counts once it is on disk
     if sessions.PENDING in involved:
         sessions.drop_pending(project.ledger_root, session)
     reply = _reply_after_charge(project, binding, event, result) or \
