@@ -132,3 +132,29 @@ def test_the_session_notes_where_the_tranche_starts_once(project, monkeypatch):
                         lambda self, record: walked.append(record["seq"]) or real(self, record))
     session.turn()
     assert walked == []  # the noted start is read, not walked to
+
+
+def test_what_a_stop_says_after_its_charge_reads_no_head_again(project, monkeypatch):
+    """The last-turn check takes the head the Stop's charge left instead of reading the
+    ledger again (its lock, pointer, last record and audit link), and the notice still
+    comes at turn 19's Stop. Fails where wrapup.closing read `Ledger.current()` after the
+    charge."""
+    session = Session(project)
+    session.person_goal(OBJECTIVE)
+    for _ in range(18):
+        session.turn()
+    steps = []
+    real_head, real_append = Ledger.head, Ledger.append
+
+    def head(ledger):
+        steps.append("head")
+        return real_head(ledger)
+
+    def append(ledger, *args, **kwargs):
+        steps.append("append")
+        return real_append(ledger, *args, **kwargs)
+
+    monkeypatch.setattr(Ledger, "head", head)
+    monkeypatch.setattr(Ledger, "append", append)
+    assert _told(session.turn()) is not None  # turn 19's Stop: the wrap-up notice, as before
+    assert steps[-1] == "append" and "head" in steps

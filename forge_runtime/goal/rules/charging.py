@@ -57,15 +57,17 @@ STUCK_AFTER = 5
 STUCK_CODE = "FORGE_GOAL_STUCK_WARNING"
 
 
-class Charge(record("Charge", "outcome goal unchanged_turns late stuck owed overrun host_turn",
-                    defaults=(0, 0, False, 0, 0, False))):
+class Charge(record("Charge", "outcome goal unchanged_turns late stuck owed overrun host_turn "
+                              "head", defaults=(0, 0, False, 0, 0, False, None))):
     """The outcome of one event for a goal: charged, repeated (no-op), refused, or ended.
 
     `late` counts the turns this event charged for Stops that did not (at exhaustion: the
     whole tranche's); `stuck` says the progress stayed unchanged across another multiple of
     5 charged turns; `owed`, the turns shown past the ceiling, left for the next tranche;
     `overrun`, the turns the host started after the goal ended, recorded over budget now;
-    `host_turn`, this event's own turn is one of those (its Stop ends it).
+    `host_turn`, this event's own turn is one of those (its Stop ends it); `head`, the
+    ledger's head a charge left (its last record, checked), so what the Stop says next
+    reads no head again.
     Records, not dataclasses: `dataclasses` costs every charging Stop a bare interpreter
     start.
     """
@@ -229,7 +231,7 @@ def charge_locked(ledger: Ledger, head: Head, turns: list[str], session: str,
 
         end_notes.stuck(ledger.root, head.goal, f"the checklist and next step in state.md "
                                                 f"have not changed for {unchanged} charged turns")
-    return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed))
+    return Charge(CHARGED, head.goal, unchanged, late, stuck, len(owed), head=head)
 
 
 def _stops_at_limit(goal: dict, seen: Seen) -> bool:

@@ -83,15 +83,16 @@ def _at(now: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
 
 
-def closing(project, binding: dict, now: int):
+def closing(project, binding: dict, now: int, head=None):
     """(the Runway that makes the bound goal's next turn its tranche's last, its pace, the
     goal), or None; notes in `binding` where the tranche starts (the caller writes it when
-    that changed). Read-only: the ledger's head as any reader takes it."""
+    that changed). Read-only: `head` is the one the Stop's charge left, else the ledger's
+    head as any reader takes it."""
     from forge_runtime.goal.store.ledger import Ledger
     from forge_runtime.goal.views import forecast, tranche
 
     ledger = Ledger(project.ledger_root, binding["nonce"])
-    head = ledger.current()
+    head = head or ledger.current()
     if head.goal["status"] != "active":
         return None
     pace, first = tranche.pace(ledger, head, binding.get(tranche.SEQ_KEY))
@@ -109,7 +110,7 @@ def after_charge(project, event: dict, binding: dict, result, stuck: dict | None
 
     if result.outcome != charging.CHARGED or result.goal["status"] != "active":
         return stuck
-    told = _told(project, event, binding)
+    told = _told(project, event, binding, result.head)
     if told is None:
         return stuck
     if stuck is not None:
@@ -135,9 +136,10 @@ def at_prompt(project, event: dict) -> dict | None:
                                    "additionalContext": told}}
 
 
-def _told(project, event: dict, binding: dict) -> str | None:
+def _told(project, event: dict, binding: dict, head=None) -> str | None:
     """The notice when the bound goal's next turn is its tranche's last, or None; a
-    tranche start found anew is kept in the session's binding."""
+    tranche start found anew is kept in the session's binding. `head`: the ledger's head
+    as the Stop's charge left it (None: read it)."""
     import time
 
     from forge_runtime.errors import ForgeError
@@ -147,7 +149,7 @@ def _told(project, event: dict, binding: dict) -> str | None:
     now = int(time.time())
     kept = binding.get(tranche.SEQ_KEY)
     try:  # advice only: a ledger it cannot read is the charge's and the next Stop's to refuse
-        found = closing(project, binding, now)
+        found = closing(project, binding, now, head)
         if binding.get(tranche.SEQ_KEY) != kept:
             sessions.write_binding(project.ledger_root, event["session_id"], binding)
     except (ForgeError, OSError):
