@@ -14,7 +14,12 @@ import sys
 import time
 
 from forge_runtime import hints
+from forge_runtime.claude_binary import ClaudeNotFound
+from forge_runtime.host_contract import newer_than
 from forge_runtime.host_drift import GONE, Report, check_claude, check_codex
+from forge_runtime.host_drift.builds import claude_builds, codex_builds
+from forge_runtime.host_drift.claude_code import AnchorLost
+from forge_runtime.hostkit.codex_binary import CodexNotFound
 
 
 def _shown(path: str) -> str:
@@ -33,8 +38,6 @@ def _contract_file(host: str, problem: str) -> str:
 
 def render(report: Report) -> list[str]:
     """The lines saying how one build compares with the contract."""
-    from forge_runtime.host_contract import newer_than
-
     state = "newer than the contract's measured " if newer_than(
         report.version, report.measured) else "measured: "
     head = (f"{report.host} {report.version} ({report.path}): {report.surfaces} surfaces, "
@@ -47,8 +50,6 @@ def render(report: Report) -> list[str]:
 
 
 def _builds(args) -> list[tuple[str, str]]:
-    from forge_runtime.host_drift.builds import claude_builds, codex_builds
-
     if args.claude or args.codex:
         return [*(("claude", path) for path in args.claude),
                 *(("codex", path) for path in args.codex)]
@@ -64,10 +65,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--codex", action="append", default=[], metavar="PATH",
                         help="a native Codex executable to check (repeatable)")
     args = parser.parse_args(argv)
-    from forge_runtime.claude_binary import ClaudeNotFound
-    from forge_runtime.host_drift.claude_code import AnchorLost
-    from forge_runtime.hostkit.codex_binary import CodexNotFound
-
     started = time.monotonic()
     try:
         builds = _builds(args)
