@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from forge_runtime import hints
 from forge_runtime.errors import EXIT_USAGE, ForgeError
 from forge_runtime.result import Result
@@ -81,8 +83,6 @@ def show_status(args) -> Result:
 
 
 def run_gates(args) -> Result:
-    import sys
-
     from forge_runtime.gates import runner
     from forge_runtime.gates import status as core
 

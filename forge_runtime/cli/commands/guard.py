@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from forge_runtime import hints
 from forge_runtime.errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, ForgeError
@@ -42,8 +43,6 @@ def _project_rules():
 
 
 def run_roles(args) -> Result:
-    import os
-
     from forge_runtime.goal.store.layout import receipt_key
     from forge_runtime.guard import modes
     from forge_runtime.protected import paths
@@ -80,8 +79,6 @@ def run_roles(args) -> Result:
 
 
 def run_check(args) -> Result:
-    import os
-
     from forge_runtime.guard.decide import decide
     from forge_runtime.guard.roles import Role
 

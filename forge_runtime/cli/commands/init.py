@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from forge_runtime import hints
+from forge_runtime.errors import ForgeError
 from forge_runtime.result import Result
 
 HOSTS = ("claude", "codex", "all")
@@ -60,7 +61,6 @@ def _kernel_layer(project) -> tuple[str, dict]:
     """Turn on the kernel layer a person's /goal needs (project scope) when the host can run
     it and neither it nor the project's opt-out is in force; the line that says what
     happened and how to turn it off, and its JSON. Never fails `init`."""
-    from forge_runtime.errors import ForgeError
     from forge_runtime.guard import rules
     from forge_runtime.sandbox import layer, posture, scopes
 
