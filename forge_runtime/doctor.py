@@ -282,6 +282,7 @@ def check_project(project: Project) -> Check:
     if not state.is_file():
         return Check("project", False, f"{shown} is missing", "forge init")
     try:
+        # lazy: the state file needs yaml; without it the check says so
         from forge_runtime.goal.store import state_file as state_file
 
         state_file.validate(state, state_file.read(state))

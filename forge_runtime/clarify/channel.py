@@ -251,9 +251,6 @@ def _result(text: str, *, is_error: bool = False) -> dict:
 def dialogue(log_path: str | Path) -> list[dict]:
     """The entries of a dialogue log, oldest first (a line cut short is skipped)."""
     try:
-        from forge_runtime import safeio
-        from forge_runtime.roots import root_of_forge_path
-
         lines = safeio.read_text(log_path, root_of_forge_path(log_path)).splitlines()
     except FileNotFoundError:
         return []

@@ -166,6 +166,7 @@ def _tell() -> None:
     noted = sys.modules.get("forge_runtime.goal.rules.end_notes")
     if noted is None or not noted.NOTED:
         return
+    # lazy: only a command that ended a goal tells anyone
     from forge_runtime.notify.trigger import after_event
     from forge_runtime.roots import locate
 

@@ -6,6 +6,8 @@ on their registries and every build the contract was measured on. With `--claude
 the contract). Exit status 1 on any drift, an anchor lost, or a build it cannot get.
 """
 
+# lazy: host_drift's claude_code and codex share their names with host_contract's, and
+# importing a submodule rebinds its name in the package.
 from __future__ import annotations
 
 import argparse

@@ -1,5 +1,7 @@
 """`forge gate init|run|status|evidence`: the project's final gates and their receipts."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import sys

@@ -5,6 +5,8 @@ ledger in the goal witness, goal/rules/adoption.py); a goal is activated by a
 person's `/goal` in Claude Code and charged by forge's Stop hook, never from here.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import json

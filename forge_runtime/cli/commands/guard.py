@@ -1,5 +1,7 @@
 """`forge guard roles|check`: what the PreToolUse guard allows, asked without a session."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import json

@@ -2,6 +2,8 @@
 --remove-statusline [--scope S]]`: install forge into this project, and optionally its hooks
 and its status line."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import sys

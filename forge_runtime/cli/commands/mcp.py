@@ -7,6 +7,8 @@ CLAUDE_PLUGIN_DATA. When that interpreter lacks the MCP SDK, the server builds
 itself there, so the hooks' own environment never carries the SDK.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import importlib.util

@@ -5,6 +5,8 @@ The channels are those of `.forge/guard.yaml` (`notify:`) and of the person's ow
 answer of each is shown. A broken file is its Error and Fix, never a traceback.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import os

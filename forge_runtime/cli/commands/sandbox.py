@@ -1,5 +1,7 @@
 """`forge sandbox enable|status|disable`: the host's kernel sandbox as forge's second layer."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 from forge_runtime import hints

@@ -5,6 +5,8 @@ which prints the bare line and nothing else. This command shows a person the
 same line, followed by the hint like every forge command.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import json
