@@ -11,14 +11,30 @@ import os
 import shlex
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from forge_runtime import bootstrap, distribution, hook_python, resources
+from forge_runtime import (
+    bootstrap,
+    command_path,
+    distribution,
+    hook_python,
+    hook_settings,
+    resources,
+    statusline_settings,
+)
+from forge_runtime.claude_binary import ClaudeNotFound, find_claude
 from forge_runtime.errors import ForgeError
+from forge_runtime.hook_settings import LAUNCHER_NAME
 from forge_runtime.hooks.dispatch import EVENT_MODULES
+from forge_runtime.host_contract import claude_code, newer_than, version_key
+from forge_runtime.host_version import running_claude
+from forge_runtime.hosts.codex import codex_home
+from forge_runtime.notify import config, outbox
 from forge_runtime.project import Project
+from forge_runtime.sandbox import posture, scopes, tools
 
 MIN_PYTHON = (3, 11)
 # The events the plugin or settings must register: every one the dispatcher routes.
@@ -93,8 +109,6 @@ def _plugin_problem(root: Path) -> tuple[str, str] | None:
 
 def check_hook_wiring(project: Project) -> Check:
     """The plugin bundle when forge runs from one; otherwise `.claude/settings.json`."""
-    from forge_runtime import hook_settings
-
     root = resources.plugin_root()
     if root is not None:
         problem = _plugin_problem(root)
@@ -125,8 +139,6 @@ def check_hook_wiring(project: Project) -> Check:
 def _stale_matchers(settings: dict) -> list[str]:
     """The events whose forge hooks in `settings` start on other matchers or conditions
     (`if`) than the ones hooks/hooks.json declares: a wiring an older forge wrote."""
-    from forge_runtime import hook_settings
-
     def starts(groups: list) -> list:
         return sorted(json.dumps([group.get("matcher"), hook.get("if")])
                       for group in groups for hook in group.get("hooks", [])
@@ -140,8 +152,6 @@ def _stale_matchers(settings: dict) -> list[str]:
 
 def _interpreter_of(hook: dict) -> str | None:
     """The Python a hook entry of forge's runs, or None for the plugin's launcher."""
-    from forge_runtime.hook_settings import LAUNCHER_NAME
-
     command = str(hook.get("command", ""))
     if "args" in hook:
         return command
@@ -158,8 +168,6 @@ def _wired_interpreters(project: Project) -> list[tuple[str, str, str]]:
     """(interpreter, where, the command that wires it) for every forge hook and status line
     a settings file of this project wires, and FORGE_PYTHON when this environment sets it
     (the plugin's launcher runs that)."""
-    from forge_runtime import hook_settings
-
     found = []
     for relative in (".claude/settings.json", ".claude/settings.local.json",
                      hook_settings.CODEX_HOOKS_FILE.as_posix()):
@@ -184,8 +192,6 @@ def _wired_interpreters(project: Project) -> list[tuple[str, str, str]]:
 
 def _status_line_interpreters(project: Project) -> list[tuple[str, str, str]]:
     """(interpreter, file) for forge's status line in each file `--statusline` writes."""
-    from forge_runtime import hook_settings, statusline_settings
-
     found = []
     for scope in statusline_settings.SCOPES:
         path = statusline_settings.settings_path(scope, project.root)
@@ -204,8 +210,6 @@ def _status_line_interpreters(project: Project) -> list[tuple[str, str, str]]:
 
 def check_hook_interpreter(project: Project) -> Check:
     """No hook of forge's runs a Python from a directory the agent can write."""
-    from forge_runtime import hook_settings
-
     wired = _wired_interpreters(project)
     for python, where, again in wired:
         problem = hook_settings.interpreter_problem(python, project.root)
@@ -239,11 +243,6 @@ TRUST_WHY = ("start Codex in this project and answer its `Hooks need review` scr
 
 def check_codex(project: Project) -> Check:
     """Codex: forge's hooks in `.codex/hooks.json`, the project trusted, each hook trusted."""
-    import tomllib
-
-    from forge_runtime import hook_settings
-    from forge_runtime.hosts.codex import codex_home
-
     hooks_file = project.root / hook_settings.CODEX_HOOKS_FILE
     try:
         groups = hook_settings.read_settings(hooks_file).get("hooks") or {}
@@ -283,6 +282,7 @@ def check_project(project: Project) -> Check:
     if not state.is_file():
         return Check("project", False, f"{shown} is missing", "forge init")
     try:
+        # lazy: the state file needs yaml; without it the check says so
         from forge_runtime.goal.store import state_file as state_file
 
         state_file.validate(state, state_file.read(state))
@@ -300,8 +300,6 @@ def check_project(project: Project) -> Check:
 
 
 def check_host_binary() -> Check:
-    from forge_runtime.claude_binary import ClaudeNotFound, find_claude
-
     try:
         binary = find_claude()
     except ClaudeNotFound as exc:
@@ -323,13 +321,9 @@ def check_host_binary() -> Check:
 def _running_claude() -> tuple[str | None, str]:
     """(version, executable) of the Claude Code this runs under, else of the one forge
     finds (None when there is none, or it does not say)."""
-    from forge_runtime.host_version import running_claude
-
     running = running_claude()
     if running is not None:
         return running
-    from forge_runtime.claude_binary import ClaudeNotFound, find_claude
-
     try:
         binary = find_claude()
         done = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
@@ -344,8 +338,6 @@ def _running_claude() -> tuple[str | None, str]:
 def check_host_version() -> Check:
     """Whether the host is a version forge's host contract was measured on: a newer one
     may read, write or start turns in ways forge does not know (the drift check says)."""
-    from forge_runtime.host_contract import claude_code, newer_than, version_key
-
     version, where = _running_claude()
     measured = ", ".join(claude_code.MEASURED)
     if version_key(version) is None:
@@ -369,8 +361,6 @@ def check_kernel_layer(project: Project) -> Check:
     or a sandbox that cannot run fail the check; a sandbox that is merely off passes, with
     the command that adds it, since the guard still stands.
     """
-    from forge_runtime.sandbox import posture, tools
-
     found = posture.gaps(posture.read(project), project, tools.find())
     serious = [gap for gap in found if gap.rank < 3]
     if serious:
@@ -384,8 +374,6 @@ def check_kernel_layer(project: Project) -> Check:
 def check_command() -> Check:
     """Which `forge` a shell with this PATH runs: another program of that name first on PATH
     would take every `Next: forge ...` hint forge prints."""
-    from forge_runtime import command_path
-
     found = command_path.first_on_path()
     if found is None:
         return Check("command", True, "no `forge` on this PATH (inside Claude Code forge's "
@@ -439,8 +427,6 @@ KNOWN_MARKETPLACES = ("plugins", "known_marketplaces.json")
 def _forge_marketplaces(project: Project) -> dict[str, str]:
     """{marketplace: the settings file enabling `forge@<marketplace>`} over the settings
     files the host reads for this project."""
-    from forge_runtime.sandbox import scopes
-
     found = {}
     for _, path in scopes.files_in_force(project):
         try:
@@ -457,8 +443,6 @@ def _forge_marketplaces(project: Project) -> dict[str, str]:
 def _marketplace_source(project: Project, name: str) -> str | None:
     """The kind of source (`directory`, `github`, `git`, ...) the host has, or the settings
     declare, for marketplace `name`; None when neither says."""
-    from forge_runtime.sandbox import scopes
-
     claude = os.path.join(scopes.home_dir(), ".claude")
     try:
         known = json.loads(Path(claude, *KNOWN_MARKETPLACES).read_text(encoding="utf-8"))
@@ -480,8 +464,6 @@ def _marketplace_source(project: Project, name: str) -> str | None:
 
 def _installed(project: Project, plugin: str) -> bool:
     """Whether the host's install records hold `plugin` for this project."""
-    from forge_runtime.sandbox import scopes
-
     try:
         records = json.loads(Path(scopes.home_dir(), ".claude", *PLUGINS_FILE)
                              .read_text(encoding="utf-8"))["plugins"][plugin]
@@ -522,8 +504,6 @@ def check_plugin_fetched(project: Project) -> Check | None:
 def check_notify(project: Project) -> Check | None:
     """The channels a goal's end is sent through (notify/config.py) and the messages that
     did not reach them; None when no channel is configured and nothing failed."""
-    from forge_runtime.notify import config, outbox
-
     failures = outbox.unanswered(project.ledger_root)
     if not config.present(project.root) and not failures:
         return None
@@ -565,6 +545,4 @@ def run_checks(project: Project) -> list[Check]:
 
 
 def _sandbox_on(project: Project) -> bool:
-    from forge_runtime.sandbox import posture
-
     return posture.read(project).value("enabled") is True

@@ -20,11 +20,14 @@ it against that command's `--help` (tests/test_docs.py).
 from __future__ import annotations
 
 import ast
+import itertools
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from forge_runtime import hints
+from forge_runtime.cli.main import help_of, parses
 
 _HINT_LINE = re.compile(r"^\s*(?:[-*>]\s*)?`?(Next|Or|Fix):\s+(.+?)`?\s*$")
 _FORGE_SPAN = re.compile(r"`(forge(?:\s[^`]*)?)`")
@@ -57,8 +60,6 @@ class Audit:
 
 def command_problem(command: str) -> str | None:
     """Why a command a hint names is not one to copy as it is, or None when it is."""
-    from forge_runtime.cli.main import parses
-
     if hints.has_placeholder(command):
         return "holds a placeholder"
     if command.split()[:1] == ["forge"] and not parses(command):
@@ -86,8 +87,6 @@ def output_problems(text: str) -> list[str]:
 def json_problems(stdout: str, stderr: str) -> list[str]:
     """The same for `--json` output: `_next_action` and `_hint` on an object, or a bare
     array with its hint on stderr."""
-    import json
-
     try:
         payload = json.loads(stdout)
     except ValueError:
@@ -175,10 +174,6 @@ def synopsis_problem(synopsis: str) -> str | None:
     """Why a synopsis does not describe a real forge command, or None: its leading lowercase
     words must name a command (each of `a|b` alternatives), and every `--option` it shows
     must be one that command's `--help` lists."""
-    import itertools
-
-    from forge_runtime.cli.main import help_of
-
     path = []
     for word in synopsis.split()[1:]:
         if not _COMMAND_WORDS.fullmatch(word):

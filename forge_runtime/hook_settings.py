@@ -22,7 +22,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from forge_runtime import resources
+from forge_runtime import agent_roots, distribution, resources
 from forge_runtime.errors import ForgeError
 from forge_runtime.host_contract import codex
 from forge_runtime.initializer import write_atomically
@@ -150,8 +150,6 @@ def interpreter_problem(python: str, project_root: Path) -> str | None:
     """Why `python` must not run forge's hooks, or None: it lies in a directory the agent
     can write (forge_runtime/agent_roots.py), where a virtual environment's `.pth` files and
     site-packages, or the interpreter itself, are the agent's code run in every hook."""
-    from forge_runtime import agent_roots
-
     roots = agent_roots.roots(project_root)
     home = os.path.realpath(os.path.expanduser("~"))
     # A project that holds the home directory leaves no place of the person's own to point
@@ -168,8 +166,6 @@ def interpreter_problem(python: str, project_root: Path) -> str | None:
 def interpreter_refused(python: str, project_root: Path, again: str) -> ForgeError | None:
     """The refusal of `forge init` to wire `python`, with the way to an interpreter of
     forge's own; None when `python` is fine."""
-    from forge_runtime import distribution
-
     problem = interpreter_problem(python, project_root)
     if problem is None:
         return None

@@ -16,19 +16,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forge_runtime import __version__, hints
+from forge_runtime.artifacts import store
 from forge_runtime.cli.render import hint_text, json_text
-from forge_runtime.operations import MCP, OPERATIONS, invoke
+from forge_runtime.errors import EXIT_USAGE
+from forge_runtime.operations import BY_NAME, MCP, OPERATIONS, invoke, mcp_call
 from forge_runtime.result import Result
+from forge_runtime.steps import call
 
 SERVER_NAME = "forge"
 
 
 def _unknown_tool(name: str) -> Result:
-    from forge_runtime import hints
-    from forge_runtime.errors import EXIT_USAGE
-    from forge_runtime.operations import mcp_call
-    from forge_runtime.steps import call
-
     names = ", ".join(operation.name for operation in OPERATIONS)
     return Result(hints.error(f"no tool named {name!r} (tools: {names})",
                               mcp_call(call("list"))),
@@ -42,8 +41,6 @@ def answer(name: str, arguments: dict | None, cwd: str | Path | None = None) -> 
     In-process and synchronous, so the hint audit and tests reach the exact answer the
     stdio server sends.
     """
-    from forge_runtime.operations import BY_NAME
-
     if name in BY_NAME:
         result = invoke(name, dict(arguments or {}), MCP, cwd=cwd)
     else:
@@ -62,7 +59,6 @@ def build_server():
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    from forge_runtime import __version__
 
     tools = [types.Tool(name=operation.name, description=operation.help,
                         input_schema=operation.input_schema()) for operation in OPERATIONS]
@@ -88,7 +84,6 @@ def serve() -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from forge_runtime.artifacts import store
 
     store.watch_folders()  # a long-lived server: the kernel says what changed
     server = build_server()

@@ -273,6 +273,7 @@ def check_arguments(operation: Operation, arguments: dict) -> dict:
 
 def run(name: str, arguments: dict, *, cwd=None, now=None) -> Reply:
     """Run one operation in the work tree holding `cwd` (default: this process's)."""
+    # lazy: registering the commands needs only the table
     from forge_runtime.artifacts.workspace import Workspace
     from forge_runtime.project import find_project
 

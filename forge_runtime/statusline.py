@@ -29,6 +29,8 @@ command forge took from a settings file of lower precedence (removing forge's li
 leaves the file without one).
 """
 
+# lazy: the status line runs as often as a hook (see above); each function imports
+# what its line shows.
 from __future__ import annotations
 
 import os

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shlex
 import shutil
@@ -23,7 +24,23 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from forge_runtime.steps import call
+from forge_runtime import hints
+from forge_runtime.artifacts import frontmatter
+from forge_runtime.artifacts.model import ID_IN_TEXT
+from forge_runtime.artifacts.store import Store
+from forge_runtime.cli.main import main
+from forge_runtime.hint_audit import json_problems, output_problems
+from forge_runtime.mcp_server import answer
+from forge_runtime.operations import (
+    BY_NAME,
+    OPERATIONS,
+    check_arguments,
+    cli_command,
+    parse_mcp_call,
+    run,
+)
+from forge_runtime.project import find_project
+from forge_runtime.steps import OpError, call
 
 MODES = ("cli text", "cli json", "mcp")
 
@@ -83,8 +100,6 @@ class LiveAudit:
 
     @property
     def coverage(self) -> float:
-        from forge_runtime.operations import OPERATIONS
-
         full = [op.name for op in OPERATIONS if self.covered.get(op.name) == set(MODES)]
         return len(full) / len(OPERATIONS)
 
@@ -102,9 +117,6 @@ def seed(root: Path) -> Path:
         ADR-001 draft from the template                              -> fails validation
         RFC-001 active, its EVIDENCE-003 expired                     -> stale
     """
-    from forge_runtime.artifacts import frontmatter
-    from forge_runtime.operations import run
-
     project = root / "project"
     project.mkdir(parents=True)
     _git("init", "-q", "--bare", str(root / "remote.git"), cwd=root)
@@ -145,8 +157,6 @@ def seed(root: Path) -> Path:
 
 
 def _cli(project: Path, words: list[str]) -> tuple[int, str, str]:
-    from forge_runtime.cli.main import main
-
     out, err = io.StringIO(), io.StringIO()
     here = os.getcwd()
     os.chdir(project)
@@ -161,10 +171,6 @@ def _cli(project: Path, words: list[str]) -> tuple[int, str, str]:
 def hinted(stdout: str, stderr: str) -> list[str]:
     """The commands (or tool calls) an answer's hint names: its next action and fallbacks,
     from a JSON object, or from the rendered hint of text or a bare JSON array."""
-    import json
-
-    from forge_runtime import hints
-
     try:
         payload = json.loads(stdout)
     except ValueError:
@@ -180,10 +186,6 @@ def hinted(stdout: str, stderr: str) -> list[str]:
 
 
 def ids_missing(steps: list[str], project: Path) -> list[str]:
-    from forge_runtime.artifacts.model import ID_IN_TEXT
-    from forge_runtime.artifacts.store import Store
-    from forge_runtime.project import find_project
-
     known = Store(find_project(project)).by_id()
     return sorted({found for step in steps for found in ID_IN_TEXT.findall(step)
                    if found not in known})
@@ -192,11 +194,6 @@ def ids_missing(steps: list[str], project: Path) -> list[str]:
 def mcp_problems(payload: dict, hint_text: str | None) -> list[str]:
     """Why an MCP answer's hint breaks the contract: each tool call it names must be a
     listed tool whose arguments the schema accepts."""
-    from forge_runtime import hints
-    from forge_runtime.hint_audit import output_problems
-    from forge_runtime.operations import BY_NAME, check_arguments, parse_mcp_call
-    from forge_runtime.steps import OpError
-
     if hint_text is not None:
         problems = output_problems(hint_text)
         steps = hints.commands_of(hints.split_rendered(hint_text)[1]) if not problems else []
@@ -226,12 +223,6 @@ def mcp_problems(payload: dict, hint_text: str | None) -> list[str]:
 
 def audit_live() -> LiveAudit:
     """Run every example on every surface in a fresh seeded workspace; see the module doc."""
-    import json
-
-    from forge_runtime.hint_audit import json_problems, output_problems
-    from forge_runtime.mcp_server import answer
-    from forge_runtime.operations import OPERATIONS, cli_command
-
     result = LiveAudit()
     with tempfile.TemporaryDirectory(prefix="forge-audit-") as scratch:
         base = Path(scratch)

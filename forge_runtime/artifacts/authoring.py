@@ -15,14 +15,14 @@ from forge_runtime.artifacts.model import (
     VERDICTS,
     Artifact,
 )
+from forge_runtime.artifacts.route import route as decide
+from forge_runtime.artifacts.workspace import Workspace
 from forge_runtime.steps import OpError, Reply, call, next_
 
 EVIDENCE_VALID_DAYS = 90
 
 
 def route(ws, task: str) -> Reply:
-    from forge_runtime.artifacts.route import route as decide
-
     if not task.strip():
         raise OpError("route needs the task in words", call("route", task="add a --verbose flag"),
                       rationale="an example task")
@@ -154,8 +154,6 @@ def record_evidence(project, target_id: str, title: str, *, verdict: str, congru
     into evidence: the same checks as `forge new evidence` and `forge link`, and an
     OpError when the target does not exist or a field has no allowed value.
     """
-    from forge_runtime.artifacts.workspace import Workspace
-
     ws = Workspace(project)
     ws.store.get(target_id)
     created = new(ws, "evidence", title, body=body, valid_until=valid_until, verdict=verdict,

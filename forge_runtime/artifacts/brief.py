@@ -8,20 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forge_runtime.clarify import store
+from forge_runtime.clarify.headings import SECTIONS
 from forge_runtime.project import Project
 
 
 def brief_path(project: Project) -> Path:
-    from forge_runtime.clarify import store
-
     return store.brief_path(project.forge_dir)
 
 
 def read_brief(project: Project) -> dict[str, str] | None:
     """Section name -> text of the frozen brief, in canonical order; None when no complete
     brief is frozen."""
-    from forge_runtime.clarify import store
-    from forge_runtime.clarify.headings import SECTIONS
-
     brief = store.frozen(brief_path(project))
     return None if brief is None else {name: brief[name] for name in SECTIONS}

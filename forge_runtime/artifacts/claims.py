@@ -17,6 +17,8 @@ import os
 import re
 from pathlib import Path
 
+from forge_runtime.artifacts.store import atomic_write
+from forge_runtime.goal.store.lock import locked
 from forge_runtime.project import Project
 from forge_runtime.steps import Call, OpError, call
 
@@ -121,15 +123,11 @@ class LocalClaims:
         return record if isinstance(record, dict) else None
 
     def _locked(self):
-        from forge_runtime.goal.store.lock import locked
-
         self.dir.mkdir(parents=True, exist_ok=True)
         return locked(self.dir)
 
     def claim(self, artifact_id: str, agent: str, ttl: int, now: dt.datetime
               ) -> tuple[dict, str]:
-        from forge_runtime.artifacts.store import atomic_write
-
         with self._locked():
             record, what = decide_claim(self._read(artifact_id), artifact_id, agent, ttl, now)
             atomic_write(self._path(artifact_id), json.dumps(record, indent=2) + "\n")

@@ -6,8 +6,9 @@ Every operation that leaves an artifact somewhere on that path ends with the ste
 
 from __future__ import annotations
 
-from forge_runtime.artifacts import lifecycle, validate
+from forge_runtime.artifacts import lifecycle, links, validate
 from forge_runtime.artifacts.model import ACTIVE, DRAFT, EARNED_KINDS, STALE, Artifact
+from forge_runtime.artifacts.score import score
 from forge_runtime.steps import Call, Say, call, done, next_
 
 
@@ -24,8 +25,6 @@ def findings_of(ws, artifact: Artifact) -> list[validate.Finding]:
 
 
 def advance(ws, artifact: Artifact) -> Say:
-    from forge_runtime.artifacts.score import score
-
     status = ws.status(artifact)
     if status == STALE:
         own = lifecycle.expired(artifact.valid_until, ws.today)
@@ -52,6 +51,4 @@ def advance(ws, artifact: Artifact) -> Say:
 
 
 def _evidence(ws, artifact: Artifact) -> list[Artifact]:
-    from forge_runtime.artifacts import links
-
     return links.evidence_of(artifact, ws.graph())

@@ -179,6 +179,7 @@ class Store:
         stat again, or (no watch, or one that cannot say) every file stat."""
         if not _WATCHING:
             return self._stamps()
+        # lazy: the watch only when one is running
         from forge_runtime.artifacts.watch import Watcher
 
         key = str(self.dir)
@@ -292,6 +293,7 @@ class Store:
         The next number is found and the file created under one exclusive lock, and the
         file is created with O_EXCL, so two processes never write one ID.
         """
+        # lazy: the lock only for a new artifact
         from forge_runtime.goal.store.lock import locked
 
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -59,10 +59,12 @@ class Workspace:
         return remote if isinstance(remote, str) and remote else None
 
     def claims(self, remote: str | None):
+        # lazy: claims only for the commands that take them
         from forge_runtime.artifacts.claims import LocalClaims
 
         if remote is None:
             return LocalClaims(self.project)
+        # lazy: the remote's git plumbing only for a shared claims ref
         from forge_runtime.artifacts.remote import RemoteClaims
 
         return RemoteClaims(self.project.root, remote)

@@ -27,6 +27,11 @@ from collections import namedtuple
 from collections.abc import Callable
 from pathlib import Path
 
+from forge_runtime import safeio
+from forge_runtime.clarify.brief import now_stamp
+from forge_runtime.clarify.store import amend
+from forge_runtime.roots import root_of_forge_path
+
 SERVER_NAME = "human"
 ASK_TOOL = f"mcp__{SERVER_NAME}__ask"
 INBOX_TOOL = f"mcp__{SERVER_NAME}__inbox"
@@ -125,8 +130,6 @@ class HumanChannel:
             self._inbox.append(text)
         self._log({"kind": "inbox", "text": text})
         if self.amend_path is not None and self.amend_path.exists():
-            from forge_runtime.clarify.store import amend
-
             self._guarded(amend, self.amend_path, text)
 
     # -- the model's side (the tools) ------------------------------------------------------
@@ -223,10 +226,6 @@ class HumanChannel:
     def _log(self, entry: dict) -> None:
         if self.log_path is None:
             return
-        from forge_runtime import safeio
-        from forge_runtime.clarify.brief import now_stamp
-        from forge_runtime.roots import root_of_forge_path
-
         line = json.dumps({"at": now_stamp(), **entry}, ensure_ascii=False) + "\n"
         with self._lock:  # never through a link below the project, never into a FIFO
             safeio.append(self.log_path, line.encode("utf-8"),
@@ -252,9 +251,6 @@ def _result(text: str, *, is_error: bool = False) -> dict:
 def dialogue(log_path: str | Path) -> list[dict]:
     """The entries of a dialogue log, oldest first (a line cut short is skipped)."""
     try:
-        from forge_runtime import safeio
-        from forge_runtime.roots import root_of_forge_path
-
         lines = safeio.read_text(log_path, root_of_forge_path(log_path)).splitlines()
     except FileNotFoundError:
         return []

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import functools
 import importlib
+import io
 import sys
 
 from forge_runtime import __version__, hints
@@ -90,8 +93,6 @@ def parses(command_line: str) -> bool:
     `--help` and `--version` count as accepted (argparse exits 0 for them); their text is
     swallowed, since this only asks whether the command is valid.
     """
-    import contextlib
-    import io
     import shlex
 
     try:
@@ -113,9 +114,6 @@ def parses(command_line: str) -> bool:
 def help_of(words: list[str]) -> str | None:
     """The `--help` text of the command `words` name (without `forge`), or None when forge has
     no such command: lets a synopsis in the docs be checked against the real options."""
-    import contextlib
-    import io
-
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
@@ -133,8 +131,6 @@ def _no_command() -> Result:
 
 
 def _os_error_hint(exc: OSError) -> hints.Hint:
-    import errno
-
     where = f" ({exc.filename})" if exc.filename else ""
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return hints.error(f"forge may not write a file it needs: {exc.strerror}{where}",
@@ -170,6 +166,7 @@ def _tell() -> None:
     noted = sys.modules.get("forge_runtime.goal.rules.end_notes")
     if noted is None or not noted.NOTED:
         return
+    # lazy: only a command that ended a goal tells anyone
     from forge_runtime.notify.trigger import after_event
     from forge_runtime.roots import locate
 

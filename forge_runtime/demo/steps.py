@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
 from collections import Counter
 from pathlib import Path
 
 from forge_runtime import hints
+from forge_runtime.claude_binary import find_claude
 from forge_runtime.demo.core import TEAMMATE, Demo, DemoFailed, Section, set_identity
 from forge_runtime.demo.team import team_report
+from forge_runtime.goal.budget.pricing import dollars
+from forge_runtime.goal.store import layout, state_file
+from forge_runtime.goal.store.ledger import Ledger, goal_nonces
+from forge_runtime.hint_audit import json_problems, output_problems
+from forge_runtime.hostkit.receiver import Receiver
+from forge_runtime.project import find_project
+from forge_runtime.sandbox.posture import OPT_OUT, OPT_OUT_LINE
 
 GOAL = "the file done.txt exists"
 
@@ -16,8 +31,6 @@ GOAL = "the file done.txt exists"
 def install_forge(demo: Demo) -> Section:
     """A new git project, with forge's files installed the way a person would; the kernel
     layer a /goal needs is on where the host can run it, else the project opts out."""
-    import json
-
     run = demo.forge("init", "--json")
     if run.exit_code != 0:
         raise DemoFailed(f"forge init failed: {run.stderr.strip() or run.stdout.strip()}")
@@ -29,8 +42,6 @@ def install_forge(demo: Demo) -> Section:
              f"`forge init` installed {len(installed)} files under .forge/ "
              f"(workflows, skills, the goal state file {'.forge/local/state.md'})"]
     if sandbox["outcome"] == "skipped":
-        from forge_runtime.sandbox.posture import OPT_OUT, OPT_OUT_LINE
-
         (demo.project / ".forge" / "guard.yaml").write_text(OPT_OUT_LINE + "\n")
         lines += [f"this machine cannot run the host's sandbox ({sandbox['problem']}), so a "
                   "/goal would be refused; the demo opts its project out, as a person would "
@@ -102,9 +113,6 @@ BUDGET_CHECKLIST = "- [x] find the failing tests\n- [ ] fix the parser\n- [ ] fi
 def budget_stops_native_autonomy(demo: Demo) -> Section:
     """A goal that is never met: forge charges 20 turns, then ends native autonomy, naming
     the checkpoint; the status line shows the spent budget."""
-    from forge_runtime.goal.store import state_file
-    from forge_runtime.project import find_project
-
     state_path = find_project(demo.project).state_path
     state_path.write_text(state_path.read_text(encoding="utf-8") + BUDGET_CHECKLIST,
                           encoding="utf-8")
@@ -166,8 +174,6 @@ def money_and_the_plan(demo: Demo) -> Section:
         raise DemoFailed(f"the dollar-bound goal was not stopped: {money}")
     if limit is None or limit.get("usage_limited") is not True or limit["status"] != "exhausted":
         raise DemoFailed(f"the usage limit did not end the second goal's autonomy: {limit}")
-    from forge_runtime.goal.budget.pricing import dollars
-
     reads = sum(1 for hook in spent.hooks_for("PreToolUse"))
     status = demo.forge("goal", "status", "--nonce", limit["nonce"])
     return Section("Money and the plan's allowance", [
@@ -190,9 +196,6 @@ def money_and_the_plan(demo: Demo) -> Section:
 
 def _goals(demo: Demo) -> list[dict]:
     """Every goal of the demo project, as its ledger has it now."""
-    from forge_runtime.goal.store.ledger import Ledger, goal_nonces
-    from forge_runtime.project import find_project
-
     project = find_project(demo.project)
     return [Ledger(project.ledger_root, nonce).current().goal for nonce in goal_nonces(project)]
 
@@ -209,8 +212,6 @@ def _denials(session) -> dict[str, list[str]]:
 
 def guard_refuses_writes(demo: Demo) -> Section:
     """A read-only clarify step cannot write; no session can delete the goal ledger."""
-    import uuid
-
     session_id = str(uuid.uuid4())
     if demo.forge("mode", "enter", "clarifier", "--session", session_id).exit_code != 0:
         raise DemoFailed("forge mode enter clarifier failed")
@@ -382,12 +383,8 @@ def done_means_verified(demo: Demo) -> Section:
 def ledger_follows_the_clone(demo: Demo) -> Section:
     """With `goal: {remote: origin}` the spent budget is published on the repository's
     remote; a fresh clone's /goal with the same objective goes on from its count."""
-    import subprocess
-
     import yaml
 
-    from forge_runtime.goal.store import state_file
-    from forge_runtime.project import find_project
 
     def git(*args: str, cwd: Path) -> None:
         subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
@@ -431,12 +428,8 @@ NOTIFY_GOAL = "the weekly report is sent"
 def a_goals_end_reaches_the_person(demo: Demo) -> Section:
     """A goal that ends while nobody watches sends one message to the person's channel: a
     webhook the demo listens on, on 127.0.0.1, as ntfy would."""
-    import shutil
-    import tempfile
-
     import yaml
 
-    from forge_runtime.hostkit.receiver import Receiver
 
     folder = Path(tempfile.mkdtemp(prefix="fdn-", dir="/tmp" if Path("/tmp").is_dir()
                                    else None))  # a Unix socket's path is short
@@ -484,8 +477,6 @@ def _posts_after(receiver, session, seconds: float = 60.0) -> list[dict]:
     """What the receiver got once the sender the session's hooks started is done: at once
     in the demo's network namespace (it waits for the sender), else within `seconds` (a
     loaded machine starts the sender's interpreter late)."""
-    import time
-
     deadline = time.monotonic() + seconds
     while not receiver.posts and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -494,9 +485,6 @@ def _posts_after(receiver, session, seconds: float = 60.0) -> list[dict]:
 
 def _outbox_says(demo: Demo) -> str:
     """The outbox's records and the sender's log, for a demo step that got no message."""
-    from forge_runtime.goal.store import layout
-    from forge_runtime.project import find_project
-
     folder = Path(layout.outbox_dir(find_project(demo.project).ledger_root))
     found = sorted(folder.glob("*.json")) if folder.is_dir() else []
     log = folder / layout.SENDER_LOG
@@ -508,8 +496,6 @@ def _outbox_says(demo: Demo) -> str:
 
 def hint_contract(demo: Demo) -> Section:
     """Every forge output the demo produced ends with exactly one hint, naming real commands."""
-    from forge_runtime.hint_audit import json_problems, output_problems
-
     checked = []
     for run in demo.forge_runs:
         shown = "forge " + shlex.join(run.args)  # one line, as a person would type it
@@ -531,11 +517,6 @@ def the_hosts_truth(demo: Demo) -> Section:
     """forge reads the host by one contract per host: the running Claude Code's surfaces are
     all classified (the drift check CI runs), and a goal the host ends is recorded as ended,
     how it ended named, so the person's next prompt is theirs."""
-    import subprocess
-    import sys
-
-    from forge_runtime.claude_binary import find_claude
-
     drift = subprocess.run([sys.executable, "-m", "forge_runtime.host_drift", "--claude",
                             str(find_claude())], capture_output=True, text=True, timeout=120)
     if drift.returncode != 0:

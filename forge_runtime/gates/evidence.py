@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 
+from forge_runtime.artifacts.authoring import record_evidence
 from forge_runtime.errors import EXIT_REFUSED, EXIT_USAGE, ForgeError
+from forge_runtime.gates import config, runner
 from forge_runtime.gates import status as gate_status
+from forge_runtime.steps import OpError
 
 ARTIFACT_ID = re.compile(r"^[A-Z]{2,16}-[0-9]{3,6}$")
 
@@ -19,8 +22,6 @@ def record(project, name: str, artifact_id: str) -> str:
     if not ARTIFACT_ID.match(artifact_id):
         raise ForgeError(f"{artifact_id!r} is not an artifact id such as PRD-001",
                          f"forge gate evidence {name} --for PRD-001", exit_code=EXIT_USAGE)
-    from forge_runtime.gates import config, runner
-
     gate = runner.select(config.load(project), [name])
     state = gate_status.assess(project, gate)[0]
     if state.state != gate_status.FRESH:
@@ -33,9 +34,6 @@ def record(project, name: str, artifact_id: str) -> str:
 
 def _record(project, artifact_id: str, name: str, receipt: dict) -> str:
     """The artifact engine's evidence, linked to `artifact_id`; returns the evidence id."""
-    from forge_runtime.artifacts.authoring import record_evidence
-    from forge_runtime.steps import OpError
-
     body = (f"Gate `{name}` ran `{receipt['command']}` and passed (exit 0) in "
             f"{receipt['duration_s']:.1f} s at {receipt['finished_at']}, over "
             f"{receipt['files']} file(s) of its boundary, content hash "

@@ -20,6 +20,8 @@ config keys, rollout events) and compares them with host_contract/:
     __main__.py      `python -m forge_runtime.host_drift`
 """
 
+# lazy: host_drift's claude_code and codex share their names with host_contract's, and
+# importing a submodule rebinds its name in the package.
 from __future__ import annotations
 
 from forge_runtime.host_contract import (

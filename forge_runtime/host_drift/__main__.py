@@ -6,6 +6,8 @@ on their registries and every build the contract was measured on. With `--claude
 the contract). Exit status 1 on any drift, an anchor lost, or a build it cannot get.
 """
 
+# lazy: host_drift's claude_code and codex share their names with host_contract's, and
+# importing a submodule rebinds its name in the package.
 from __future__ import annotations
 
 import argparse
@@ -14,7 +16,12 @@ import sys
 import time
 
 from forge_runtime import hints
+from forge_runtime.claude_binary import ClaudeNotFound
+from forge_runtime.host_contract import newer_than
 from forge_runtime.host_drift import GONE, Report, check_claude, check_codex
+from forge_runtime.host_drift.builds import claude_builds, codex_builds
+from forge_runtime.host_drift.claude_code import AnchorLost
+from forge_runtime.hostkit.codex_binary import CodexNotFound
 
 
 def _shown(path: str) -> str:
@@ -33,8 +40,6 @@ def _contract_file(host: str, problem: str) -> str:
 
 def render(report: Report) -> list[str]:
     """The lines saying how one build compares with the contract."""
-    from forge_runtime.host_contract import newer_than
-
     state = "newer than the contract's measured " if newer_than(
         report.version, report.measured) else "measured: "
     head = (f"{report.host} {report.version} ({report.path}): {report.surfaces} surfaces, "
@@ -47,8 +52,6 @@ def render(report: Report) -> list[str]:
 
 
 def _builds(args) -> list[tuple[str, str]]:
-    from forge_runtime.host_drift.builds import claude_builds, codex_builds
-
     if args.claude or args.codex:
         return [*(("claude", path) for path in args.claude),
                 *(("codex", path) for path in args.codex)]
@@ -64,10 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--codex", action="append", default=[], metavar="PATH",
                         help="a native Codex executable to check (repeatable)")
     args = parser.parse_args(argv)
-    from forge_runtime.claude_binary import ClaudeNotFound
-    from forge_runtime.host_drift.claude_code import AnchorLost
-    from forge_runtime.hostkit.codex_binary import CodexNotFound
-
     started = time.monotonic()
     try:
         builds = _builds(args)

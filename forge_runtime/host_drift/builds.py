@@ -15,6 +15,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from forge_runtime.claude_binary import find_claude
+from forge_runtime.host_contract import claude_code, codex
+from forge_runtime.hostkit.binary import pinned_claude
+from forge_runtime.hostkit.codex_binary import find_codex, native, newest_version
+
 
 def _version_beside(path: Path) -> str | None:
     """The version a bundled CLI's `<name>.version` file states, when it has one."""
@@ -25,10 +30,6 @@ def _version_beside(path: Path) -> str | None:
 
 
 def claude_builds(newest: bool = True, measured: bool = True) -> list[Path]:
-    from forge_runtime.claude_binary import find_claude
-    from forge_runtime.host_contract import claude_code
-    from forge_runtime.hostkit.binary import pinned_claude
-
     found = [find_claude()] if newest else []
     have = {_version_beside(path) for path in found}
     if measured:
@@ -38,9 +39,6 @@ def claude_builds(newest: bool = True, measured: bool = True) -> list[Path]:
 
 
 def codex_builds(newest: bool = True, measured: bool = True) -> list[Path]:
-    from forge_runtime.host_contract import codex
-    from forge_runtime.hostkit.codex_binary import find_codex, native, newest_version
-
     versions = [newest_version()] if newest else []
     if measured:
         versions += [version for version in codex.MEASURED if version not in versions]

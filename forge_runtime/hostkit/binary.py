@@ -6,6 +6,11 @@ forge_runtime/claude_binary.py's `find_claude`).
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
 from pathlib import Path
 
 from forge_runtime.claude_binary import ClaudeNotFound
@@ -26,12 +31,6 @@ def cache_dir(version: str) -> Path:
 def pinned_claude(version: str) -> Path:
     """The Claude Code CLI of `version`, fetched once: pip downloads the claude-agent-sdk
     wheel that bundles it (SDK_RELEASES) and the CLI is taken out of it into the cache."""
-    import shutil
-    import subprocess
-    import sys
-    import tempfile
-    import zipfile
-
     if version not in SDK_RELEASES:
         raise ClaudeNotFound(f"no claude-agent-sdk release is known to bundle Claude Code "
                              f"{version} (known: {', '.join(SDK_RELEASES)})")

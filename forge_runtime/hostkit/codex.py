@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from forge_runtime import hook_settings, initializer
 from forge_runtime.hostkit import LOG_ENV, netns
 from forge_runtime.hostkit.codex_binary import find_codex
 from forge_runtime.hostkit.runner import (
@@ -36,6 +38,7 @@ from forge_runtime.hostkit.runner import (
 )
 from forge_runtime.hostkit.script import Script
 from forge_runtime.hostkit.server import ModelServer
+from forge_runtime.project import find_project
 
 API_KEY_ENV = "FORGE_HOSTKIT_CODEX_KEY"
 MODEL = "gpt-6.1-sol"  # a current model Codex knows: apply_patch is offered, no upgrade prompt
@@ -103,9 +106,6 @@ class CodexHost:
 
     def install_forge(self, project: Path) -> Path:
         """`forge init --host codex` in `project`, its hooks run through the recorder."""
-        from forge_runtime import hook_settings, initializer
-        from forge_runtime.project import find_project
-
         initializer.Installer(find_project(project), agent_skills=True).run()
         return hook_settings.wire_codex_hooks(Path(project), python=str(self.python_shim))[0]
 
@@ -113,8 +113,6 @@ class CodexHost:
              env: dict[str, str] | None = None, timeout: float | None = None,
              sandbox: str = "workspace-write") -> CodexSession:
         """One `codex exec --json <prompt>` in `cwd`, in Codex's `sandbox` mode."""
-        import subprocess
-
         cwd = Path(cwd).resolve()
         self._runs += 1
         run_dir = self.workdir / f"run-{self._runs}"

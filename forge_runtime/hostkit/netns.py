@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import threading
+import time
 
 MODULE = "forge_runtime.hostkit.netns"
 # With more relays than the model server's (a test's webhook receiver), the relays stay up
@@ -103,8 +105,6 @@ def _serve(listener: socket.socket, unix_path: str) -> None:
 
 def _others_here() -> bool:
     """Whether a process besides this one is still in this network namespace."""
-    import os
-
     try:
         mine = os.readlink("/proc/self/ns/net")
     except OSError:
@@ -123,8 +123,6 @@ def _linger(seconds: float) -> None:
     """Keep relaying while a process the session left behind still runs here (a hook's
     detached notification sender, which a person's machine lets reach its receiver after
     `claude -p` exits), for `seconds` at most."""
-    import time
-
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and _others_here():
         time.sleep(0.2)

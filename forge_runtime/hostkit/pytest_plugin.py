@@ -27,6 +27,7 @@ skip would hide.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,6 @@ def as_script(script: Script | dict | str | Path) -> Script:
     if isinstance(script, Path) or (isinstance(script, str) and "\n" not in script
                                     and script.endswith((".yaml", ".yml", ".json"))):
         return Script.load(script)
-    import textwrap
-
     return Script.parse(textwrap.dedent(script))
 
 

@@ -180,8 +180,6 @@ def plan_headers(usage: dict | None, codex: bool, resets: dict | None = None
     a window that resets then."""
     if not usage:
         return []
-    import time
-
     now = int(time.time())
     resets = {} if resets is None else resets
     headers: list[tuple[str, str]] = []
@@ -216,8 +214,6 @@ def usage_limit_reply(limit: dict, message: str, codex: bool) -> tuple[list, dic
     headers (status `rejected`, the reset, the window that refused: its
     `representative-claim`); Codex reads the body's `usage_limit_reached` error with its
     `resets_at`."""
-    import time
-
     window = limit.get("window", "five_hour")
     resets_at = int(time.time()) + int(limit.get("resets_in", 60))
     claude_name = {field: claude for field, claude, _, _ in PLAN_WINDOWS}[window]

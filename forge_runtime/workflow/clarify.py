@@ -27,7 +27,9 @@ from forge_runtime.clarify.brief import Brief
 from forge_runtime.clarify.channel import ASK_TOOL, SERVER_NAME, HumanChannel
 from forge_runtime.clarify.headings import SECTIONS
 from forge_runtime.clarify.store import freeze, frozen
+from forge_runtime.guard.sdk import whitelist_guard
 from forge_runtime.workflow.core import Session, Step, Workbench
+from forge_runtime.workflow.session import SdkSession
 
 STEP_NAME = "clarify"
 ROLE = "clarifier"
@@ -87,7 +89,6 @@ def clarifier_options(channel: HumanChannel, bench: Workbench, **overrides):
     """The clarifier session's `ClaudeAgentOptions`; `overrides` (cli_path, env, ...) win."""
     from claude_agent_sdk import ClaudeAgentOptions
 
-    from forge_runtime.guard.sdk import whitelist_guard
 
     # The host defers MCP tools behind its ToolSearch tool unless told not to; the clarifier's
     # one way to the person must be in every request's tool list.
@@ -130,8 +131,6 @@ def clarify_step(channel: HumanChannel, *, brief_path: Path | None = None, promp
         if session is not None:
             made = session(bench, resume)
         else:
-            from forge_runtime.workflow.session import SdkSession
-
             made = SdkSession(clarifier_options(channel, bench, **options), resume=resume,
                               on_session_id=lambda sid: _remember(bench, sid))
         return made

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from forge_runtime.clarify.store import brief_path
 from forge_runtime.errors import EXIT_REFUSED, ForgeError
-from forge_runtime.project import FORGE_DIR
+from forge_runtime.project import FORGE_DIR, find_project
 
 
 class Session(Protocol):
@@ -50,14 +51,10 @@ class Workbench:
 
     @property
     def brief_path(self) -> Path:
-        from forge_runtime.clarify.store import brief_path
-
         return brief_path(self.forge_dir)
 
     @classmethod
     def for_project(cls, start: str | Path | None = None) -> Workbench:
-        from forge_runtime.project import find_project
-
         return cls(find_project(start).root)
 
 

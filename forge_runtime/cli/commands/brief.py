@@ -1,5 +1,7 @@
 """`forge brief check|freeze|show`: read a brief, freeze a complete one, show the frozen one."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import shlex

@@ -6,6 +6,8 @@ A project with a frozen brief asks nothing. Ctrl-C leaves no brief behind (it is
 only when complete) and keeps the dialogue log; the next run continues the session.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import shlex

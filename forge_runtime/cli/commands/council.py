@@ -1,5 +1,7 @@
 """`forge council "<question>"`: five advisors, an anonymous peer review, a verdict."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import os

@@ -1,5 +1,7 @@
 """`forge demo [--keep DIR]`: a real Claude Code session, offline, showing what forge does."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 from forge_runtime.result import Result

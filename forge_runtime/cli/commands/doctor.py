@@ -1,5 +1,7 @@
 """`forge doctor`: check the install and this project, naming the fix for each problem."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 from forge_runtime import hints

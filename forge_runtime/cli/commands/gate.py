@@ -1,6 +1,10 @@
 """`forge gate init|run|status|evidence`: the project's final gates and their receipts."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
+
+import sys
 
 from forge_runtime import hints
 from forge_runtime.errors import EXIT_USAGE, ForgeError
@@ -81,8 +85,6 @@ def show_status(args) -> Result:
 
 
 def run_gates(args) -> Result:
-    import sys
-
     from forge_runtime.gates import runner
     from forge_runtime.gates import status as core
 

@@ -5,10 +5,19 @@ ledger in the goal witness, goal/rules/adoption.py); a goal is activated by a
 person's `/goal` in Claude Code and charged by forge's Stop hook, never from here.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
+import json
+import sys
+import time
+from pathlib import Path
+
 from forge_runtime import hints
+from forge_runtime.cli.render import use_colour
 from forge_runtime.errors import EXIT_REFUSED, EXIT_USAGE, ForgeError
+from forge_runtime.hints import sanitize
 from forge_runtime.result import Result
 
 NO_GOAL = "a person runs /goal with an objective in Claude Code"
@@ -178,9 +187,6 @@ def _ended(goal: dict) -> str:
 
 
 def status(args) -> Result:
-    import sys
-
-    from forge_runtime.cli.render import use_colour
     from forge_runtime.goal.store.ledger import TAMPERED, Ledger
     from forge_runtime.goal.views import checkpoint, gauge
     from forge_runtime.goal.views import status as core
@@ -264,8 +270,6 @@ def status(args) -> Result:
 def _forecast(project, nonce: str) -> tuple[str | None, list[str], dict | None]:
     """When a running goal's budget runs out at its tranche's pace (goal/views/forecast.py): the
     gauge's words, the status lines and the JSON; nothing for a goal that is not running."""
-    import time
-
     from forge_runtime.goal.store.ledger import Ledger
     from forge_runtime.goal.views import forecast, gauge, tranche
 
@@ -333,8 +337,6 @@ def _remote_lines(project, nonce: str, published: dict | None) -> list[str]:
 def prices(args) -> Result:
     """Where this interpreter's price table is and what it was compiled from; `--compile`
     makes it anew (a /goal with a dollar ceiling needs one: goal/budget/pricing.py)."""
-    import json
-
     from forge_runtime.goal.budget import price_table
 
     path = price_table.compiled_path()
@@ -430,8 +432,6 @@ def _write_page(project, asked: str, default_name: str, render, told: dict,
                 lines: list[str]) -> None:
     """Write a report's page where `--html` asked (its default under .forge/reports/), and
     say where in the lines and the data."""
-    from pathlib import Path
-
     page = Path(asked) if asked else Path(project.forge_dir) / "reports" / default_name
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(render(told), encoding="utf-8")
@@ -441,12 +441,8 @@ def _write_page(project, asked: str, default_name: str, render, told: dict,
 
 def team_report(args) -> Result:
     """`forge goal report --remote NAME [--since WHEN] [--html [PATH]]`."""
-    import time
-
     from forge_runtime.gitrefs import GitFailed
     from forge_runtime.goal.views import report_team
-    from forge_runtime.hints import sanitize
-
     if not args.remote:
         raise ForgeError("the team report (--remote, --since) needs the name of a git "
                          "remote: --remote NAME", "forge goal report --remote origin",

@@ -1,8 +1,11 @@
 """`forge guard roles|check`: what the PreToolUse guard allows, asked without a session."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import json
+import os
 
 from forge_runtime import hints
 from forge_runtime.errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, ForgeError
@@ -42,8 +45,6 @@ def _project_rules():
 
 
 def run_roles(args) -> Result:
-    import os
-
     from forge_runtime.goal.store.layout import receipt_key
     from forge_runtime.guard import modes
     from forge_runtime.protected import paths
@@ -80,8 +81,6 @@ def run_roles(args) -> Result:
 
 
 def run_check(args) -> Result:
-    import os
-
     from forge_runtime.guard.decide import decide
     from forge_runtime.guard.roles import Role
 

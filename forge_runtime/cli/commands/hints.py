@@ -1,5 +1,7 @@
 """`forge hints audit`: check every hint command forge can enumerate ahead of time."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 from forge_runtime import hints

@@ -2,11 +2,14 @@
 --remove-statusline [--scope S]]`: install forge into this project, and optionally its hooks
 and its status line."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import sys
 
 from forge_runtime import hints
+from forge_runtime.errors import ForgeError
 from forge_runtime.result import Result
 
 HOSTS = ("claude", "codex", "all")
@@ -60,7 +63,6 @@ def _kernel_layer(project) -> tuple[str, dict]:
     """Turn on the kernel layer a person's /goal needs (project scope) when the host can run
     it and neither it nor the project's opt-out is in force; the line that says what
     happened and how to turn it off, and its JSON. Never fails `init`."""
-    from forge_runtime.errors import ForgeError
     from forge_runtime.guard import rules
     from forge_runtime.sandbox import layer, posture, scopes
 

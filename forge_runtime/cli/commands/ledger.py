@@ -10,6 +10,8 @@ already bound; it never confirms a pending activation (a transcript path given o
 line proves nothing about a person).
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 from forge_runtime import hints

@@ -7,13 +7,18 @@ CLAUDE_PLUGIN_DATA. When that interpreter lacks the MCP SDK, the server builds
 itself there, so the hooks' own environment never carries the SDK.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 import importlib.util
 import os
 import sys
+from pathlib import Path
 
+import forge_runtime
 from forge_runtime import hints
+from forge_runtime.cli.render import emit
 from forge_runtime.errors import EXIT_OK, ForgeError
 from forge_runtime.result import Result
 
@@ -30,8 +35,6 @@ def register(subparsers, common) -> None:
 
 def _reexec_with_sdk() -> None:
     """Run this command again in forge-mcp-env, built on first use; ForgeError if no way."""
-    from pathlib import Path
-
     from forge_runtime import bootstrap, hook_python
 
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
@@ -52,8 +55,6 @@ def _reexec_with_sdk() -> None:
         raise ForgeError(f"forge could not install the MCP SDK into {boot.env}: {exc}",
                          pip) from None
     python = str(bootstrap.env_python(boot.env))
-    import forge_runtime
-
     # the plugin's own entry script, run as cli/forge runs it (a path: the CLI is below it)
     entry = os.path.join(os.path.dirname(forge_runtime.__file__), "entry.py")
     rest = sys.argv[sys.argv.index("mcp") + 1:] if "mcp" in sys.argv else []
@@ -74,7 +75,5 @@ def run(args) -> Result:
                       {"tools": names}, EXIT_OK)
     mcp_server.serve()
     # stdout carried the protocol; the closing hint goes to stderr.
-    from forge_runtime.cli.render import emit
-
     emit(Result(hints.done("the MCP client closed the connection")), False, out=sys.stderr)
     raise SystemExit(EXIT_OK)

@@ -1,5 +1,7 @@
 """`forge mode enter|exit|status`: restrict a main session to a read-only role's tools."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 from forge_runtime import hints

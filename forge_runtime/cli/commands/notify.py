@@ -5,10 +5,14 @@ The channels are those of `.forge/guard.yaml` (`notify:`) and of the person's ow
 answer of each is shown. A broken file is its Error and Fix, never a traceback.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
+import os
+
 from forge_runtime import hints
-from forge_runtime.errors import EXIT_REFUSED
+from forge_runtime.errors import EXIT_REFUSED, ForgeError
 from forge_runtime.result import Result
 
 WHERE = ("a person lists channels under notify: in .forge/guard.yaml, or under channels: "
@@ -32,7 +36,6 @@ def register(subparsers, common) -> None:
 
 
 def send_sample(args) -> Result:
-    from forge_runtime.errors import ForgeError
     from forge_runtime.notify import config
     from forge_runtime.project import find_project
 
@@ -71,8 +74,6 @@ def send_sample(args) -> Result:
 def _keep(project, results: list[dict]) -> None:
     """The sample's outcome on the outbox, beside the goals' messages: a sample every
     channel took answers the failures before it (`forge doctor`)."""
-    import os
-
     from forge_runtime.notify import outbox
 
     path = outbox.create(project.ledger_root, f"sample-{os.urandom(6).hex()}",

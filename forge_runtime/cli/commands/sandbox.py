@@ -1,10 +1,14 @@
 """`forge sandbox enable|status|disable`: the host's kernel sandbox as forge's second layer."""
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
 from forge_runtime import hints
 from forge_runtime.errors import EXIT_OK, EXIT_USAGE
+from forge_runtime.project import find_project
 from forge_runtime.result import Result
+from forge_runtime.sandbox.scopes import PROJECT, SCOPES
 
 SCOPE_HELP = ("the settings file: project (.claude/settings.json, the default), user "
               "(~/.claude/settings.json) or managed (/etc/claude-code/managed-settings.d/"
@@ -12,8 +16,6 @@ SCOPE_HELP = ("the settings file: project (.claude/settings.json, the default), 
 
 
 def register(subparsers, common) -> None:
-    from forge_runtime.sandbox.scopes import PROJECT, SCOPES
-
     parser = subparsers.add_parser(
         "sandbox", parents=[common], help="protect the ledger in the kernel (host sandbox)",
         description="Turn on Claude Code's Bash sandbox with deny rules for the goal ledger, "
@@ -39,8 +41,6 @@ def register(subparsers, common) -> None:
 
 
 def _project():
-    from forge_runtime.project import find_project
-
     return find_project()
 
 

@@ -5,9 +5,16 @@ which prints the bare line and nothing else. This command shows a person the
 same line, followed by the hint like every forge command.
 """
 
+# lazy: every `forge <command>` start imports this module to register its parser; each
+# subcommand imports what it runs.
 from __future__ import annotations
 
+import json
+import os
+import sys
+
 from forge_runtime import hints
+from forge_runtime.cli.render import use_colour
 from forge_runtime.result import Result
 
 NO_GOAL = "a person runs /goal with an objective in this session"
@@ -25,11 +32,6 @@ def register(subparsers, common) -> None:
 
 
 def run(args) -> Result:
-    import json
-    import os
-    import sys
-
-    from forge_runtime.cli.render import use_colour
     from forge_runtime.statusline import forge_part
 
     session = args.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or ""

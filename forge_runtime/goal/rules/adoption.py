@@ -12,6 +12,7 @@ place it came from.
 from __future__ import annotations
 
 import os
+import shutil
 
 from forge_runtime.goal.store.layout import (
     WITNESS_GATES_DIR,
@@ -54,8 +55,6 @@ def adopt(project) -> list[dict]:
 def _carry(old: str, new: str) -> None:
     """Copy the goals of the ledger at `old` (this work tree's, as the witness saw it) into
     the ledger at `new`, which must hold none of its own: two ledgers are never merged here."""
-    import shutil
-
     if not os.path.isdir(old):
         raise tampered(f"the ledger the witness saw at {old} is gone, so this work tree's "
                        "goals cannot be carried over")

@@ -20,6 +20,17 @@ from __future__ import annotations
 
 from forge_runtime.errors import ForgeError
 from forge_runtime.goal.store import merge
+from forge_runtime.goal.store.ledger import (
+    VERIFY_FIX,
+    Ledger,
+    check_chain,
+    goal_nonces,
+    restore_fix,
+    rewritten,
+    tampered,
+)
+from forge_runtime.goal.sync.remote import REF_PREFIX, RemoteLedger
+from forge_runtime.goal.sync.witness import Witness
 from forge_runtime.records import record
 
 REMOTE, HERE, BOTH, JOINED = "remote", "this clone", "both", "joined"
@@ -60,8 +71,6 @@ def gather(project, remote_name: str) -> tuple[list[Counted], list[Refused]]:
 
 def _joined(nonce: str, theirs: list[dict], ours: list[dict]) -> Counted:
     """The goal as a sync would make it of the remote's chain and this clone's."""
-    from forge_runtime.goal.store.ledger import restore_fix, tampered
-
     if theirs[0]["hash"] != ours[0]["hash"]:
         raise tampered(f"goal {nonce}: the remote's chain starts from another genesis record "
                        "than this clone's (replaced)", restore_fix(nonce))
@@ -78,10 +87,6 @@ def _remote_chains(project, remote_name: str,
     """The remote's chains that verify, and those that do not; the way out of one is this
     clone's chain published over it when this clone has the goal (`here`), else a look at
     the ref: the clone that ran the goal restores it."""
-    from forge_runtime.goal.store.ledger import check_chain, restore_fix, rewritten
-    from forge_runtime.goal.sync.remote import REF_PREFIX, RemoteLedger
-    from forge_runtime.goal.sync.witness import Witness
-
     remote = RemoteLedger(project, remote_name)
     witness = Witness(project)
     chains, refused = {}, []
@@ -102,9 +107,6 @@ def _remote_chains(project, remote_name: str,
 
 
 def _local_chains(project) -> tuple[dict[str, list[dict]], list[Refused]]:
-    from forge_runtime.goal.store.ledger import VERIFY_FIX, Ledger, goal_nonces
-    from forge_runtime.goal.sync.witness import Witness
-
     witness = Witness(project)
     chains, refused = {}, []
     for nonce in goal_nonces(project):

@@ -8,8 +8,11 @@ Pure reading: callers pass the records (`Ledger.history()`), oldest first.
 from __future__ import annotations
 
 from forge_runtime.goal.budget.ceilings import epoch
+from forge_runtime.goal.budget.pricing import dollars
 from forge_runtime.goal.budget.usage import FIELDS, Tally
 from forge_runtime.goal.rules.charging import STUCK_AFTER
+from forge_runtime.goal.store import merge
+from forge_runtime.goal.views.gauge import plan_figure
 
 _ENDINGS = {"exhaust": "exhausted", "complete": "met", "cancel": "cleared"}
 # a ceiling's name in the ledger, as a person reads it
@@ -20,8 +23,6 @@ CEILING_WORDS = {"usd": "dollar", "five_hour": "5-hour window", "seven_day": "we
 def spent_by_model(records: list[dict]) -> dict:
     """Every charge's tokens, per model, summed over the goal (with those another clone
     spent, which a join took in: merge.joined_spending)."""
-    from forge_runtime.goal.store import merge
-
     tally = Tally()
     for record in records:
         spending = merge.joined_spending(record) if record.get("kind") == merge.MERGE \
@@ -98,8 +99,6 @@ def running(records: list[dict]) -> list[dict]:
     """After each record, each measure the goal had a ceiling on (turns, tokens, dollars,
     the plan's shares in basis points) as [total, ceiling]: the ledger's own counts, a
     ceiling None where the tranche had none."""
-    from forge_runtime.goal.views.gauge import plan_figure
-
     def plan_of(goal: dict) -> dict:
         ceilings = goal.get("plan_ceilings")
         return ceilings if isinstance(ceilings, dict) else {}
@@ -119,8 +118,6 @@ def running(records: list[dict]) -> list[dict]:
 
 def model_lines(by_model: dict, tokens_text) -> list[str]:
     """One line per model: what it spent, field by field, and its dollars when priced."""
-    from forge_runtime.goal.budget.pricing import dollars
-
     names = {"input": "in", "output": "out", "cache_creation": "cache write",
              "cache_read": "cache read"}
     return [f"{model}  " + " · ".join(f"{tokens_text(spent.get(field, 0))} {names[field]}"
@@ -131,8 +128,6 @@ def model_lines(by_model: dict, tokens_text) -> list[str]:
 
 def text(told: dict, tokens_text) -> list[str]:
     """The story as lines for a person."""
-    from forge_runtime.goal.budget.pricing import dollars
-
     goal = told["goal"]
     priced = "picousd" in goal
     lines = [f"goal        {goal.get('nonce')}", f"objective   {goal.get('objective')}",

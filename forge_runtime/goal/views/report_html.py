@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import html
 
+from forge_runtime.goal.budget.plan import percent
+from forge_runtime.goal.budget.usage import counted
 from forge_runtime.goal.views.gauge import dollars_text, tokens_text
 from forge_runtime.goal.views.report import CEILING_WORDS
 
@@ -114,8 +116,6 @@ def _ceiling_chart(name: str, series: list[list], label, stopped: str) -> str:
 
 def _ceilings(told: dict, stopped: str) -> list[str]:
     """One chart per measure the goal had a ceiling on, turns always."""
-    from forge_runtime.goal.budget.plan import percent
-
     points = told.get("running") or []
     labels = {"turns": str, "tokens": tokens_text, "dollars": dollars_text}
     sections = []
@@ -131,8 +131,6 @@ def _ceilings(told: dict, stopped: str) -> list[str]:
 
 
 def _tokens(spent: dict) -> int:
-    from forge_runtime.goal.budget.usage import counted
-
     return counted({"m": spent})
 
 

@@ -15,9 +15,17 @@ Pure reading: callers pass verified chains, oldest record first.
 
 from __future__ import annotations
 
+import datetime
+
 from forge_runtime.goal.budget.ceilings import epoch
+from forge_runtime.goal.budget.plan import percent
+from forge_runtime.goal.budget.pricing import dollars
+from forge_runtime.goal.budget.usage import counted
 from forge_runtime.goal.store import merge
+from forge_runtime.goal.sync.team_goals import gather
+from forge_runtime.goal.views.gauge import tokens_text
 from forge_runtime.goal.views.report import CEILING_WORDS
+from forge_runtime.hints import sanitize
 
 UNKNOWN = "unknown"
 GROUPS = ("person", "branch", "model", "week")
@@ -84,8 +92,6 @@ def _add(opened: dict, goal: dict, turn: bool, tokens: int, picousd: int,
 
 
 def _model_tokens(spent: dict) -> int:
-    from forge_runtime.goal.budget.usage import counted
-
     return counted({"model": spent})
 
 
@@ -129,8 +135,6 @@ def ending(chain: list[dict]) -> str:
 
 def iso_week(at: str) -> str:
     """The ISO week of a record's time: 2026-W49."""
-    import datetime
-
     year, week, _ = datetime.date(int(at[0:4]), int(at[5:7]), int(at[8:10])).isocalendar()
     return f"{year}-W{week:02d}"
 
@@ -197,8 +201,6 @@ def _count(group: dict, name: str, nonce: str, figures: dict) -> None:
 def parse_since(text: str, now: int) -> int:
     """Epoch seconds of `--since`: an ISO date or time (UTC unless it says), or a span
     back from `now`: 7d, 2w, 12h. ValueError for anything else."""
-    import datetime
-
     spans = {"h": 3600, "d": 86400, "w": 7 * 86400}
     if len(text) > 1 and text[-1] in spans and text[:-1].isdigit():
         return now - int(text[:-1]) * spans[text[-1]]
@@ -211,8 +213,6 @@ def parse_since(text: str, now: int) -> int:
 def build(project, remote_name: str, since: int | None = None) -> dict:
     """The team report over `remote_name` and this clone: rows (most recent activation
     first), refused chains and totals. GitFailed when the remote cannot be read."""
-    from forge_runtime.goal.sync.team_goals import gather
-
     counted, refused = gather(project, remote_name)
     rows = [one for one in (row(found, since) for found in counted) if one is not None]
     rows.sort(key=lambda one: one["activated"], reverse=True)
@@ -223,11 +223,6 @@ def build(project, remote_name: str, since: int | None = None) -> dict:
 def text(report: dict) -> list[str]:
     """The report as lines for a person; every string from a ledger made one safe line
     (an objective or a name is whatever its clone's person or git said)."""
-    from forge_runtime.goal.budget.plan import percent
-    from forge_runtime.goal.budget.pricing import dollars
-    from forge_runtime.goal.views.gauge import tokens_text
-    from forge_runtime.hints import sanitize
-
     def figures(one: dict, turns: bool = True) -> str:
         spent = f"{tokens_text(one['tokens'])} tok · {dollars(one['picousd'])}"
         if not turns:

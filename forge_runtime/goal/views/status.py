@@ -74,6 +74,7 @@ def sync(project: Project, nonce: str) -> dict:
 def verify_all(project: Project) -> list[dict]:
     """Every goal of the repository, fully verified, each also against its witness (and
     every witnessed goal still there); the first failure raises."""
+    # lazy: only `forge goal verify` reads the witness
     from forge_runtime.goal.sync.witness import Witness
 
     witness = Witness(project)
