@@ -5,6 +5,8 @@ the ceiling (unverified) or a person takes over (met but unverified)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from goal_support import Session, gates_project, running_goal, stop_turn, two_gates
 from test_gates import forge, forge_json, write
@@ -398,6 +400,20 @@ def test_a_held_goal_whose_recorded_gates_cannot_be_judged_ends_met_but_unverifi
     assert "met but unverified" in forge("goal", "status")[1]
 
 
+def _counting(monkeypatch, *targets) -> Counter:
+    """Count the calls of each (module, function name, label) of `targets` from now on."""
+    calls: Counter[str] = Counter()
+    for module, name, label in targets:
+        real = getattr(module, name)
+
+        def call(*args, _real=real, _label=label, **kwargs):
+            calls[_label] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, call)
+    return calls
+
+
 def test_a_stop_locates_its_project_and_reads_its_binding_once_and_hands_the_gates_its_goal(
         project, monkeypatch):
     """One pass per Stop: the charge's outcome (project, binding, the goal after the charge)
@@ -406,8 +422,6 @@ def test_a_stop_locates_its_project_and_reads_its_binding_once_and_hands_the_gat
     gates are in play, and the gates judge the goal as the charge left it. Fails where
     hooks/stop.py, the charge and gates/goal.after_stop each located the project (3 times),
     after_stop read the binding and the ledger head again and asked again about the gates."""
-    from collections import Counter
-
     from forge_runtime import gates
     from forge_runtime.gates import goal as gates_goal
     from forge_runtime.goal.store import sessions
@@ -415,17 +429,8 @@ def test_a_stop_locates_its_project_and_reads_its_binding_once_and_hands_the_gat
 
     session = running_goal(project, OBJECTIVE)
     context(stop_turn(session))  # the goal's first Stop: bound, and its gates told
-    calls: Counter[str] = Counter()
-
-    def counted(name, real):
-        def call(*args, **kwargs):
-            calls[name] += 1
-            return real(*args, **kwargs)
-        return call
-
-    monkeypatch.setattr(sessions, "project_for", counted("locate", sessions.project_for))
-    monkeypatch.setattr(sessions, "read_binding", counted("binding", sessions.read_binding))
-    monkeypatch.setattr(gates, "in_play", counted("in play", gates.in_play))
+    calls = _counting(monkeypatch, (sessions, "project_for", "locate"),
+                      (sessions, "read_binding", "binding"), (gates, "in_play", "in play"))
     handed = []
     real_after_stop = gates_goal.after_stop
 
@@ -449,21 +454,11 @@ def test_a_session_end_locates_its_project_and_reads_its_binding_once(project, m
     read once, beside the read of every binding of the goal that finds the sessions whose
     turns are owed (`catch_up_sessions`). Fails where the catch-up, tell_missed, the hook and
     note_if_met each located the project (4 times) and read the binding (5 reads in all)."""
-    from collections import Counter
-
     from forge_runtime.goal.store import sessions
 
     session = running_goal(project, OBJECTIVE)
     context(stop_turn(session))
-    calls: Counter[str] = Counter()
-
-    def counted(name, real):
-        def call(*args, **kwargs):
-            calls[name] += 1
-            return real(*args, **kwargs)
-        return call
-
-    monkeypatch.setattr(sessions, "project_for", counted("locate", sessions.project_for))
-    monkeypatch.setattr(sessions, "read_binding", counted("binding", sessions.read_binding))
+    calls = _counting(monkeypatch, (sessions, "project_for", "locate"),
+                      (sessions, "read_binding", "binding"))
     assert session_end.handle(session.event("SessionEnd", reason="other")) is None
     assert (calls["locate"], calls["binding"]) == (1, 2)
