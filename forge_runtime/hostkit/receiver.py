@@ -6,16 +6,16 @@
 
 `mode` says how it answers: "ok" (200), "error" (500), or "hang" (reads the request, then
 never answers until it is closed). It listens on 127.0.0.1 and, given `unix_path`, on a
-Unix socket too: a host session in its own network namespace reaches it there through the
-namespace's relay (`Host(relays=...)`, netns.py), at the same 127.0.0.1 port.
+Unix socket too (loopback.py).
 """
 
 from __future__ import annotations
 
-import socketserver
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+
+from forge_runtime.hostkit.loopback import LoopbackHTTP
 
 MODES = ("ok", "error", "hang")
 
@@ -40,20 +40,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"ok" if status == 200 else b"no")
 
 
-class _Unix(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def get_request(self):
-        conn, _ = super().get_request()
-        return conn, ("unix", 0)  # http.server expects a (host, port) client address
-
-
-class _TCP(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-
-
 class Receiver:
     """Records every POST it is sent; see the module docstring."""
 
@@ -65,7 +51,7 @@ class Receiver:
         self.posts: list[dict] = []
         self.closing = threading.Event()
         self._lock = threading.Lock()
-        self._servers: list[socketserver.BaseServer] = []
+        self._http = LoopbackHTTP(self.unix_path, "hostkit-receiver")
         self.port = 0
 
     @property
@@ -78,25 +64,12 @@ class Receiver:
                                "body": body.decode("utf-8", "replace")})
 
     def start(self) -> Receiver:
-        handler = type("Handler", (_Handler,), {"receiver": self})
-        tcp = _TCP(("127.0.0.1", 0), handler)
-        self.port = tcp.server_address[1]
-        self._servers.append(tcp)
-        if self.unix_path is not None:
-            self._servers.append(_Unix(str(self.unix_path), handler))
-        for server in self._servers:
-            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                             name="hostkit-receiver", daemon=True).start()
+        self.port = self._http.start(type("Handler", (_Handler,), {"receiver": self}))
         return self
 
     def close(self) -> None:
         self.closing.set()
-        for server in self._servers:
-            server.shutdown()
-            server.server_close()
-        if self.unix_path is not None:
-            self.unix_path.unlink(missing_ok=True)
-        self._servers.clear()
+        self._http.close()
 
     def __enter__(self) -> Receiver:
         return self.start()

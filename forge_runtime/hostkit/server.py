@@ -16,14 +16,14 @@ import contextlib
 import itertools
 import json
 import socket
-import socketserver
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from forge_runtime.hostkit import responses
+from forge_runtime.hostkit.loopback import LoopbackHTTP
 from forge_runtime.hostkit.script import Request, Script, expand, reply_kind
 
 SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization"}
@@ -237,20 +237,6 @@ def _error_body(status: int, message: str) -> dict:
                                        "message": message}}
 
 
-class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def get_request(self):
-        conn, _ = super().get_request()
-        return conn, ("unix", 0)  # http.server expects a (host, port) client address
-
-
-class _TCPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-
-
 class ModelServer:
     """Answers the host's model requests from a `Script`; use as a context manager.
 
@@ -267,8 +253,7 @@ class ModelServer:
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._servers: list[socketserver.BaseServer] = []
-        self._threads: list[threading.Thread] = []
+        self._http = LoopbackHTTP(self.unix_path, "hostkit-model-server")
         self._ids = itertools.count(1)
         self.port = 0
         # the plan's windows as the last `plan_usage` set them: every later Messages API
@@ -282,27 +267,12 @@ class ModelServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> ModelServer:
-        handler = type("Handler", (_Handler,), {"kit": self})
-        tcp = _TCPServer(("127.0.0.1", 0), handler)
-        self.port = tcp.server_address[1]
-        self._servers.append(tcp)
-        if self.unix_path is not None:
-            self._servers.append(_UnixHTTPServer(str(self.unix_path), handler))
-        for server in self._servers:
-            thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                      name="hostkit-model-server", daemon=True)
-            thread.start()
-            self._threads.append(thread)
+        self.port = self._http.start(type("Handler", (_Handler,), {"kit": self}))
         return self
 
     def stop(self) -> None:
         self._stopping.set()
-        for server in self._servers:
-            server.shutdown()
-            server.server_close()
-        if self.unix_path is not None:
-            self.unix_path.unlink(missing_ok=True)
-        self._servers.clear()
+        self._http.close()
 
     def __enter__(self) -> ModelServer:
         return self.start()
