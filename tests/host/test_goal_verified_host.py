@@ -70,7 +70,7 @@ NEVER_FIXES_IT = "rules:" + MET_AT_ONCE + """
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash"]
 
 
-def _gated_project(project):
+def gated_project(project):
     (project / "src").mkdir()
     (project / "src/parser.py").write_text("parse = None\n")
     (project / ".forge").mkdir(exist_ok=True)
@@ -99,7 +99,7 @@ def _forge(project, *words: str) -> tuple[int, str]:
 
 def test_a_goal_met_at_once_goes_on_until_its_gate_passes_and_ends_verified(claude_host,
                                                                             project):
-    _gated_project(project)
+    gated_project(project)
     session = claude_host(FIXES_IT).run(f"/goal {OBJECTIVE}", cwd=project, timeout=90,
                                         args=ARGS)
 
@@ -131,7 +131,7 @@ def test_a_goal_met_at_once_goes_on_until_its_gate_passes_and_ends_verified(clau
 
 def test_a_gate_that_never_passes_ends_at_the_ceiling_unverified_with_every_turn_charged(
         claude_host, project):
-    _gated_project(project)
+    gated_project(project)
     session = claude_host(NEVER_FIXES_IT).run(f"/goal {OBJECTIVE}", cwd=project, timeout=120,
                                               args=ARGS)
 
@@ -191,7 +191,7 @@ def test_a_persons_esc_ends_forges_continuation_at_once(claude_host, project, tu
     prompt where it does not (2.1.332). (Claude Code refuses a standalone `sleep 30` in
     Bash at once, hence the nap in Python; and Esc while a Stop hook runs cancels that
     hook.)"""
-    _gated_project(project)
+    gated_project(project)
     host = claude_host(NAPS_WHEN_TOLD)
     fires_interrupt = host_knows_event(host, "Interrupt")
     tui = tui_factory(host, project, ["--allowedTools", "Bash"])
@@ -252,7 +252,7 @@ def test_a_model_that_rewrites_forges_own_run_in_the_ledger_is_stopped_not_verif
     """Opted out of the kernel layer, a script the guard cannot read reaches the ledger's
     directory: the gates record it rewrites is not the one forge last wrote (the witness
     says), so the next Stop ends the goal's autonomy instead of calling it verified."""
-    _gated_project(project)
+    gated_project(project)
     (project / "forger.py").write_text(FORGER)  # written by the agent earlier, say
     session = claude_host(FORGES_THE_RUN).run(f"/goal {OBJECTIVE}", cwd=project, timeout=90,
                                               args=ARGS)

@@ -22,6 +22,7 @@ import yaml
 from goal_support import goal_in_state
 from notify_support import finished, guard_with_channels, webhook
 from session_support import NEVER_MET, bash, stop_reasons
+from test_goal_verified_host import ARGS, FIXES_IT, gated_project
 
 from forge_runtime.goal.store.ledger import Ledger
 from forge_runtime.hostkit.receiver import Receiver
@@ -152,42 +153,12 @@ def test_a_spent_budget_sends_one_message_whatever_the_receivers_do_and_none_to_
     assert not (host.home / ".config" / "forge" / "notify.yaml").exists()
 
 
-FIXES_IT = """
-rules:
-  - name: evaluator says met
-    when: {goal_evaluator: true}
-    reply: {verdict: {ok: true, reason: "the model says the parser is fixed"}}
-  - name: model reports the pass
-    when: {last_tool_result_contains: "unit-tests: passed"}
-    reply: {text: "Fixed: the gate passes."}
-  - name: model reads the failure
-    when: {last_tool_result_contains: "unit-tests: failed"}
-    reply: {text: "unit-tests fails: the parser is not fixed yet."}
-  - name: model fixes the work
-    when: {conversation_contains: "unit-tests failing"}
-    times: 1
-    reply:
-      tool_calls:
-        - {name: Bash, input: {command: "echo good > src/parser.py && forge gate run unit-tests"}}
-  - name: model runs the gate's Next
-    when: {conversation_contains: "Next: forge gate run unit-tests"}
-    times: 1
-    reply: {tool_calls: [{name: Bash, input: {command: "forge gate run unit-tests"}}]}
-  - name: model claims done
-    reply: {text: "The parser is fixed."}
-"""
-
-
 def test_a_verified_goal_sends_one_message_saying_so(claude_host, project, receivers):
     person = receivers()
-    (project / "src").mkdir()
-    (project / "src" / "parser.py").write_text("parse = None\n")
-    (project / ".forge" / "gates.yaml").write_text(
-        'gates: {unit-tests: {command: grep -q good src/parser.py, boundary: ["src/**"]}}\n')
+    gated_project(project)
     guard_with_channels(project, webhook(person.url, format="json"))
     session = claude_host(FIXES_IT, relays=receivers.relays(), own_pids=False).run(
-        "/goal the parser is fixed", cwd=project, timeout=120,
-        args=["--permission-mode", "acceptEdits", "--allowedTools", "Bash"])
+        "/goal the parser is fixed", cwd=project, timeout=120, args=ARGS)
 
     last = session.hooks_for("Stop")[-1].reply["systemMessage"]
     assert last.startswith("FORGE_GOAL_VERIFIED: ")
