@@ -19,14 +19,23 @@ class ClaudeNotFound(RuntimeError):
     """No runnable Claude Code binary; the message says where forge looked."""
 
 
+def configured_binary(env: str, not_found: type[Exception]) -> Path | None:
+    """The executable the environment variable `env` names, None when it is unset;
+    `not_found` raised when it names anything but an executable file."""
+    configured = os.environ.get(env)
+    if not configured:
+        return None
+    path = Path(configured)
+    if path.is_file() and os.access(path, os.X_OK):
+        return path
+    raise not_found(f"${env} is {configured}, which is not an executable file")
+
+
 def find_claude() -> Path:
     """The path of a runnable Claude Code CLI, or ClaudeNotFound naming what was tried."""
-    configured = os.environ.get(ENV)
-    if configured:
-        path = Path(configured)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-        raise ClaudeNotFound(f"${ENV} is {configured}, which is not an executable file")
+    configured = configured_binary(ENV, ClaudeNotFound)
+    if configured is not None:
+        return configured
     spec = importlib.util.find_spec("claude_agent_sdk")
     if spec is None or not spec.submodule_search_locations:
         raise ClaudeNotFound(f"claude-agent-sdk is not installed and ${ENV} is not set")

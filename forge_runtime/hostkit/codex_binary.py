@@ -13,6 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from forge_runtime.claude_binary import configured_binary
+
 ENV = "FORGE_CODEX_BIN"
 PACKAGE = "@openai/codex"
 PINNED = "0.171.0"
@@ -35,12 +37,9 @@ def _installed(prefix: Path) -> Path | None:
 
 def find_codex(version: str = PINNED, *, install: bool = True) -> Path:
     """A runnable Codex CLI of `version`, installing it from npm once when `install`."""
-    configured = os.environ.get(ENV)
-    if configured:
-        path = Path(configured)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-        raise CodexNotFound(f"${ENV} is {configured}, which is not an executable file")
+    configured = configured_binary(ENV, CodexNotFound)
+    if configured is not None:
+        return configured
     prefix = cache_dir(version)
     found = _installed(prefix)
     if found is not None or not install:
