@@ -19,7 +19,7 @@ def goal_in_progress(ledger_root: str) -> str | None:
     from forge_runtime.goal.store.ledger import ACTIVE, Ledger
 
     try:
-        names = os.listdir(ledger_root)
+        names = layout.goal_dir_names(ledger_root)
     except FileNotFoundError:
         return None
     try:
@@ -30,8 +30,6 @@ def goal_in_progress(ledger_root: str) -> str | None:
     if pending:
         return AWAITING_FIRST_STOP
     for name in sorted(names):
-        if len(name) != 32 or not os.path.lexists(layout.head_file(ledger_root, name)):
-            continue
         try:
             if Ledger(ledger_root, name).current().goal["status"] == ACTIVE:
                 return name

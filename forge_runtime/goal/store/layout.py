@@ -120,6 +120,13 @@ def head_file(ledger_root: str | os.PathLike, nonce: str) -> str:
     return os.path.join(ledger_root, nonce, HEAD_NAME)
 
 
+
+def goal_dir_names(ledger_root: str | os.PathLike) -> list[str]:
+    """The goals under `ledger_root`, by the names of their directories (each a nonce of 32
+    characters, with a head pointer), in listing order; os.listdir's errors as they are."""
+    return [name for name in os.listdir(ledger_root)
+            if len(name) == 32 and os.path.lexists(head_file(ledger_root, name))]
+
 def remote_state_file(goal_directory: str | os.PathLike) -> str:
     return os.path.join(goal_directory, REMOTE_STATE)
 

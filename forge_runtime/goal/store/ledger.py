@@ -54,6 +54,7 @@ from forge_runtime.goal.store.layout import (
     HEAD_NAME,
     RECORDS_DIR,
     TURNS_DIR,
+    goal_dir_names,
     head_file,
     repository_id_file,
     staging_dir_name,
@@ -675,9 +676,6 @@ def goal_nonces(project) -> list[str]:
     root = project.ledger_root
     if not os.path.isdir(root):
         return []
-    found = []
-    for name in os.listdir(root):
-        head = head_file(root, name)
-        if len(name) == 32 and os.path.lexists(head):
-            found.append((os.lstat(head).st_mtime_ns, name))
+    found = [(os.lstat(head_file(root, name)).st_mtime_ns, name)
+             for name in goal_dir_names(root)]
     return [name for _, name in sorted(found, reverse=True)]
