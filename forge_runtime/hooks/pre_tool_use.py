@@ -48,11 +48,13 @@ def handle(event: dict) -> dict | None:
         return deny(hint.render())
     from forge_runtime.goal.store import sessions
 
-    if not sessions.event_involvement(event):  # no goal: its stats, and nothing more imported
+    root = sessions.event_ledger_root(event)
+    involved = sessions.involvement(root, event["session_id"])
+    if not involved:  # no goal: its stats, and nothing more imported
         return None
     from forge_runtime.goal.events.tool_call import spent
 
-    reason = spent(event)
+    reason = spent(event, root, involved)
     return None if reason is None else deny(reason)
 
 

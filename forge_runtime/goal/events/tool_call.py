@@ -50,15 +50,16 @@ FIRST_TURN = sessions.FIRST_TURN_CURSOR
 RESPONSE_WAIT_SECONDS = 0.5
 
 
-def spent(event: dict) -> str | None:
+def spent(event: dict, root: str | None = None, involved: set[str] | None = None) -> str | None:
     """The deny reason when the bound goal's tranche is spent on tokens, dollars or time,
     or when the first turn of a `/goal` no Stop has confirmed yet has reached the ceilings
-    that goal will have (`_first_turn_spent`), else None."""
-    from forge_runtime.roots import ledger_root_of
-
-    start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None
-    root, session = ledger_root_of(start), event["session_id"]
-    involved = sessions.involvement(root, session)
+    that goal will have (`_first_turn_spent`), else None. `root` and `involved`: the
+    event's ledger root and the session's involvement, when the hook has found them."""
+    session = event["session_id"]
+    if root is None:
+        root = sessions.event_ledger_root(event)
+    if involved is None:
+        involved = sessions.involvement(root, session)
     reason = _bound_spent(event, root, session) if sessions.BOUND in involved else None
     if reason is None and sessions.PENDING in involved:
         reason = _first_turn_spent(event, root, session)

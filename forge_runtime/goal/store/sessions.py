@@ -59,13 +59,17 @@ def project_for(event: dict):
     return locate_project(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
 
 
-def event_involvement(event: dict) -> set[str]:
-    """`involvement()` for a hook event: what the hooks ask before importing anything else
-    (from `roots`' strings: building a `Project` would import pathlib, and with it `re`)."""
+def event_ledger_root(event: dict) -> str:
+    """The ledger root of a hook event's project, from `roots`' strings: building a
+    `Project` would import pathlib, and with it `re`."""
     from forge_runtime.roots import ledger_root_of
 
-    start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None
-    return involvement(ledger_root_of(start), event["session_id"])
+    return ledger_root_of(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or None)
+
+
+def event_involvement(event: dict) -> set[str]:
+    """`involvement()` for a hook event: what the hooks ask before importing anything else."""
+    return involvement(event_ledger_root(event), event["session_id"])
 
 
 def involvement(ledger_root: str | os.PathLike, session_id: str) -> set[str]:
