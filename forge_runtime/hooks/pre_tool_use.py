@@ -49,12 +49,11 @@ def handle(event: dict) -> dict | None:
     from forge_runtime.goal.store import sessions
 
     root = sessions.event_ledger_root(event)
-    involved = sessions.involvement(root, event["session_id"])
-    if not involved:  # no goal: its stats, and nothing more imported
+    if not sessions.involvement(root, event["session_id"]):  # no goal: nothing more imported
         return None
     from forge_runtime.goal.events.tool_call import spent
 
-    reason = spent(event, root, involved)
+    reason = spent(event, root)
     return None if reason is None else deny(reason)
 
 

@@ -50,16 +50,16 @@ FIRST_TURN = sessions.FIRST_TURN_CURSOR
 RESPONSE_WAIT_SECONDS = 0.5
 
 
-def spent(event: dict, root: str | None = None, involved: set[str] | None = None) -> str | None:
+def spent(event: dict, root: str | None = None) -> str | None:
     """The deny reason when the bound goal's tranche is spent on tokens, dollars or time,
     or when the first turn of a `/goal` no Stop has confirmed yet has reached the ceilings
-    that goal will have (`_first_turn_spent`), else None. `root` and `involved`: the
-    event's ledger root and the session's involvement, when the hook has found them."""
+    that goal will have (`_first_turn_spent`), else None. `root`: the event's ledger root,
+    when the hook has found it. The session's involvement is read here, as late as it can
+    be: a confirming Stop may bind the session meanwhile."""
     session = event["session_id"]
     if root is None:
         root = sessions.event_ledger_root(event)
-    if involved is None:
-        involved = sessions.involvement(root, session)
+    involved = sessions.involvement(root, session)
     reason = _bound_spent(event, root, session) if sessions.BOUND in involved else None
     if reason is None and sessions.PENDING in involved:
         reason = _first_turn_spent(event, root, session)
